@@ -1,0 +1,54 @@
+import { once } from 'node:events';
+import type { Cradle } from '../../core/cradle.ts';
+import { startHttpServer } from '../../core/http/server.ts';
+import { createLogger } from '../../core/logger.ts';
+import { boot } from '../boot.ts';
+import { UsageError, type Command } from '../command.ts';
+import type { Output } from '../output.ts';
+
+/**
+ * SQLite is the embedded default, so serve keeps its schema current itself. A shared Postgres
+ * is migrated on purpose (`visualizer migrate`, e.g. in a deploy step); serve only checks it.
+ */
+async function prepareDatabase({ persistence }: Cradle): Promise<{ isNew: boolean }> {
+  if (persistence.dialect === 'sqlite') {
+    const { applied } = await persistence.migrate();
+    return { isNew: applied.length > 0 && (await persistence.organizations.list()).length === 0 };
+  }
+  const pending = await persistence.pendingMigrations();
+  if (pending.length) throw new UsageError(`The database needs migrations (${pending.join(', ')}). Run 'visualizer migrate' first.`);
+  return { isNew: false };
+}
+
+async function createDevelopmentOrganization({ tenants }: Cradle, output: Output) {
+  const { organization, store, apiKey, conversionKey } = await tenants.createOrganization({ name: 'Development', credits: 100 });
+  output.out('New database: created a development organization. Its keys are shown only now.');
+  output.out(`  organizationId  ${organization.id}`);
+  output.out(`  storeId         ${store.id}`);
+  output.out(`  apiKey          ${apiKey.key}`);
+  output.out(`  conversionKey   ${conversionKey.key}`);
+  output.out(`  credits         ${organization.creditBalance}`);
+}
+
+export const serve: Command = {
+  name: 'serve',
+  usage: 'serve',
+  summary: 'Run the API (and, as later capabilities land, the workers and scheduler) in one process.',
+  options: {},
+  async run(_values, { env, output }) {
+    const { config, container } = await boot(env, { logger: createLogger() });
+    try {
+      const { isNew } = await prepareDatabase(container.cradle);
+      if (isNew && config.createDevOrganization) await createDevelopmentOrganization(container.cradle, output);
+      const server = await startHttpServer(container, config);
+      output.out(`Visualizer listening on ${server.url} (public URL ${config.publicUrl})`);
+
+      const signal = await Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]);
+      output.err(`Received ${signal ? 'a stop signal' : 'stop'}; finishing in-flight requests…`);
+      await server.close();
+      return 0;
+    } finally {
+      await container.dispose();
+    }
+  },
+};

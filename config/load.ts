@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import * as v from 'valibot';
+import { configSchema, type Config } from './schema.ts';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Each variable, the config field it sets, and how its text becomes a value. */
+const envMapping: Array<[variable: string, field: string[], parse: (text: string) => unknown]> = [
+  ['PORT', ['port'], asNumber],
+  ['HOST', ['host'], String],
+  ['DATABASE_URL', ['databaseUrl'], String],
+  ['VISUALIZER_DATA_DIR', ['dataDir'], String],
+  ['VISUALIZER_PUBLIC_URL', ['publicUrl'], (text) => text.replace(/\/+$/, '')],
+  ['VISUALIZER_PERSISTENCE', ['plugins', 'persistence'], String],
+  ['VISUALIZER_OUTBOUND_ALLOW', ['outbound', 'allow'], asList],
+  ['VISUALIZER_WEBHOOK_RETRY_SCHEDULE', ['webhooks', 'retrySchedule'], (text) => asList(text).map(asNumber)],
+];
+
+function asNumber(text: string): unknown {
+  return /^\s*-?\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text;
+}
+
+function asList(text: string): string[] {
+  return text.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+function setPath(target: Record<string, unknown>, field: string[], value: unknown) {
+  let node = target;
+  for (const key of field.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+  node[field.at(-1)!] = value;
+}
+
+function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`Cannot read config file ${file} (VISUALIZER_CONFIG): ${(error as Error).message}`);
+  }
+  try {
+    const parsed = JSON.parse(text);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed;
+  } catch (error) {
+    throw new ConfigError(`Config file ${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  throw new ConfigError(`Config file ${file} must hold a JSON object.`);
+}
+
+/**
+ * Builds the configuration: schema defaults, then the JSON file named by `VISUALIZER_CONFIG`,
+ * then environment variables. Throws a ConfigError naming every invalid field and where it came from.
+ */
+export function loadConfig(env: Env = process.env, overrides: Record<string, unknown> = {}): Config {
+  const input: Record<string, unknown> = env.VISUALIZER_CONFIG ? readConfigFile(env.VISUALIZER_CONFIG) : {};
+  const sources = new Map<string, string>();
+  for (const [variable, field, parse] of envMapping) {
+    const text = env[variable];
+    if (text === undefined || text === '') continue;
+    setPath(input, field, parse(text));
+    sources.set(field.join('.'), variable);
+  }
+  for (const [key, value] of Object.entries(overrides)) input[key] = value;
+
+  const result = v.safeParse(configSchema, input);
+  if (!result.success) {
+    const lines = result.issues.map((issue) => {
+      const field = v.getDotPath(issue) ?? '(config)';
+      const source = sources.get(field) ?? (env.VISUALIZER_CONFIG ? `config file ${env.VISUALIZER_CONFIG}` : 'config');
+      return `  ${field} (${source}): ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const config = result.output;
+  return {
+    ...config,
+    dataDir: path.resolve(config.dataDir),
+    publicUrl: config.publicUrl ?? `http://localhost:${config.port}`,
+    plugins: {
+      ...config.plugins,
+      persistence: config.plugins.persistence ?? (config.databaseUrl ? 'postgres' : 'sqlite'),
+      clock: config.plugins.clock,
+      ids: config.plugins.ids,
+    },
+  };
+}

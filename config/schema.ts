@@ -1,0 +1,49 @@
+import * as v from 'valibot';
+
+/** A plugin is chosen by a built-in name (`sqlite`) or a module specifier (`./my-plugin.ts`, `@acme/visualizer-cdn`). */
+const pluginChoice = v.pipe(v.string(), v.trim(), v.minLength(1, 'must name a plugin'));
+
+const millis = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+export const configSchema = v.strictObject({
+  port: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(65535)), 3000),
+  host: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
+  /** Base of every public URL (CDN, embed). Defaults to http://localhost:{port}. */
+  publicUrl: v.optional(v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:\/\//, 'must be http or https'))),
+  dataDir: v.optional(v.pipe(v.string(), v.minLength(1)), './data'),
+  /** `postgres://…` selects the Postgres store; unset means SQLite under the data dir. */
+  databaseUrl: v.optional(v.pipe(v.string(), v.regex(/^(postgres|postgresql):\/\//, 'must start with postgres:// or postgresql://'))),
+  plugins: v.optional(
+    v.strictObject({
+      persistence: v.optional(pluginChoice),
+      clock: v.optional(pluginChoice, 'system'),
+      ids: v.optional(pluginChoice, 'random'),
+    }),
+    {},
+  ),
+  /** Options for each plugin, keyed by plugin name; each plugin validates its own section. */
+  pluginOptions: v.optional(v.record(v.string(), v.unknown()), {}),
+  outbound: v.optional(
+    v.strictObject({
+      /** Hosts or CIDRs exempt from the private-address guard (e.g. a loopback test receiver). */
+      allow: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
+    }),
+    {},
+  ),
+  webhooks: v.optional(
+    v.strictObject({
+      /** Delay before each attempt in ms; the first entry is the first attempt's delay. */
+      retrySchedule: v.optional(v.pipe(v.array(millis), v.minLength(1, 'needs at least one attempt')), [0, 5_000, 300_000, 1_800_000, 7_200_000]),
+    }),
+    {},
+  ),
+  /** On a new SQLite database, `serve` creates a development organization and prints its keys once. */
+  createDevOrganization: v.optional(v.boolean(), true),
+  shutdownTimeoutMs: v.optional(millis, 10_000),
+});
+
+export type ConfigInput = v.InferInput<typeof configSchema>;
+export type Config = v.InferOutput<typeof configSchema> & {
+  publicUrl: string;
+  plugins: { persistence: string; clock: string; ids: string };
+};

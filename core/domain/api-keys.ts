@@ -1,0 +1,32 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { ApiKeyKind } from '../ports/persistence.ts';
+import type { IdGenerator } from '../ports/ids.ts';
+
+/** Secret API keys start with the service name, conversion-webhook keys with its short form. */
+export const keyPrefixes: Record<ApiKeyKind, string> = { secret: 'visualizer_', conversion: 'viz_' };
+
+/** 32 base62 characters carry about 190 bits: far beyond guessing. */
+const keyBodyLength = 32;
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** Compares two hex hashes in constant time (equal-length by construction). */
+export function hashesEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+export function issueKey(kind: ApiKeyKind, ids: IdGenerator) {
+  const key = keyPrefixes[kind] + ids.secret(keyBodyLength);
+  return { key, keyHash: hashKey(key), displayPrefix: key.slice(0, keyPrefixes[kind].length + 4) };
+}
+
+/** The kind a presented key claims by its prefix, or null when it has neither prefix. */
+export function kindOfKey(key: string): ApiKeyKind | null {
+  if (key.startsWith(keyPrefixes.secret)) return 'secret';
+  if (key.startsWith(keyPrefixes.conversion)) return 'conversion';
+  return null;
+}

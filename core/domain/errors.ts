@@ -1,0 +1,47 @@
+/** The error types the spec allows in the envelope `{ error: { type, code, message, param } }`. */
+export type ApiErrorType =
+  | 'authentication_error'
+  | 'authorization_error'
+  | 'invalid_request_error'
+  | 'rate_limit_error'
+  | 'not_found_error'
+  | 'conflict_error'
+  | 'api_error';
+
+const statusByType: Record<ApiErrorType, number> = {
+  authentication_error: 401,
+  authorization_error: 403,
+  invalid_request_error: 400,
+  rate_limit_error: 429,
+  not_found_error: 404,
+  conflict_error: 409,
+  api_error: 500,
+};
+
+/**
+ * The one error every layer throws when a caller did something wrong. The HTTP layer turns
+ * it into the envelope; the CLI prints its message. `status` defaults from the type but can
+ * be narrowed (413 for an oversized body is still an `invalid_request_error`).
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly type: ApiErrorType,
+    readonly code: string,
+    message: string,
+    readonly param: string | null = null,
+    status?: number,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status ?? statusByType[type];
+  }
+
+  toEnvelope() {
+    return { error: { type: this.type, code: this.code, message: this.message, param: this.param } };
+  }
+}
+
+export const notFound = (what: string, id: string, param: string | null = 'id') =>
+  new ApiError('not_found_error', 'resource_missing', `No such ${what}: '${id}'.`, param);

@@ -1,0 +1,41 @@
+import type { AwilixContainer } from 'awilix';
+import { H3 } from 'h3';
+import type { Cradle } from '../cradle.ts';
+import { ApiError } from '../domain/errors.ts';
+import { attachState } from './context.ts';
+import { errorResponse } from './errors.ts';
+import { requestIdFor } from './request-id.ts';
+import { healthRoutes } from './routes/health.ts';
+import { storeRoutes } from './routes/stores.ts';
+
+/**
+ * The HTTP app: every request gets an id and its own container scope; every error, whether
+ * thrown by a handler, the router or the framework, leaves as the spec's envelope.
+ */
+export function createHttpApp(container: AwilixContainer<Cradle>): H3 {
+  const { ids, logger } = container.cradle;
+  const app = new H3({
+    silent: true,
+    // Errors raised before any middleware (a malformed URL, say) still get the envelope.
+    onError: (error, event) => errorResponse(error, requestIdFor(event.req.headers.get('x-request-id'), ids), logger),
+  });
+
+  app.use(async (event, next) => {
+    const requestId = requestIdFor(event.req.headers.get('x-request-id'), ids);
+    attachState(event, { requestId, scope: container.createScope() });
+    event.res.headers.set('x-request-id', requestId);
+    try {
+      return await next();
+    } catch (error) {
+      return errorResponse(error, requestId, logger);
+    }
+  });
+
+  healthRoutes(app);
+  storeRoutes(app);
+
+  app.all('/**', (event) => {
+    throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
+  });
+  return app;
+}

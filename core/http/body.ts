@@ -1,0 +1,52 @@
+import { assertBodySize, type H3Event } from 'h3';
+import * as v from 'valibot';
+import { ApiError } from '../domain/errors.ts';
+import { bodyTooLarge } from './errors.ts';
+
+export const defaultBodyLimit = 1024 * 1024;
+
+/**
+ * Reads a JSON request body: the content type must be JSON, the size within `limit` (counted
+ * as the bytes arrive, so a lying Content-Length does not help), and the text must parse.
+ */
+export async function readJson(event: H3Event, limit = defaultBodyLimit): Promise<unknown> {
+  const contentType = event.req.headers.get('content-type') ?? '';
+  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType)) {
+    throw new ApiError('invalid_request_error', 'unsupported_media_type', "The body must be JSON, sent with 'Content-Type: application/json'.", null, 415);
+  }
+  let text: string;
+  try {
+    assertBodySize(event, limit);
+    text = await event.req.text();
+  } catch (error) {
+    if ((error as { status?: number }).status === 413) throw bodyTooLarge(limit);
+    throw error;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiError('invalid_request_error', 'invalid_json', `The body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Renders a valibot issue path as the spec's `param`: `products[1].imageUrl`. */
+export function issueParam(issue: v.BaseIssue<unknown>): string | null {
+  if (!issue.path?.length) return null;
+  return issue.path.reduce<string>((param, item) => {
+    const key = item.key as string | number;
+    return typeof key === 'number' ? `${param}[${key}]` : param ? `${param}.${key}` : String(key);
+  }, '');
+}
+
+/** Validates input against a schema; the first failure becomes a 400 naming the field. */
+export function validate<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, input);
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  const param = issueParam(issue);
+  throw new ApiError('invalid_request_error', 'parameter_invalid', param ? `${param}: ${issue.message}` : issue.message, param);
+}
+
+export async function readValidJson<S extends v.GenericSchema>(event: H3Event, schema: S, limit?: number): Promise<v.InferOutput<S>> {
+  return validate(schema, await readJson(event, limit));
+}

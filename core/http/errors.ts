@@ -1,0 +1,48 @@
+import { HTTPError } from 'h3';
+import { ApiError } from '../domain/errors.ts';
+import type { Logger } from '../logger.ts';
+
+/** Framework errors that are the caller's fault, mapped to the spec's envelope instead of a 500. */
+function fromHttpError(error: HTTPError): ApiError | null {
+  switch (error.status) {
+    case 400:
+      return new ApiError('invalid_request_error', 'bad_request', error.message || 'The request could not be understood.');
+    case 404:
+      return new ApiError('not_found_error', 'route_not_found', 'No such route.');
+    case 405:
+      return new ApiError('invalid_request_error', 'method_not_allowed', 'This method is not allowed on this route.', null, 405);
+    case 413:
+      return bodyTooLarge();
+    case 415:
+      return new ApiError('invalid_request_error', 'unsupported_media_type', error.message, null, 415);
+    default:
+      return null;
+  }
+}
+
+/** The unread rest of the body is still on the socket, so the connection is closed rather than reused. */
+export const bodyTooLarge = (limit?: number) =>
+  new ApiError('invalid_request_error', 'body_too_large', `The request body is too large${limit ? ` (limit ${limit} bytes)` : ''}.`, null, 413, { connection: 'close' });
+
+/**
+ * Turns anything thrown while handling a request into the error envelope. Unknown errors become
+ * a bare `api_error` 500 — their details stay in the log, keyed by the request id.
+ */
+export function errorResponse(thrown: unknown, requestId: string, logger: Logger): Response {
+  let error = thrown instanceof ApiError ? thrown : null;
+  if (!error && HTTPError.isError(thrown)) {
+    const cause = (thrown as HTTPError).cause;
+    error = cause instanceof ApiError ? cause : fromHttpError(thrown as HTTPError);
+  }
+  if (!error) {
+    logger.error('unhandled error', {
+      requestId,
+      error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown),
+    });
+    error = new ApiError('api_error', 'internal_error', `Something went wrong on our side. Quote request id ${requestId} if you report it.`);
+  }
+  return new Response(JSON.stringify(error.toEnvelope()), {
+    status: error.status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId, ...error.headers },
+  });
+}

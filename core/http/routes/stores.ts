@@ -1,0 +1,36 @@
+import type { H3 } from 'h3';
+import * as v from 'valibot';
+import type { Store } from '../../ports/persistence.ts';
+import { readValidJson } from '../body.ts';
+import { requireKey, services } from '../context.ts';
+import { isoTime } from '../format.ts';
+
+const createStoreBody = v.strictObject({
+  name: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),
+  attributionWindowDays: v.optional(v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(1), v.maxValue(365))),
+});
+
+export const storeResource = (store: Store) => ({
+  id: store.id,
+  object: 'store',
+  name: store.name,
+  attributionWindowDays: store.attributionWindowDays,
+  createdAt: isoTime(store.createdAt),
+});
+
+/** Stores of the caller's organization (beyond the spec: shops with several storefronts). */
+export function storeRoutes(app: H3) {
+  app.get('/v1/stores', async (event) => {
+    const key = await requireKey(event, 'secret');
+    const stores = await services(event).tenants.listStores(key.organizationId);
+    return { object: 'list', data: stores.map(storeResource), has_more: false };
+  });
+
+  app.post('/v1/stores', async (event) => {
+    const key = await requireKey(event, 'secret');
+    const body = await readValidJson(event, createStoreBody);
+    const store = await services(event).tenants.createStore(key.organizationId, body);
+    event.res.status = 201;
+    return storeResource(store);
+  });
+}

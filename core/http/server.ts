@@ -1,0 +1,42 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AwilixContainer } from 'awilix';
+import { toNodeHandler } from 'h3';
+import type { Cradle } from '../cradle.ts';
+import { createHttpApp } from './app.ts';
+
+export interface RunningServer {
+  /** Where the server listens, e.g. http://127.0.0.1:3000. */
+  url: string;
+  server: Server;
+  /** Stops accepting connections, lets in-flight requests finish (up to the timeout), then resolves. */
+  close(): Promise<void>;
+}
+
+export async function startHttpServer(container: AwilixContainer<Cradle>, { port, host }: { port: number; host: string }): Promise<RunningServer> {
+  const server = createServer(toNodeHandler(createHttpApp(container)));
+  // Keep-alive sockets outlive a request; close them once idle so shutdown is not held open by a client.
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        const forced = setTimeout(() => server.closeAllConnections(), container.cradle.config.shutdownTimeoutMs);
+        server.close(() => {
+          clearTimeout(forced);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,9 @@
+import type { PluginCatalogue } from '../core/kernel.ts';
+
+/** The plugins that ship with Visualizer, by the name config uses. Third-party plugins are named by module path instead. */
+export const builtinPlugins: PluginCatalogue = {
+  sqlite: () => import('./store-kysely/sqlite.ts'),
+  postgres: () => import('./store-kysely/postgres.ts'),
+  system: () => import('./clock-system/index.ts'),
+  random: () => import('./ids-random/index.ts'),
+};

@@ -1,0 +1,17 @@
+import type { Migration, MigrationProvider } from 'kysely/migration';
+import * as tenantsAndKeys from './0001-tenants-and-keys.ts';
+import * as generationsWebhooksConversions from './0002-generations-webhooks-conversions.ts';
+
+/**
+ * Migrations are imported statically rather than read from a folder, so they load the same
+ * under tsx, a bundler or a compiled build. Names sort in the order they must run; never
+ * edit one that has shipped — add the next.
+ */
+const migrations: Record<string, Migration> = {
+  '0001-tenants-and-keys': tenantsAndKeys,
+  '0002-generations-webhooks-conversions': generationsWebhooksConversions,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

@@ -1,0 +1,64 @@
+import type { ApiKey, ApiKeyKind, ApiKeyRepository } from '../../../core/ports/persistence.ts';
+import type { Database, Executor } from '../database.ts';
+
+const toApiKey = (row: Database['api_keys']): ApiKey => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  kind: row.kind as ApiKeyKind,
+  name: row.name,
+  displayPrefix: row.display_prefix,
+  createdAt: Number(row.created_at),
+  revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+  lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+});
+
+export function apiKeyRepository(db: Executor): ApiKeyRepository {
+  const findOwned = (organizationId: string, keyId: string) =>
+    db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('organization_id', '=', organizationId).executeTakeFirst();
+
+  return {
+    async create(key) {
+      const row = {
+        id: key.id,
+        organization_id: key.organizationId,
+        kind: key.kind,
+        name: key.name,
+        display_prefix: key.displayPrefix,
+        key_hash: key.keyHash,
+        created_at: key.createdAt,
+        revoked_at: null,
+        last_used_at: null,
+      };
+      await db.insertInto('api_keys').values(row).execute();
+      return toApiKey(row);
+    },
+    async findByHash(keyHash) {
+      const row = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+      return row ? { ...toApiKey(row), keyHash: row.key_hash } : null;
+    },
+    async list(organizationId) {
+      const rows = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map(toApiKey);
+    },
+    async revoke(organizationId, keyId, at) {
+      await db
+        .updateTable('api_keys')
+        .set({ revoked_at: at })
+        .where('id', '=', keyId)
+        .where('organization_id', '=', organizationId)
+        .where('revoked_at', 'is', null)
+        .execute();
+      const row = await findOwned(organizationId, keyId);
+      return row ? toApiKey(row) : null;
+    },
+    async touch(keyId, at) {
+      await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute();
+    },
+  };
+}

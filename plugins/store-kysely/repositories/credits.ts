@@ -1,0 +1,70 @@
+import { sql, type Kysely } from 'kysely';
+import type { CreditChange, CreditLedgerEntry, CreditRepository } from '../../../core/ports/persistence.ts';
+import type { Database, Executor } from '../database.ts';
+
+const toEntry = (row: Database['credit_ledger']): CreditLedgerEntry => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  delta: Number(row.delta),
+  balanceAfter: Number(row.balance_after),
+  reason: row.reason,
+  reference: row.reference,
+  createdAt: Number(row.created_at),
+});
+
+export function creditRepository(db: Executor): CreditRepository {
+  /**
+   * One statement both checks and changes the balance, so concurrent debits cannot overdraw:
+   * the row lock (Postgres) or the write lock (SQLite) orders them, and each sees the last result.
+   */
+  async function apply(change: CreditChange, delta: number, requireCover: boolean): Promise<number | null> {
+    // The balance and its ledger entry must commit together, even when the caller gave no transaction.
+    return db.isTransaction
+      ? applyIn(db, change, delta, requireCover)
+      : (db as Kysely<Database>).transaction().execute((tx) => applyIn(tx, change, delta, requireCover));
+  }
+
+  async function applyIn(db: Executor, change: CreditChange, delta: number, requireCover: boolean): Promise<number | null> {
+    let update = db
+      .updateTable('organizations')
+      .set({ credit_balance: sql`credit_balance + ${delta}` })
+      .where('id', '=', change.organizationId);
+    if (requireCover) update = update.where('credit_balance', '>=', -delta);
+    const row = await update.returning('credit_balance').executeTakeFirst();
+    if (!row) return null;
+    const balanceAfter = Number(row.credit_balance);
+    await db
+      .insertInto('credit_ledger')
+      .values({
+        id: change.ledgerEntryId,
+        organization_id: change.organizationId,
+        delta,
+        balance_after: balanceAfter,
+        reason: change.reason,
+        reference: change.reference ?? null,
+        created_at: change.at,
+      })
+      .execute();
+    return balanceAfter;
+  }
+
+  return {
+    async grant(change) {
+      const balance = await apply(change, change.amount, false);
+      if (balance === null) throw new Error(`No organization '${change.organizationId}' to grant credits to.`);
+      return balance;
+    },
+    debit: (change) => apply(change, -change.amount, true),
+    async ledger(organizationId, limit) {
+      const rows = await db
+        .selectFrom('credit_ledger')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map(toEntry);
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { asFunction } from 'awilix';
+import BetterSqlite3 from 'better-sqlite3';
+import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
+import * as v from 'valibot';
+import { definePlugin } from '../../core/plugin.ts';
+import type { Persistence } from '../../core/ports/persistence.ts';
+import type { Database } from './database.ts';
+import { kyselyPersistence } from './kysely-persistence.ts';
+
+/**
+ * `BEGIN IMMEDIATE` takes the write lock at the start of a transaction. With the default
+ * deferred BEGIN, two processes (serve and a worker) that both read then write would fail with
+ * SQLITE_BUSY instead of waiting for each other.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly options: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(options);
+  }
+  override createDriver() {
+    return new ImmediateSqliteDriver(this.options);
+  }
+}
+
+function connect(file: string): Persistence {
+  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  const database = new BetterSqlite3(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  // Another process holding the write lock is waited for, not failed on.
+  database.pragma('busy_timeout = 10000');
+  database.pragma('foreign_keys = ON');
+  return kyselyPersistence(new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) }), 'sqlite');
+}
+
+/**
+ * One connection per database file per process. better-sqlite3 waits for a lock synchronously,
+ * so two connections to one file in one process would block the very thread that has to release
+ * the lock. Sharing one connection (whose queries Kysely queues) avoids that; other processes
+ * (serve and a worker) are kept apart by SQLite's own locking and the busy timeout.
+ */
+const open = new Map<string, { persistence: Persistence; users: number }>();
+
+export function openSqlite(file: string): Persistence {
+  if (file === ':memory:') return connect(file);
+  const key = path.resolve(file);
+  let entry = open.get(key);
+  if (!entry) {
+    entry = { persistence: connect(key), users: 0 };
+    open.set(key, entry);
+  }
+  entry.users += 1;
+  const shared = entry;
+  let closed = false;
+  return {
+    ...shared.persistence,
+    async close() {
+      if (closed) return;
+      closed = true;
+      shared.users -= 1;
+      if (shared.users > 0) return;
+      open.delete(key);
+      await shared.persistence.close();
+    },
+  };
+}
+
+export default definePlugin({
+  name: 'sqlite',
+  provides: ['persistence'],
+  configSchema: v.object({
+    /** Database file; defaults to `visualizer.db` in the data dir. */
+    file: v.optional(v.pipe(v.string(), v.minLength(1))),
+  }),
+  register({ container, options, config }) {
+    const file = options.file ? path.resolve(config.dataDir, options.file) : path.join(config.dataDir, 'visualizer.db');
+    container.register({
+      persistence: asFunction(() => openSqlite(file))
+        .singleton()
+        .disposer((persistence) => persistence.close()),
+    });
+  },
+});

@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+
+const bin = path.join(import.meta.dirname, '..', 'bin', 'visualizer.js');
+const execFileAsync = promisify(execFile);
+
+interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real CLI binary, as a user would from a shell. */
+async function cli(args: string[], env: Record<string, string>): Promise<RunResult> {
+  try {
+    const { stdout, stderr } = await execFileAsync(bin, args, { env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+/** Starts `visualizer serve` and resolves once it prints its URL. */
+function serve(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; stdout: () => string; exited: Promise<number | null> }> {
+  const child = spawn(bin, ['serve'], { env: { ...process.env, PORT: '0', ...env } });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match) resolve({ child, url: match[1]!, stdout: () => stdout, exited });
+    });
+    exited.then((code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+}
+
+describe('CLI', () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  before(() => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-cli-'));
+    env = { VISUALIZER_DATA_DIR: dataDir };
+  });
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('orgs create --json prints the four fields on a fresh data directory', async () => {
+    const result = await cli(['orgs', 'create', '--name', 'acme', '--credits', '100', '--json'], env);
+    assert.equal(result.code, 0, result.stderr);
+    const created = JSON.parse(result.stdout);
+    assert.match(created.organizationId, /^org_[0-9A-Za-z]{24}$/);
+    assert.match(created.storeId, /^store_[0-9A-Za-z]{24}$/);
+    assert.match(created.apiKey, /^visualizer_[0-9A-Za-z]{32,}$/);
+    assert.match(created.conversionKey, /^viz_[0-9A-Za-z]{32,}$/);
+  });
+
+  it('manages stores, keys and credits', async () => {
+    const { organizationId } = JSON.parse((await cli(['orgs', 'create', '--name', 'keys', '--credits', '0', '--json'], env)).stdout);
+    const key = JSON.parse((await cli(['keys', 'create', '--org', organizationId, '--kind', 'conversion', '--name', 'shop', '--json'], env)).stdout);
+    assert.match(key.key, /^viz_/);
+    const listed = JSON.parse((await cli(['keys', 'list', '--org', organizationId, '--json'], env)).stdout);
+    assert.equal(listed.length, 3);
+    assert.ok(!JSON.stringify(listed).includes(key.key), 'listing never shows a key');
+    const revoked = JSON.parse((await cli(['keys', 'revoke', '--org', organizationId, '--key', key.keyId, '--json'], env)).stdout);
+    assert.match(revoked.revokedAt, /Z$/);
+    const afterRevoke = JSON.parse((await cli(['keys', 'list', '--org', organizationId, '--json'], env)).stdout);
+    assert.equal(afterRevoke.find((item: { id: string }) => item.id === key.keyId).status, 'revoked');
+
+    const store = JSON.parse((await cli(['stores', 'create', '--org', organizationId, '--name', 'Outlet', '--attribution-window-days', '14', '--json'], env)).stdout);
+    assert.equal(store.attributionWindowDays, 14);
+    const stores = JSON.parse((await cli(['stores', 'list', '--org', organizationId, '--json'], env)).stdout);
+    assert.equal(stores.length, 2);
+
+    const credits = JSON.parse((await cli(['credits', 'add', '--org', organizationId, '--amount', '25', '--json'], env)).stdout);
+    assert.equal(credits.balance, 25);
+  });
+
+  it('prints a clear error and exits non-zero on bad arguments', async () => {
+    const cases: Array<[string[], RegExp, number]> = [
+      [['orgs', 'create', '--credits', '5'], /--name is required/, 2],
+      [['orgs', 'create', '--name', 'x', '--credits', 'lots'], /--credits must be a whole number/, 2],
+      [['orgs', 'create', '--name', 'x', '--credits=-1'], /--credits must be a whole number of 0 or more/, 2],
+      [['orgs', 'create', '--name', 'x', '--credits', '1', '--colour', 'red'], /Unknown option '--colour'/, 2],
+      [['credits', 'add', '--org', 'org_missing', '--amount', '5'], /No such organization: 'org_missing'/, 1],
+      [['credits', 'add', '--org', 'org_missing', '--amount', '0'], /--amount must be a whole number of 1 or more/, 2],
+      [['keys', 'create', '--org', 'org_missing', '--kind', 'admin'], /--kind must be one of secret, conversion/, 2],
+      [['keys', 'revoke', '--org', 'org_missing', '--key', 'key_missing'], /No such key/, 1],
+      [['frobnicate'], /Unknown command 'frobnicate'/, 2],
+      [[], /Usage: visualizer <command>/, 2],
+    ];
+    for (const [args, message, code] of cases) {
+      const result = await cli(args, env);
+      assert.equal(result.code, code, `${args.join(' ')} → ${result.stderr}${result.stdout}`);
+      assert.match(result.stderr + result.stdout, message);
+      assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace for a user mistake');
+    }
+  });
+
+  it('stops on invalid configuration with a message naming the field', async () => {
+    const result = await cli(['orgs', 'list'], { ...env, PORT: 'eighty' });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /port \(PORT\)/);
+    const pg = await cli(['orgs', 'list'], { ...env, VISUALIZER_PERSISTENCE: 'postgres' });
+    assert.equal(pg.code, 1);
+    assert.match(pg.stderr, /plugins\.persistence: .*needs DATABASE_URL/);
+  });
+
+  it('loads a third-party plugin named in a config file', async () => {
+    const config = path.join(dataDir, 'config.json');
+    writeFileSync(config, JSON.stringify({
+      plugins: { clock: path.join(import.meta.dirname, 'fixtures', 'frozen-clock-plugin.ts') },
+      pluginOptions: { 'frozen-clock': { at: '2031-05-06T07:08:09.010Z' } },
+    }));
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-cli-plugin-'));
+    try {
+      const options = { VISUALIZER_DATA_DIR: dir, VISUALIZER_CONFIG: config };
+      assert.equal((await cli(['orgs', 'create', '--name', 'frozen', '--credits', '1'], options)).code, 0);
+      const [org] = JSON.parse((await cli(['orgs', 'list', '--json'], options)).stdout);
+      assert.equal(org.createdAt, '2031-05-06T07:08:09.010Z');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('migrate applies the schema once', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-cli-migrate-'));
+    try {
+      const first = JSON.parse((await cli(['migrate', '--json'], { VISUALIZER_DATA_DIR: dir })).stdout);
+      assert.ok(first.applied.length >= 2);
+      const second = JSON.parse((await cli(['migrate', '--json'], { VISUALIZER_DATA_DIR: dir })).stdout);
+      assert.deepEqual(second.applied, []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  describe('serve', () => {
+    it('on a new database creates a development organization, prints its keys once, and serves', async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-serve-'));
+      try {
+        const first = await serve({ VISUALIZER_DATA_DIR: dir });
+        const apiKey = /apiKey\s+(visualizer_\w+)/.exec(first.stdout())?.[1];
+        assert.ok(apiKey, 'the development API key is printed');
+        assert.match(first.stdout(), /conversionKey\s+viz_\w+/);
+
+        assert.equal((await fetch(`${first.url}/healthz`)).status, 200);
+        const unauthorized = await fetch(`${first.url}/v1/stores`);
+        assert.equal(unauthorized.status, 401);
+        assert.equal((await unauthorized.json()).error.type, 'authentication_error');
+        assert.equal((await fetch(`${first.url}/v1/stores`, { headers: { authorization: `Bearer ${apiKey}` } })).status, 200);
+
+        first.child.kill('SIGTERM');
+        assert.equal(await first.exited, 0, 'SIGTERM shuts down cleanly');
+
+        const second = await serve({ VISUALIZER_DATA_DIR: dir });
+        assert.doesNotMatch(second.stdout(), /apiKey/, 'keys are printed only when the database is new');
+        const stillValid = await fetch(`${second.url}/v1/stores`, { headers: { authorization: `Bearer ${apiKey}` } });
+        assert.equal(stillValid.status, 200, 'data survives a restart');
+        second.child.kill('SIGTERM');
+        assert.equal(await second.exited, 0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('lets an in-flight request finish on SIGTERM and then refuses new connections', async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-serve-'));
+      try {
+        const running = await serve({ VISUALIZER_DATA_DIR: dir });
+        const apiKey = /apiKey\s+(visualizer_\w+)/.exec(running.stdout())![1]!;
+        // A large body sent slowly keeps the request in flight while the signal arrives.
+        const body = new ReadableStream({
+          async start(controller) {
+            controller.enqueue(new TextEncoder().encode('{"name": "slow'));
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            running.child.kill('SIGTERM');
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            controller.enqueue(new TextEncoder().encode(' store"}'));
+            controller.close();
+          },
+        });
+        const response = await fetch(`${running.url}/v1/stores`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body,
+          duplex: 'half',
+        } as RequestInit);
+        assert.equal(response.status, 201);
+        assert.equal((await response.json()).name, 'slow store');
+        assert.equal(await running.exited, 0);
+        await assert.rejects(fetch(`${running.url}/healthz`));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+});

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { hashKey } from '../../core/domain/api-keys.ts';
+import type { Persistence } from '../../core/ports/persistence.ts';
+import { tenantService } from '../../core/services/tenants.ts';
+import { randomIds } from '../../plugins/ids-random/index.ts';
+
+/** A fresh, empty database, and a way to open any number of handles (connections, pools) on it. */
+export interface PersistenceFixture {
+  open(): Persistence;
+  /** Removes the database; called once after the suite. */
+  cleanup?(): Promise<void>;
+}
+
+const clock = { now: () => Date.now() };
+
+/**
+ * The persistence contract. Every adapter (the project's SQLite and Postgres stores, or a third
+ * party's) runs this same suite against a real database of its kind.
+ */
+export function persistenceContract(label: string, createFixture: () => Promise<PersistenceFixture>) {
+  describe(`persistence contract: ${label}`, () => {
+    let fixture: PersistenceFixture;
+    let store: Persistence;
+    const handles: Persistence[] = [];
+    const open = () => {
+      const handle = fixture.open();
+      handles.push(handle);
+      return handle;
+    };
+    const tenants = () => tenantService({ persistence: store, ids: randomIds, clock });
+
+    before(async () => {
+      fixture = await createFixture();
+      store = open();
+    });
+    after(async () => {
+      for (const handle of handles) await handle.close();
+      await fixture.cleanup?.();
+    });
+
+    it('migrates an empty database, concurrently from two handles, exactly once', async () => {
+      const all = await store.pendingMigrations();
+      assert.ok(all.length >= 2, 'a new database has every migration pending');
+      const second = open();
+      const [first, other] = await Promise.all([store.migrate(), second.migrate()]);
+      assert.deepEqual([...first.applied, ...other.applied].sort(), [...all].sort(), 'each migration ran once between the two');
+      assert.deepEqual(await store.pendingMigrations(), []);
+      assert.deepEqual((await store.migrate()).applied, [], 'migrating again does nothing');
+      await store.ping();
+    });
+
+    it('creates and reads organizations, stores and keys', async () => {
+      const created = await tenants().createOrganization({ name: 'Acme', credits: 10 });
+      const org = await store.organizations.get(created.organization.id);
+      assert.equal(org?.name, 'Acme');
+      assert.equal(org?.creditBalance, 10);
+      assert.match(created.organization.id, /^org_[0-9A-Za-z]{24}$/);
+      assert.deepEqual(await store.stores.get(org!.id, created.store.id), created.store);
+      assert.deepEqual(await store.stores.findById(created.store.id), created.store);
+      const keys = await store.apiKeys.list(org!.id);
+      assert.deepEqual(keys.map((key) => key.kind).sort(), ['conversion', 'secret']);
+      assert.ok((await store.organizations.list()).some((item) => item.id === org!.id));
+    });
+
+    it('stores keys only as SHA-256 hashes', async () => {
+      const { apiKey, conversionKey } = await tenants().createOrganization({ name: 'Hashes', credits: 0 });
+      assert.match(apiKey.key, /^visualizer_[0-9A-Za-z]{32}$/);
+      assert.match(conversionKey.key, /^viz_[0-9A-Za-z]{32}$/);
+      const found = await store.apiKeys.findByHash(hashKey(apiKey.key));
+      assert.equal(found?.id, apiKey.record.id);
+      assert.equal(found?.keyHash, hashKey(apiKey.key));
+      assert.match(found!.keyHash, /^[0-9a-f]{64}$/);
+      assert.notEqual(found!.keyHash, apiKey.key);
+      assert.equal(await store.apiKeys.findByHash(apiKey.key), null, 'the plain key is not what is stored');
+      assert.ok(!JSON.stringify(await store.apiKeys.list(found!.organizationId)).includes(apiKey.key.slice(11)));
+    });
+
+    it('isolates tenants: one organization cannot read, revoke or list what belongs to another', async () => {
+      const a = await tenants().createOrganization({ name: 'A', credits: 5 });
+      const b = await tenants().createOrganization({ name: 'B', credits: 5 });
+      assert.equal(await store.stores.get(b.organization.id, a.store.id), null);
+      assert.deepEqual((await store.stores.list(b.organization.id)).map((s) => s.id), [b.store.id]);
+      assert.equal(await store.apiKeys.revoke(b.organization.id, a.apiKey.record.id, Date.now()), null);
+      const stillActive = await store.apiKeys.findByHash(hashKey(a.apiKey.key));
+      assert.equal(stillActive?.revokedAt, null, "B's revoke did not touch A's key");
+      assert.ok((await store.apiKeys.list(b.organization.id)).every((key) => key.organizationId === b.organization.id));
+      assert.ok((await store.credits.ledger(b.organization.id, 50)).every((entry) => entry.organizationId === b.organization.id));
+      await assert.rejects(tenants().revokeKey(b.organization.id, a.apiKey.record.id), { type: 'not_found_error' });
+    });
+
+    it('revokes a key once and keeps the first revocation time', async () => {
+      const { organization, apiKey } = await tenants().createOrganization({ name: 'Revoke', credits: 0 });
+      const first = await store.apiKeys.revoke(organization.id, apiKey.record.id, 1_000);
+      const second = await store.apiKeys.revoke(organization.id, apiKey.record.id, 2_000);
+      assert.equal(first?.revokedAt, 1_000);
+      assert.equal(second?.revokedAt, 1_000);
+    });
+
+    it('debits only what the balance covers and records every change in the ledger', async () => {
+      const { organization } = await tenants().createOrganization({ name: 'Ledger', credits: 3 });
+      const change = (amount: number) => ({ organizationId: organization.id, amount, reason: 'test', ledgerEntryId: randomIds.id('cle_'), at: Date.now() });
+      assert.equal(await store.credits.debit(change(2)), 1);
+      assert.equal(await store.credits.debit(change(2)), null, 'a debit the balance cannot cover is refused');
+      assert.equal(await store.credits.grant(change(4)), 5);
+      const ledger = await store.credits.ledger(organization.id, 10);
+      assert.deepEqual(ledger.map((entry) => [entry.delta, entry.balanceAfter]).sort(), [[-2, 1], [3, 3], [4, 5]].sort());
+    });
+
+    it('never overdraws under 20 concurrent debits, from one handle or several', async () => {
+      const { organization } = await tenants().createOrganization({ name: 'Race', credits: 50 });
+      const handlesForRace = [store, open(), open()];
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          handlesForRace[index % handlesForRace.length]!.credits.debit({
+            organizationId: organization.id,
+            amount: 3,
+            reason: 'race',
+            ledgerEntryId: randomIds.id('cle_'),
+            at: Date.now(),
+          }),
+        ),
+      );
+      const succeeded = results.filter((balance) => balance !== null);
+      assert.equal(succeeded.length, 16, '50 credits cover 16 debits of 3');
+      assert.equal((await store.organizations.get(organization.id))?.creditBalance, 2);
+      const debits = (await store.credits.ledger(organization.id, 100)).filter((entry) => entry.reason === 'race');
+      assert.equal(debits.length, 16);
+      assert.deepEqual(debits.map((entry) => entry.balanceAfter).sort((x, y) => x - y), succeeded.sort((x, y) => x! - y!));
+      assert.ok(debits.every((entry) => entry.balanceAfter >= 0));
+    });
+
+    it('rolls a transaction back when its work throws', async () => {
+      const id = randomIds.id('org_');
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.organizations.create({ id, name: 'Ghost', createdAt: Date.now() });
+          throw new Error('changed my mind');
+        }),
+        /changed my mind/,
+      );
+      assert.equal(await store.organizations.get(id), null);
+    });
+  });
+}

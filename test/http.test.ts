@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import type { Logger } from '../core/logger.ts';
+import { bearer, startTestApp, type TestApp } from './support/app.ts';
+
+async function expectEnvelope(response: Response, status: number, type: string, code?: string) {
+  assert.equal(response.status, status);
+  assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+  const body = await response.json();
+  assert.deepEqual(Object.keys(body.error).sort(), ['code', 'message', 'param', 'type']);
+  assert.equal(body.error.type, type);
+  if (code) assert.equal(body.error.code, code);
+  assert.equal(typeof body.error.message, 'string');
+  assert.ok(body.error.message.length > 0);
+  return body.error;
+}
+
+/** Sends raw bytes with a declared length, which fetch will not let us lie about. */
+function rawPost(url: string, headers: Record<string, string>, chunks: string[]): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers }, (res) => {
+      let body = '';
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    for (const chunk of chunks) req.write(chunk);
+    req.end();
+  });
+}
+
+describe('HTTP skeleton', () => {
+  let app: TestApp;
+  let apiKey: string;
+  let conversionKey: string;
+  let organizationId: string;
+  const logged: Array<Record<string, unknown>> = [];
+  const logger: Logger = { info() {}, warn() {}, error: (message, fields) => logged.push({ message, ...fields }) };
+
+  before(async () => {
+    app = await startTestApp({ logger });
+    const created = await app.tenants.createOrganization({ name: 'Acme', credits: 10 });
+    apiKey = created.apiKey.key;
+    conversionKey = created.conversionKey.key;
+    organizationId = created.organization.id;
+  });
+  after(() => app.close());
+
+  it('answers /healthz and /readyz', async () => {
+    const health = await fetch(`${app.url}/healthz`);
+    assert.equal(health.status, 200);
+    assert.deepEqual(await health.json(), { status: 'ok' });
+    const ready = await fetch(`${app.url}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.deepEqual(await ready.json(), { status: 'ready' });
+  });
+
+  it('gives every response a request id, keeping a sane one the caller sent', async () => {
+    const generated = await fetch(`${app.url}/healthz`);
+    assert.match(generated.headers.get('x-request-id') ?? '', /^req_[0-9A-Za-z]{24}$/);
+    const kept = await fetch(`${app.url}/healthz`, { headers: { 'x-request-id': 'client-trace-12345' } });
+    assert.equal(kept.headers.get('x-request-id'), 'client-trace-12345');
+    const replaced = await fetch(`${app.url}/healthz`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    assert.match(replaced.headers.get('x-request-id') ?? '', /^req_/);
+  });
+
+  describe('authentication on /v1', () => {
+    it('refuses a request without a key', async () => {
+      const response = await fetch(`${app.url}/v1/stores`);
+      assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer/);
+      await expectEnvelope(response, 401, 'authentication_error', 'missing_api_key');
+    });
+
+    it('refuses a malformed Authorization header', async () => {
+      for (const authorization of ['Basic abc', 'Bearer', 'Bearer a b', apiKey]) {
+        await expectEnvelope(await fetch(`${app.url}/v1/stores`, { headers: { authorization } }), 401, 'authentication_error', 'malformed_authorization');
+      }
+    });
+
+    it('refuses an unknown key', async () => {
+      const response = await fetch(`${app.url}/v1/stores`, { headers: bearer('visualizer_' + 'x'.repeat(32)) });
+      await expectEnvelope(response, 401, 'authentication_error', 'invalid_api_key');
+      const foreign = await fetch(`${app.url}/v1/stores`, { headers: bearer('sk_live_something') });
+      await expectEnvelope(foreign, 401, 'authentication_error', 'invalid_api_key');
+    });
+
+    it('refuses the conversion key', async () => {
+      const error = await expectEnvelope(await fetch(`${app.url}/v1/stores`, { headers: bearer(conversionKey) }), 401, 'authentication_error', 'invalid_api_key');
+      assert.match(error.message, /conversion key/);
+    });
+
+    it('refuses a revoked key and accepts a live one', async () => {
+      const { key, record } = await app.tenants.createKey(organizationId, 'secret', 'to revoke');
+      assert.equal((await fetch(`${app.url}/v1/stores`, { headers: bearer(key) })).status, 200);
+      await app.tenants.revokeKey(organizationId, record.id);
+      await expectEnvelope(await fetch(`${app.url}/v1/stores`, { headers: bearer(key) }), 401, 'authentication_error', 'api_key_revoked');
+    });
+
+    it('records when a key was last used', async () => {
+      const { key, record } = await app.tenants.createKey(organizationId, 'secret', 'usage');
+      await fetch(`${app.url}/v1/stores`, { headers: bearer(key) });
+      const listed = await app.tenants.listKeys(organizationId);
+      assert.ok(listed.find((item) => item.id === record.id)?.lastUsedAt);
+    });
+  });
+
+  describe('the error envelope', () => {
+    it('covers unknown routes', async () => {
+      await expectEnvelope(await fetch(`${app.url}/nope`), 404, 'not_found_error', 'route_not_found');
+      await expectEnvelope(await fetch(`${app.url}/v1/nope`, { method: 'DELETE', headers: bearer(apiKey) }), 404, 'not_found_error', 'route_not_found');
+    });
+
+    it('covers malformed JSON', async () => {
+      const response = await fetch(`${app.url}/v1/stores`, { method: 'POST', headers: { ...bearer(apiKey), 'content-type': 'application/json' }, body: '{"name": ' });
+      await expectEnvelope(response, 400, 'invalid_request_error', 'invalid_json');
+    });
+
+    it('covers a body that is not JSON', async () => {
+      const response = await fetch(`${app.url}/v1/stores`, { method: 'POST', headers: { ...bearer(apiKey), 'content-type': 'text/plain' }, body: 'name=x' });
+      await expectEnvelope(response, 415, 'invalid_request_error', 'unsupported_media_type');
+    });
+
+    it('covers oversized bodies, whether announced or streamed', async () => {
+      const big = JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) });
+      const announced = await fetch(`${app.url}/v1/stores`, { method: 'POST', headers: { ...bearer(apiKey), 'content-type': 'application/json' }, body: big });
+      await expectEnvelope(announced, 413, 'invalid_request_error', 'body_too_large');
+      const streamed = await rawPost(`${app.url}/v1/stores`, { ...bearer(apiKey), 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, [big.slice(0, 1_000_000), big.slice(1_000_000)]);
+      assert.equal(streamed.status, 413);
+      assert.equal(JSON.parse(streamed.body).error.code, 'body_too_large');
+    });
+
+    it('covers invalid fields, naming the field', async () => {
+      const response = await fetch(`${app.url}/v1/stores`, { method: 'POST', headers: { ...bearer(apiKey), 'content-type': 'application/json' }, body: JSON.stringify({ name: '' }) });
+      const error = await expectEnvelope(response, 400, 'invalid_request_error', 'parameter_invalid');
+      assert.equal(error.param, 'name');
+      const extra = await fetch(`${app.url}/v1/stores`, { method: 'POST', headers: { ...bearer(apiKey), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x', bogus: 1 }) });
+      assert.equal((await expectEnvelope(extra, 400, 'invalid_request_error')).param, 'bogus');
+    });
+
+    it('covers a malformed URL', async () => {
+      await expectEnvelope(await fetch(`${app.url}/v1/%ZZ`), 400, 'invalid_request_error');
+    });
+
+    it('hides internal errors behind api_error and logs them with the request id', async () => {
+      const persistence = app.container.cradle.persistence;
+      const original = persistence.stores.list;
+      persistence.stores.list = async () => {
+        throw new Error('disk on fire at /var/secret/path');
+      };
+      try {
+        const response = await fetch(`${app.url}/v1/stores`, { headers: bearer(apiKey) });
+        const error = await expectEnvelope(response, 500, 'api_error', 'internal_error');
+        assert.doesNotMatch(error.message, /disk on fire|secret/);
+        const requestId = response.headers.get('x-request-id');
+        assert.ok(error.message.includes(requestId!));
+        assert.ok(logged.some((entry) => entry.requestId === requestId && String(entry.error).includes('disk on fire')));
+      } finally {
+        persistence.stores.list = original;
+      }
+    });
+  });
+
+  describe('stores', () => {
+    it('creates and lists stores of the caller only', async () => {
+      const created = await fetch(`${app.url}/v1/stores`, {
+        method: 'POST',
+        headers: { ...bearer(apiKey), 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Outlet', attributionWindowDays: 14 }),
+      });
+      assert.equal(created.status, 201);
+      const store = await created.json();
+      assert.match(store.id, /^store_[0-9A-Za-z]{24}$/);
+      assert.equal(store.object, 'store');
+      assert.equal(store.attributionWindowDays, 14);
+      assert.match(store.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+      const other = await app.tenants.createOrganization({ name: 'Other', credits: 0 });
+      const mine = await (await fetch(`${app.url}/v1/stores`, { headers: bearer(apiKey) })).json();
+      const theirs = await (await fetch(`${app.url}/v1/stores`, { headers: bearer(other.apiKey.key) })).json();
+      assert.equal(mine.object, 'list');
+      assert.ok(mine.data.some((item: { id: string }) => item.id === store.id));
+      assert.deepEqual(theirs.data.map((item: { id: string }) => item.id), [other.store.id]);
+    });
+  });
+});
