@@ -6,9 +6,10 @@ import { migrate } from './commands/migrate.ts';
 import { orgsCreate, orgsList } from './commands/orgs.ts';
 import { serve } from './commands/serve.ts';
 import { storesCreate, storesList } from './commands/stores.ts';
+import { worker } from './commands/worker.ts';
 import { processOutput, type Output } from './output.ts';
 
-const commands: Command[] = [serve, migrate, orgsCreate, orgsList, storesCreate, storesList, keysCreate, keysList, keysRevoke, creditsAdd];
+const commands: Command[] = [serve, worker, migrate, orgsCreate, orgsList, storesCreate, storesList, keysCreate, keysList, keysRevoke, creditsAdd];
 
 function usage(): string {
   return [

@@ -17,6 +17,9 @@ const envMapping: Array<[variable: string, field: string[], parse: (text: string
   ['VISUALIZER_DATA_DIR', ['dataDir'], String],
   ['VISUALIZER_PUBLIC_URL', ['publicUrl'], (text) => text.replace(/\/+$/, '')],
   ['VISUALIZER_PERSISTENCE', ['plugins', 'persistence'], String],
+  ['VISUALIZER_RENDERER', ['plugins', 'renderer'], String],
+  ['VISUALIZER_CDN', ['plugins', 'cdn'], String],
+  ['VISUALIZER_WORKER_CONCURRENCY', ['workers', 'concurrency'], asNumber],
   ['VISUALIZER_OUTBOUND_ALLOW', ['outbound', 'allow'], asList],
   ['VISUALIZER_WEBHOOK_RETRY_SCHEDULE', ['webhooks', 'retrySchedule'], (text) => asList(text).map(asNumber)],
 ];
@@ -83,8 +86,6 @@ export function loadConfig(env: Env = process.env, overrides: Record<string, unk
     plugins: {
       ...config.plugins,
       persistence: config.plugins.persistence ?? (config.databaseUrl ? 'postgres' : 'sqlite'),
-      clock: config.plugins.clock,
-      ids: config.plugins.ids,
     },
   };
 }

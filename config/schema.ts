@@ -5,6 +5,12 @@ const pluginChoice = v.pipe(v.string(), v.trim(), v.minLength(1, 'must name a pl
 
 const millis = v.pipe(v.number(), v.integer(), v.minValue(0));
 
+/** A token bucket: `burst` requests at once, refilled at `perSecond`. */
+const rateLimit = v.strictObject({
+  perSecond: v.pipe(v.number(), v.minValue(0.001)),
+  burst: v.pipe(v.number(), v.integer(), v.minValue(1)),
+});
+
 export const configSchema = v.strictObject({
   port: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(65535)), 3000),
   host: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
@@ -18,6 +24,9 @@ export const configSchema = v.strictObject({
       persistence: v.optional(pluginChoice),
       clock: v.optional(pluginChoice, 'system'),
       ids: v.optional(pluginChoice, 'random'),
+      cdn: v.optional(pluginChoice, 'local'),
+      renderer: v.optional(pluginChoice, 'mock'),
+      queue: v.optional(pluginChoice, 'db'),
     }),
     {},
   ),
@@ -37,6 +46,31 @@ export const configSchema = v.strictObject({
     }),
     {},
   ),
+  workers: v.optional(
+    v.strictObject({
+      /** Render jobs one process runs at once; `serve` with 0 runs the API alone. */
+      concurrency: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(64)), 4),
+    }),
+    {},
+  ),
+  render: v.optional(
+    v.strictObject({
+      /** Attempts at a render (and its image fetches) before a transient failure fails the generation. */
+      maxAttempts: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20)), 4),
+      /** Delay before the second attempt; doubles each time. */
+      retryBaseDelayMs: v.optional(millis, 2_000),
+    }),
+    {},
+  ),
+  rateLimits: v.optional(
+    v.strictObject({
+      /** Generation creation per API key. */
+      create: v.optional(rateLimit, { perSecond: 10, burst: 20 }),
+      /** Every other /v1 request per API key (polling included). */
+      read: v.optional(rateLimit, { perSecond: 50, burst: 100 }),
+    }),
+    {},
+  ),
   /** On a new SQLite database, `serve` creates a development organization and prints its keys once. */
   createDevOrganization: v.optional(v.boolean(), true),
   shutdownTimeoutMs: v.optional(millis, 10_000),
@@ -45,5 +79,5 @@ export const configSchema = v.strictObject({
 export type ConfigInput = v.InferInput<typeof configSchema>;
 export type Config = v.InferOutput<typeof configSchema> & {
   publicUrl: string;
-  plugins: { persistence: string; clock: string; ids: string };
+  plugins: { persistence: string; clock: string; ids: string; cdn: string; renderer: string; queue: string };
 };

@@ -2,8 +2,14 @@ import type { Config } from '../config/schema.ts';
 import type { Logger } from './logger.ts';
 import type { Clock } from './ports/clock.ts';
 import type { IdGenerator } from './ports/ids.ts';
+import type { ImageCdn } from './ports/image-cdn.ts';
+import type { JobQueue } from './ports/job-queue.ts';
 import type { Persistence } from './ports/persistence.ts';
+import type { RenderEngine } from './ports/render-engine.ts';
+import type { GuardedClient } from './outbound/guarded-client.ts';
 import type { Authenticator } from './services/authenticate.ts';
+import type { GenerationService } from './services/generations.ts';
+import type { RenderGeneration } from './services/render-generation.ts';
 import type { TenantService } from './services/tenants.ts';
 
 /** Everything the container can resolve, by name. Plugins register ports under these names. */
@@ -13,6 +19,13 @@ export interface Cradle {
   persistence: Persistence;
   clock: Clock;
   ids: IdGenerator;
+  cdn: ImageCdn;
+  renderer: RenderEngine;
+  queue: JobQueue;
   tenants: TenantService;
   authenticator: Authenticator;
+  /** The one guarded client for every outbound fetch of a customer-chosen URL. */
+  outbound: GuardedClient;
+  generations: GenerationService;
+  renderGeneration: RenderGeneration;
 }

@@ -7,7 +7,10 @@ import type { Config } from '../config/schema.ts';
 import type { Cradle } from './cradle.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { Plugin, PortName } from './plugin.ts';
+import { createGuardedClient } from './outbound/guarded-client.ts';
 import { authenticator } from './services/authenticate.ts';
+import { generationService } from './services/generations.ts';
+import { renderGeneration } from './services/render-generation.ts';
 import { tenantService } from './services/tenants.ts';
 
 /** Built-in plugins by name, loaded lazily so an unused adapter's dependencies are never imported. */
@@ -20,7 +23,7 @@ export interface KernelOptions {
   cwd?: string;
 }
 
-const ports: PortName[] = ['persistence', 'clock', 'ids'];
+const ports: PortName[] = ['persistence', 'clock', 'ids', 'cdn', 'renderer', 'queue'];
 
 async function loadPlugin(choice: string, port: PortName, options: KernelOptions): Promise<Plugin<any>> {
   const builtin = options.catalogue[choice];
@@ -78,6 +81,11 @@ export async function createKernel(config: Config, options: KernelOptions): Prom
   container.register({
     tenants: asFunction(tenantService).singleton(),
     authenticator: asFunction(authenticator).singleton(),
+    outbound: asFunction(({ config }: Cradle) => createGuardedClient({ allow: config.outbound.allow }))
+      .singleton()
+      .disposer((client) => client.close()),
+    generations: asFunction(generationService).singleton(),
+    renderGeneration: asFunction(renderGeneration).singleton(),
   });
   return container;
 }

@@ -6,4 +6,9 @@ export const builtinPlugins: PluginCatalogue = {
   postgres: () => import('./store-kysely/postgres.ts'),
   system: () => import('./clock-system/index.ts'),
   random: () => import('./ids-random/index.ts'),
+  db: () => import('./queue-db/index.ts'),
+  local: () => import('./cdn-local/index.ts'),
+  s3: () => import('./cdn-s3/index.ts'),
+  mock: () => import('./renderer-mock/index.ts'),
+  gemini: () => import('./renderer-gemini/index.ts'),
 };

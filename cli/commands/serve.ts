@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { shutdown, startWorkers } from '../../core/lifecycle.ts';
 import type { Cradle } from '../../core/cradle.ts';
 import { startHttpServer } from '../../core/http/server.ts';
 import { createLogger } from '../../core/logger.ts';
@@ -30,10 +31,12 @@ async function createDevelopmentOrganization({ tenants }: Cradle, output: Output
   output.out(`  credits         ${organization.creditBalance}`);
 }
 
+export const stopSignal = () => Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]);
+
 export const serve: Command = {
   name: 'serve',
   usage: 'serve',
-  summary: 'Run the API (and, as later capabilities land, the workers and scheduler) in one process.',
+  summary: 'Run the API and the render workers in one process.',
   options: {},
   async run(_values, { env, output }) {
     const { config, container } = await boot(env, { logger: createLogger() });
@@ -41,14 +44,15 @@ export const serve: Command = {
       const { isNew } = await prepareDatabase(container.cradle);
       if (isNew && config.createDevOrganization) await createDevelopmentOrganization(container.cradle, output);
       const server = await startHttpServer(container, config);
-      output.out(`Visualizer listening on ${server.url} (public URL ${config.publicUrl})`);
+      const workers = await startWorkers(container.cradle);
+      output.out(`Visualizer listening on ${server.url} (public URL ${config.publicUrl}; ${workers} render workers)`);
 
-      const signal = await Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]);
-      output.err(`Received ${signal ? 'a stop signal' : 'stop'}; finishing in-flight requests…`);
+      await stopSignal();
+      output.err('Stopping: finishing in-flight requests and renders…');
       await server.close();
       return 0;
     } finally {
-      await container.dispose();
+      await shutdown(container);
     }
   },
 };

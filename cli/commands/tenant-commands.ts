@@ -1,4 +1,5 @@
 import type { Cradle } from '../../core/cradle.ts';
+import { shutdown } from '../../core/lifecycle.ts';
 import { boot } from '../boot.ts';
 import type { CommandContext } from '../command.ts';
 
@@ -12,7 +13,7 @@ export async function withServices<T>(context: CommandContext, work: (cradle: Cr
     await container.cradle.persistence.migrate();
     return await work(container.cradle);
   } finally {
-    await container.dispose();
+    await shutdown(container);
   }
 }
 

@@ -5,6 +5,10 @@ import { ApiError } from '../domain/errors.ts';
 import { attachState } from './context.ts';
 import { errorResponse } from './errors.ts';
 import { requestIdFor } from './request-id.ts';
+import { createRateLimiter } from './rate-limit.ts';
+import { cdnRoutes } from './routes/cdn.ts';
+import { creditRoutes } from './routes/credits.ts';
+import { generationRoutes } from './routes/generations.ts';
 import { healthRoutes } from './routes/health.ts';
 import { storeRoutes } from './routes/stores.ts';
 
@@ -31,8 +35,14 @@ export function createHttpApp(container: AwilixContainer<Cradle>): H3 {
     }
   });
 
+  const { rateLimits } = container.cradle.config;
+  const limits = { create: createRateLimiter(rateLimits.create), read: createRateLimiter(rateLimits.read) };
+
   healthRoutes(app);
   storeRoutes(app);
+  generationRoutes(app, limits);
+  creditRoutes(app, limits);
+  cdnRoutes(app);
 
   app.all('/**', (event) => {
     throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);

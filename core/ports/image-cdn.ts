@@ -1,14 +1,14 @@
 /**
- * Image CDN / blob store port. Adapters: `local` (files under the data dir, served at `/cdn/…`)
- * and `s3` (any S3-protocol service, optionally behind a CDN domain).
+ * Image CDN / blob store port. Adapters: `local` (files under the data dir, served by the app at
+ * `/cdn/…`) and `s3` (any S3-protocol service, optionally behind a CDN domain).
  *
  * An adapter must guarantee:
  * - `put` is durable once it resolves, and writing the same key twice leaves one object
- *   (retries after a crash are safe).
+ *   (a retry after a crash is safe).
  * - Public objects get a permanent URL that never changes for the key; private objects
  *   (customer uploads) are never reachable through any public URL.
- * - Keys are opaque paths made by the core (`[a-zA-Z0-9/_.-]`); an adapter never lets a key
- *   escape its root (no `..`, no absolute paths).
+ * - Keys are paths made by the core from `[A-Za-z0-9/_.-]` ending in an extension; an adapter
+ *   refuses any key that could escape its root (`..`, absolute paths, empty segments).
  */
 export type Visibility = 'public' | 'private';
 
@@ -20,10 +20,20 @@ export interface StoredObject {
   url: string | null;
 }
 
+export interface FetchedObject {
+  body: Uint8Array;
+  contentType: string;
+  /** A strong validator for the bytes, quoted as HTTP wants it. */
+  etag: string;
+}
+
 export interface ImageCdn {
   put(key: string, body: Uint8Array, options: { contentType: string; visibility: Visibility }): Promise<StoredObject>;
-  get(key: string): Promise<{ body: Uint8Array; contentType: string } | null>;
-  /** The public URL an object has, or would have, under this key. */
+  /** The object stored under `key` with that visibility, or null. */
+  get(key: string, visibility: Visibility): Promise<FetchedObject | null>;
+  /** The permanent public URL a public object has, or would have, under this key. */
   publicUrl(key: string): string;
-  delete(key: string): Promise<void>;
+  delete(key: string, visibility: Visibility): Promise<void>;
+  /** True when public URLs point at this app's `/cdn/` route, which then serves `get(key, 'public')`. */
+  readonly servedByApp: boolean;
 }

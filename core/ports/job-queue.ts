@@ -1,28 +1,36 @@
 /**
- * Job queue port. Adapter: `db` (jobs are rows in the same database as the data they
- * concern, written in the same transaction).
+ * Job queue port. Adapter: `db` (jobs are rows in the same database as the data they concern,
+ * written in the same transaction through `Repositories.jobs`).
  *
  * An adapter must guarantee:
- * - At-least-once: an enqueued job runs until a handler completes it, across crashes;
- *   a claimed job whose lease expires is claimed again.
- * - Exclusive leases: two workers never hold the same job at the same time.
- * - Prompt start: a job enqueued by this process, or (Postgres) another one, is picked up
- *   without waiting for a polling interval.
+ * - At-least-once: an enqueued job runs until a handler finishes it, across crashes; a claimed
+ *   job whose lease expires (its worker died) is claimed again.
+ * - Exclusive leases: two workers never hold the same job at once.
+ * - Prompt start: a job enqueued by this process (after `notify()`), or on Postgres by any
+ *   process, is picked up without waiting for a polling interval.
+ * - Bounded concurrency: at most `concurrency` handlers run at once per `work()` call.
  */
-export interface Job<P = unknown> {
-  id: string;
-  kind: string;
-  payload: P;
-  attempts: number;
-  runAt: number;
+import type { QueuedJob } from './persistence.ts';
+
+/** Thrown by a handler to run its job again later (a transient failure). */
+export class RetryJob extends Error {
+  constructor(
+    readonly delayMs: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RetryJob';
+  }
 }
 
-export type JobHandler<P = unknown> = (job: Job<P>) => Promise<void>;
+/** Resolving finishes the job; throwing `RetryJob` reschedules it; any other error is retried with backoff. */
+export type JobHandler = (job: QueuedJob) => Promise<void>;
 
 export interface JobQueue {
-  enqueue(kind: string, payload: unknown, options?: { runAt?: number }): Promise<string>;
-  /** Starts claiming jobs of the given kinds with at most `concurrency` running at once. */
+  /** Wakes this process's idle workers now; call after committing a transaction that enqueued jobs. */
+  notify(): void;
+  /** Starts claiming jobs of the handlers' kinds. */
   work(handlers: Record<string, JobHandler>, options: { concurrency: number }): Promise<void>;
-  /** Stops claiming and waits for running jobs to finish. */
+  /** Stops claiming and waits for running handlers to finish. */
   stop(): Promise<void>;
 }

@@ -107,12 +107,126 @@ export interface CreditRepository {
   ledger(organizationId: string, limit: number): Promise<CreditLedgerEntry[]>;
 }
 
+export type GenerationStatus = 'processing' | 'complete' | 'failed';
+
+export interface ProductInput {
+  productId: string | number;
+  productTitle: string;
+  imageUrl: string;
+  productUrl?: string;
+  dimensions?: { width?: number; height?: number; depth?: number; unit: 'cm' | 'in' };
+}
+
+export interface ImageVariant {
+  url: string;
+  width: number;
+}
+
+export interface ImageVariants {
+  list: ImageVariant;
+  card: ImageVariant;
+  detail: ImageVariant;
+}
+
+export interface GenerationRecord {
+  id: string;
+  organizationId: string;
+  storeId: string | null;
+  apiKeyId: string | null;
+  widgetId: string | null;
+  status: GenerationStatus;
+  mode: 'virtual-try-on' | 'room-visualizer';
+  imageSize: '1K' | '2K' | '4K';
+  creditsCharged: number;
+  /** An https URL to fetch, or `private:<key>` for an upload kept in private blob storage. */
+  sourceImage: string;
+  products: ProductInput[];
+  hint: string | null;
+  metadata: Record<string, string> | null;
+  imageUrl: string | null;
+  imageVariants: ImageVariants | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  visitorId: string | null;
+  sessionId: string | null;
+  createdAt: number;
+  completedAt: number | null;
+}
+
+export interface GenerationPage {
+  data: GenerationRecord[];
+  hasMore: boolean;
+}
+
+export interface GenerationRepository {
+  create(generation: GenerationRecord): Promise<void>;
+  get(organizationId: string, id: string): Promise<GenerationRecord | null>;
+  /** Newest first; `startingAfter` is the id of the last item of the previous page. */
+  list(organizationId: string, options: { limit: number; startingAfter?: string; status?: GenerationStatus }): Promise<GenerationPage>;
+  /** Moves a `processing` generation to `complete`; false (and no change) when it was already terminal. */
+  complete(id: string, result: { imageUrl: string; imageVariants: ImageVariants; completedAt: number }): Promise<boolean>;
+  /** Moves a `processing` generation to `failed`; false (and no change) when it was already terminal. */
+  fail(id: string, error: { code: string; message: string; completedAt: number }): Promise<boolean>;
+}
+
+export interface IdempotencyRepository {
+  find(organizationId: string, key: string): Promise<string | null>;
+  /** Binds the key to the generation; false when the key was already bound (by a concurrent request). */
+  bind(organizationId: string, key: string, generationId: string, at: number): Promise<boolean>;
+}
+
+export interface OutboxEvent {
+  id: string;
+  organizationId: string;
+  type: string;
+  /** The exact JSON body every delivery of this event sends. */
+  body: string;
+  createdAt: number;
+}
+
+export interface EventRepository {
+  append(event: OutboxEvent): Promise<void>;
+  get(organizationId: string, id: string): Promise<OutboxEvent | null>;
+  /** Newest first. */
+  list(organizationId: string, options: { limit: number }): Promise<OutboxEvent[]>;
+}
+
+export interface QueuedJob {
+  id: string;
+  kind: string;
+  payload: unknown;
+  attempts: number;
+  runAt: number;
+}
+
+export interface JobRepository {
+  enqueue(job: { id: string; kind: string; payload: unknown; runAt: number; createdAt: number }): Promise<void>;
+  /**
+   * Leases up to `limit` due jobs of the given kinds to `workerId` until `now + leaseMs`, counting
+   * an attempt on each. A job is due when its run time has come and it has no live lease.
+   * Two concurrent claims never return the same job.
+   */
+  claim(options: { kinds: string[]; workerId: string; now: number; leaseMs: number; limit: number }): Promise<QueuedJob[]>;
+  /** Removes a finished job, if `workerId` still holds it. */
+  complete(id: string, workerId: string): Promise<boolean>;
+  /** Releases the lease and runs the job again at `runAt`. */
+  reschedule(id: string, workerId: string, runAt: number, error: string): Promise<boolean>;
+  /** Keeps leases alive while their jobs run. */
+  extendLeases(ids: string[], workerId: string, until: number): Promise<void>;
+  /** Count of jobs not yet finished (queued or running); for tests and readiness checks. */
+  pending(kinds?: string[]): Promise<number>;
+}
+
 /** The repositories, all bound to one connection or transaction. */
 export interface Repositories {
   organizations: OrganizationRepository;
   stores: StoreRepository;
   apiKeys: ApiKeyRepository;
   credits: CreditRepository;
+  generations: GenerationRepository;
+  idempotencyKeys: IdempotencyRepository;
+  events: EventRepository;
+  jobs: JobRepository;
 }
 
 export interface MigrationReport {
@@ -127,6 +241,11 @@ export interface Persistence extends Repositories {
   migrate(): Promise<MigrationReport>;
   /** Names of migrations not yet applied; empty when the schema is current. */
   pendingMigrations(): Promise<string[]>;
+  /**
+   * Calls `listener` soon after any process commits a job (Postgres LISTEN/NOTIFY). Absent where
+   * the database cannot signal other processes; workers then fall back to polling.
+   */
+  listenForJobs?(listener: () => void): Promise<() => Promise<void>>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

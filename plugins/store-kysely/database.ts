@@ -24,6 +24,42 @@ export interface Database {
     reference: string | null;
     created_at: number;
   };
+  generations: {
+    id: string;
+    organization_id: string;
+    store_id: string | null;
+    api_key_id: string | null;
+    widget_id: string | null;
+    status: string;
+    mode: string;
+    image_size: string;
+    credits_charged: number;
+    source_image: string;
+    products: string;
+    hint: string | null;
+    metadata: string | null;
+    image_url: string | null;
+    image_variants: string | null;
+    error_code: string | null;
+    error_message: string | null;
+    visitor_id: string | null;
+    session_id: string | null;
+    created_at: number;
+    completed_at: number | null;
+  };
+  idempotency_keys: { organization_id: string; key: string; generation_id: string; created_at: number };
+  events: { id: string; organization_id: string; type: string; body: string; created_at: number };
+  jobs: {
+    id: string;
+    kind: string;
+    payload: string;
+    run_at: number;
+    attempts: number;
+    locked_by: string | null;
+    locked_until: number | null;
+    last_error: string | null;
+    created_at: number;
+  };
 }
 
 /** A connection pool or a transaction: repositories work the same on either. */

@@ -5,15 +5,23 @@ import type { Database, Executor } from './database.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { apiKeyRepository } from './repositories/api-keys.ts';
 import { creditRepository } from './repositories/credits.ts';
+import { eventRepository } from './repositories/events.ts';
+import { generationRepository } from './repositories/generations.ts';
+import { idempotencyRepository } from './repositories/idempotency-keys.ts';
+import { jobRepository } from './repositories/jobs.ts';
 import { organizationRepository } from './repositories/organizations.ts';
 import { storeRepository } from './repositories/stores.ts';
 
-function repositories(db: Executor): Repositories {
+function repositories(db: Executor, dialect: Persistence['dialect']): Repositories {
   return {
     organizations: organizationRepository(db),
     stores: storeRepository(db),
     apiKeys: apiKeyRepository(db),
     credits: creditRepository(db),
+    generations: generationRepository(db),
+    idempotencyKeys: idempotencyRepository(db),
+    events: eventRepository(db),
+    jobs: jobRepository(db, dialect),
   };
 }
 
@@ -22,10 +30,11 @@ export function kyselyPersistence(db: Kysely<Database>, dialect: Persistence['di
   const migrator = () => new Migrator({ db, provider: migrationProvider });
   return {
     dialect,
-    ...repositories(db),
-    transaction: (work) => db.transaction().execute((tx) => work(repositories(tx))),
+    ...repositories(db, dialect),
+    transaction: (work) => db.transaction().execute((tx) => work(repositories(tx, dialect))),
     async migrate() {
-      // Kysely's Migrator takes a lock (a Postgres advisory lock; SQLite's write lock) around the run.
+      // The Migrator runs all pending migrations in one transaction under a lock: a Postgres
+      // advisory lock, or SQLite's write lock taken by BEGIN IMMEDIATE (see sqlite.ts).
       const { error, results } = await migrator().migrateToLatest();
       if (error) {
         const failed = results?.find((result) => result.status === 'Error')?.migrationName;

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { asFunction } from 'awilix';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
+import { CompiledQuery, Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
 import * as v from 'valibot';
 import { definePlugin } from '../../core/plugin.ts';
 import type { Persistence } from '../../core/ports/persistence.ts';
@@ -20,12 +20,27 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/**
+ * Kysely's SQLite adapter assumes a single connection: it runs migrations outside a transaction
+ * and takes no lock, so two processes starting on a new file would both create the tables.
+ * SQLite does have transactional DDL; with it, the Migrator runs inside BEGIN IMMEDIATE, whose
+ * write lock serializes concurrent migrators.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl() {
+    return true;
+  }
+}
+
 class ImmediateSqliteDialect extends SqliteDialect {
   constructor(private readonly options: ConstructorParameters<typeof SqliteDialect>[0]) {
     super(options);
   }
   override createDriver() {
     return new ImmediateSqliteDriver(this.options);
+  }
+  override createAdapter() {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as tenantsAndKeys from './0001-tenants-and-keys.ts';
 import * as generationsWebhooksConversions from './0002-generations-webhooks-conversions.ts';
+import * as jobs from './0003-jobs.ts';
 
 /**
  * Migrations are imported statically rather than read from a folder, so they load the same
@@ -10,6 +11,7 @@ import * as generationsWebhooksConversions from './0002-generations-webhooks-con
 const migrations: Record<string, Migration> = {
   '0001-tenants-and-keys': tenantsAndKeys,
   '0002-generations-webhooks-conversions': generationsWebhooksConversions,
+  '0003-jobs': jobs,
 };
 
 export const migrationProvider: MigrationProvider = {

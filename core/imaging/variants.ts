@@ -1,0 +1,37 @@
+import sharp, { type Sharp } from 'sharp';
+
+/** The variant surfaces and their widths (spec: list 200, card 600, detail 1200). */
+export const variantWidths = { list: 200, card: 600, detail: 1200 } as const;
+export type VariantName = keyof typeof variantWidths;
+export const variantFormats = ['jpeg', 'webp'] as const;
+export type VariantFormat = (typeof variantFormats)[number];
+
+export interface EncodedVariant {
+  name: VariantName;
+  format: VariantFormat;
+  width: number;
+  height: number;
+  bytes: Buffer;
+}
+
+/** Encoder settings shared with the benchmark's floor, so both do the same work. */
+export const encoders: Record<VariantFormat, (image: Sharp) => Sharp> = {
+  jpeg: (image) => image.jpeg({ quality: 82, progressive: true }),
+  webp: (image) => image.webp({ quality: 80 }),
+};
+
+/**
+ * Decodes the render once and encodes each surface in each format from clones of that one
+ * decode. Never upscales: a variant wider than the render keeps the render's width.
+ */
+export async function encodeVariants(render: Uint8Array): Promise<EncodedVariant[]> {
+  const base = sharp(render, { failOn: 'error' }).rotate();
+  const jobs = (Object.keys(variantWidths) as VariantName[]).flatMap((name) =>
+    variantFormats.map(async (format) => {
+      const resized = base.clone().resize({ width: variantWidths[name], withoutEnlargement: true });
+      const { data, info } = await encoders[format](resized).toBuffer({ resolveWithObject: true });
+      return { name, format, width: info.width, height: info.height, bytes: data };
+    }),
+  );
+  return Promise.all(jobs);
+}

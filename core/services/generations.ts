@@ -1,0 +1,132 @@
+import type { Cradle } from '../cradle.ts';
+import { ApiError, notFound } from '../domain/errors.ts';
+import { creditCost } from '../domain/generation.ts';
+import { decodeDataUri, maxIdempotencyKeyLength, maxImageBytes, type CreateGenerationInput } from '../domain/generation-input.ts';
+import { inspectImage, ImageFetchError } from '../outbound/fetch-image.ts';
+import type { GenerationRecord, GenerationStatus } from '../ports/persistence.ts';
+
+export const renderJobKind = 'render_generation';
+
+export interface RenderJobPayload {
+  generationId: string;
+  organizationId: string;
+}
+
+/** Who asks for a generation: an API key, or (later) a widget on behalf of a visitor. */
+export interface GenerationRequester {
+  organizationId: string;
+  apiKeyId?: string | null;
+  storeId?: string | null;
+  widgetId?: string | null;
+  visitorId?: string | null;
+  sessionId?: string | null;
+}
+
+/** Thrown inside the creation transaction when a concurrent request bound the same key first. */
+class LostIdempotencyRace extends Error {}
+
+export type GenerationService = ReturnType<typeof generationService>;
+
+export function validateIdempotencyKey(key: string | null): string | null {
+  if (key === null) return null;
+  if (key.length === 0 || key.length > maxIdempotencyKeyLength || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new ApiError(
+      'invalid_request_error',
+      'idempotency_key_invalid',
+      `Idempotency-Key must be 1 to ${maxIdempotencyKeyLength} printable ASCII characters without spaces.`,
+      'Idempotency-Key',
+    );
+  }
+  return key;
+}
+
+export function generationService({ persistence, ids, clock, cdn, queue }: Pick<Cradle, 'persistence' | 'ids' | 'clock' | 'cdn' | 'queue'>) {
+  async function replay(organizationId: string, generationId: string) {
+    const generation = await persistence.generations.get(organizationId, generationId);
+    if (!generation) throw new Error(`idempotency key bound to missing generation ${generationId}`);
+    return { generation, replayed: true };
+  }
+
+  /** Keeps an uploaded photo in private storage and returns how the worker finds it again. */
+  async function storeUpload(generationId: string, dataUri: string): Promise<string> {
+    const bytes = decodeDataUri(dataUri);
+    if (bytes.length > maxImageBytes) throw new ApiError('invalid_request_error', 'image_too_large', 'image must be at most 10 MB.', 'image');
+    let format: string;
+    try {
+      format = (await inspectImage(bytes)).format;
+    } catch (error) {
+      if (error instanceof ImageFetchError) throw new ApiError('invalid_request_error', 'invalid_image', `image: ${error.message}`, 'image');
+      throw error;
+    }
+    const key = `uploads/${generationId}/${ids.secret(24)}.${format === 'jpeg' ? 'jpg' : format}`;
+    await cdn.put(key, bytes, { contentType: `image/${format}`, visibility: 'private' });
+    return `private:${key}`;
+  }
+
+  return {
+    /**
+     * Accepts a generation: debits its credits, records it, binds the idempotency key and queues
+     * the render — all in one transaction, so either everything happened or nothing did.
+     */
+    async create(requester: GenerationRequester, input: CreateGenerationInput, idempotencyKey: string | null) {
+      const { organizationId } = requester;
+      if (idempotencyKey) {
+        const bound = await persistence.idempotencyKeys.find(organizationId, idempotencyKey);
+        if (bound) return replay(organizationId, bound);
+      }
+      const id = ids.id('agen_');
+      const sourceImage = input.image.startsWith('data:') ? await storeUpload(id, input.image) : input.image;
+      const cost = creditCost[input.imageSize];
+      const now = clock.now();
+      const generation: GenerationRecord = {
+        id,
+        organizationId,
+        storeId: requester.storeId ?? null,
+        apiKeyId: requester.apiKeyId ?? null,
+        widgetId: requester.widgetId ?? null,
+        status: 'processing',
+        mode: input.mode,
+        imageSize: input.imageSize,
+        creditsCharged: cost,
+        sourceImage,
+        products: input.products,
+        hint: input.hint ?? null,
+        metadata: input.metadata ?? null,
+        imageUrl: null,
+        imageVariants: null,
+        errorCode: null,
+        errorMessage: null,
+        visitorId: requester.visitorId ?? null,
+        sessionId: requester.sessionId ?? null,
+        createdAt: now,
+        completedAt: null,
+      };
+      try {
+        await persistence.transaction(async (tx) => {
+          const balance = await tx.credits.debit({ organizationId, amount: cost, reason: 'generation', reference: id, ledgerEntryId: ids.id('cle_'), at: now });
+          if (balance === null) {
+            throw new ApiError('authorization_error', 'insufficient_credits', `A ${input.imageSize} generation costs ${cost} credit${cost > 1 ? 's' : ''}; the balance is too low.`, 'imageSize');
+          }
+          await tx.generations.create(generation);
+          if (idempotencyKey && !(await tx.idempotencyKeys.bind(organizationId, idempotencyKey, id, now))) throw new LostIdempotencyRace();
+          await tx.jobs.enqueue({ id: ids.id('job_'), kind: renderJobKind, payload: { generationId: id, organizationId } satisfies RenderJobPayload, runAt: now, createdAt: now });
+        });
+      } catch (error) {
+        if (sourceImage.startsWith('private:')) await cdn.delete(sourceImage.slice('private:'.length), 'private').catch(() => {});
+        if (error instanceof LostIdempotencyRace) return replay(organizationId, (await persistence.idempotencyKeys.find(organizationId, idempotencyKey!))!);
+        throw error;
+      }
+      queue.notify();
+      return { generation, replayed: false };
+    },
+
+    async get(organizationId: string, id: string) {
+      const generation = await persistence.generations.get(organizationId, id);
+      if (!generation) throw notFound('generation', id);
+      return generation;
+    },
+
+    list: (organizationId: string, options: { limit: number; startingAfter?: string; status?: GenerationStatus }) =>
+      persistence.generations.list(organizationId, options),
+  };
+}

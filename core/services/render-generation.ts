@@ -1,0 +1,123 @@
+import type { Cradle } from '../cradle.ts';
+import { eventBody, type EventType } from '../domain/generation.ts';
+import { encodeVariants, type EncodedVariant } from '../imaging/variants.ts';
+import { fetchImage, ImageFetchError, inspectImage, type FetchedImage } from '../outbound/fetch-image.ts';
+import { RetryJob } from '../ports/job-queue.ts';
+import type { GenerationRecord, ImageVariants, QueuedJob } from '../ports/persistence.ts';
+import { RenderError } from '../ports/render-engine.ts';
+import type { RenderJobPayload } from './generations.ts';
+
+/** A failure that ends the generation, with the code and message its `error` object shows. */
+class GenerationFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly transient: boolean,
+  ) {
+    super(message);
+  }
+}
+
+const extension = { jpeg: 'jpg', webp: 'webp' } as const;
+
+function classify(error: unknown): GenerationFailure {
+  if (error instanceof GenerationFailure) return error;
+  if (error instanceof ImageFetchError) return new GenerationFailure(error.code, error.message, error.transient);
+  if (error instanceof RenderError) return new GenerationFailure(error.code, error.message, error.transient);
+  // Anything else (a storage hiccup, a bug) is retried; if it persists the generation fails without leaking details.
+  return new GenerationFailure('render_failed', 'The visualization could not be completed.', true);
+}
+
+export type RenderGeneration = ReturnType<typeof renderGeneration>;
+
+/** The worker's side of a generation: fetch the images, render, store the variants, complete. */
+export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbound, logger, config }: Cradle) {
+  async function loadPhoto(source: string): Promise<FetchedImage> {
+    if (!source.startsWith('private:')) return fetchImage(outbound, source);
+    const stored = await cdn.get(source.slice('private:'.length), 'private');
+    if (!stored) throw new GenerationFailure('image_fetch_failed', 'The uploaded photo is no longer available.', false);
+    return inspectImage(stored.body);
+  }
+
+  async function loadProduct(url: string, index: number): Promise<FetchedImage> {
+    try {
+      return await fetchImage(outbound, url);
+    } catch (error) {
+      if (error instanceof ImageFetchError) throw new ImageFetchError(error.code, `products[${index}].imageUrl: ${error.message}`, error.transient);
+      throw error;
+    }
+  }
+
+  /** Public, permanent, unguessable: the generation id plus a random token no one can derive. */
+  async function publish(generation: GenerationRecord, render: Uint8Array, contentType: string, variants: EncodedVariant[]) {
+    const base = `gen/${generation.id}/${ids.secret(24)}`;
+    const originalExtension = contentType === 'image/png' ? 'png' : contentType === 'image/webp' ? 'webp' : 'jpg';
+    const original = await cdn.put(`${base}/original.${originalExtension}`, render, { contentType, visibility: 'public' });
+    await Promise.all(
+      variants.map((variant) =>
+        cdn.put(`${base}/${variant.name}.${extension[variant.format]}`, variant.bytes, { contentType: `image/${variant.format}`, visibility: 'public' }),
+      ),
+    );
+    const jpeg = (name: keyof ImageVariants) => {
+      const variant = variants.find((item) => item.name === name && item.format === 'jpeg')!;
+      return { url: cdn.publicUrl(`${base}/${name}.jpg`), width: variant.width };
+    };
+    return { imageUrl: original.url!, imageVariants: { list: jpeg('list'), card: jpeg('card'), detail: jpeg('detail') } };
+  }
+
+  async function finish(generation: GenerationRecord, type: EventType, change: (tx: Parameters<Parameters<typeof persistence.transaction>[0]>[0]) => Promise<boolean>) {
+    await persistence.transaction(async (tx) => {
+      if (!(await change(tx))) return; // already terminal: a duplicate run after a lost lease
+      const finished = (await tx.generations.get(generation.organizationId, generation.id))!;
+      const event = { id: ids.id('evt_'), type, createdAt: clock.now() };
+      await tx.events.append({ id: event.id, organizationId: generation.organizationId, type, body: eventBody(event, finished), createdAt: event.createdAt });
+    });
+    // The customer's photo is kept only while it is needed.
+    if (generation.sourceImage.startsWith('private:')) {
+      await cdn.delete(generation.sourceImage.slice('private:'.length), 'private').catch((error) => logger.warn('could not delete upload', { error: String(error) }));
+    }
+  }
+
+  async function fail(generation: GenerationRecord, failure: GenerationFailure) {
+    const at = clock.now();
+    await finish(generation, 'generation.failed', async (tx) => {
+      if (!(await tx.generations.fail(generation.id, { code: failure.code, message: failure.message, completedAt: at }))) return false;
+      // A failed generation gives its credits back, as a ledger entry of its own.
+      await tx.credits.grant({ organizationId: generation.organizationId, amount: generation.creditsCharged, reason: 'generation_refund', reference: generation.id, ledgerEntryId: ids.id('cle_'), at });
+      return true;
+    });
+  }
+
+  return async function handle(job: QueuedJob): Promise<void> {
+    const { generationId, organizationId } = job.payload as RenderJobPayload;
+    const generation = await persistence.generations.get(organizationId, generationId);
+    if (!generation || generation.status !== 'processing') return;
+    try {
+      const [photo, ...products] = await Promise.all([loadPhoto(generation.sourceImage), ...generation.products.map((product, index) => loadProduct(product.imageUrl, index))]);
+      const result = await renderer.render({
+        mode: generation.mode,
+        imageSize: generation.imageSize,
+        photo: photo!.bytes,
+        products: generation.products.map((product, index) => ({
+          productId: product.productId,
+          productTitle: product.productTitle,
+          image: products[index]!.bytes,
+          dimensions: product.dimensions ?? null,
+        })),
+        hint: generation.hint,
+      });
+      const published = await publish(generation, result.image, result.contentType, await encodeVariants(result.image));
+      await finish(generation, 'generation.completed', (tx) => tx.generations.complete(generation.id, { ...published, completedAt: clock.now() }));
+    } catch (error) {
+      const failure = classify(error);
+      const expected = error instanceof GenerationFailure || error instanceof ImageFetchError || error instanceof RenderError;
+      if (!expected) {
+        logger.error('render failed unexpectedly', { generationId, attempt: job.attempts, error: error instanceof Error ? error.stack : String(error) });
+      }
+      if (failure.transient && job.attempts < config.render.maxAttempts) {
+        throw new RetryJob(config.render.retryBaseDelayMs * 2 ** (job.attempts - 1), `${failure.code}: ${failure.message}`);
+      }
+      await fail(generation, failure);
+    }
+  };
+}

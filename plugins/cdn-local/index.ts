@@ -1,0 +1,25 @@
+import path from 'node:path';
+import { asValue } from 'awilix';
+import * as v from 'valibot';
+import { definePlugin } from '../../core/plugin.ts';
+import type { ImageCdn } from '../../core/ports/image-cdn.ts';
+import { createLocalCdn } from './local-cdn.ts';
+
+export { createLocalCdn } from './local-cdn.ts';
+
+export default definePlugin({
+  name: 'local',
+  provides: ['cdn'],
+  configSchema: v.object({
+    /** Directory for the objects, relative to the data dir; defaults to `<dataDir>/cdn`. */
+    dir: v.optional(v.pipe(v.string(), v.minLength(1))),
+  }),
+  register({ container, options, config }) {
+    const cdn: ImageCdn = createLocalCdn({
+      root: path.resolve(config.dataDir, options.dir ?? 'cdn'),
+      publicBaseUrl: config.publicUrl,
+    });
+    // Nothing to dispose: every operation opens and closes its own files.
+    container.register({ cdn: asValue(cdn) });
+  },
+});

@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { assertContentTypeFitsKey, assertSafeKey, contentTypeForKey, etagFor } from '../../core/domain/blob-keys.ts';
+import type { FetchedObject, ImageCdn, StoredObject, Visibility } from '../../core/ports/image-cdn.ts';
+
+export interface LocalCdnOptions {
+  /** Directory holding `public/` and `private/`; created on first write. */
+  root: string;
+  /** Base of the app's public URLs (no trailing slash); objects are served at `<base>/cdn/<key>`. */
+  publicBaseUrl: string;
+}
+
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** fsync a directory so a rename or a new entry in it survives a crash. Some platforms cannot (Windows). */
+async function syncDirectory(directory: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(directory, 'r');
+    await handle.sync();
+  } catch (error) {
+    if (!['EISDIR', 'EPERM', 'EINVAL', 'EBADF'].includes(errorCode(error) ?? '')) throw error;
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * Image CDN on the local file system: public objects under `<root>/public/<key>`, private ones
+ * under `<root>/private/<key>`. The app serves public objects at `/cdn/<key>` via `get(key, 'public')`;
+ * nothing serves the private tree, and no key can reach it from the public one.
+ */
+export function createLocalCdn(options: LocalCdnOptions): ImageCdn {
+  const root = path.resolve(options.root);
+  const baseUrl = options.publicBaseUrl.replace(/\/+$/, '');
+  const roots: Record<Visibility, string> = { public: path.join(root, 'public'), private: path.join(root, 'private') };
+
+  /**
+   * The file for a key. Keys are validated first; the containment check after `path.resolve`
+   * is a second wall, so even a key that slipped past validation cannot leave its visibility's tree.
+   */
+  function fileFor(key: string, visibility: Visibility): string {
+    assertSafeKey(key);
+    const base = roots[visibility];
+    if (!base) throw new Error(`Unknown visibility ${JSON.stringify(visibility)}.`);
+    const file = path.resolve(base, key);
+    if (!file.startsWith(base + path.sep)) throw new Error(`Blob key ${JSON.stringify(key)} resolves outside the ${visibility} store.`);
+    return file;
+  }
+
+  /** Creates the directory, then fsyncs the parents of every directory it had to create. */
+  async function ensureDirectory(directory: string): Promise<void> {
+    const firstCreated = await mkdir(directory, { recursive: true });
+    if (firstCreated === undefined) return;
+    for (let current = directory; ; current = path.dirname(current)) {
+      await syncDirectory(path.dirname(current));
+      if (current === firstCreated || current === path.dirname(current)) break;
+    }
+  }
+
+  return {
+    servedByApp: true,
+
+    publicUrl(key) {
+      assertSafeKey(key);
+      return `${baseUrl}/cdn/${key}`;
+    },
+
+    async put(key, body, { contentType, visibility }): Promise<StoredObject> {
+      const file = fileFor(key, visibility);
+      assertContentTypeFitsKey(key, contentType);
+      const directory = path.dirname(file);
+      await ensureDirectory(directory);
+      // Write beside the target and rename over it: readers see the old object or the whole new
+      // one, never a torn write. `~` is not a key character, so a temp file is never a key.
+      const temp = `${file}.${randomBytes(6).toString('hex')}~`;
+      try {
+        const handle = await open(temp, 'wx');
+        try {
+          await handle.writeFile(body);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await rename(temp, file);
+      } catch (error) {
+        await unlink(temp).catch(() => {});
+        throw error;
+      }
+      await syncDirectory(directory);
+      return {
+        key,
+        contentType: contentTypeForKey(key),
+        size: body.byteLength,
+        url: visibility === 'public' ? `${baseUrl}/cdn/${key}` : null,
+      };
+    },
+
+    async get(key, visibility): Promise<FetchedObject | null> {
+      const file = fileFor(key, visibility);
+      let body: Buffer;
+      try {
+        body = await readFile(file);
+      } catch (error) {
+        // Missing, a directory, or a path through a file: no object under that key.
+        if (['ENOENT', 'EISDIR', 'ENOTDIR'].includes(errorCode(error) ?? '')) return null;
+        throw error;
+      }
+      return { body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength), contentType: contentTypeForKey(key), etag: etagFor(body) };
+    },
+
+    async delete(key, visibility) {
+      const file = fileFor(key, visibility);
+      try {
+        await unlink(file);
+      } catch (error) {
+        if (['ENOENT', 'ENOTDIR', 'EISDIR'].includes(errorCode(error) ?? '')) return;
+        throw error;
+      }
+      await syncDirectory(path.dirname(file));
+    },
+  };
+}

@@ -1,0 +1,212 @@
+import sharp from 'sharp';
+import { RenderError, type ImageSize, type RenderEngine, type RenderRequest, type RenderResult } from '../../core/ports/render-engine.ts';
+import { buildPrompt } from './prompt.ts';
+
+export interface GeminiRendererOptions {
+  apiKey: string;
+  baseUrl?: string;
+  model?: string;
+  timeoutMs?: number;
+}
+
+const LONG_SIDE: Record<ImageSize, number> = { '1K': 1024, '2K': 2048, '4K': 4096 };
+
+/** The aspect ratios `imageConfig.aspectRatio` accepts. */
+export const ASPECT_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'] as const;
+
+/** Finish reasons that mean Google's safety systems refused: final, and not the merchant's bug. */
+const BLOCKED = new Set(['SAFETY', 'PROHIBITED_CONTENT', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'BLOCKLIST', 'SPII', 'RECITATION']);
+const NO_IMAGE = new Set(['NO_IMAGE', 'IMAGE_OTHER', 'OTHER']);
+
+const MIME_TYPES: Partial<Record<string, string>> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
+
+interface InlineData {
+  mimeType?: string;
+  data?: string;
+}
+
+interface GeminiPart {
+  text?: string;
+  thought?: boolean;
+  inlineData?: InlineData;
+}
+
+interface GeminiResponse {
+  promptFeedback?: { blockReason?: string; blockReasonMessage?: string };
+  candidates?: { content?: { parts?: GeminiPart[] }; finishReason?: string; finishMessage?: string }[];
+  error?: { message?: string };
+}
+
+/** The supported ratio nearest the photo's, compared on a log scale so 2:1 and 1:2 are equally far from 1:1. */
+export function closestAspectRatio(width: number, height: number): string {
+  const target = Math.log(width / height);
+  let best: string = ASPECT_RATIOS[0];
+  let distance = Infinity;
+  for (const ratio of ASPECT_RATIOS) {
+    const [w, h] = ratio.split(':').map(Number) as [number, number];
+    const d = Math.abs(Math.log(w / h) - target);
+    if (d < distance) [best, distance] = [ratio, d];
+  }
+  return best;
+}
+
+const clip = (text: string, max = 500) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/**
+ * An image as Gemini wants it. JPEG, PNG and WebP go as they are; other formats become PNG.
+ * An EXIF rotation is applied to the pixels, since the model is not known to read the tag.
+ */
+async function toInlineImage(bytes: Uint8Array, label: string): Promise<{ inlineData: Required<InlineData>; width: number; height: number }> {
+  try {
+    const metadata = await sharp(bytes).metadata();
+    const mimeType = MIME_TYPES[metadata.format];
+    let data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (!mimeType || (metadata.orientation ?? 1) > 1) {
+      const upright = sharp(bytes).rotate();
+      const encoded = mimeType === 'image/jpeg' ? upright.jpeg({ quality: 95 }) : mimeType === 'image/webp' ? upright.webp({ quality: 95 }) : upright.png();
+      data = await encoded.toBuffer();
+    }
+    return {
+      inlineData: { mimeType: mimeType ?? 'image/png', data: data.toString('base64') },
+      width: metadata.autoOrient.width,
+      height: metadata.autoOrient.height,
+    };
+  } catch (error) {
+    throw new RenderError('render_failed', `The ${label} could not be decoded: ${(error as Error).message}`, false);
+  }
+}
+
+/**
+ * The port's size is the long side in pixels; Gemini's sizes are pixel budgets (1K at 3:4 is
+ * 896×1200), so its image is scaled to the long side the customer paid for.
+ */
+async function fitLongSide(bytes: Buffer, target: number): Promise<RenderResult> {
+  try {
+    const metadata = await sharp(bytes).metadata();
+    const mimeType = MIME_TYPES[metadata.format];
+    const { width, height } = metadata.autoOrient;
+    if (mimeType && Math.max(width, height) === target && (metadata.orientation ?? 1) <= 1) return { image: bytes, contentType: mimeType };
+    const resized = sharp(bytes).rotate().resize(target, target, { fit: 'inside' });
+    const encoded = mimeType === 'image/jpeg' ? resized.jpeg({ quality: 90 }) : mimeType === 'image/webp' ? resized.webp({ quality: 90 }) : resized.png();
+    return { image: await encoded.toBuffer(), contentType: mimeType ?? 'image/png' };
+  } catch (error) {
+    throw new RenderError('render_failed', `Gemini returned an image that could not be decoded: ${(error as Error).message}`, false);
+  }
+}
+
+/** The first real image of the answer, or the RenderError the answer amounts to. */
+function imageFrom(answer: GeminiResponse): Buffer {
+  const feedback = answer.promptFeedback;
+  if (feedback?.blockReason) {
+    const detail = feedback.blockReasonMessage ? `: ${clip(feedback.blockReasonMessage)}` : '';
+    throw new RenderError('content_blocked', `Gemini blocked the request (${feedback.blockReason})${detail}`, false);
+  }
+  const candidate = answer.candidates?.[0];
+  const reason = candidate?.finishReason;
+  const detail = candidate?.finishMessage ? `: ${clip(candidate.finishMessage)}` : '';
+  if (reason && BLOCKED.has(reason)) throw new RenderError('content_blocked', `Gemini refused to render the image (${reason})${detail}`, false);
+  const parts = candidate?.content?.parts ?? [];
+  // Thinking models send draft images marked `thought: true` before the answer; those are not the result.
+  const image = parts.find((part) => part.inlineData?.data && !part.thought);
+  if (!image?.inlineData?.data || (reason && NO_IMAGE.has(reason))) {
+    const said = parts
+      .filter((part) => part.text && !part.thought)
+      .map((part) => part.text)
+      .join(' ');
+    const explanation = detail || (said ? `: ${clip(said)}` : '');
+    throw new RenderError('render_failed', `Gemini returned no image${reason ? ` (${reason})` : ''}${explanation}`, false);
+  }
+  return Buffer.from(image.inlineData.data, 'base64');
+}
+
+function httpError(status: number, answer: GeminiResponse | null, text: string): RenderError {
+  const message = clip(answer?.error?.message ?? text.trim()) || 'no details';
+  if (status === 429 || status >= 500) return new RenderError('renderer_unavailable', `Gemini is unavailable (HTTP ${status}): ${message}`, true);
+  return new RenderError('render_failed', `Gemini refused the request (HTTP ${status}): ${message}`, false);
+}
+
+function parse(text: string): GeminiResponse | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' ? (value as GeminiResponse) : null;
+  } catch {
+    return null;
+  }
+}
+
+function networkMessage(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}
+
+/**
+ * Google's Gemini image model behind the render engine port: one `generateContent` call with
+ * the prompt, the photo and the product images, answered with one image.
+ */
+export function createGeminiRenderer(options: GeminiRendererOptions): RenderEngine {
+  const { apiKey, model = 'gemini-3-pro-image-preview', timeoutMs = 120_000 } = options;
+  const baseUrl = (options.baseUrl ?? 'https://generativelanguage.googleapis.com').replace(/\/+$/, '');
+  const url = `${baseUrl}/v1beta/models/${encodeURIComponent(model)}:generateContent`;
+  // Google sometimes echoes the key in errors; no message of ours may carry it to logs or customers.
+  const redact = (text: string) => (apiKey ? text.split(apiKey).join('[redacted]') : text);
+
+  async function call(body: unknown, signal: AbortSignal | undefined): Promise<{ status: number; text: string }> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'x-goog-api-key': apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        // A redirect would carry the key header elsewhere; Google's API does not redirect.
+        redirect: 'manual',
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      return { status: response.status, text: await response.text() };
+    } catch (error) {
+      if (timeout.aborted) throw new RenderError('render_timeout', `Gemini did not answer within ${timeoutMs} ms.`, true);
+      if (signal?.aborted) throw new RenderError('render_timeout', 'The render was aborted before Gemini answered.', true);
+      throw new RenderError('renderer_unavailable', `Gemini could not be reached: ${networkMessage(error)}`, true);
+    }
+  }
+
+  async function render(request: RenderRequest): Promise<RenderResult> {
+    if (request.signal?.aborted) throw new RenderError('render_timeout', 'The render was aborted before it started.', true);
+    const photo = await toInlineImage(request.photo, 'photo');
+    const products = await Promise.all(
+      request.products.map((product, index) => toInlineImage(product.image, `image of product ${index + 1} ("${product.productTitle}")`)),
+    );
+    const body = {
+      contents: [
+        {
+          role: 'user',
+          parts: [
+            { text: buildPrompt(request) },
+            { inlineData: photo.inlineData },
+            ...products.map((product) => ({ inlineData: product.inlineData })),
+          ],
+        },
+      ],
+      generationConfig: {
+        responseModalities: ['IMAGE'],
+        imageConfig: { imageSize: request.imageSize, aspectRatio: closestAspectRatio(photo.width, photo.height) },
+      },
+    };
+    const { status, text } = await call(body, request.signal);
+    const answer = parse(text);
+    if (status < 200 || status >= 300) throw httpError(status, answer, text);
+    if (!answer) throw new RenderError('render_failed', `Gemini answered with something other than JSON: ${clip(text, 200)}`, false);
+    return fitLongSide(imageFrom(answer), LONG_SIDE[request.imageSize]);
+  }
+
+  return {
+    name: 'gemini',
+    async render(request) {
+      try {
+        return await render(request);
+      } catch (error) {
+        if (error instanceof RenderError) throw new RenderError(error.code, redact(error.message), error.transient);
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { EventRepository, OutboxEvent } from '../../../core/ports/persistence.ts';
+import type { Database, Executor } from '../database.ts';
+
+const toEvent = (row: Database['events']): OutboxEvent => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  type: row.type,
+  body: row.body,
+  createdAt: Number(row.created_at),
+});
+
+export function eventRepository(db: Executor): EventRepository {
+  return {
+    async append(event) {
+      await db
+        .insertInto('events')
+        .values({ id: event.id, organization_id: event.organizationId, type: event.type, body: event.body, created_at: event.createdAt })
+        .execute();
+    },
+    async get(organizationId, id) {
+      const row = await db.selectFrom('events').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+      return row ? toEvent(row) : null;
+    },
+    async list(organizationId, { limit }) {
+      const rows = await db
+        .selectFrom('events')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map(toEvent);
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import type { GenerationRecord, GenerationRepository } from '../../../core/ports/persistence.ts';
+import type { Database, Executor } from '../database.ts';
+
+type Row = Database['generations'];
+
+const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+
+const toRecord = (row: Row): GenerationRecord => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  storeId: row.store_id,
+  apiKeyId: row.api_key_id,
+  widgetId: row.widget_id,
+  status: row.status as GenerationRecord['status'],
+  mode: row.mode as GenerationRecord['mode'],
+  imageSize: row.image_size as GenerationRecord['imageSize'],
+  creditsCharged: Number(row.credits_charged),
+  sourceImage: row.source_image,
+  products: JSON.parse(row.products),
+  hint: row.hint,
+  metadata: parse(row.metadata),
+  imageUrl: row.image_url,
+  imageVariants: parse(row.image_variants),
+  errorCode: row.error_code,
+  errorMessage: row.error_message,
+  visitorId: row.visitor_id,
+  sessionId: row.session_id,
+  createdAt: Number(row.created_at),
+  completedAt: row.completed_at === null ? null : Number(row.completed_at),
+});
+
+const toRow = (record: GenerationRecord): Row => ({
+  id: record.id,
+  organization_id: record.organizationId,
+  store_id: record.storeId,
+  api_key_id: record.apiKeyId,
+  widget_id: record.widgetId,
+  status: record.status,
+  mode: record.mode,
+  image_size: record.imageSize,
+  credits_charged: record.creditsCharged,
+  source_image: record.sourceImage,
+  products: JSON.stringify(record.products),
+  hint: record.hint,
+  metadata: record.metadata === null ? null : JSON.stringify(record.metadata),
+  image_url: record.imageUrl,
+  image_variants: record.imageVariants === null ? null : JSON.stringify(record.imageVariants),
+  error_code: record.errorCode,
+  error_message: record.errorMessage,
+  visitor_id: record.visitorId,
+  session_id: record.sessionId,
+  created_at: record.createdAt,
+  completed_at: record.completedAt,
+});
+
+export function generationRepository(db: Executor): GenerationRepository {
+  return {
+    async create(record) {
+      await db.insertInto('generations').values(toRow(record)).execute();
+    },
+    async get(organizationId, id) {
+      const row = await db.selectFrom('generations').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+      return row ? toRecord(row) : null;
+    },
+    async list(organizationId, { limit, startingAfter, status }) {
+      let query = db.selectFrom('generations').selectAll().where('organization_id', '=', organizationId);
+      if (status) query = query.where('status', '=', status);
+      if (startingAfter) {
+        const cursor = await db
+          .selectFrom('generations')
+          .select(['created_at', 'id'])
+          .where('id', '=', startingAfter)
+          .where('organization_id', '=', organizationId)
+          .executeTakeFirst();
+        if (!cursor) return { data: [], hasMore: false };
+        // Newest first, ties broken by id: the page continues strictly after the cursor row.
+        query = query.where((eb) =>
+          eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]),
+        );
+      }
+      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      return { data: rows.slice(0, limit).map(toRecord), hasMore: rows.length > limit };
+    },
+    async complete(id, result) {
+      const outcome = await db
+        .updateTable('generations')
+        .set({ status: 'complete', image_url: result.imageUrl, image_variants: JSON.stringify(result.imageVariants), completed_at: result.completedAt })
+        .where('id', '=', id)
+        .where('status', '=', 'processing')
+        .executeTakeFirst();
+      return Number(outcome.numUpdatedRows) === 1;
+    },
+    async fail(id, error) {
+      const outcome = await db
+        .updateTable('generations')
+        .set({ status: 'failed', error_code: error.code, error_message: error.message, completed_at: error.completedAt })
+        .where('id', '=', id)
+        .where('status', '=', 'processing')
+        .executeTakeFirst();
+      return Number(outcome.numUpdatedRows) === 1;
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
+import { RenderError, type ImageSize, type Mode, type RenderEngine, type RenderProduct, type RenderRequest } from '../../core/ports/render-engine.ts';
+
+export interface RenderEngineFixture {
+  engine: RenderEngine;
+  /** Stops whatever the fixture started (a fake server); called once after the suite. */
+  cleanup?(): Promise<void>;
+}
+
+const LONG_SIDE: Record<ImageSize, number> = { '1K': 1024, '2K': 2048, '4K': 4096 };
+
+/** A 1200×1600 JPEG with a diagonal gradient: a portrait photo with no flat areas. */
+export async function gradientPhoto(width = 1200, height = 1600): Promise<Buffer> {
+  const pixels = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const offset = (y * width + x) * 3;
+      pixels[offset] = 40;
+      pixels[offset + 1] = Math.round((y / height) * 200) + 30;
+      pixels[offset + 2] = Math.round((x / width) * 200) + 30;
+    }
+  }
+  return sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+}
+
+/** A 400×400 PNG product shot: a red item with a yellow mark on its own light background. */
+export async function productImage(color = '#ff0000'): Promise<Buffer> {
+  const mark = await sharp({ create: { width: 80, height: 80, channels: 3, background: '#ffd800' } }).png().toBuffer();
+  return sharp({ create: { width: 400, height: 400, channels: 3, background: color } })
+    .composite([{ input: mark, left: 160, top: 160 }])
+    .png()
+    .toBuffer();
+}
+
+export function product(image: Uint8Array, overrides: Partial<RenderProduct> = {}): RenderProduct {
+  return { productId: 'sku-1', productTitle: 'Red linen shirt', image, dimensions: null, ...overrides };
+}
+
+async function rejectsWithRenderError(promise: Promise<unknown>): Promise<RenderError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof RenderError, `expected a RenderError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected the render to be rejected');
+}
+
+/**
+ * The render engine contract. Every adapter (the mock, Gemini against a fake of its API, or a
+ * third party's) runs this same suite: outputs decode, have the long side that was paid for and
+ * the photo's shape; aborts and bad inputs end in a RenderError.
+ */
+export function renderEngineContract(label: string, createFixture: () => Promise<RenderEngineFixture>) {
+  describe(`render engine contract: ${label}`, () => {
+    let fixture: RenderEngineFixture;
+    let photo: Buffer;
+    let products: RenderProduct[];
+    const request = (overrides: Partial<RenderRequest> = {}): RenderRequest => ({
+      mode: 'virtual-try-on',
+      imageSize: '1K',
+      photo,
+      products,
+      hint: null,
+      ...overrides,
+    });
+
+    before(async () => {
+      fixture = await createFixture();
+      photo = await gradientPhoto();
+      const image = await productImage();
+      products = [product(image)];
+    });
+    after(async () => fixture.cleanup?.());
+
+    it('has a name', () => {
+      assert.equal(typeof fixture.engine.name, 'string');
+      assert.ok(fixture.engine.name.length > 0);
+    });
+
+    const modes: Mode[] = ['virtual-try-on', 'room-visualizer'];
+    const sizes: ImageSize[] = ['1K', '2K', '4K'];
+    for (const mode of modes) {
+      for (const imageSize of sizes) {
+        it(`renders ${mode} at ${imageSize}: long side ${LONG_SIDE[imageSize]}, the photo's aspect ratio`, async () => {
+          const roomProducts = [product(products[0]!.image, { productTitle: 'Sofa', dimensions: { width: 200, height: 90, depth: 95, unit: 'cm' } })];
+          const result = await fixture.engine.render(request({ mode, imageSize, products: mode === 'room-visualizer' ? roomProducts : products }));
+          const metadata = await sharp(result.image).metadata();
+          assert.equal(result.contentType, `image/${metadata.format}`, 'contentType names the format of the bytes');
+          assert.equal(Math.max(metadata.width, metadata.height), LONG_SIDE[imageSize]);
+          const ratio = metadata.width / metadata.height;
+          assert.ok(Math.abs(ratio / (1200 / 1600) - 1) <= 0.02, `aspect ratio ${ratio} is within 2% of the photo's 0.75`);
+        });
+      }
+    }
+
+    it('takes up to three products', async () => {
+      const colors = ['#ff0000', '#00a000', '#0000ff'];
+      const three = await Promise.all(colors.map(async (color, index) => product(await productImage(color), { productId: index, productTitle: `Item ${index}` })));
+      const result = await fixture.engine.render(request({ products: three }));
+      const metadata = await sharp(result.image).metadata();
+      assert.equal(Math.max(metadata.width, metadata.height), 1024);
+    });
+
+    it("honours the photo's EXIF orientation", async () => {
+      // Stored 1600×1200 but tagged "rotate 90°": the customer sees a 1200×1600 portrait.
+      const sideways = await sharp(await gradientPhoto(1600, 1200)).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+      const result = await fixture.engine.render(request({ photo: sideways }));
+      const metadata = await sharp(result.image).metadata();
+      assert.ok(metadata.height > metadata.width, `expected a portrait, got ${metadata.width}×${metadata.height}`);
+      assert.equal(metadata.height, 1024);
+    });
+
+    it('rejects with a RenderError when the signal is already aborted', async () => {
+      const error = await rejectsWithRenderError(fixture.engine.render(request({ signal: AbortSignal.abort() })));
+      assert.ok(error.message.length > 0);
+    });
+
+    it('rejects with a RenderError when the signal aborts during the render', async () => {
+      const controller = new AbortController();
+      const pending = fixture.engine.render(request({ imageSize: '4K', signal: controller.signal }));
+      controller.abort();
+      await rejectsWithRenderError(pending);
+    });
+
+    it('rejects photo bytes that are not an image, as a final failure', async () => {
+      const error = await rejectsWithRenderError(fixture.engine.render(request({ photo: new TextEncoder().encode('not an image at all') })));
+      assert.equal(error.transient, false);
+    });
+
+    it('rejects product bytes that are not an image, as a final failure', async () => {
+      const broken = [product(new Uint8Array([0xff, 0xd8, 0x00, 0x01, 0x02]))];
+      const error = await rejectsWithRenderError(fixture.engine.render(request({ products: broken })));
+      assert.equal(error.transient, false);
+    });
+  });
+}
