@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { shutdown, startWorkers } from '../../core/lifecycle.ts';
 import type { Cradle } from '../../core/cradle.ts';
+import { freePort } from '../../core/http/free-port.ts';
 import { startHttpServer } from '../../core/http/server.ts';
 import { createLogger } from '../../core/logger.ts';
 import { boot } from '../boot.ts';
@@ -39,7 +40,9 @@ export const serve: Command = {
   summary: 'Run the API and the render workers in one process.',
   options: {},
   async run(_values, { env, output }) {
-    const { config, container } = await boot(env, { logger: createLogger() });
+    // PORT=0 picks a free port up front, so the default public URL (CDN links) names the real one.
+    const portEnv = env.PORT === '0' ? { ...env, PORT: String(await freePort(env.HOST || '127.0.0.1')) } : env;
+    const { config, container } = await boot(portEnv, { logger: createLogger() });
     try {
       const { isNew } = await prepareDatabase(container.cradle);
       if (isNew && config.createDevOrganization) await createDevelopmentOrganization(container.cradle, output);

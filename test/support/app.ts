@@ -2,25 +2,28 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../config/load.ts';
+import { freePort } from '../../core/http/free-port.ts';
 import { startHttpServer } from '../../core/http/server.ts';
+import { shutdown } from '../../core/lifecycle.ts';
 import { createKernel } from '../../core/kernel.ts';
 import { silentLogger, type Logger } from '../../core/logger.ts';
 import { builtinPlugins } from '../../plugins/catalogue.ts';
 
 /** A running Visualizer on a fresh SQLite data dir and a free loopback port. */
-export async function startTestApp(options: { env?: Record<string, string>; logger?: Logger } = {}) {
+export async function startTestApp(options: { env?: Record<string, string>; config?: Record<string, unknown>; logger?: Logger } = {}) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-app-'));
-  const config = loadConfig({ VISUALIZER_DATA_DIR: dataDir, PORT: '0', ...options.env });
+  const port = await freePort();
+  const config = loadConfig({ VISUALIZER_DATA_DIR: dataDir, PORT: String(port), ...options.env }, options.config);
   const container = await createKernel(config, { catalogue: builtinPlugins, logger: options.logger ?? silentLogger });
   await container.cradle.persistence.migrate();
-  const server = await startHttpServer(container, { port: 0, host: '127.0.0.1' });
+  const server = await startHttpServer(container, { port, host: '127.0.0.1' });
   return {
     url: server.url,
     container,
     tenants: container.cradle.tenants,
     async close() {
       await server.close();
-      await container.dispose();
+      await shutdown(container);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,414 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { silentLogger } from '../../core/logger.ts';
+import type { Clock } from '../../core/ports/clock.ts';
+import { RetryJob, type JobHandler, type JobQueue } from '../../core/ports/job-queue.ts';
+import type { Persistence, QueuedJob } from '../../core/ports/persistence.ts';
+import { createDbQueue, type DbQueueOptions } from '../../plugins/queue-db/db-queue.ts';
+import { randomIds } from '../../plugins/ids-random/index.ts';
+
+/** A fresh, empty database, and a way to open any number of handles (connections, pools) on it. */
+export interface JobQueueFixture {
+  open(): Persistence;
+  /** Removes the database; called once after the suite. */
+  cleanup?(): Promise<void>;
+}
+
+const clock: Clock = { now: () => Date.now() };
+
+/**
+ * A clock that runs `factor` times faster than the wall clock, so a queue's backoff (1 s, 2 s,
+ * 4 s …) passes in milliseconds. Only the queue's own bookkeeping (run times, leases) uses it.
+ */
+function fastClock(factor: number): Clock {
+  const start = Date.now();
+  return { now: () => start + (Date.now() - start) * factor };
+}
+
+const defaults: DbQueueOptions = { leaseMs: 30_000, pollIntervalMs: 20, maxAttempts: 5 };
+
+/** Waits until `predicate` holds; fails with `what` after `timeoutMs` (generous: CI machines are slow). */
+async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+let kindCounter = 0;
+/** Every test works its own job kind, so jobs one test leaves behind never reach another's handlers. */
+const newKind = (name: string) => `test.${name}.${++kindCounter}`;
+
+/**
+ * The job-queue contract, for the database queue (`queue-db`) on a persistence adapter. Every
+ * persistence adapter that carries jobs runs it against a real database of its kind.
+ */
+export function jobQueueContract(label: string, createFixture: () => Promise<JobQueueFixture>) {
+  describe(`job queue contract: ${label}`, () => {
+    let fixture: JobQueueFixture;
+    /** Three handles on one database: separate pools on Postgres, one shared connection on SQLite (by design). */
+    let store: Persistence;
+    let other: Persistence;
+    let third: Persistence;
+    const handles: Persistence[] = [];
+    const queues: JobQueue[] = [];
+    /** Releases anything a failed test left blocked, so stopping its queues cannot hang. */
+    const releases: (() => void)[] = [];
+
+    const open = () => {
+      const handle = fixture.open();
+      handles.push(handle);
+      return handle;
+    };
+
+    const queueOn = (persistence: Persistence, options: Partial<DbQueueOptions> = {}, queueClock: Clock = clock) => {
+      const queue = createDbQueue({ persistence, clock: queueClock, ids: randomIds, logger: silentLogger }, { ...defaults, ...options });
+      queues.push(queue);
+      return queue;
+    };
+
+    /** Enqueues jobs as the services do: in a transaction, committed before anyone is notified. */
+    async function enqueue(persistence: Persistence, kind: string, payloads: unknown[], runAt = clock.now()): Promise<string[]> {
+      const ids = payloads.map(() => randomIds.id('job_'));
+      await persistence.transaction(async (tx) => {
+        for (const [index, payload] of payloads.entries()) {
+          await tx.jobs.enqueue({ id: ids[index]!, kind, payload, runAt, createdAt: clock.now() });
+        }
+      });
+      return ids;
+    }
+
+    const pending = (kind: string) => store.jobs.pending([kind]);
+
+    before(async () => {
+      fixture = await createFixture();
+      store = open();
+      other = open();
+      third = open();
+      await store.migrate();
+      assert.deepEqual(await other.pendingMigrations(), [], 'every handle sees the migrated schema');
+    });
+
+    afterEach(async () => {
+      for (const release of releases.splice(0)) release();
+      await Promise.all(queues.splice(0).map((queue) => queue.stop()));
+    });
+
+    after(async () => {
+      for (const handle of handles) await handle.close();
+      await fixture.cleanup?.();
+    });
+
+    it('runs every enqueued job exactly once when nothing fails, with its payload, and removes it', async () => {
+      const kind = newKind('once');
+      const runs = new Map<string, QueuedJob[]>();
+      const queue = queueOn(store);
+      await queue.work(
+        {
+          [kind]: async (job) => {
+            runs.set(job.id, [...(runs.get(job.id) ?? []), job]);
+            await sleep(Math.floor(Math.random() * 5));
+          },
+        },
+        { concurrency: 4 },
+      );
+      const enqueued = new Map<string, unknown>();
+      for (let n = 0; n < 30; n++) {
+        const payload = { n, nested: { text: `job ${n}`, list: [n, null, true] } };
+        const [id] = await enqueue(store, kind, [payload]);
+        enqueued.set(id!, payload);
+        queue.notify();
+      }
+      await waitFor('all 30 jobs to finish', async () => (await pending(kind)) === 0);
+      await sleep(200); // a duplicate run would show up here
+      assert.equal(runs.size, 30, 'every job ran');
+      for (const [id, payload] of enqueued) {
+        const seen = runs.get(id) ?? [];
+        assert.equal(seen.length, 1, `job ${id} ran exactly once`);
+        assert.equal(seen[0]!.kind, kind);
+        assert.equal(seen[0]!.attempts, 1, 'a first run is attempt 1');
+        assert.deepEqual(seen[0]!.payload, payload, 'the handler gets the payload as enqueued');
+      }
+      assert.equal(await store.jobs.pending(), 0, 'finished jobs are removed');
+    });
+
+    it('never runs more handlers at once than the concurrency of its work() call', async () => {
+      const kind = newKind('bounded');
+      await enqueue(store, kind, Array.from({ length: 15 }, (_, n) => ({ n })));
+      let inFlight = 0;
+      let maxInFlight = 0;
+      let done = 0;
+      const queue = queueOn(store);
+      await queue.work(
+        {
+          [kind]: async () => {
+            inFlight += 1;
+            maxInFlight = Math.max(maxInFlight, inFlight);
+            await sleep(30);
+            inFlight -= 1;
+            done += 1;
+          },
+        },
+        { concurrency: 3 },
+      );
+      await waitFor('15 jobs to finish', async () => done === 15 && (await pending(kind)) === 0);
+      assert.ok(maxInFlight <= 3, `at most 3 handlers ran at once (saw ${maxInFlight})`);
+      assert.equal(maxInFlight, 3, 'with 15 due jobs the queue does use all 3 slots');
+    });
+
+    it('starts a job promptly after notify(), without waiting for the 60 s poll interval', async () => {
+      const kind = newKind('prompt');
+      let startedAt: number | undefined;
+      const queue = queueOn(store, { pollIntervalMs: 60_000 });
+      await queue.work({ [kind]: async () => void (startedAt ??= Date.now()) }, { concurrency: 1 });
+      await sleep(300); // let the first (empty) claim finish, so the worker is asleep
+      const enqueuedAt = Date.now();
+      await enqueue(store, kind, [{}]);
+      queue.notify();
+      await waitFor('the job to start (the poll interval is 60 s)', () => startedAt !== undefined);
+      const latency = startedAt! - enqueuedAt;
+      assert.ok(latency < 5_000, `started ${latency} ms after enqueue`);
+      await waitFor('the job to finish', async () => (await pending(kind)) === 0);
+    });
+
+    it('starts a job enqueued through another handle promptly, without notify() (LISTEN/NOTIFY)', async (t) => {
+      if (!store.listenForJobs) {
+        assert.notEqual(store.dialect, 'postgres', 'Postgres signals committed jobs to every process');
+        t.skip('this database cannot signal other processes; its workers poll');
+        return;
+      }
+      const kind = newKind('listen');
+      let startedAt: number | undefined;
+      const queue = queueOn(store, { pollIntervalMs: 60_000 });
+      await queue.work({ [kind]: async () => void (startedAt ??= Date.now()) }, { concurrency: 1 });
+      await sleep(300);
+      const enqueuedAt = Date.now();
+      await enqueue(other, kind, [{}]); // another pool, as another process would; nobody calls notify()
+      await waitFor('the job to start (the poll interval is 60 s)', () => startedAt !== undefined);
+      const latency = startedAt! - enqueuedAt;
+      assert.ok(latency < 5_000, `started ${latency} ms after enqueue`);
+      await waitFor('the job to finish', async () => (await pending(kind)) === 0);
+    });
+
+    it('never runs a job whose enqueuing transaction rolled back', async () => {
+      const kind = newKind('rollback');
+      const ran: unknown[] = [];
+      const queue = queueOn(store);
+      await queue.work({ [kind]: async (job) => void ran.push(job.payload) }, { concurrency: 2 });
+      const ghost = randomIds.id('job_');
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.jobs.enqueue({ id: ghost, kind, payload: 'ghost', runAt: clock.now(), createdAt: clock.now() });
+          throw new Error('changed my mind');
+        }),
+        /changed my mind/,
+      );
+      queue.notify();
+      // A job committed afterwards runs; by then the rolled-back one would have been claimed too.
+      await enqueue(store, kind, ['real']);
+      queue.notify();
+      await waitFor('the committed job to run', () => ran.length > 0);
+      await sleep(300);
+      assert.deepEqual(ran, ['real']);
+      assert.equal(await pending(kind), 0, 'nothing of the rolled-back transaction is left');
+    });
+
+    it('reschedules a job whose handler throws RetryJob, after the delay, until it succeeds', async () => {
+      const kind = newKind('retry');
+      const delayMs = 100;
+      const runs: { attempts: number; at: number; runAt: number }[] = [];
+      const queue = queueOn(store, { pollIntervalMs: 20, maxAttempts: 5 });
+      await queue.work(
+        {
+          [kind]: async (job) => {
+            runs.push({ attempts: job.attempts, at: clock.now(), runAt: job.runAt });
+            if (job.attempts < 3) throw new RetryJob(delayMs, `not yet (${job.attempts})`);
+          },
+        },
+        { concurrency: 1 },
+      );
+      await enqueue(store, kind, [{}]);
+      queue.notify();
+      await waitFor('the third attempt to succeed', async () => runs.length >= 3 && (await pending(kind)) === 0);
+      await sleep(300);
+      assert.deepEqual(
+        runs.map((run) => run.attempts),
+        [1, 2, 3],
+        'attempts count up, and success on the third ends the job',
+      );
+      for (let i = 1; i < runs.length; i++) {
+        const gap = runs[i]!.at - runs[i - 1]!.at;
+        assert.ok(gap >= delayMs, `attempt ${i + 1} ran ${gap} ms after attempt ${i}, not before the ${delayMs} ms delay`);
+        assert.ok(runs[i]!.runAt >= runs[i - 1]!.at + delayMs, 'the job carries its new run time');
+      }
+    });
+
+    it('retries a job whose handler throws unexpectedly, with backoff, and gives it up after maxAttempts', async () => {
+      const kind = newKind('give-up');
+      const maxAttempts = 4;
+      // 100× faster time: the 1 s, 2 s, 4 s backoff takes 70 ms of wall time.
+      const queueClock = fastClock(100);
+      const calls: { attempts: number; at: number }[] = [];
+      const queue = queueOn(store, { pollIntervalMs: 20, maxAttempts, leaseMs: 600_000 }, queueClock);
+      await queue.work(
+        {
+          [kind]: async (job) => {
+            calls.push({ attempts: job.attempts, at: queueClock.now() });
+            throw new Error('boom');
+          },
+        },
+        { concurrency: 1 },
+      );
+      await enqueue(store, kind, [{}], queueClock.now());
+      queue.notify();
+      await waitFor(`the job to be given up after ${maxAttempts} attempts`, async () => calls.length >= maxAttempts && (await pending(kind)) === 0);
+      await sleep(500); // 50 s of the queue's time: well past any further backoff
+      assert.deepEqual(
+        calls.map((call) => call.attempts),
+        [1, 2, 3, 4],
+        `the handler was called exactly maxAttempts (${maxAttempts}) times`,
+      );
+      for (let i = 1; i < calls.length; i++) {
+        const gap = calls[i]!.at - calls[i - 1]!.at;
+        const backoff = 1_000 * 2 ** (i - 1);
+        assert.ok(gap >= backoff, `retry ${i} came ${gap} ms (queue time) after the failure, backing off at least ${backoff} ms`);
+      }
+      assert.equal(await pending(kind), 0, 'a job given up is removed');
+    });
+
+    it("claims a dead worker's job again once its lease expires", async () => {
+      const kind = newKind('dead-worker');
+      const [id] = await enqueue(store, kind, [{ orphan: true }]);
+      const claimedAt = clock.now();
+      const claimed = await store.jobs.claim({ kinds: [kind], workerId: 'dead', now: claimedAt, leaseMs: 200, limit: 10 });
+      assert.deepEqual(
+        claimed.map((job) => [job.id, job.attempts]),
+        [[id, 1]],
+      );
+      // The dead worker never completes it.
+      const runs: { attempts: number; at: number; deadCanComplete: boolean; deadCanReschedule: boolean }[] = [];
+      const queue = queueOn(store, { pollIntervalMs: 20 });
+      await queue.work(
+        {
+          [kind]: async (job) => {
+            const at = clock.now();
+            // While the live worker holds the lease, the dead one's late calls change nothing.
+            const deadCanReschedule = await store.jobs.reschedule(job.id, 'dead', clock.now(), 'late');
+            const deadCanComplete = await store.jobs.complete(job.id, 'dead');
+            runs.push({ attempts: job.attempts, at, deadCanComplete, deadCanReschedule });
+          },
+        },
+        { concurrency: 1 },
+      );
+      queue.notify();
+      await waitFor('the orphaned job to run', async () => runs.length > 0 && (await pending(kind)) === 0);
+      await sleep(200);
+      assert.equal(runs.length, 1, 'it ran once');
+      assert.equal(runs[0]!.attempts, 2, 'the dead worker’s claim counted as attempt 1');
+      assert.ok(runs[0]!.at >= claimedAt + 200, `not taken over before the lease expired (${runs[0]!.at - claimedAt} ms)`);
+      assert.equal(runs[0]!.deadCanReschedule, false, 'a worker that lost its lease cannot reschedule the job');
+      assert.equal(runs[0]!.deadCanComplete, false, 'a worker that lost its lease cannot complete the job');
+    });
+
+    it("extends a live worker's lease while its handler runs, so no other worker takes the job", async () => {
+      const kind = newKind('long-handler');
+      const leaseMs = 1_000;
+      const runs: { attempts: number; handle: string }[] = [];
+      const handler = (handle: string): JobHandler => async (job) => {
+        runs.push({ attempts: job.attempts, handle });
+        await sleep(3 * leaseMs);
+      };
+      const first = queueOn(store, { leaseMs, pollIntervalMs: 20 });
+      const second = queueOn(other, { leaseMs, pollIntervalMs: 20 });
+      await first.work({ [kind]: handler('first') }, { concurrency: 2 });
+      await second.work({ [kind]: handler('second') }, { concurrency: 2 });
+      await enqueue(store, kind, [{}]);
+      first.notify();
+      await waitFor('the long job to finish', async () => runs.length > 0 && (await pending(kind)) === 0);
+      await sleep(300);
+      assert.equal(runs.length, 1, `the job ran once, though its handler took 3× the lease (runs: ${JSON.stringify(runs)})`);
+      assert.equal(runs[0]!.attempts, 1);
+    });
+
+    it('gives each job to exactly one of several competing workers on separate handles', async (t) => {
+      const kind = newKind('contention');
+      const workers = store.dialect === 'postgres' ? [store, other, third] : [store, other];
+      const ids = await enqueue(store, kind, Array.from({ length: 60 }, (_, n) => ({ n })));
+      const runs = new Map<string, string[]>();
+      const started = workers.map((persistence, index) => {
+        const queue = queueOn(persistence, { pollIntervalMs: 20 });
+        return queue
+          .work(
+            {
+              [kind]: async (job) => {
+                runs.set(job.id, [...(runs.get(job.id) ?? []), `worker ${index}`]);
+                await sleep(Math.floor(Math.random() * 10));
+              },
+            },
+            { concurrency: 4 },
+          )
+          .then(() => queue.notify());
+      });
+      await Promise.all(started);
+      await waitFor('all 60 jobs to finish', async () => (await pending(kind)) === 0);
+      await sleep(300);
+      const duplicates = [...runs].filter(([, by]) => by.length > 1);
+      assert.deepEqual(duplicates, [], 'no job ran twice');
+      assert.deepEqual([...runs.keys()].sort(), [...ids].sort(), 'every job ran');
+      const share = new Map<string, number>();
+      for (const [by] of runs.values()) share.set(by!, (share.get(by!) ?? 0) + 1);
+      t.diagnostic(`jobs per worker: ${JSON.stringify(Object.fromEntries(share))}`);
+    });
+
+    it('stop() waits for running handlers to finish, then claims nothing more', async () => {
+      const kind = newKind('stop');
+      await enqueue(store, kind, Array.from({ length: 5 }, (_, n) => ({ n })));
+      const gate = deferred();
+      releases.push(gate.resolve);
+      const started: string[] = [];
+      const finished: string[] = [];
+      const queue = queueOn(store, { pollIntervalMs: 20 });
+      await queue.work(
+        {
+          [kind]: async (job) => {
+            started.push(job.id);
+            await gate.promise;
+            finished.push(job.id);
+          },
+        },
+        { concurrency: 2 },
+      );
+      await waitFor('two handlers to start', () => started.length === 2);
+      let finishedWhenStopped: number | undefined;
+      const stopping = queue.stop().then(() => void (finishedWhenStopped = finished.length));
+      await sleep(300);
+      assert.equal(finishedWhenStopped, undefined, 'stop() is still waiting for the running handlers');
+      gate.resolve();
+      await stopping;
+      assert.equal(finishedWhenStopped, 2, 'stop() resolved only after both handlers finished');
+      assert.equal(await pending(kind), 3, 'the two finished jobs were completed; three were never claimed');
+
+      await enqueue(store, kind, [{ n: 5 }]);
+      queue.notify();
+      await sleep(500);
+      assert.equal(started.length, 2, 'a stopped queue starts no more handlers');
+      assert.equal(await pending(kind), 4);
+
+      // Nothing was lost: another worker runs what the stopped one left.
+      const successor = queueOn(other, { pollIntervalMs: 20 });
+      await successor.work({ [kind]: async (job) => void started.push(job.id) }, { concurrency: 2 });
+      successor.notify();
+      await waitFor('the successor to run the rest', async () => (await pending(kind)) === 0);
+      assert.equal(new Set(started).size, 6);
+      assert.equal(started.length, 6);
+    });
+  });
+}

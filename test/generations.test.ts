@@ -1,0 +1,285 @@
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
+import { startGenerationApp, photoJpeg, type GenerationApp } from './support/generation-app.ts';
+import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
+
+const generationFields = ['completedAt', 'createdAt', 'error', 'hint', 'id', 'imageSize', 'imageUrl', 'imageVariants', 'metadata', 'mode', 'object', 'products', 'status'];
+
+async function errorOf(response: Response, status: number) {
+  assert.equal(response.status, status, `expected ${status}`);
+  const body = await response.json();
+  assert.deepEqual(Object.keys(body), ['error']);
+  return body.error as { type: string; code: string; message: string; param: string | null };
+}
+
+let postgres: PostgresTestServer | undefined;
+after(async () => postgres?.stop());
+
+const databases: Array<[string, () => Promise<Record<string, string>>]> = [
+  ['sqlite', async () => ({})],
+  [
+    'postgres',
+    async () => {
+      postgres ??= await startPostgresTestServer();
+      return { DATABASE_URL: await postgres.createDatabase() };
+    },
+  ],
+];
+
+for (const [database, environment] of databases) {
+  describe(`generations on ${database}`, () => {
+    let g: GenerationApp;
+    let key: string;
+    let organizationId: string;
+    const balance = async (apiKey = key) => (await (await g.api.get(apiKey, '/v1/credits')).json()).balance as number;
+
+    before(async () => {
+      g = await startGenerationApp({ env: await environment() });
+      const created = await g.app.tenants.createOrganization({ name: 'Acme', credits: 100 });
+      key = created.apiKey.key;
+      organizationId = created.organization.id;
+    });
+    after(() => g.close());
+
+    it('accepts a generation with 202 and every field of the spec, then completes it', async () => {
+      const response = await g.api.post(key, g.validBody({ hint: 'casual look', metadata: { orderRef: 'A-1' } }));
+      assert.equal(response.status, 202);
+      const accepted = await response.json();
+      assert.deepEqual(Object.keys(accepted).sort(), generationFields);
+      assert.match(accepted.id, /^agen_[0-9A-Za-z]{24}$/);
+      assert.equal(accepted.object, 'generation');
+      assert.equal(accepted.status, 'processing');
+      assert.equal(accepted.imageSize, '1K');
+      assert.equal(accepted.imageUrl, null);
+      assert.equal(accepted.imageVariants, null);
+      assert.equal(accepted.error, null);
+      assert.equal(accepted.completedAt, null);
+      assert.deepEqual(accepted.metadata, { orderRef: 'A-1' });
+      assert.equal(accepted.hint, 'casual look');
+      assert.deepEqual(accepted.products, g.validBody().products);
+      assert.match(accepted.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+      const done = await g.api.settled(key, accepted.id);
+      assert.equal(done.status, 'complete', JSON.stringify(done.error));
+      assert.match(done.completedAt, /\.\d{3}Z$/);
+      assert.equal(done.error, null);
+
+      const original = await fetch(done.imageUrl);
+      assert.equal(original.status, 200);
+      const meta = await sharp(Buffer.from(await original.arrayBuffer())).metadata();
+      assert.equal(Math.max(meta.width!, meta.height!), 1024, '1K means a long side of 1024 px');
+
+      for (const [name, nominal] of [['list', 200], ['card', 600], ['detail', 1200]] as const) {
+        const variant = done.imageVariants[name];
+        const image = await fetch(variant.url);
+        assert.equal(image.status, 200);
+        assert.equal(image.headers.get('content-type'), 'image/jpeg');
+        assert.equal(image.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+        const etag = image.headers.get('etag');
+        assert.ok(etag);
+        const info = await sharp(Buffer.from(await image.arrayBuffer())).metadata();
+        assert.equal(info.width, variant.width);
+        assert.equal(variant.width, Math.min(nominal, 819), 'never upscaled beyond the 819 px render');
+        assert.equal((await fetch(variant.url, { headers: { 'if-none-match': etag! } })).status, 304);
+        const webp = await fetch(variant.url.replace(/\.jpg$/, '.webp'));
+        assert.equal(webp.headers.get('content-type'), 'image/webp', 'the WebP twin sits at the same path');
+      }
+      assert.match(done.imageUrl, /\/cdn\/gen\/agen_\w+\/[0-9A-Za-z]{24}\/original\.jpg$/, 'URLs carry an unguessable token');
+    });
+
+    it('writes the completion event to the outbox with the generation exactly as GET returns it', async () => {
+      const { id } = await (await g.api.post(key, g.validBody())).json();
+      const done = await g.api.settled(key, id);
+      const events = await g.app.container.cradle.persistence.events.list(organizationId, { limit: 50 });
+      const event = events.find((item) => JSON.parse(item.body).data.id === id)!;
+      assert.equal(event.type, 'generation.completed');
+      const body = JSON.parse(event.body);
+      assert.match(body.id, /^evt_[0-9A-Za-z]{24}$/);
+      assert.match(body.createdAt, /\.\d{3}Z$/);
+      assert.deepEqual(body.data, done);
+    });
+
+    it('takes an uploaded photo as a data URI and keeps it private', async () => {
+      const image = `data:image/jpeg;base64,${photoJpeg.toString('base64')}`;
+      const { id } = await (await g.api.post(key, g.validBody({ image, mode: 'room-visualizer', products: [{ productId: 7, productTitle: 'Sofa', imageUrl: `${g.host.url}/product.png`, dimensions: { width: 200, depth: 90, unit: 'cm' } }] }))).json();
+      const done = await g.api.settled(key, id);
+      assert.equal(done.status, 'complete', JSON.stringify(done.error));
+      const uploads = path.join(g.app.container.cradle.config.dataDir, 'cdn', 'private', 'uploads');
+      const left = readdirSync(uploads, { recursive: true }).filter((name) => String(name).includes('.'));
+      assert.deepEqual(left, [], 'the upload is deleted once the generation is done');
+      assert.equal((await fetch(`${g.app.url}/cdn/../private/uploads/${id}/x.jpg`)).status, 404);
+    });
+
+    it('refuses what the spec forbids, naming the field', async () => {
+      const product = g.validBody().products[0]!;
+      const cases: Array<[unknown, string, string?]> = [
+        [{ ...g.validBody(), mode: 'x-ray' }, 'mode'],
+        [{ ...g.validBody(), mode: undefined }, 'mode'],
+        [{ ...g.validBody(), image: 'http://example.com/a.jpg' }, 'image'],
+        [{ ...g.validBody(), image: 'data:text/plain;base64,aGVsbG8=' }, 'image'],
+        [{ ...g.validBody(), image: 'data:image/png;base64,aGVsbG8=' }, 'image', 'invalid_image'],
+        [{ ...g.validBody(), image: `data:image/png;base64,${'A'.repeat(14_000_000)}` }, 'image'],
+        [{ ...g.validBody(), products: [] }, 'products'],
+        [{ ...g.validBody(), products: [product, product, product, product] }, 'products'],
+        [{ ...g.validBody(), products: [product, { ...product, imageUrl: 'not a url' }] }, 'products[1].imageUrl'],
+        [{ ...g.validBody(), products: [{ ...product, productTitle: ' ' }] }, 'products[0].productTitle'],
+        [{ ...g.validBody(), products: [{ ...product, productId: { id: 1 } }] }, 'products[0].productId'],
+        [{ ...g.validBody(), products: [{ ...product, productUrl: 'ftp://x' }] }, 'products[0].productUrl'],
+        [{ ...g.validBody(), products: [{ ...product, dimensions: { width: 10, unit: 'furlong' } }] }, 'products[0].dimensions.unit'],
+        [{ ...g.validBody(), products: [{ ...product, dimensions: {} }] }, 'products[0].dimensions'],
+        [{ ...g.validBody(), hint: 'x'.repeat(501) }, 'hint'],
+        [{ ...g.validBody(), imageSize: '8K' }, 'imageSize'],
+        [{ ...g.validBody(), metadata: Object.fromEntries(Array.from({ length: 41 }, (_, i) => [`k${i}`, 'v'])) }, 'metadata'],
+        [{ ...g.validBody(), metadata: { count: 3 } }, 'metadata.count'],
+        [{ ...g.validBody(), colour: 'red' }, 'colour'],
+      ];
+      const before = await balance();
+      for (const [body, param, code] of cases) {
+        const error = await errorOf(await g.api.post(key, body), 400);
+        assert.equal(error.type, 'invalid_request_error');
+        assert.equal(error.param, param, `${JSON.stringify(body).slice(0, 120)} → ${error.message}`);
+        if (code) assert.equal(error.code, code);
+      }
+      assert.equal(await balance(), before, 'nothing refused was charged');
+      assert.equal((await errorOf(await g.api.post(key, '{"mode":'), 400)).code, 'invalid_json');
+      assert.equal((await errorOf(await fetch(`${g.app.url}/v1/generations`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' }, body: '{}' }), 415)).type, 'invalid_request_error');
+      assert.equal((await errorOf(await g.api.post(key, JSON.stringify({ image: 'x'.repeat(15 * 1024 * 1024) })), 413)).code, 'body_too_large');
+    });
+
+    it('is idempotent per the four rules, and per organization', async () => {
+      const first = await g.api.post(key, g.validBody(), { 'idempotency-key': 'order-1' });
+      assert.equal(first.status, 202);
+      const original = await first.json();
+      const repeat = await g.api.post(key, g.validBody(), { 'idempotency-key': 'order-1' });
+      assert.equal(repeat.status, 200);
+      assert.equal((await repeat.json()).id, original.id);
+      const different = await g.api.post(key, g.validBody({ imageSize: '4K', hint: 'other' }), { 'idempotency-key': 'order-1' });
+      assert.equal(different.status, 200);
+      const replayed = await different.json();
+      assert.equal(replayed.id, original.id);
+      assert.equal(replayed.imageSize, '1K', 'the new body is ignored');
+
+      await g.api.settled(key, original.id);
+      const later = await (await g.api.post(key, g.validBody(), { 'idempotency-key': 'order-1' })).json();
+      assert.equal(later.id, original.id, 'a key once bound always returns its generation');
+      assert.equal(later.status, 'complete');
+
+      const other = await g.app.tenants.createOrganization({ name: 'Other', credits: 5 });
+      const theirs = await g.api.post(other.apiKey.key, g.validBody(), { 'idempotency-key': 'order-1' });
+      assert.equal(theirs.status, 202, 'keys are scoped to the organization');
+      assert.notEqual((await theirs.json()).id, original.id);
+
+      const tooLong = await errorOf(await g.api.post(key, g.validBody(), { 'idempotency-key': 'k'.repeat(256) }), 400);
+      assert.equal(tooLong.param, 'Idempotency-Key');
+    });
+
+    it('creates one generation and charges once for 20 simultaneous requests with one key', async () => {
+      const before = await balance();
+      const responses = await Promise.all(Array.from({ length: 20 }, () => g.api.post(key, g.validBody({ imageSize: '2K' }), { 'idempotency-key': `burst-${database}` })));
+      const statuses = responses.map((response) => response.status).sort();
+      assert.deepEqual(statuses, [...Array(19).fill(200), 202], 'one created, nineteen replayed');
+      const ids = new Set(await Promise.all(responses.map(async (response) => (await response.json()).id)));
+      assert.equal(ids.size, 1);
+      assert.equal(await balance(), before - 2, 'a 2K generation is charged once');
+    });
+
+    it('charges 1, 2 and 3 credits for 1K, 2K and 4K, and refuses what the balance cannot cover', async () => {
+      const poor = await g.app.tenants.createOrganization({ name: 'Poor', credits: 6 });
+      const poorKey = poor.apiKey.key;
+      for (const [size, after] of [['1K', 5], ['2K', 3], ['4K', 0]] as const) {
+        assert.equal((await g.api.post(poorKey, g.validBody({ imageSize: size }))).status, 202);
+        assert.equal(await balance(poorKey), after);
+      }
+      const refused = await errorOf(await g.api.post(poorKey, g.validBody()), 403);
+      assert.equal(refused.type, 'authorization_error');
+      assert.equal(refused.code, 'insufficient_credits');
+      const list = await (await g.api.get(poorKey, '/v1/generations?limit=100')).json();
+      assert.equal(list.data.length, 3, 'nothing was created');
+      const credits = await (await g.api.get(poorKey, '/v1/credits')).json();
+      assert.equal(credits.object, 'credit_balance');
+      assert.deepEqual(credits.ledger.map((entry: { delta: number }) => entry.delta), [-3, -2, -1, 6]);
+    });
+
+    it('fails a generation whose image cannot be used, with a clear error, and refunds it', async () => {
+      const before = await balance();
+      const cases: Array<[Record<string, unknown>, string, RegExp]> = [
+        [{ image: `${g.host.url}/missing` }, 'image_fetch_failed', /404/],
+        [{ image: `${g.host.url}/not-an-image` }, 'invalid_image', /not .*image|image/i],
+        [{ image: `${g.host.url}/down` }, 'image_fetch_failed', /503/],
+        [{ image: g.host.url.replace('localhost', '127.0.0.1') + '/photo.jpg' }, 'image_fetch_failed', /private address/],
+        [{ products: [{ productId: 1, productTitle: 'Gone', imageUrl: `${g.host.url}/missing` }] }, 'image_fetch_failed', /products\[0\]\.imageUrl/],
+      ];
+      for (const [overrides, code, message] of cases) {
+        const { id } = await (await g.api.post(key, g.validBody(overrides))).json();
+        const failed = await g.api.settled(key, id);
+        assert.equal(failed.status, 'failed');
+        assert.equal(failed.error.code, code, JSON.stringify(failed.error));
+        assert.match(failed.error.message, message);
+        assert.equal(failed.imageUrl, null);
+        assert.equal(failed.imageVariants, null);
+        assert.match(failed.completedAt, /Z$/);
+      }
+      assert.equal(await balance(), before, 'every failed generation was refunded');
+      const { ledger } = await (await g.api.get(key, '/v1/credits')).json();
+      assert.ok(ledger.some((entry: { reason: string }) => entry.reason === 'generation_refund'));
+      const events = await g.app.container.cradle.persistence.events.list(organizationId, { limit: 100 });
+      assert.ok(events.some((event) => event.type === 'generation.failed' && JSON.parse(event.body).data.error.code === 'image_fetch_failed'));
+    });
+
+    it('retries a transient failure before succeeding', async () => {
+      const { id } = await (await g.api.post(key, g.validBody({ products: [{ productId: 1, productTitle: 'Flaky', imageUrl: `${g.host.url}/flaky/${database}` }] }))).json();
+      const done = await g.api.settled(key, id);
+      assert.equal(done.status, 'complete', JSON.stringify(done.error));
+      assert.equal(g.host.requests.filter((request) => request.path === `/flaky/${database}`).length, 3);
+    });
+
+    it('reads only the caller’s generations, and lists them newest first with cursors and a status filter', async () => {
+      const fresh = await g.app.tenants.createOrganization({ name: 'Lister', credits: 20 });
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await (await g.api.post(fresh.apiKey.key, g.validBody())).json()).id);
+      const failing = (await (await g.api.post(fresh.apiKey.key, g.validBody({ image: `${g.host.url}/missing` }))).json()).id;
+      await g.api.settled(fresh.apiKey.key, failing);
+
+      const page1 = await (await g.api.get(fresh.apiKey.key, '/v1/generations?limit=4')).json();
+      assert.equal(page1.object, 'list');
+      assert.equal(page1.has_more, true);
+      const page2 = await (await g.api.get(fresh.apiKey.key, `/v1/generations?limit=4&starting_after=${page1.data.at(-1).id}`)).json();
+      assert.equal(page2.has_more, false);
+      const listed = [...page1.data, ...page2.data].map((item: { id: string }) => item.id);
+      assert.deepEqual(new Set(listed), new Set([...ids, failing]));
+      assert.equal(listed.length, 6);
+      const failed = await (await g.api.get(fresh.apiKey.key, '/v1/generations?status=failed')).json();
+      assert.deepEqual(failed.data.map((item: { id: string }) => item.id), [failing]);
+      assert.equal((await errorOf(await g.api.get(fresh.apiKey.key, '/v1/generations?limit=500'), 400)).param, 'limit');
+      assert.equal((await errorOf(await g.api.get(fresh.apiKey.key, '/v1/generations?status=done'), 400)).param, 'status');
+
+      const notMine = await errorOf(await g.api.get(key, `/v1/generations/${ids[0]}`), 404);
+      assert.equal(notMine.type, 'not_found_error');
+      assert.equal((await errorOf(await g.api.get(key, '/v1/generations/agen_doesnotexist'), 404)).type, 'not_found_error');
+      assert.equal((await errorOf(await fetch(`${g.app.url}/v1/generations/${ids[0]}`), 401)).type, 'authentication_error');
+    });
+  });
+}
+
+describe('rate limit', () => {
+  let g: GenerationApp;
+  before(async () => {
+    g = await startGenerationApp({ workers: false, config: { rateLimits: { create: { perSecond: 0.5, burst: 2 } } } });
+  });
+  after(() => g.close());
+
+  it('answers 429 with Retry-After once a key exceeds its budget, per key', async () => {
+    const { apiKey, organization } = await g.app.tenants.createOrganization({ name: 'Busy', credits: 10 });
+    assert.equal((await g.api.post(apiKey.key, g.validBody())).status, 202);
+    assert.equal((await g.api.post(apiKey.key, g.validBody())).status, 202);
+    const limited = await g.api.post(apiKey.key, g.validBody());
+    const error = await errorOf(limited, 429);
+    assert.equal(error.type, 'rate_limit_error');
+    assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+    const second = await g.app.tenants.createKey(organization.id, 'secret');
+    assert.equal((await g.api.post(second.key, g.validBody())).status, 202, 'another key has its own budget');
+  });
+});

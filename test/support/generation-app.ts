@@ -1,0 +1,88 @@
+import { asValue } from 'awilix';
+import sharp from 'sharp';
+import { startWorkers } from '../../core/lifecycle.ts';
+import { createGuardedClient } from '../../core/outbound/guarded-client.ts';
+import { bearer, startTestApp } from './app.ts';
+import { startHttpsServer, testCertificates } from './https-server.ts';
+
+export const photoJpeg = await sharp({ create: { width: 800, height: 1000, channels: 3, background: '#88aacc' } }).jpeg().toBuffer();
+export const productPng = await sharp({ create: { width: 300, height: 300, channels: 4, background: '#aa3311ff' } }).png().toBuffer();
+
+/**
+ * An HTTPS image host on loopback, as customers' CDNs are: `/photo.jpg`, `/product.png`,
+ * `/missing` (404), `/not-an-image`, `/down` (503 always), `/flaky/<token>` (503 twice, then the image).
+ */
+export async function startImageHost() {
+  const flaky = new Map<string, number>();
+  return startHttpsServer((req, res) => {
+    const path = req.url ?? '/';
+    const send = (bytes: Buffer, type: string) => {
+      res.writeHead(200, { 'content-type': type, 'content-length': bytes.length });
+      res.end(bytes);
+    };
+    if (path === '/photo.jpg') return send(photoJpeg, 'image/jpeg');
+    if (path.startsWith('/product')) return send(productPng, 'image/png');
+    if (path === '/not-an-image') return send(Buffer.from('<html>hello</html>'), 'text/html');
+    if (path === '/down') return void res.writeHead(503).end();
+    if (path.startsWith('/flaky/')) {
+      const seen = (flaky.get(path) ?? 0) + 1;
+      flaky.set(path, seen);
+      return seen <= 2 ? void res.writeHead(503).end() : send(productPng, 'image/png');
+    }
+    res.writeHead(404).end();
+  });
+}
+
+/** The real app with render workers, trusting the loopback image host (allowlisted, test CA). */
+export async function startGenerationApp(options: { env?: Record<string, string>; config?: Record<string, unknown>; workers?: boolean } = {}) {
+  const certs = await testCertificates();
+  const host = await startImageHost();
+  const app = await startTestApp({
+    env: { VISUALIZER_OUTBOUND_ALLOW: 'localhost', ...options.env },
+    config: {
+      render: { maxAttempts: 3, retryBaseDelayMs: 20 },
+      pluginOptions: { db: { pollIntervalMs: 50 } },
+      // Tests fire bursts on purpose; the rate limit has a suite of its own.
+      rateLimits: { create: { perSecond: 1_000, burst: 1_000 }, read: { perSecond: 10_000, burst: 10_000 } },
+      ...options.config,
+    },
+  });
+  // The CA is handed to the client directly: NODE_EXTRA_CA_CERTS is only read when a process starts.
+  app.container.register({ outbound: asValue(createGuardedClient({ allow: ['localhost'], ca: certs.caPem })) });
+  if (options.workers !== false) await startWorkers(app.container.cradle);
+
+  const json = { 'content-type': 'application/json' };
+  const api = {
+    post: (key: string, body: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${app.url}/v1/generations`, { method: 'POST', headers: { ...bearer(key), ...json, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    get: (key: string, path: string) => fetch(`${app.url}${path}`, { headers: bearer(key) }),
+    /** Polls until the generation leaves `processing` (as the spec tells integrators to). */
+    async settled(key: string, id: string, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const generation = await (await api.get(key, `/v1/generations/${id}`)).json();
+        if (generation.status !== 'processing') return generation;
+        if (Date.now() > deadline) throw new Error(`generation ${id} still processing after ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+  };
+  const validBody = (overrides: Record<string, unknown> = {}) => ({
+    mode: 'virtual-try-on',
+    image: `${host.url}/photo.jpg`,
+    products: [{ productId: 'sku-1', productTitle: 'Red shirt', imageUrl: `${host.url}/product.png` }],
+    ...overrides,
+  });
+  return {
+    app,
+    host,
+    api,
+    validBody,
+    async close() {
+      await app.close();
+      await host.close();
+    },
+  };
+}
+
+export type GenerationApp = Awaited<ReturnType<typeof startGenerationApp>>;
