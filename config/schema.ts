@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import * as v from 'valibot';
 
 /** A plugin is chosen by a built-in name (`sqlite`) or a module specifier (`./my-plugin.ts`, `@acme/visualizer-cdn`). */
@@ -35,7 +36,16 @@ export const configSchema = v.strictObject({
   outbound: v.optional(
     v.strictObject({
       /** Hosts or CIDRs exempt from the private-address guard (e.g. a loopback test receiver). */
-      allow: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
+      allow: v.optional(
+        v.array(
+          v.pipe(
+            v.string(),
+            v.minLength(1),
+            v.check((entry) => !entry.includes('/') || ipaddr.isValidCIDR(entry), 'must be a hostname, an IP address or a valid CIDR'),
+          ),
+        ),
+        [],
+      ),
     }),
     {},
   ),

@@ -58,6 +58,7 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ DATABASE_URL: 'mysql://x' }), /databaseUrl \(DATABASE_URL\): must start with postgres/);
     assert.throws(() => loadConfig({ VISUALIZER_PUBLIC_URL: 'not a url' }), /publicUrl \(VISUALIZER_PUBLIC_URL\)/);
     assert.throws(() => loadConfig({ VISUALIZER_WEBHOOK_RETRY_SCHEDULE: '0,soon' }), /webhooks\.retrySchedule\.1 \(config\)|webhooks\.retrySchedule/);
+    assert.throws(() => loadConfig({ VISUALIZER_OUTBOUND_ALLOW: 'localhost,10.0.0.0/33' }), /outbound\.allow\.1 .*valid CIDR/);
     const typo = file('typo.json', JSON.stringify({ prot: 1 }));
     assert.throws(() => loadConfig({ VISUALIZER_CONFIG: typo }), /prot/);
   });

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { asValue } from 'awilix';
 import sharp from 'sharp';
+import { startWorkers } from '../core/lifecycle.ts';
+import { RenderError } from '../core/ports/render-engine.ts';
 import { startGenerationApp, photoJpeg, type GenerationApp } from './support/generation-app.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
 
@@ -281,5 +284,52 @@ describe('rate limit', () => {
     assert.ok(Number(limited.headers.get('retry-after')) >= 1);
     const second = await g.app.tenants.createKey(organization.id, 'secret');
     assert.equal((await g.api.post(second.key, g.validBody())).status, 202, 'another key has its own budget');
+  });
+});
+
+describe('render engine failures', () => {
+  let g: GenerationApp;
+  const outcomes: Array<() => never | Promise<never>> = [];
+  let calls = 0;
+  before(async () => {
+    g = await startGenerationApp({ workers: false });
+    // A stand-in engine whose failures the test scripts, registered before the workers start.
+    g.app.container.register({
+      renderer: asValue({
+        name: 'scripted',
+        render: async () => {
+          calls += 1;
+          return outcomes.shift()!();
+        },
+      }),
+    });
+    await startWorkers(g.app.container.cradle);
+  });
+  after(() => g.close());
+
+  it('fails on blocked content with the engine’s reason, and refunds', async () => {
+    const { apiKey } = await g.app.tenants.createOrganization({ name: 'Blocked', credits: 3 });
+    outcomes.push(() => {
+      throw new RenderError('content_blocked', 'The image was blocked by safety filters.', false);
+    });
+    const { id } = await (await g.api.post(apiKey.key, g.validBody())).json();
+    const failed = await g.api.settled(apiKey.key, id);
+    assert.deepEqual(failed.error, { code: 'content_blocked', message: 'The image was blocked by safety filters.' });
+    assert.equal((await (await g.api.get(apiKey.key, '/v1/credits')).json()).balance, 3);
+  });
+
+  it('retries an unavailable engine up to the attempt limit, then fails without leaking its words', async () => {
+    const { apiKey } = await g.app.tenants.createOrganization({ name: 'Down', credits: 3 });
+    calls = 0;
+    for (let i = 0; i < 3; i++) {
+      outcomes.push(() => {
+        throw new RenderError('renderer_unavailable', 'Gemini answered 503: quota project 1234 exhausted', true);
+      });
+    }
+    const { id } = await (await g.api.post(apiKey.key, g.validBody())).json();
+    const failed = await g.api.settled(apiKey.key, id);
+    assert.equal(calls, 3, 'render.maxAttempts is 3 in these tests');
+    assert.equal(failed.error.code, 'renderer_unavailable');
+    assert.doesNotMatch(failed.error.message, /Gemini|quota|1234/);
   });
 });

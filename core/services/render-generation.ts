@@ -20,10 +20,20 @@ class GenerationFailure extends Error {
 
 const extension = { jpeg: 'jpg', webp: 'webp' } as const;
 
+const publicRenderMessages: Record<string, string> = {
+  render_failed: 'The visualization could not be rendered from these images.',
+  render_timeout: 'Rendering took too long and was stopped.',
+  renderer_unavailable: 'The rendering service was unavailable; please try again later.',
+};
+
 function classify(error: unknown): GenerationFailure {
   if (error instanceof GenerationFailure) return error;
   if (error instanceof ImageFetchError) return new GenerationFailure(error.code, error.message, error.transient);
-  if (error instanceof RenderError) return new GenerationFailure(error.code, error.message, error.transient);
+  if (error instanceof RenderError) {
+    // An engine's own words (quota, key, model errors) are for the operator's log, not the shop's customers.
+    const shown = error.code === 'content_blocked' ? error.message : (publicRenderMessages[error.code] ?? publicRenderMessages.render_failed!);
+    return new GenerationFailure(error.code, shown, error.transient);
+  }
   // Anything else (a storage hiccup, a bug) is retried; if it persists the generation fails without leaking details.
   return new GenerationFailure('render_failed', 'The visualization could not be completed.', true);
 }
@@ -110,9 +120,9 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       await finish(generation, 'generation.completed', (tx) => tx.generations.complete(generation.id, { ...published, completedAt: clock.now() }));
     } catch (error) {
       const failure = classify(error);
-      const expected = error instanceof GenerationFailure || error instanceof ImageFetchError || error instanceof RenderError;
+      const expected = error instanceof GenerationFailure || error instanceof ImageFetchError;
       if (!expected) {
-        logger.error('render failed unexpectedly', { generationId, attempt: job.attempts, error: error instanceof Error ? error.stack : String(error) });
+        logger.error('render failed', { generationId, attempt: job.attempts, code: failure.code, error: error instanceof Error ? error.stack : String(error) });
       }
       if (failure.transient && job.attempts < config.render.maxAttempts) {
         throw new RetryJob(config.render.retryBaseDelayMs * 2 ** (job.attempts - 1), `${failure.code}: ${failure.message}`);
