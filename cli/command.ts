@@ -1,5 +1,7 @@
-import type { ParseArgsOptionsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { ApiError } from '../core/domain/errors.ts';
+
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
 import type { Output } from './output.ts';
 
 export interface CommandContext {

@@ -28,6 +28,8 @@ export const configSchema = v.strictObject({
       cdn: v.optional(pluginChoice, 'local'),
       renderer: v.optional(pluginChoice, 'mock'),
       queue: v.optional(pluginChoice, 'db'),
+      transport: v.optional(pluginChoice, 'http'),
+      scheduler: v.optional(pluginChoice, 'bree'),
     }),
     {},
   ),
@@ -53,6 +55,21 @@ export const configSchema = v.strictObject({
     v.strictObject({
       /** Delay before each attempt in ms; the first entry is the first attempt's delay. */
       retrySchedule: v.optional(v.pipe(v.array(millis), v.minLength(1, 'needs at least one attempt')), [0, 5_000, 300_000, 1_800_000, 7_200_000]),
+      /** A receiver must answer with a 2xx within this time. */
+      timeoutMs: v.optional(millis, 10_000),
+      /** After rotation, the old secret keeps signing this long. */
+      secretGracePeriodMs: v.optional(millis, 24 * 3_600_000),
+      /** An endpoint whose deliveries have all failed this long is disabled. */
+      disableAfterFailingMs: v.optional(millis, 5 * 24 * 3_600_000),
+      /** Cap on a receiver's Retry-After, so one answer cannot park a delivery for days. */
+      maxRetryAfterMs: v.optional(millis, 3_600_000),
+      maxEndpointsPerOrganization: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 16),
+      /** Deliveries one process sends at once (across endpoints). */
+      deliveryConcurrency: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(256)), 16),
+      /** Deliveries in flight to one endpoint from one process. */
+      maxConcurrentPerEndpoint: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 4),
+      /** How often the scheduler sweeps for endpoints to disable. */
+      sweepIntervalMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(10)), 60_000),
     }),
     {},
   ),
@@ -89,5 +106,5 @@ export const configSchema = v.strictObject({
 export type ConfigInput = v.InferInput<typeof configSchema>;
 export type Config = v.InferOutput<typeof configSchema> & {
   publicUrl: string;
-  plugins: { persistence: string; clock: string; ids: string; cdn: string; renderer: string; queue: string };
+  plugins: { persistence: string; clock: string; ids: string; cdn: string; renderer: string; queue: string; transport: string; scheduler: string };
 };

@@ -6,10 +6,15 @@ import type { ImageCdn } from './ports/image-cdn.ts';
 import type { JobQueue } from './ports/job-queue.ts';
 import type { Persistence } from './ports/persistence.ts';
 import type { RenderEngine } from './ports/render-engine.ts';
+import type { Scheduler } from './ports/scheduler.ts';
+import type { WebhookTransport } from './ports/webhook-transport.ts';
 import type { GuardedClient } from './outbound/guarded-client.ts';
 import type { Authenticator } from './services/authenticate.ts';
+import type { EventService } from './services/events.ts';
 import type { GenerationService } from './services/generations.ts';
 import type { RenderGeneration } from './services/render-generation.ts';
+import type { DeliverWebhook } from './services/webhook-delivery.ts';
+import type { WebhookEndpointService } from './services/webhook-endpoints.ts';
 import type { TenantService } from './services/tenants.ts';
 
 /** Everything the container can resolve, by name. Plugins register ports under these names. */
@@ -22,10 +27,15 @@ export interface Cradle {
   cdn: ImageCdn;
   renderer: RenderEngine;
   queue: JobQueue;
+  transport: WebhookTransport;
+  scheduler: Scheduler;
   tenants: TenantService;
   authenticator: Authenticator;
   /** The one guarded client for every outbound fetch of a customer-chosen URL. */
   outbound: GuardedClient;
   generations: GenerationService;
   renderGeneration: RenderGeneration;
+  webhookEndpoints: WebhookEndpointService;
+  deliverWebhook: DeliverWebhook;
+  events: EventService;
 }

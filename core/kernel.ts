@@ -9,8 +9,11 @@ import { createLogger, type Logger } from './logger.ts';
 import type { Plugin, PortName } from './plugin.ts';
 import { createGuardedClient } from './outbound/guarded-client.ts';
 import { authenticator } from './services/authenticate.ts';
+import { eventService } from './services/events.ts';
 import { generationService } from './services/generations.ts';
 import { renderGeneration } from './services/render-generation.ts';
+import { deliverWebhook } from './services/webhook-delivery.ts';
+import { webhookEndpointService } from './services/webhook-endpoints.ts';
 import { tenantService } from './services/tenants.ts';
 
 /** Built-in plugins by name, loaded lazily so an unused adapter's dependencies are never imported. */
@@ -23,7 +26,7 @@ export interface KernelOptions {
   cwd?: string;
 }
 
-const ports: PortName[] = ['persistence', 'clock', 'ids', 'cdn', 'renderer', 'queue'];
+const ports: PortName[] = ['persistence', 'clock', 'ids', 'cdn', 'renderer', 'queue', 'transport', 'scheduler'];
 
 async function loadPlugin(choice: string, port: PortName, options: KernelOptions): Promise<Plugin<any>> {
   const builtin = options.catalogue[choice];
@@ -86,6 +89,9 @@ export async function createKernel(config: Config, options: KernelOptions): Prom
       .disposer((client) => client.close()),
     generations: asFunction(generationService).singleton(),
     renderGeneration: asFunction(renderGeneration).singleton(),
+    webhookEndpoints: asFunction(webhookEndpointService).singleton(),
+    deliverWebhook: asFunction(deliverWebhook).singleton(),
+    events: asFunction(eventService).singleton(),
   });
   return container;
 }

@@ -1,12 +1,35 @@
 import type { AwilixContainer } from 'awilix';
 import type { Cradle } from './cradle.ts';
 import { renderJobKind } from './services/generations.ts';
+import { deliverJobKind } from './services/webhook-delivery.ts';
 
-/** Starts this process's render workers (none when `workers.concurrency` is 0). */
+/**
+ * Starts this process's workers (none when `workers.concurrency` is 0): renders, and webhook
+ * deliveries in a lane of their own so a queue of slow renders never holds events back.
+ */
 export async function startWorkers(cradle: Cradle): Promise<number> {
   const { concurrency } = cradle.config.workers;
-  if (concurrency > 0) await cradle.queue.work({ [renderJobKind]: cradle.renderGeneration }, { concurrency });
+  if (concurrency === 0) return 0;
+  await cradle.queue.work({ [renderJobKind]: cradle.renderGeneration }, { concurrency });
+  await cradle.queue.work({ [deliverJobKind]: cradle.deliverWebhook }, { concurrency: cradle.config.webhooks.deliveryConcurrency });
   return concurrency;
+}
+
+/** Periodic sweeps: due work a missed signal left waiting, and endpoints failing for too long. */
+export async function startScheduler(cradle: Cradle): Promise<void> {
+  const { scheduler, queue, persistence, clock, config, logger } = cradle;
+  await scheduler.start([
+    { name: 'wake-due-jobs', intervalMs: config.webhooks.sweepIntervalMs, run: async () => queue.notify() },
+    {
+      name: 'disable-failing-endpoints',
+      intervalMs: config.webhooks.sweepIntervalMs,
+      run: async () => {
+        const now = clock.now();
+        const disabled = await persistence.webhookEndpoints.disableFailingSince(now - config.webhooks.disableAfterFailingMs, 'failing', now);
+        for (const endpointId of disabled) logger.warn('webhook endpoint disabled: every delivery failed for too long', { endpointId });
+      },
+    },
+  ]);
 }
 
 /**
@@ -14,6 +37,7 @@ export async function startWorkers(cradle: Cradle): Promise<number> {
  * everything else is disposed (awilix disposes all singletons at once, not in order).
  */
 export async function shutdown(container: AwilixContainer<Cradle>): Promise<void> {
+  if (container.cache.has('scheduler')) await container.cradle.scheduler.stop();
   if (container.cache.has('queue')) await container.cradle.queue.stop();
   await container.dispose();
 }

@@ -4,7 +4,7 @@ import type { Config } from '../config/schema.ts';
 import type { Cradle } from './cradle.ts';
 
 /** The ports a plugin can provide; config picks one plugin per port. */
-export type PortName = 'persistence' | 'clock' | 'ids' | 'cdn' | 'renderer' | 'queue';
+export type PortName = 'persistence' | 'clock' | 'ids' | 'cdn' | 'renderer' | 'queue' | 'transport' | 'scheduler';
 
 export interface PluginContext<Options> {
   /** The container to register into. Register the port under its cradle name (see `Cradle`). */

@@ -11,4 +11,6 @@ export const builtinPlugins: PluginCatalogue = {
   s3: () => import('./cdn-s3/index.ts'),
   mock: () => import('./renderer-mock/index.ts'),
   gemini: () => import('./renderer-gemini/index.ts'),
+  http: () => import('./transport-http/index.ts'),
+  bree: () => import('./scheduler-bree/index.ts'),
 };

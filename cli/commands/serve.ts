@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { shutdown, startWorkers } from '../../core/lifecycle.ts';
+import { shutdown, startScheduler, startWorkers } from '../../core/lifecycle.ts';
 import type { Cradle } from '../../core/cradle.ts';
 import { freePort } from '../../core/http/free-port.ts';
 import { startHttpServer } from '../../core/http/server.ts';
@@ -37,7 +37,7 @@ export const stopSignal = () => Promise.race([once(process, 'SIGTERM'), once(pro
 export const serve: Command = {
   name: 'serve',
   usage: 'serve',
-  summary: 'Run the API and the render workers in one process.',
+  summary: 'Run the API, the workers (renders, webhook deliveries) and the scheduler in one process.',
   options: {},
   async run(_values, { env, output }) {
     // PORT=0 picks a free port up front, so the default public URL (CDN links) names the real one.
@@ -48,6 +48,7 @@ export const serve: Command = {
       if (isNew && config.createDevOrganization) await createDevelopmentOrganization(container.cradle, output);
       const server = await startHttpServer(container, config);
       const workers = await startWorkers(container.cradle);
+      await startScheduler(container.cradle);
       output.out(`Visualizer listening on ${server.url} (public URL ${config.publicUrl}; ${workers} render workers)`);
 
       await stopSignal();

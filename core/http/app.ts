@@ -8,8 +8,10 @@ import { requestIdFor } from './request-id.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { cdnRoutes } from './routes/cdn.ts';
 import { creditRoutes } from './routes/credits.ts';
+import { eventRoutes } from './routes/events.ts';
 import { generationRoutes } from './routes/generations.ts';
 import { healthRoutes } from './routes/health.ts';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { storeRoutes } from './routes/stores.ts';
 
 /**
@@ -43,6 +45,8 @@ export function createHttpApp(container: AwilixContainer<Cradle>): H3 {
   generationRoutes(app, limits);
   creditRoutes(app, limits);
   cdnRoutes(app);
+  webhookEndpointRoutes(app, limits);
+  eventRoutes(app, limits);
 
   app.all('/**', (event) => {
     throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);

@@ -454,7 +454,7 @@ function readBody(res: IncomingMessage, maxBytes: number, signal: AbortSignal): 
   const declared = Number(res.headers['content-length']);
   if (res.headers['content-length'] !== undefined && Number.isFinite(declared) && declared > maxBytes) {
     res.destroy();
-    return Promise.reject(tooLarge(maxBytes));
+    return Promise.reject(tooLarge(maxBytes, res.statusCode));
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -476,7 +476,7 @@ function readBody(res: IncomingMessage, maxBytes: number, signal: AbortSignal): 
       if (settled) return;
       // Checked before keeping the chunk, so at most maxBytes are ever held.
       if (total + chunk.length > maxBytes) {
-        finish(tooLarge(maxBytes));
+        finish(tooLarge(maxBytes, res.statusCode));
         res.destroy();
         return;
       }
@@ -502,8 +502,9 @@ function discard(res: IncomingMessage): void {
   }
 }
 
-function tooLarge(maxBytes: number): OutboundError {
-  return new OutboundError('too_large', `Response body is larger than ${maxBytes} bytes`, false);
+/** Carries the status: a webhook receiver that answered 200 with a huge body still accepted the delivery. */
+function tooLarge(maxBytes: number, status?: number): OutboundError {
+  return new OutboundError('too_large', `Response body is larger than ${maxBytes} bytes`, false, status);
 }
 
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -29,7 +29,10 @@ export type JobHandler = (job: QueuedJob) => Promise<void>;
 export interface JobQueue {
   /** Wakes this process's idle workers now; call after committing a transaction that enqueued jobs. */
   notify(): void;
-  /** Starts claiming jobs of the handlers' kinds. */
+  /**
+   * Starts claiming jobs of the handlers' kinds, with its own concurrency. It may be called again
+   * for other kinds: each call is an independent lane, so slow kinds do not starve fast ones.
+   */
   work(handlers: Record<string, JobHandler>, options: { concurrency: number }): Promise<void>;
   /** Stops claiming and waits for running handlers to finish. */
   stop(): Promise<void>;

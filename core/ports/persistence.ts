@@ -187,8 +187,8 @@ export interface OutboxEvent {
 export interface EventRepository {
   append(event: OutboxEvent): Promise<void>;
   get(organizationId: string, id: string): Promise<OutboxEvent | null>;
-  /** Newest first. */
-  list(organizationId: string, options: { limit: number }): Promise<OutboxEvent[]>;
+  /** Newest first; `startingAfter` is the id of the last event of the previous page. */
+  list(organizationId: string, options: { limit: number; startingAfter?: string; type?: string }): Promise<OutboxEvent[]>;
 }
 
 export interface QueuedJob {
@@ -217,6 +217,82 @@ export interface JobRepository {
   pending(kinds?: string[]): Promise<number>;
 }
 
+export type EndpointStatus = 'enabled' | 'disabled';
+
+export interface WebhookEndpointRecord {
+  id: string;
+  organizationId: string;
+  url: string;
+  description: string | null;
+  /** Event type names, or `['*']` for all. */
+  enabledEvents: string[];
+  status: EndpointStatus;
+  disabledReason: string | null;
+  secret: string;
+  /** The secret before the last rotation, still signing until `previousSecretExpiresAt`. */
+  previousSecret: string | null;
+  previousSecretExpiresAt: number | null;
+  /** When its deliveries started failing without a success since; null while healthy. */
+  failingSince: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface WebhookEndpointRepository {
+  create(endpoint: WebhookEndpointRecord): Promise<void>;
+  /** A live (not deleted) endpoint of the organization. */
+  get(organizationId: string, id: string): Promise<WebhookEndpointRecord | null>;
+  /** Any endpoint by id, deleted or not, for the delivery worker. */
+  findById(id: string): Promise<(WebhookEndpointRecord & { deleted: boolean }) | null>;
+  /** Newest first. */
+  list(organizationId: string, options: { limit: number; startingAfter?: string }): Promise<{ data: WebhookEndpointRecord[]; hasMore: boolean }>;
+  count(organizationId: string): Promise<number>;
+  /** Enabled endpoints of the organization subscribed to the type (or `*`). */
+  subscribedTo(organizationId: string, eventType: string): Promise<WebhookEndpointRecord[]>;
+  update(endpoint: WebhookEndpointRecord): Promise<void>;
+  delete(organizationId: string, id: string, at: number): Promise<boolean>;
+  /** Records a failed delivery: starts the failing period unless one is running. */
+  markFailing(id: string, at: number): Promise<void>;
+  markHealthy(id: string): Promise<void>;
+  disable(id: string, reason: string, at: number): Promise<void>;
+  /** Disables enabled endpoints failing since before `before`; returns their ids. */
+  disableFailingSince(before: number, reason: string, at: number): Promise<string[]>;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface DeliveryRecord {
+  id: string;
+  eventId: string;
+  endpointId: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: number | null;
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface DeliveryAttempt {
+  id: string;
+  deliveryId: string;
+  attemptedAt: number;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  responseBody: string | null;
+}
+
+export interface DeliveryRepository {
+  create(delivery: DeliveryRecord): Promise<void>;
+  get(id: string): Promise<DeliveryRecord | null>;
+  forEvent(eventId: string): Promise<DeliveryRecord[]>;
+  update(delivery: DeliveryRecord): Promise<void>;
+  recordAttempt(attempt: DeliveryAttempt): Promise<void>;
+  /** Every attempt at the event's deliveries, oldest first, with the endpoint each went to. */
+  attemptsForEvent(eventId: string): Promise<Array<DeliveryAttempt & { endpointId: string }>>;
+}
+
 /** The repositories, all bound to one connection or transaction. */
 export interface Repositories {
   organizations: OrganizationRepository;
@@ -227,6 +303,8 @@ export interface Repositories {
   idempotencyKeys: IdempotencyRepository;
   events: EventRepository;
   jobs: JobRepository;
+  webhookEndpoints: WebhookEndpointRepository;
+  deliveries: DeliveryRepository;
 }
 
 export interface MigrationReport {

@@ -6,6 +6,7 @@ import { RetryJob } from '../ports/job-queue.ts';
 import type { GenerationRecord, ImageVariants, QueuedJob } from '../ports/persistence.ts';
 import { RenderError } from '../ports/render-engine.ts';
 import type { RenderJobPayload } from './generations.ts';
+import { emitEvent } from './webhook-delivery.ts';
 
 /** A failure that ends the generation, with the code and message its `error` object shows. */
 class GenerationFailure extends Error {
@@ -41,7 +42,7 @@ function classify(error: unknown): GenerationFailure {
 export type RenderGeneration = ReturnType<typeof renderGeneration>;
 
 /** The worker's side of a generation: fetch the images, render, store the variants, complete. */
-export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbound, logger, config }: Cradle) {
+export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbound, logger, config, queue }: Cradle) {
   async function loadPhoto(source: string): Promise<FetchedImage> {
     if (!source.startsWith('private:')) return fetchImage(outbound, source);
     const stored = await cdn.get(source.slice('private:'.length), 'private');
@@ -80,8 +81,9 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       if (!(await change(tx))) return; // already terminal: a duplicate run after a lost lease
       const finished = (await tx.generations.get(generation.organizationId, generation.id))!;
       const event = { id: ids.id('evt_'), type, createdAt: clock.now() };
-      await tx.events.append({ id: event.id, organizationId: generation.organizationId, type, body: eventBody(event, finished), createdAt: event.createdAt });
+      await emitEvent(tx, { ids, config }, { id: event.id, organizationId: generation.organizationId, type, body: eventBody(event, finished), createdAt: event.createdAt });
     });
+    queue.notify(); // the first delivery attempt starts now, not at the next poll
     // The customer's photo is kept only while it is needed.
     if (generation.sourceImage.startsWith('private:')) {
       await cdn.delete(generation.sourceImage.slice('private:'.length), 'private').catch((error) => logger.warn('could not delete upload', { error: String(error) }));

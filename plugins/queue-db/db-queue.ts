@@ -16,33 +16,45 @@ export interface DbQueueOptions {
 /** Backoff for unexpected handler errors: 1 s, 2 s, 4 s … capped at 5 min. */
 const backoff = (attempts: number) => Math.min(300_000, 1_000 * 2 ** Math.max(0, attempts - 1));
 
+/**
+ * One `work()` call: its own job kinds, concurrency and claim loop, so slow kinds (renders)
+ * never occupy the slots of fast ones (webhook deliveries).
+ */
+interface Lane {
+  kinds: string[];
+  handlers: Record<string, JobHandler>;
+  concurrency: number;
+  running: Map<string, Promise<void>>;
+  /** A wake-up that arrives while the loop is busy is remembered, so the next wait returns at once. */
+  woken: boolean;
+  wake: () => void;
+  loop?: Promise<void>;
+}
+
 export function createDbQueue(deps: { persistence: Persistence; clock: Clock; ids: IdGenerator; logger: Logger }, options: DbQueueOptions): JobQueue {
   const { persistence, clock, logger } = deps;
   const workerId = deps.ids.id('wkr_');
-  const running = new Map<string, Promise<void>>();
-  let stopped = true;
-  let loop: Promise<void> | undefined;
+  const lanes: Lane[] = [];
+  let stopped = false;
   let heartbeat: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
-  // A wake-up that arrives while the loop is busy is remembered, so the next wait returns at once.
-  let woken = false;
-  let wake: () => void = () => {};
 
-  const notify = () => {
-    woken = true;
-    wake();
+  const wakeLane = (lane: Lane) => {
+    lane.woken = true;
+    lane.wake();
   };
+  const notify = () => lanes.forEach(wakeLane);
 
-  const idle = () =>
+  const idle = (lane: Lane) =>
     new Promise<void>((resolve) => {
-      if (woken || stopped) return resolve();
+      if (lane.woken || stopped) return resolve();
       const timer = setTimeout(done, options.pollIntervalMs);
       function done() {
         clearTimeout(timer);
-        wake = () => {};
+        lane.wake = () => {};
         resolve();
       }
-      wake = done;
+      lane.wake = done;
     });
 
   async function settle(job: QueuedJob, handler: JobHandler) {
@@ -64,53 +76,59 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
     }
   }
 
-  async function run(handlers: Record<string, JobHandler>, concurrency: number) {
-    const kinds = Object.keys(handlers);
+  async function run(lane: Lane) {
     while (!stopped) {
-      woken = false;
-      const free = concurrency - running.size;
+      lane.woken = false;
+      const free = lane.concurrency - lane.running.size;
       let claimed: QueuedJob[] = [];
       if (free > 0) {
         try {
-          claimed = await persistence.jobs.claim({ kinds, workerId, now: clock.now(), leaseMs: options.leaseMs, limit: free });
+          claimed = await persistence.jobs.claim({ kinds: lane.kinds, workerId, now: clock.now(), leaseMs: options.leaseMs, limit: free });
         } catch (error) {
           logger.error('claiming jobs failed', { error: String(error) });
         }
       }
       for (const job of claimed) {
-        const task = settle(job, handlers[job.kind]!)
+        const task = settle(job, lane.handlers[job.kind]!)
           .catch((error) => logger.error('job bookkeeping failed', { jobId: job.id, error: String(error) }))
           .finally(() => {
-            running.delete(job.id);
-            notify();
+            lane.running.delete(job.id);
+            wakeLane(lane);
           });
-        running.set(job.id, task);
+        lane.running.set(job.id, task);
       }
       // A full batch suggests more are due: look again at once instead of sleeping.
       if (claimed.length > 0 && claimed.length === free) continue;
-      await idle();
+      await idle(lane);
     }
   }
+
+  const runningIds = () => lanes.flatMap((lane) => [...lane.running.keys()]);
 
   return {
     notify,
     async work(handlers, { concurrency }) {
-      if (!stopped) throw new Error('this queue is already working');
-      stopped = false;
-      if (persistence.listenForJobs) unlisten = await persistence.listenForJobs(notify);
-      heartbeat = setInterval(() => {
-        persistence.jobs
-          .extendLeases([...running.keys()], workerId, clock.now() + options.leaseMs)
-          .catch((error) => logger.warn('extending job leases failed', { error: String(error) }));
-      }, Math.max(50, Math.floor(options.leaseMs / 3)));
-      loop = run(handlers, concurrency);
+      if (stopped) throw new Error('this queue has been stopped');
+      const kinds = Object.keys(handlers);
+      if (lanes.some((lane) => lane.kinds.some((kind) => kinds.includes(kind)))) throw new Error(`already working on ${kinds.join(', ')}`);
+      if (lanes.length === 0) {
+        if (persistence.listenForJobs) unlisten = await persistence.listenForJobs(notify);
+        heartbeat = setInterval(() => {
+          persistence.jobs
+            .extendLeases(runningIds(), workerId, clock.now() + options.leaseMs)
+            .catch((error) => logger.warn('extending job leases failed', { error: String(error) }));
+        }, Math.max(50, Math.floor(options.leaseMs / 3)));
+      }
+      const lane: Lane = { kinds, handlers, concurrency, running: new Map(), woken: false, wake: () => {} };
+      lanes.push(lane);
+      lane.loop = run(lane);
     },
     async stop() {
       if (stopped) return;
       stopped = true;
-      wake();
-      await loop;
-      await Promise.all(running.values());
+      notify();
+      await Promise.all(lanes.map((lane) => lane.loop));
+      await Promise.all(lanes.flatMap((lane) => [...lane.running.values()]));
       clearInterval(heartbeat);
       await unlisten?.();
     },

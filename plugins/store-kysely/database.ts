@@ -49,6 +49,43 @@ export interface Database {
   };
   idempotency_keys: { organization_id: string; key: string; generation_id: string; created_at: number };
   events: { id: string; organization_id: string; type: string; body: string; created_at: number };
+  webhook_endpoints: {
+    id: string;
+    organization_id: string;
+    url: string;
+    description: string | null;
+    enabled_events: string;
+    status: string;
+    secret: string;
+    previous_secret: string | null;
+    previous_secret_expires_at: number | null;
+    failing_since: number | null;
+    disabled_reason: string | null;
+    deleted_at: number | null;
+    created_at: number;
+    updated_at: number;
+  };
+  event_deliveries: {
+    id: string;
+    event_id: string;
+    endpoint_id: string;
+    status: string;
+    attempt_count: number;
+    next_attempt_at: number | null;
+    locked_until: number | null;
+    last_error: string | null;
+    created_at: number;
+    updated_at: number;
+  };
+  delivery_attempts: {
+    id: string;
+    delivery_id: string;
+    attempted_at: number;
+    status_code: number | null;
+    error: string | null;
+    duration_ms: number;
+    response_body: string | null;
+  };
   jobs: {
     id: string;
     kind: string;

@@ -5,12 +5,14 @@ import type { Database, Executor } from './database.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { apiKeyRepository } from './repositories/api-keys.ts';
 import { creditRepository } from './repositories/credits.ts';
+import { deliveryRepository } from './repositories/deliveries.ts';
 import { eventRepository } from './repositories/events.ts';
 import { generationRepository } from './repositories/generations.ts';
 import { idempotencyRepository } from './repositories/idempotency-keys.ts';
 import { jobRepository } from './repositories/jobs.ts';
 import { organizationRepository } from './repositories/organizations.ts';
 import { storeRepository } from './repositories/stores.ts';
+import { webhookEndpointRepository } from './repositories/webhook-endpoints.ts';
 
 function repositories(db: Executor, dialect: Persistence['dialect']): Repositories {
   return {
@@ -22,6 +24,8 @@ function repositories(db: Executor, dialect: Persistence['dialect']): Repositori
     idempotencyKeys: idempotencyRepository(db),
     events: eventRepository(db),
     jobs: jobRepository(db, dialect),
+    webhookEndpoints: webhookEndpointRepository(db),
+    deliveries: deliveryRepository(db),
   };
 }
 

@@ -26,6 +26,9 @@ function fastClock(factor: number): Clock {
   return { now: () => start + (Date.now() - start) * factor };
 }
 
+/** A hung test (say, a stop() that never resolves) fails after this instead of stalling the run. */
+const testTimeout = { timeout: 60_000 };
+
 const defaults: DbQueueOptions = { leaseMs: 30_000, pollIntervalMs: 20, maxAttempts: 5 };
 
 /** Waits until `predicate` holds; fails with `what` after `timeoutMs` (generous: CI machines are slow). */
@@ -100,14 +103,14 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
     afterEach(async () => {
       for (const release of releases.splice(0)) release();
       await Promise.all(queues.splice(0).map((queue) => queue.stop()));
-    });
+    }, testTimeout);
 
     after(async () => {
       for (const handle of handles) await handle.close();
       await fixture.cleanup?.();
     });
 
-    it('runs every enqueued job exactly once when nothing fails, with its payload, and removes it', async () => {
+    it('runs every enqueued job exactly once when nothing fails, with its payload, and removes it', testTimeout, async () => {
       const kind = newKind('once');
       const runs = new Map<string, QueuedJob[]>();
       const queue = queueOn(store);
@@ -140,7 +143,7 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       assert.equal(await store.jobs.pending(), 0, 'finished jobs are removed');
     });
 
-    it('never runs more handlers at once than the concurrency of its work() call', async () => {
+    it('never runs more handlers at once than the concurrency of its work() call', testTimeout, async () => {
       const kind = newKind('bounded');
       await enqueue(store, kind, Array.from({ length: 15 }, (_, n) => ({ n })));
       let inFlight = 0;
@@ -164,7 +167,7 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       assert.equal(maxInFlight, 3, 'with 15 due jobs the queue does use all 3 slots');
     });
 
-    it('starts a job promptly after notify(), without waiting for the 60 s poll interval', async () => {
+    it('starts a job promptly after notify(), without waiting for the 60 s poll interval', testTimeout, async (t) => {
       const kind = newKind('prompt');
       let startedAt: number | undefined;
       const queue = queueOn(store, { pollIntervalMs: 60_000 });
@@ -175,11 +178,17 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       queue.notify();
       await waitFor('the job to start (the poll interval is 60 s)', () => startedAt !== undefined);
       const latency = startedAt! - enqueuedAt;
+      t.diagnostic(`started ${latency} ms after enqueue`);
       assert.ok(latency < 5_000, `started ${latency} ms after enqueue`);
       await waitFor('the job to finish', async () => (await pending(kind)) === 0);
+      // An idle worker stops at once too, rather than finishing its 60 s sleep first.
+      const stopStarted = Date.now();
+      await queue.stop();
+      const stopTook = Date.now() - stopStarted;
+      assert.ok(stopTook < 5_000, `stop() of an idle queue took ${stopTook} ms`);
     });
 
-    it('starts a job enqueued through another handle promptly, without notify() (LISTEN/NOTIFY)', async (t) => {
+    it('starts a job enqueued through another handle promptly, without notify() (LISTEN/NOTIFY)', testTimeout, async (t) => {
       if (!store.listenForJobs) {
         assert.notEqual(store.dialect, 'postgres', 'Postgres signals committed jobs to every process');
         t.skip('this database cannot signal other processes; its workers poll');
@@ -194,11 +203,12 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       await enqueue(other, kind, [{}]); // another pool, as another process would; nobody calls notify()
       await waitFor('the job to start (the poll interval is 60 s)', () => startedAt !== undefined);
       const latency = startedAt! - enqueuedAt;
+      t.diagnostic(`started ${latency} ms after enqueue`);
       assert.ok(latency < 5_000, `started ${latency} ms after enqueue`);
       await waitFor('the job to finish', async () => (await pending(kind)) === 0);
     });
 
-    it('never runs a job whose enqueuing transaction rolled back', async () => {
+    it('never runs a job whose enqueuing transaction rolled back', testTimeout, async () => {
       const kind = newKind('rollback');
       const ran: unknown[] = [];
       const queue = queueOn(store);
@@ -221,7 +231,7 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       assert.equal(await pending(kind), 0, 'nothing of the rolled-back transaction is left');
     });
 
-    it('reschedules a job whose handler throws RetryJob, after the delay, until it succeeds', async () => {
+    it('reschedules a job whose handler throws RetryJob, after the delay, until it succeeds', testTimeout, async () => {
       const kind = newKind('retry');
       const delayMs = 100;
       const runs: { attempts: number; at: number; runAt: number }[] = [];
@@ -251,7 +261,7 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       }
     });
 
-    it('retries a job whose handler throws unexpectedly, with backoff, and gives it up after maxAttempts', async () => {
+    it('retries a job whose handler throws unexpectedly, with backoff, and gives it up after maxAttempts', testTimeout, async () => {
       const kind = newKind('give-up');
       const maxAttempts = 4;
       // 100× faster time: the 1 s, 2 s, 4 s backoff takes 70 ms of wall time.
@@ -284,7 +294,7 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       assert.equal(await pending(kind), 0, 'a job given up is removed');
     });
 
-    it("claims a dead worker's job again once its lease expires", async () => {
+    it("claims a dead worker's job again once its lease expires", testTimeout, async () => {
       const kind = newKind('dead-worker');
       const [id] = await enqueue(store, kind, [{ orphan: true }]);
       const claimedAt = clock.now();
@@ -318,7 +328,7 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       assert.equal(runs[0]!.deadCanComplete, false, 'a worker that lost its lease cannot complete the job');
     });
 
-    it("extends a live worker's lease while its handler runs, so no other worker takes the job", async () => {
+    it("extends a live worker's lease while its handler runs, so no other worker takes the job", testTimeout, async () => {
       const kind = newKind('long-handler');
       const leaseMs = 1_000;
       const runs: { attempts: number; handle: string }[] = [];
@@ -338,7 +348,7 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       assert.equal(runs[0]!.attempts, 1);
     });
 
-    it('gives each job to exactly one of several competing workers on separate handles', async (t) => {
+    it('gives each job to exactly one of several competing workers on separate handles', testTimeout, async (t) => {
       const kind = newKind('contention');
       const workers = store.dialect === 'postgres' ? [store, other, third] : [store, other];
       const ids = await enqueue(store, kind, Array.from({ length: 60 }, (_, n) => ({ n })));
@@ -368,7 +378,7 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       t.diagnostic(`jobs per worker: ${JSON.stringify(Object.fromEntries(share))}`);
     });
 
-    it('stop() waits for running handlers to finish, then claims nothing more', async () => {
+    it('stop() waits for running handlers to finish, then claims nothing more', testTimeout, async () => {
       const kind = newKind('stop');
       await enqueue(store, kind, Array.from({ length: 5 }, (_, n) => ({ n })));
       const gate = deferred();

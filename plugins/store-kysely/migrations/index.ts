@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as tenantsAndKeys from './0001-tenants-and-keys.ts';
 import * as generationsWebhooksConversions from './0002-generations-webhooks-conversions.ts';
 import * as jobs from './0003-jobs.ts';
+import * as webhookEndpointState from './0004-webhook-endpoint-state.ts';
 
 /**
  * Migrations are imported statically rather than read from a folder, so they load the same
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '0001-tenants-and-keys': tenantsAndKeys,
   '0002-generations-webhooks-conversions': generationsWebhooksConversions,
   '0003-jobs': jobs,
+  '0004-webhook-endpoint-state': webhookEndpointState,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,5 +1,6 @@
 import type { EventRepository, OutboxEvent } from '../../../core/ports/persistence.ts';
 import type { Database, Executor } from '../database.ts';
+import { afterCursor } from './paginate.ts';
 
 const toEvent = (row: Database['events']): OutboxEvent => ({
   id: row.id,
@@ -21,11 +22,12 @@ export function eventRepository(db: Executor): EventRepository {
       const row = await db.selectFrom('events').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
       return row ? toEvent(row) : null;
     },
-    async list(organizationId, { limit }) {
-      const rows = await db
-        .selectFrom('events')
-        .selectAll()
-        .where('organization_id', '=', organizationId)
+    async list(organizationId, { limit, startingAfter, type }) {
+      let query = db.selectFrom('events').selectAll().where('organization_id', '=', organizationId);
+      if (type) query = query.where('type', '=', type);
+      const paged = await afterCursor(db, 'events', query, organizationId, startingAfter);
+      if (!paged) return [];
+      const rows = await paged
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(limit)

@@ -1,5 +1,6 @@
 import type { GenerationRecord, GenerationRepository } from '../../../core/ports/persistence.ts';
 import type { Database, Executor } from '../database.ts';
+import { afterCursor } from './paginate.ts';
 
 type Row = Database['generations'];
 
@@ -65,19 +66,9 @@ export function generationRepository(db: Executor): GenerationRepository {
     async list(organizationId, { limit, startingAfter, status }) {
       let query = db.selectFrom('generations').selectAll().where('organization_id', '=', organizationId);
       if (status) query = query.where('status', '=', status);
-      if (startingAfter) {
-        const cursor = await db
-          .selectFrom('generations')
-          .select(['created_at', 'id'])
-          .where('id', '=', startingAfter)
-          .where('organization_id', '=', organizationId)
-          .executeTakeFirst();
-        if (!cursor) return { data: [], hasMore: false };
-        // Newest first, ties broken by id: the page continues strictly after the cursor row.
-        query = query.where((eb) =>
-          eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]),
-        );
-      }
+      const paged = await afterCursor(db, 'generations', query, organizationId, startingAfter);
+      if (!paged) return { data: [], hasMore: false };
+      query = paged;
       const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
       return { data: rows.slice(0, limit).map(toRecord), hasMore: rows.length > limit };
     },

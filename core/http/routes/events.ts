@@ -1,0 +1,77 @@
+import { getRouterParam, type H3, type H3Event } from 'h3';
+import * as v from 'valibot';
+import { eventTypes } from '../../domain/generation.ts';
+import type { DeliveryAttempt, DeliveryRecord, OutboxEvent } from '../../ports/persistence.ts';
+import { readValidJson, validate } from '../body.ts';
+import { requireKey, services } from '../context.ts';
+import { isoTime, isoTimeOrNull } from '../format.ts';
+import type { createRateLimiter } from '../rate-limit.ts';
+import { queryOf } from './generations.ts';
+import { pageQuerySchema } from './webhook-endpoints.ts';
+
+/** The event exactly as its deliveries carry it. */
+const eventResource = (event: OutboxEvent) => JSON.parse(event.body) as Record<string, unknown>;
+
+const deliveryResource = (delivery: DeliveryRecord) => ({
+  id: delivery.id,
+  object: 'webhook_delivery',
+  endpointId: delivery.endpointId,
+  status: delivery.status,
+  attemptCount: delivery.attemptCount,
+  nextAttemptAt: delivery.status === 'pending' ? isoTimeOrNull(delivery.nextAttemptAt) : null,
+  lastError: delivery.lastError,
+  createdAt: isoTime(delivery.createdAt),
+  updatedAt: isoTime(delivery.updatedAt),
+});
+
+const attemptResource = (attempt: DeliveryAttempt & { endpointId: string }) => ({
+  id: attempt.id,
+  object: 'webhook_attempt',
+  deliveryId: attempt.deliveryId,
+  endpointId: attempt.endpointId,
+  attemptedAt: isoTime(attempt.attemptedAt),
+  statusCode: attempt.statusCode,
+  error: attempt.error,
+  durationMs: attempt.durationMs,
+  responseBody: attempt.responseBody,
+});
+
+const listQuery = v.object({ ...pageQuerySchema.entries, type: v.optional(v.picklist(eventTypes, `must be one of ${eventTypes.join(', ')}`)) });
+const resendBody = v.strictObject({ endpointId: v.optional(v.pipe(v.string('must be a string'), v.minLength(1), v.maxLength(64))) });
+
+export function eventRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }) {
+  const authorized = async (event: H3Event) => {
+    const key = await requireKey(event, 'secret');
+    limits.read.take(key.id);
+    return { organizationId: key.organizationId, events: services(event).events, id: getRouterParam(event, 'id', { decode: true }) ?? '' };
+  };
+
+  app.get('/v1/events', async (event) => {
+    const { organizationId, events } = await authorized(event);
+    const query = validate(listQuery, queryOf(event));
+    const limit = Number(query.limit);
+    const page = await events.list(organizationId, { limit: limit + 1, startingAfter: query.starting_after, type: query.type });
+    return { object: 'list', data: page.slice(0, limit).map(eventResource), has_more: page.length > limit };
+  });
+
+  app.get('/v1/events/:id', async (event) => {
+    const { organizationId, events, id } = await authorized(event);
+    const found = await events.get(organizationId, id);
+    return { ...eventResource(found.event), deliveries: found.deliveries.map(deliveryResource) };
+  });
+
+  app.get('/v1/events/:id/attempts', async (event) => {
+    const { organizationId, events, id } = await authorized(event);
+    const attempts = await events.attempts(organizationId, id);
+    return { object: 'list', data: attempts.map(attemptResource), has_more: false };
+  });
+
+  app.post('/v1/events/:id/resend', async (event) => {
+    const { organizationId, events, id } = await authorized(event);
+    const hasBody = (event.req.headers.get('content-length') ?? '0') !== '0' || event.req.headers.has('transfer-encoding');
+    const body = hasBody ? await readValidJson(event, resendBody) : {};
+    const deliveries = await events.resend(organizationId, id, body.endpointId);
+    event.res.status = 202;
+    return { object: 'list', data: deliveries.map(deliveryResource), has_more: false };
+  });
+}

@@ -1,0 +1,78 @@
+import { getRouterParam, type H3, type H3Event } from 'h3';
+import * as v from 'valibot';
+import { createEndpointSchema, updateEndpointSchema } from '../../domain/webhook-endpoint-input.ts';
+import type { WebhookEndpointRecord } from '../../ports/persistence.ts';
+import { readValidJson, validate } from '../body.ts';
+import { requireKey, services } from '../context.ts';
+import { isoTime } from '../format.ts';
+import type { createRateLimiter } from '../rate-limit.ts';
+import { queryOf } from './generations.ts';
+
+/** The endpoint as the API shows it; the secret only where it has just been made. */
+export function endpointResource(endpoint: WebhookEndpointRecord, options: { withSecret?: boolean } = {}) {
+  return {
+    id: endpoint.id,
+    object: 'webhook_endpoint' as const,
+    url: endpoint.url,
+    description: endpoint.description,
+    enabledEvents: endpoint.enabledEvents,
+    status: endpoint.status,
+    disabledReason: endpoint.disabledReason,
+    createdAt: isoTime(endpoint.createdAt),
+    updatedAt: isoTime(endpoint.updatedAt),
+    ...(options.withSecret ? { secret: endpoint.secret } : {}),
+  };
+}
+
+export const pageQuerySchema = v.object({
+  limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1, 'must be 1 to 100'), v.maxValue(100, 'must be 1 to 100')), '10'),
+  starting_after: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
+});
+
+const idParam = (event: H3Event) => getRouterParam(event, 'id', { decode: true }) ?? '';
+
+export function webhookEndpointRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }) {
+  const authorized = async (event: H3Event) => {
+    const key = await requireKey(event, 'secret');
+    limits.read.take(key.id);
+    return { organizationId: key.organizationId, endpoints: services(event).webhookEndpoints };
+  };
+
+  app.post('/v1/webhook-endpoints', async (event) => {
+    const { organizationId, endpoints } = await authorized(event);
+    const endpoint = await endpoints.create(organizationId, await readValidJson(event, createEndpointSchema));
+    event.res.status = 201;
+    return endpointResource(endpoint, { withSecret: true });
+  });
+
+  app.get('/v1/webhook-endpoints', async (event) => {
+    const { organizationId, endpoints } = await authorized(event);
+    const query = validate(pageQuerySchema, queryOf(event));
+    const page = await endpoints.list(organizationId, { limit: Number(query.limit), startingAfter: query.starting_after });
+    return { object: 'list', data: page.data.map((endpoint) => endpointResource(endpoint)), has_more: page.hasMore };
+  });
+
+  app.get('/v1/webhook-endpoints/:id', async (event) => {
+    const { organizationId, endpoints } = await authorized(event);
+    return endpointResource(await endpoints.get(organizationId, idParam(event)));
+  });
+
+  app.patch('/v1/webhook-endpoints/:id', async (event) => {
+    const { organizationId, endpoints } = await authorized(event);
+    const id = idParam(event);
+    return endpointResource(await endpoints.update(organizationId, id, await readValidJson(event, updateEndpointSchema)));
+  });
+
+  app.delete('/v1/webhook-endpoints/:id', async (event) => {
+    const { organizationId, endpoints } = await authorized(event);
+    const id = idParam(event);
+    await endpoints.delete(organizationId, id);
+    return { id, object: 'webhook_endpoint', deleted: true };
+  });
+
+  app.post('/v1/webhook-endpoints/:id/rotate-secret', async (event) => {
+    const { organizationId, endpoints } = await authorized(event);
+    const rotated = await endpoints.rotateSecret(organizationId, idParam(event));
+    return { ...endpointResource(rotated, { withSecret: true }), previousSecretExpiresAt: isoTime(rotated.previousSecretExpiresAt!) };
+  });
+}

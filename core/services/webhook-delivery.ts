@@ -1,0 +1,144 @@
+import type { Cradle } from '../cradle.ts';
+import { signatureHeader } from '../domain/webhook-signature.ts';
+import { RetryJob } from '../ports/job-queue.ts';
+import type { DeliveryRecord, OutboxEvent, QueuedJob, Repositories, WebhookEndpointRecord } from '../ports/persistence.ts';
+import { activeSecrets } from './webhook-endpoints.ts';
+
+export const deliverJobKind = 'deliver_webhook';
+
+interface DeliverJobPayload {
+  deliveryId: string;
+}
+
+/**
+ * Appends an event to the outbox and, in the same transaction, one delivery (and its job) per
+ * enabled endpoint subscribed to it: if the change that caused the event commits, its deliveries
+ * exist; if it rolls back, none do.
+ */
+export async function emitEvent(tx: Repositories, deps: Pick<Cradle, 'ids' | 'config'>, event: OutboxEvent): Promise<number> {
+  await tx.events.append(event);
+  const endpoints = await tx.webhookEndpoints.subscribedTo(event.organizationId, event.type);
+  for (const endpoint of endpoints) await scheduleDelivery(tx, deps, event, endpoint, event.createdAt);
+  return endpoints.length;
+}
+
+export async function scheduleDelivery(tx: Repositories, { ids, config }: Pick<Cradle, 'ids' | 'config'>, event: OutboxEvent, endpoint: WebhookEndpointRecord, now: number) {
+  const firstAt = now + config.webhooks.retrySchedule[0]!;
+  const delivery: DeliveryRecord = {
+    id: ids.id('whd_'),
+    eventId: event.id,
+    endpointId: endpoint.id,
+    status: 'pending',
+    attemptCount: 0,
+    nextAttemptAt: firstAt,
+    lastError: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await tx.deliveries.create(delivery);
+  await tx.jobs.enqueue({ id: ids.id('job_'), kind: deliverJobKind, payload: { deliveryId: delivery.id } satisfies DeliverJobPayload, runAt: firstAt, createdAt: now });
+  return delivery;
+}
+
+/** ±20 % so that many deliveries failing together do not retry together. */
+const jitter = (delay: number) => Math.round(delay * (0.8 + Math.random() * 0.4));
+
+/** A small counting semaphore per endpoint: a slow receiver gets a few connections, not all workers. */
+function endpointSlots(limit: number) {
+  const slots = new Map<string, { active: number; waiting: Array<() => void> }>();
+  return {
+    async acquire(key: string) {
+      const slot = slots.get(key) ?? { active: 0, waiting: [] };
+      slots.set(key, slot);
+      if (slot.active >= limit) await new Promise<void>((resolve) => slot.waiting.push(resolve));
+      slot.active += 1;
+    },
+    release(key: string) {
+      const slot = slots.get(key)!;
+      slot.active -= 1;
+      const next = slot.waiting.shift();
+      if (next) next();
+      else if (slot.active === 0) slots.delete(key);
+    },
+  };
+}
+
+export type DeliverWebhook = ReturnType<typeof deliverWebhook>;
+
+/** The worker's side of a delivery: one signed attempt, logged, then success, retry or failure. */
+export function deliverWebhook({ persistence, transport, ids, clock, config, logger }: Cradle) {
+  const slots = endpointSlots(config.webhooks.maxConcurrentPerEndpoint);
+  const schedule = config.webhooks.retrySchedule;
+
+  async function abandon(delivery: DeliveryRecord, reason: string) {
+    await persistence.deliveries.update({ ...delivery, status: 'failed', nextAttemptAt: null, lastError: reason, updatedAt: clock.now() });
+  }
+
+  return async function handle(job: QueuedJob): Promise<void> {
+    const { deliveryId } = job.payload as DeliverJobPayload;
+    const delivery = await persistence.deliveries.get(deliveryId);
+    if (!delivery || delivery.status !== 'pending') return;
+    const endpoint = await persistence.webhookEndpoints.findById(delivery.endpointId);
+    if (!endpoint || endpoint.deleted || endpoint.status !== 'enabled') return abandon(delivery, 'endpoint_disabled');
+    const event = await persistence.events.get(endpoint.organizationId, delivery.eventId);
+    if (!event) return abandon(delivery, 'event_missing');
+
+    await slots.acquire(endpoint.id);
+    let outcome;
+    const attemptedAt = clock.now();
+    try {
+      const timestamp = Math.floor(attemptedAt / 1000);
+      outcome = await transport.send({
+        url: endpoint.url,
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': event.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(activeSecrets(endpoint, attemptedAt), event.id, timestamp, event.body),
+        },
+        body: Buffer.from(event.body, 'utf8'),
+        timeoutMs: config.webhooks.timeoutMs,
+      });
+    } finally {
+      slots.release(endpoint.id);
+    }
+
+    const attemptCount = delivery.attemptCount + 1;
+    const succeeded = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+    const gone = outcome.status === 410;
+    let delay: number | null = null;
+    if (!succeeded && !gone && attemptCount < schedule.length) {
+      delay = jitter(schedule[attemptCount]!);
+      if ((outcome.status === 429 || outcome.status === 503) && outcome.retryAfterMs !== null) {
+        delay = Math.max(delay, Math.min(outcome.retryAfterMs, config.webhooks.maxRetryAfterMs));
+      }
+    }
+    const now = clock.now();
+    const lastError = succeeded ? null : (outcome.error ?? `HTTP ${outcome.status}`);
+    await persistence.transaction(async (tx) => {
+      await tx.deliveries.recordAttempt({
+        id: ids.id('wha_'),
+        deliveryId,
+        attemptedAt,
+        statusCode: outcome.status,
+        error: outcome.error,
+        durationMs: outcome.durationMs,
+        responseBody: outcome.responseBody,
+      });
+      await tx.deliveries.update({
+        ...delivery,
+        attemptCount,
+        status: succeeded ? 'succeeded' : delay === null ? 'failed' : 'pending',
+        nextAttemptAt: delay === null ? null : now + delay,
+        lastError,
+        updatedAt: now,
+      });
+      if (succeeded) await tx.webhookEndpoints.markHealthy(endpoint.id);
+      else await tx.webhookEndpoints.markFailing(endpoint.id, attemptedAt);
+      // 410 Gone is the receiver saying it will never want these again.
+      if (gone) await tx.webhookEndpoints.disable(endpoint.id, 'gone', now);
+    });
+    if (gone) logger.warn('webhook endpoint disabled: it answered 410 Gone', { endpointId: endpoint.id });
+    if (delay !== null) throw new RetryJob(delay, `attempt ${attemptCount} failed: ${lastError}`);
+  };
+}

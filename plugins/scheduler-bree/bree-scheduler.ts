@@ -1,0 +1,95 @@
+import { fileURLToPath } from 'node:url';
+import Bree from 'bree';
+import type { Logger } from '../../core/logger.ts';
+import type { ScheduledTask, Scheduler } from '../../core/ports/scheduler.ts';
+
+/**
+ * The one job file every task shares. Bree runs jobs in worker threads, which tsx does not reach
+ * and which would not have this process's database pool anyway, so the job is a plain-JS file that
+ * only reports "task X is due"; the task itself runs here, on the main thread.
+ */
+const tickFile = fileURLToPath(new URL('./tick.js', import.meta.url));
+
+/** A tick worker that has not ended after this long is terminated (and reported), so it cannot block later ticks. */
+const tickWorkerTimeoutMs = 30_000;
+
+export interface BreeSchedulerOptions {
+  logger: Logger;
+}
+
+/**
+ * The scheduler port on Bree: Bree decides when (one interval job per task), the task runs in
+ * this process when the tick's worker reports in. A task still running when its next tick comes
+ * skips that tick.
+ */
+export function createBreeScheduler({ logger }: BreeSchedulerOptions): Scheduler {
+  let bree: Bree | undefined;
+  let stopping: Promise<void> | undefined;
+  const tasks = new Map<string, ScheduledTask>();
+  const running = new Map<string, Promise<void>>();
+
+  function runTask(task: ScheduledTask): void {
+    // The previous run is still going: skip this tick (the port forbids overlap).
+    if (running.has(task.name)) return;
+    const run = (async () => {
+      try {
+        await task.run();
+      } catch (error) {
+        logger.error('scheduled task failed', { task: task.name, error: error instanceof Error ? error.stack : String(error) });
+      } finally {
+        running.delete(task.name);
+      }
+    })();
+    running.set(task.name, run);
+  }
+
+  return {
+    async start(list) {
+      if (bree || stopping) throw new Error('The scheduler was already started.');
+      for (const task of list) {
+        if (tasks.has(task.name)) throw new Error(`Scheduled task '${task.name}' is listed twice.`);
+        if (!Number.isFinite(task.intervalMs) || task.intervalMs <= 0) {
+          throw new Error(`Scheduled task '${task.name}' needs an intervalMs above 0, not ${task.intervalMs}.`);
+        }
+        tasks.set(task.name, task);
+      }
+      bree = new Bree({
+        // Every job names its file by absolute path; there is no jobs folder to look for.
+        root: false,
+        doRootCheck: false,
+        // Bree's own lines ("worker online", "exited with code 0" …) are noise; failures reach us through errorHandler.
+        logger: false,
+        outputWorkerMetadata: false,
+        closeWorkerAfterMs: 0,
+        // The tick worker needs none of our flags: `--import tsx` would only slow its start.
+        worker: { execArgv: [] },
+        errorHandler(error, { name }) {
+          logger.error('scheduler tick failed', { task: name, error: error instanceof Error ? error.message : String(error) });
+        },
+        workerMessageHandler({ name, message }) {
+          // The job's name is the task's name; the message just says the tick is due ('done' follows it).
+          if (stopping || typeof message !== 'object' || message === null) return;
+          const task = tasks.get(name);
+          if (task) runTask(task);
+        },
+        jobs: [...tasks.values()].map((task) => ({
+          name: task.name,
+          path: tickFile,
+          interval: task.intervalMs,
+          // eval: false keeps Bree from taking a path with characters such as '+' or '#' for code to eval.
+          worker: { eval: false, workerData: { task: task.name } },
+        })),
+      });
+      await bree.start();
+    },
+
+    stop() {
+      stopping ??= (async () => {
+        // No tick is acted on from here on; Bree clears its timers and waits for tick workers in flight.
+        await bree?.stop();
+        await Promise.all(running.values());
+      })();
+      return stopping;
+    },
+  };
+}
