@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { startImageHost } from './support/generation-app.ts';
-import { testCertificates, type TestHttpsServer } from './support/https-server.ts';
+import { startHttpsServer, testCertificates, type TestHttpsServer } from './support/https-server.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
 
 const bin = path.join(import.meta.dirname, '..', 'bin', 'visualizer.js');
@@ -115,3 +115,74 @@ for (const database of ['sqlite', 'postgres'] as const) {
     });
   });
 }
+
+describe('a server killed mid-delivery', () => {
+  let dir: string;
+  let host: TestHttpsServer;
+  let receiver: TestHttpsServer;
+  const children: ChildProcess[] = [];
+  before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-crash-hook-'));
+    host = await startImageHost();
+    // The first attempt hangs, so the process dies while it is in flight; later ones succeed.
+    let calls = 0;
+    receiver = await startHttpsServer((_req, res) => {
+      calls += 1;
+      if (calls > 1) res.writeHead(200).end('ok');
+    });
+  });
+  after(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await host.close();
+    await receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('delivers the event after a restart, with the same webhook-id', async () => {
+    const config = path.join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ pluginOptions: { db: { leaseMs: 2_000, pollIntervalMs: 100 } } }));
+    const env = {
+      VISUALIZER_DATA_DIR: dir,
+      VISUALIZER_CONFIG: config,
+      VISUALIZER_OUTBOUND_ALLOW: 'localhost',
+      NODE_EXTRA_CA_CERTS: (await testCertificates()).caFile,
+      PORT: '0',
+    };
+    const { stdout } = await run(bin, ['orgs', 'create', '--name', 'hooks', '--credits', '5', '--json'], { env: { ...process.env, ...env } });
+    const headers = { authorization: `Bearer ${JSON.parse(stdout).apiKey}`, 'content-type': 'application/json' };
+
+    const first = await start(['serve'], env, /listening on (http:\S+)/);
+    children.push(first.child);
+    let url = first.match[1]!;
+    const endpoint = await (await fetch(`${url}/v1/webhook-endpoints`, { method: 'POST', headers, body: JSON.stringify({ url: `${receiver.url}/hook`, enabledEvents: ['*'] }) })).json();
+    assert.match(endpoint.id, /^whe_/);
+    await fetch(`${url}/v1/generations`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ mode: 'virtual-try-on', image: `${host.url}/photo.jpg`, products: [{ productId: 1, productTitle: 'Hat', imageUrl: `${host.url}/product.png` }] }),
+    });
+    const deadline = Date.now() + 30_000;
+    while (receiver.requests.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(receiver.requests.length, 1, 'the first attempt is in flight');
+    first.child.kill('SIGKILL');
+    await exited(first.child);
+
+    const second = await start(['serve'], env, /listening on (http:\S+)/);
+    children.push(second.child);
+    url = second.match[1]!;
+    while (receiver.requests.length < 2 && Date.now() < deadline + 30_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(receiver.requests.length, 2, 'the attempt was made again after the restart');
+    const [lost, delivered] = receiver.requests;
+    assert.equal(delivered!.headers['webhook-id'], lost!.headers['webhook-id']);
+    assert.deepEqual(delivered!.body, lost!.body);
+
+    const eventId = String(delivered!.headers['webhook-id']);
+    let event;
+    do {
+      event = await (await fetch(`${url}/v1/events/${eventId}`, { headers })).json();
+    } while (event.deliveries[0].status === 'pending' && (await new Promise((resolve) => setTimeout(resolve, 50, true))));
+    assert.equal(event.deliveries[0].status, 'succeeded');
+    second.child.kill('SIGTERM');
+    assert.equal(await exited(second.child), 0);
+  });
+});

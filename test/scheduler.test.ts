@@ -1,4 +1,49 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { asValue, createContainer, InjectionMode } from 'awilix';
+import type { Config } from '../config/schema.ts';
+import type { Cradle } from '../core/cradle.ts';
+import { silentLogger } from '../core/logger.ts';
+import breePlugin from '../plugins/scheduler-bree/index.ts';
 import { createBreeScheduler } from '../plugins/scheduler-bree/bree-scheduler.ts';
 import { schedulerContract } from './contract/scheduler.ts';
 
 schedulerContract('bree', (logger) => createBreeScheduler({ logger }));
+
+describe('bree scheduler', () => {
+  it('takes any task name, including the job names Bree reserves', { timeout: 60_000 }, async () => {
+    const ran = new Set<string>();
+    const scheduler = createBreeScheduler({ logger: silentLogger });
+    const names = ['index', 'index.js', 'webhooks: due deliveries'];
+    await scheduler.start(names.map((name) => ({ name, intervalMs: 50, run: async () => void ran.add(name) })));
+    const deadline = Date.now() + 20_000;
+    while (ran.size < names.length && Date.now() < deadline) await sleep(10);
+    await scheduler.stop();
+    assert.deepEqual([...ran].sort(), [...names].sort());
+  });
+
+  it('refuses a task listed twice or an interval that is not above 0', async () => {
+    const task = { name: 'sweep', intervalMs: 100, run: async () => {} };
+    await assert.rejects(createBreeScheduler({ logger: silentLogger }).start([task, task]), /listed twice/);
+    await assert.rejects(createBreeScheduler({ logger: silentLogger }).start([{ ...task, intervalMs: 0 }]), /intervalMs above 0/);
+  });
+
+  it('registers as the scheduler plugin, and disposing the container stops it', { timeout: 60_000 }, async () => {
+    assert.deepEqual(breePlugin.provides, ['scheduler']);
+    const container = createContainer<Cradle>({ injectionMode: InjectionMode.PROXY, strict: true });
+    container.register({ logger: asValue(silentLogger) });
+    await breePlugin.register({ container, options: {}, config: {} as Config });
+    const { scheduler } = container.cradle;
+    let runs = 0;
+    let active = false;
+    await scheduler.start([{ name: 'sweep', intervalMs: 30, run: async () => { active = true; runs += 1; await sleep(100); active = false; } }]);
+    const deadline = Date.now() + 20_000;
+    while (!active && Date.now() < deadline) await sleep(5);
+    await container.dispose();
+    assert.equal(active, false, 'dispose() waited for the running task');
+    const after = runs;
+    await sleep(200);
+    assert.equal(runs, after, 'nothing ran after dispose()');
+  });
+});

@@ -10,8 +10,8 @@ import type { ScheduledTask, Scheduler } from '../../core/ports/scheduler.ts';
  */
 const tickFile = fileURLToPath(new URL('./tick.js', import.meta.url));
 
-/** A tick worker that has not ended after this long is terminated (and reported), so it cannot block later ticks. */
-const tickWorkerTimeoutMs = 30_000;
+/** Bree reserves the job names 'index', 'index.js' and 'index.mjs'; a prefix leaves every task name free. */
+const jobName = (taskName: string) => `task:${taskName}`;
 
 export interface BreeSchedulerOptions {
   logger: Logger;
@@ -25,6 +25,7 @@ export interface BreeSchedulerOptions {
 export function createBreeScheduler({ logger }: BreeSchedulerOptions): Scheduler {
   let bree: Bree | undefined;
   let stopping: Promise<void> | undefined;
+  /** Tasks by their Bree job name (see `jobName`). */
   const tasks = new Map<string, ScheduledTask>();
   const running = new Map<string, Promise<void>>();
 
@@ -46,13 +47,15 @@ export function createBreeScheduler({ logger }: BreeSchedulerOptions): Scheduler
   return {
     async start(list) {
       if (bree || stopping) throw new Error('The scheduler was already started.');
+      const names = new Set<string>();
       for (const task of list) {
-        if (tasks.has(task.name)) throw new Error(`Scheduled task '${task.name}' is listed twice.`);
+        if (names.has(task.name)) throw new Error(`Scheduled task '${task.name}' is listed twice.`);
         if (!Number.isFinite(task.intervalMs) || task.intervalMs <= 0) {
           throw new Error(`Scheduled task '${task.name}' needs an intervalMs above 0, not ${task.intervalMs}.`);
         }
-        tasks.set(task.name, task);
+        names.add(task.name);
       }
+      for (const task of list) tasks.set(jobName(task.name), task);
       bree = new Bree({
         // Every job names its file by absolute path; there is no jobs folder to look for.
         root: false,
@@ -60,27 +63,37 @@ export function createBreeScheduler({ logger }: BreeSchedulerOptions): Scheduler
         // Bree's own lines ("worker online", "exited with code 0" …) are noise; failures reach us through errorHandler.
         logger: false,
         outputWorkerMetadata: false,
+        // No kill timer for tick workers (they end in milliseconds): Bree arms it on the worker's
+        // 'online' event, which can come after 'done', and a timer armed then is never cleared, so
+        // it held the process open for its full length after stop() in about 1 run in 5.
         closeWorkerAfterMs: 0,
         // The tick worker needs none of our flags: `--import tsx` would only slow its start.
         worker: { execArgv: [] },
         errorHandler(error, { name }) {
-          logger.error('scheduler tick failed', { task: name, error: error instanceof Error ? error.message : String(error) });
+          logger.error('scheduler tick failed', { task: tasks.get(name)?.name ?? name, error: error instanceof Error ? error.message : String(error) });
         },
         workerMessageHandler({ name, message }) {
-          // The job's name is the task's name; the message just says the tick is due ('done' follows it).
+          // The job's name says which task; the message just says its tick is due ('done' follows it).
           if (stopping || typeof message !== 'object' || message === null) return;
           const task = tasks.get(name);
           if (task) runTask(task);
         },
-        jobs: [...tasks.values()].map((task) => ({
-          name: task.name,
+        jobs: [...tasks].map(([name, task]) => ({
+          name,
           path: tickFile,
           interval: task.intervalMs,
           // eval: false keeps Bree from taking a path with characters such as '+' or '#' for code to eval.
           worker: { eval: false, workerData: { task: task.name } },
         })),
       });
-      await bree.start();
+      try {
+        await bree.start();
+      } catch (error) {
+        // Bree refused a job: leave nothing half-started for stop().
+        bree = undefined;
+        tasks.clear();
+        throw error;
+      }
     },
 
     stop() {

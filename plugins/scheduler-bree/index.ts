@@ -1,12 +1,11 @@
 import { asFunction } from 'awilix';
 import type { Cradle } from '../../core/cradle.ts';
-import { definePlugin, type PortName } from '../../core/plugin.ts';
+import { definePlugin } from '../../core/plugin.ts';
 import { createBreeScheduler } from './bree-scheduler.ts';
 
 export default definePlugin({
   name: 'bree',
-  // The cast goes once PortName includes 'scheduler'.
-  provides: ['scheduler' as PortName],
+  provides: ['scheduler'],
   register({ container }) {
     container.register({
       scheduler: asFunction(({ logger }: Cradle) => createBreeScheduler({ logger }))
