@@ -6,7 +6,7 @@ import { asValue } from 'awilix';
 import sharp from 'sharp';
 import { startWorkers } from '../core/lifecycle.ts';
 import { RenderError } from '../core/ports/render-engine.ts';
-import { startGenerationApp, photoJpeg, type GenerationApp } from './support/generation-app.ts';
+import { startGenerationApp, photoJpeg, productPng, type GenerationApp } from './support/generation-app.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
 
 const generationFields = ['completedAt', 'createdAt', 'error', 'hint', 'id', 'imageSize', 'imageUrl', 'imageVariants', 'metadata', 'mode', 'object', 'products', 'status'];
@@ -116,6 +116,16 @@ for (const [database, environment] of databases) {
       assert.equal((await fetch(`${g.app.url}/cdn/../private/uploads/${id}/x.jpg`)).status, 404);
     });
 
+    it('reads product images on its own CDN from storage', async () => {
+      const { cdn } = g.app.container.cradle;
+      const stored = await cdn.put('catalog/shirt.png', productPng, { contentType: 'image/png', visibility: 'public' });
+      assert.ok(stored.url!.startsWith('http://'), 'served over plain http here, so it could not be fetched');
+      const { id } = await (await g.api.post(key, g.validBody({ products: [{ productId: 3, productTitle: 'Own', imageUrl: stored.url }] }))).json();
+      assert.equal((await g.api.settled(key, id)).status, 'complete');
+      const missing = await (await g.api.post(key, g.validBody({ products: [{ productId: 3, productTitle: 'Gone', imageUrl: cdn.publicUrl('catalog/none.png') }] }))).json();
+      assert.equal((await g.api.settled(key, missing.id)).error.code, 'image_fetch_failed');
+    });
+
     it('refuses what the spec forbids, naming the field', async () => {
       const product = g.validBody().products[0]!;
       const cases: Array<[unknown, string, string?]> = [
@@ -131,6 +141,7 @@ for (const [database, environment] of databases) {
         [{ ...g.validBody(), products: [{ ...product, productTitle: ' ' }] }, 'products[0].productTitle'],
         [{ ...g.validBody(), products: [{ ...product, productId: { id: 1 } }] }, 'products[0].productId'],
         [{ ...g.validBody(), products: [{ ...product, productUrl: 'ftp://x' }] }, 'products[0].productUrl'],
+        [{ ...g.validBody(), products: [{ ...product, imageUrl: 'http://example.com/p.png' }] }, 'products[0].imageUrl'],
         [{ ...g.validBody(), products: [{ ...product, dimensions: { width: 10, unit: 'furlong' } }] }, 'products[0].dimensions.unit'],
         [{ ...g.validBody(), products: [{ ...product, dimensions: {} }] }, 'products[0].dimensions'],
         [{ ...g.validBody(), hint: 'x'.repeat(501) }, 'hint'],

@@ -10,14 +10,6 @@ const dataUri = /^data:image\/[a-z0-9.+-]+;base64,([A-Za-z0-9+/]*={0,2})$/i;
 /** Base64 of 10 MB is 4/3 as long; checked on the text so an oversized upload is not decoded first. */
 const maxDataUriLength = Math.ceil(maxImageBytes / 3) * 4 + 64;
 
-const httpsUrl = (what: string) =>
-  v.pipe(
-    v.string(`${what} must be a string`),
-    v.maxLength(2048, `${what} must be at most 2048 characters`),
-    v.url(`${what} must be an absolute URL`),
-    v.startsWith('https://', `${what} must be an https URL`),
-  );
-
 const absoluteUrl = v.pipe(
   v.string('must be a string'),
   v.maxLength(2048, 'must be at most 2048 characters'),
@@ -44,7 +36,8 @@ export const productSchema = v.strictObject({
     'must be a non-empty string or a number',
   ),
   productTitle: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(500, 'must be at most 500 characters')),
-  imageUrl: httpsUrl('imageUrl'),
+  // https, or this service's own CDN (checked by the service, which knows its public URL).
+  imageUrl: absoluteUrl,
   productUrl: v.optional(absoluteUrl),
   dimensions: v.optional(dimensions),
 });

@@ -40,7 +40,13 @@ export function validateIdempotencyKey(key: string | null): string | null {
   return key;
 }
 
-export function generationService({ persistence, ids, clock, cdn, queue }: Pick<Cradle, 'persistence' | 'ids' | 'clock' | 'cdn' | 'queue'>) {
+/** An image already on this service's own CDN, read from storage rather than fetched over the network. */
+export function ownCdnKey({ cdn, config }: Pick<Cradle, 'cdn' | 'config'>, url: string): string | null {
+  const prefix = `${config.publicUrl}/cdn/`;
+  return cdn.servedByApp && url.startsWith(prefix) ? url.slice(prefix.length) : null;
+}
+
+export function generationService({ persistence, ids, clock, cdn, queue, config }: Pick<Cradle, 'persistence' | 'ids' | 'clock' | 'cdn' | 'queue' | 'config'>) {
   async function replay(organizationId: string, generationId: string) {
     const generation = await persistence.generations.get(organizationId, generationId);
     if (!generation) throw new Error(`idempotency key bound to missing generation ${generationId}`);
@@ -74,6 +80,11 @@ export function generationService({ persistence, ids, clock, cdn, queue }: Pick<
         const bound = await persistence.idempotencyKeys.find(organizationId, idempotencyKey);
         if (bound) return replay(organizationId, bound);
       }
+      input.products.forEach((product, index) => {
+        if (!product.imageUrl.startsWith('https://') && !ownCdnKey({ cdn, config }, product.imageUrl)) {
+          throw new ApiError('invalid_request_error', 'parameter_invalid', `products[${index}].imageUrl: must be an https URL`, `products[${index}].imageUrl`);
+        }
+      });
       const id = ids.id('agen_');
       const sourceImage = input.image.startsWith('data:') ? await storeUpload(id, input.image) : input.image;
       const cost = creditCost[input.imageSize];

@@ -5,7 +5,7 @@ import { fetchImage, ImageFetchError, inspectImage, type FetchedImage } from '..
 import { RetryJob } from '../ports/job-queue.ts';
 import type { GenerationRecord, ImageVariants, QueuedJob } from '../ports/persistence.ts';
 import { RenderError } from '../ports/render-engine.ts';
-import type { RenderJobPayload } from './generations.ts';
+import { ownCdnKey, type RenderJobPayload } from './generations.ts';
 import { emitEvent } from './webhook-delivery.ts';
 
 /** A failure that ends the generation, with the code and message its `error` object shows. */
@@ -52,6 +52,12 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
 
   async function loadProduct(url: string, index: number): Promise<FetchedImage> {
     try {
+      const ownKey = ownCdnKey({ cdn, config }, url);
+      if (ownKey) {
+        const stored = await cdn.get(ownKey, 'public').catch(() => null);
+        if (!stored) throw new ImageFetchError('image_fetch_failed', 'The image is not on this service’s CDN.', false);
+        return await inspectImage(stored.body);
+      }
       return await fetchImage(outbound, url);
     } catch (error) {
       if (error instanceof ImageFetchError) throw new ImageFetchError(error.code, `products[${index}].imageUrl: ${error.message}`, error.transient);
