@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { asValue } from 'awilix';
 import { definePlugin } from '../../core/plugin.ts';
 import type { IdGenerator } from '../../core/ports/ids.ts';
@@ -7,13 +7,23 @@ const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 /** Bytes at or above this value are dropped so every base62 character is equally likely. */
 const unbiasedLimit = 256 - (256 % alphabet.length);
 
+/** Random bytes drawn in blocks: one system call serves many ids. */
+const pool = Buffer.alloc(4096);
+let offset = pool.length;
+
+function nextByte(): number {
+  if (offset === pool.length) {
+    randomFillSync(pool);
+    offset = 0;
+  }
+  return pool[offset++]!;
+}
+
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < unbiasedLimit) out += alphabet[byte % alphabet.length];
-      if (out.length === length) break;
-    }
+    const byte = nextByte();
+    if (byte < unbiasedLimit) out += alphabet[byte % alphabet.length];
   }
   return out;
 }

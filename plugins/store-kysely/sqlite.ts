@@ -44,6 +44,24 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * Kysely prepares every query afresh; preparing costs more than running a small query. The same
+ * SQL text maps to one reusable statement (SQLite re-prepares it itself after a schema change).
+ */
+function cachePreparedStatements(database: BetterSqlite3.Database, size = 500) {
+  const prepare = database.prepare.bind(database);
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  database.prepare = ((sql: string) => {
+    let statement = cache.get(sql);
+    if (!statement) {
+      statement = prepare(sql);
+      if (cache.size >= size) cache.delete(cache.keys().next().value!);
+      cache.set(sql, statement);
+    }
+    return statement;
+  }) as typeof database.prepare;
+}
+
 function connect(file: string): Persistence {
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
   const database = new BetterSqlite3(file);
@@ -52,6 +70,7 @@ function connect(file: string): Persistence {
   // Another process holding the write lock is waited for, not failed on.
   database.pragma('busy_timeout = 10000');
   database.pragma('foreign_keys = ON');
+  cachePreparedStatements(database);
   return kyselyPersistence(new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) }), 'sqlite');
 }
 

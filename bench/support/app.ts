@@ -1,0 +1,50 @@
+import { asValue } from 'awilix';
+import { createGuardedClient } from '../../core/outbound/guarded-client.ts';
+import type { Logger } from '../../core/logger.ts';
+import { startHttpsServer, testCertificates } from '../../test/support/https-server.ts';
+import { startTestApp } from '../../test/support/app.ts';
+import { photoLikeJpeg, productPng } from './images.ts';
+
+/** Rate limits out of the way: the benchmarks measure the work, not the token buckets. */
+export const unlimited = { create: { perSecond: 1e9, burst: 1e9 }, read: { perSecond: 1e9, burst: 1e9 } };
+
+/**
+ * The real app on a temp SQLite dir plus a loopback HTTPS image host serving a photo and a product
+ * image; the app's outbound client trusts the host's test CA and allows localhost. Workers are not
+ * started here (see core/lifecycle.ts `startWorkers`).
+ */
+export async function startBenchApp(options: { credits?: number; logger?: Logger; config?: Record<string, unknown> } = {}) {
+  const certs = await testCertificates();
+  const photo = await photoLikeJpeg(900, 1200, 88);
+  const product = await productPng(500);
+  const host = await startHttpsServer((req, res) => {
+    const body = req.url?.startsWith('/photo') ? photo : product;
+    res.writeHead(200, { 'content-type': req.url?.startsWith('/photo') ? 'image/jpeg' : 'image/png', 'content-length': body.length });
+    res.end(body);
+  });
+  const app = await startTestApp({ config: { rateLimits: unlimited, ...options.config }, ...(options.logger ? { logger: options.logger } : {}) });
+  const outbound = createGuardedClient({ allow: ['localhost'], ca: certs.caPem });
+  app.container.register({ outbound: asValue(outbound) });
+  const { apiKey } = await app.tenants.createOrganization({ name: 'Bench', credits: options.credits ?? 1_000_000_000 });
+  const createBody = JSON.stringify({
+    mode: 'virtual-try-on',
+    image: `${host.url}/photo.jpg`,
+    imageSize: '1K',
+    products: [{ productId: 'sku-1042', productTitle: 'Linen overshirt, rust', imageUrl: `${host.url}/products/sku-1042.png` }],
+  });
+  return {
+    app,
+    host,
+    photo,
+    product,
+    apiKey: apiKey.key,
+    createBody,
+    headers: { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' },
+    async close() {
+      // Workers (if started) stop before the database closes; shutdown() inside app.close() does that.
+      await app.close();
+      outbound.close();
+      await host.close();
+    },
+  };
+}

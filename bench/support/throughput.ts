@@ -1,0 +1,75 @@
+import { fixed, percentile, table } from './report.ts';
+import { runLoad, type LoadRequest } from './load.ts';
+
+export const concurrency = 16;
+/** Floor and ours alternate, so drift on a shared machine (other processes, thermal) hits both alike. */
+const rounds = [
+  { warmupMs: 2_000, durationMs: 4_000 },
+  { warmupMs: 500, durationMs: 4_000 },
+];
+const measuredSeconds = rounds.reduce((total, round) => total + round.durationMs, 0) / 1000;
+
+export interface Measured {
+  perSecond: number;
+  latencyMs: { p50: number; p99: number; max: number };
+  statuses: Record<string, number>;
+  bytesPerResponse: number;
+  /** Cores used over the measured windows: the server process (this one) and the load client. */
+  serverCpu: number;
+  clientCpu: number;
+}
+
+function combine(results: Array<Awaited<ReturnType<typeof runLoad>>>): Measured {
+  const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const statuses: Record<string, number> = {};
+  for (const r of results) for (const [status, count] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + count;
+  const seconds = results.reduce((total, r) => total + r.seconds, 0);
+  const weighted = (pick: (r: (typeof results)[number]) => number) => results.reduce((total, r) => total + pick(r) * r.seconds, 0) / seconds;
+  return {
+    perSecond: latencies.length / seconds,
+    latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? NaN },
+    statuses,
+    bytesPerResponse: weighted((r) => r.bytesPerResponse),
+    serverCpu: weighted((r) => r.serverCpu),
+    clientCpu: weighted((r) => r.clientCpu),
+  };
+}
+
+/** Loads the floor and our server in alternating rounds with the same requests; both totals cover the same measured time. */
+export async function compareThroughput(floorOrigin: string, ourOrigin: string, requests: LoadRequest[]): Promise<{ bare: Measured; ours: Measured }> {
+  const bare = [];
+  const ours = [];
+  for (const round of rounds) {
+    bare.push(await runLoad({ origin: floorOrigin, requests, concurrency, ...round }));
+    ours.push(await runLoad({ origin: ourOrigin, requests, concurrency, ...round }));
+  }
+  return { bare: combine(bare), ours: combine(ours) };
+}
+
+const statusText = (statuses: Record<string, number>) =>
+  Object.entries(statuses)
+    .map(([status, count]) => `${status}×${count}`)
+    .join(' ');
+
+/** The table both API throughput benchmarks print. */
+export function throughputTable(rows: Array<[label: string, result: Measured]>): string {
+  return table(
+    ['server', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'resp bytes', 'server CPU', 'client CPU', 'statuses'],
+    rows.map(([label, r]) => [
+      label,
+      fixed(r.perSecond, 0),
+      fixed(r.latencyMs.p50, 2),
+      fixed(r.latencyMs.p99, 2),
+      fixed(r.latencyMs.max, 1),
+      fixed(r.bytesPerResponse, 0),
+      `${fixed(r.serverCpu * 100, 0)}%`,
+      `${fixed(r.clientCpu * 100, 0)}%`,
+      statusText(r.statuses),
+    ]),
+  );
+}
+
+export const setupLine = () =>
+  `load: ${concurrency} concurrent requests over keep-alive from a separate process; floor and ours alternate in ${rounds.length} rounds ` +
+  `(${rounds.map((r) => `${r.warmupMs / 1000} s warm-up + ${r.durationMs / 1000} s`).join(', ')}), ${measuredSeconds} s measured each; ` +
+  `CPU = cores used over the measured windows (a client near 100% means that server was not saturated).`;

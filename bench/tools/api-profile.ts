@@ -1,0 +1,75 @@
+/**
+ * Where an API request's time goes: runs the create or get load (as bench/create.ts and
+ * bench/get.ts do) with the V8 profiler on for the measured part only, then prints the main
+ * thread's busy time per request by package/file (native frames are charged to their JS caller).
+ *
+ *   node --import tsx bench/tools/api-profile.ts create
+ *   node --import tsx bench/tools/api-profile.ts get --stmt-cache   # what-if: cache prepared statements
+ *
+ * `--stmt-cache` patches better-sqlite3 in this process so `prepare(sql)` returns a cached
+ * statement (Kysely's SQLite driver prepares every query afresh); it changes nothing on disk.
+ * `--save FILE` keeps the .cpuprofile (open it in Chrome DevTools).
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import BetterSqlite3 from 'better-sqlite3';
+import { summarizeProfile, type CpuProfile } from './cpu-profile.ts';
+
+const mode = process.argv[2];
+if (mode !== 'create' && mode !== 'get') {
+  console.error('usage: api-profile.ts create|get [--stmt-cache] [--save FILE]');
+  process.exit(2);
+}
+const save = process.argv.includes('--save') ? process.argv[process.argv.indexOf('--save') + 1] : undefined;
+
+if (process.argv.includes('--stmt-cache')) {
+  const probe = new BetterSqlite3(':memory:');
+  const prototype = Object.getPrototypeOf(probe) as { prepare(this: object, sql: string): unknown };
+  probe.close();
+  const prepare = prototype.prepare;
+  const caches = new WeakMap<object, Map<string, unknown>>();
+  prototype.prepare = function (sql: string) {
+    let cache = caches.get(this);
+    if (!cache) caches.set(this, (cache = new Map()));
+    let statement = cache.get(sql);
+    if (!statement) cache.set(sql, (statement = prepare.call(this, sql)));
+    return statement;
+  };
+}
+
+// Imported after the patch, so the app's database connection gets it.
+const { startBenchApp } = await import('../support/app.ts');
+const { runLoad } = await import('../support/load.ts');
+
+const bench = await startBenchApp();
+try {
+  const ids: string[] = [];
+  for (let i = 0; i < 200; i++) {
+    const response = await fetch(`${bench.app.url}/v1/generations`, { method: 'POST', headers: bench.headers, body: bench.createBody });
+    ids.push(((await response.json()) as { id: string }).id);
+  }
+  const requests =
+    mode === 'create'
+      ? [{ method: 'POST' as const, path: '/v1/generations', headers: bench.headers, body: bench.createBody }]
+      : ids.map((id) => ({ method: 'GET' as const, path: `/v1/generations/${id}`, headers: { authorization: bench.headers.authorization } }));
+  await runLoad({ origin: bench.app.url, requests, concurrency: 16, warmupMs: 0, durationMs: 2_000 });
+
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  const result = await runLoad({ origin: bench.app.url, requests, concurrency: 16, warmupMs: 0, durationMs: 6_000 });
+  const { profile } = await session.post('Profiler.stop');
+  session.disconnect();
+  if (save) writeFileSync(save, JSON.stringify(profile));
+
+  const served = Object.values(result.statuses).reduce((a, b) => a + b, 0);
+  console.log(
+    `${mode}${process.argv.includes('--stmt-cache') ? ' (statement cache)' : ''}: ${result.perSecond.toFixed(0)} req/s, ` +
+      `server CPU ${(result.serverCpu * 100).toFixed(0)}% = ${((result.serverCpu * 1e6) / result.perSecond).toFixed(0)} µs per request, statuses ${JSON.stringify(result.statuses)}`,
+  );
+  console.log(summarizeProfile(profile as CpuProfile, served, 30));
+} finally {
+  await bench.close();
+}
