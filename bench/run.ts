@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { fixed, table, type SummaryRow } from './support/report.ts';
 
-const all = ['create', 'get', 'variants', 'latency'];
+const all = ['create', 'get', 'variants', 'latency', 'deliver'];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : all;
 const unknown = chosen.filter((name) => !all.includes(name));
 if (unknown.length) {

@@ -133,8 +133,9 @@ export function deliverWebhook({ persistence, transport, ids, clock, config, log
         lastError,
         updatedAt: now,
       });
-      if (succeeded) await tx.webhookEndpoints.markHealthy(endpoint.id);
-      else await tx.webhookEndpoints.markFailing(endpoint.id, attemptedAt);
+      // Only a change of health is written; the common case (healthy stays healthy) costs nothing.
+      if (succeeded && endpoint.failingSince !== null) await tx.webhookEndpoints.markHealthy(endpoint.id);
+      if (!succeeded && endpoint.failingSince === null) await tx.webhookEndpoints.markFailing(endpoint.id, attemptedAt);
       // 410 Gone is the receiver saying it will never want these again.
       if (gone) await tx.webhookEndpoints.disable(endpoint.id, 'gone', now);
     });
