@@ -38,6 +38,7 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
   let stopped = false;
   let heartbeat: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
+  let starting: Promise<void> | undefined;
 
   const wakeLane = (lane: Lane) => {
     lane.woken = true;
@@ -111,22 +112,25 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
       if (stopped) throw new Error('this queue has been stopped');
       const kinds = Object.keys(handlers);
       if (lanes.some((lane) => lane.kinds.some((kind) => kinds.includes(kind)))) throw new Error(`already working on ${kinds.join(', ')}`);
-      if (lanes.length === 0) {
+      const lane: Lane = { kinds, handlers, concurrency, running: new Map(), woken: false, wake: () => {} };
+      lanes.push(lane);
+      // Shared by every lane and by stop(), so concurrent calls set up one listener and one heartbeat.
+      starting ??= (async () => {
         if (persistence.listenForJobs) unlisten = await persistence.listenForJobs(notify);
         heartbeat = setInterval(() => {
           persistence.jobs
             .extendLeases(runningIds(), workerId, clock.now() + options.leaseMs)
             .catch((error) => logger.warn('extending job leases failed', { error: String(error) }));
         }, Math.max(50, Math.floor(options.leaseMs / 3)));
-      }
-      const lane: Lane = { kinds, handlers, concurrency, running: new Map(), woken: false, wake: () => {} };
-      lanes.push(lane);
-      lane.loop = run(lane);
+      })();
+      await starting;
+      if (!stopped) lane.loop = run(lane);
     },
     async stop() {
       if (stopped) return;
       stopped = true;
       notify();
+      await starting?.catch(() => {});
       await Promise.all(lanes.map((lane) => lane.loop));
       await Promise.all(lanes.flatMap((lane) => [...lane.running.values()]));
       clearInterval(heartbeat);

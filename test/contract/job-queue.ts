@@ -167,6 +167,60 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       assert.equal(maxInFlight, 3, 'with 15 due jobs the queue does use all 3 slots');
     });
 
+    it('bounds each work() call on its own: slow jobs filling one call’s slots do not hold back another’s kinds', testTimeout, async () => {
+      const slowKind = newKind('lane-slow');
+      const fastKind = newKind('lane-fast');
+      const unhandledKind = newKind('lane-unhandled');
+      const gate = deferred();
+      releases.push(gate.resolve);
+      let slowIn = 0;
+      let slowMax = 0;
+      let slowStarted = 0;
+      let fastIn = 0;
+      let fastMax = 0;
+      let fastDone = 0;
+      await enqueue(store, slowKind, [1, 2, 3]);
+      await enqueue(store, fastKind, Array.from({ length: 8 }, (_, n) => n));
+      const [unhandled] = await enqueue(store, unhandledKind, ['nobody works this kind']);
+      const queue = queueOn(store);
+      await queue.work(
+        {
+          [slowKind]: async () => {
+            slowStarted += 1;
+            slowMax = Math.max(slowMax, ++slowIn);
+            await gate.promise;
+            slowIn -= 1;
+          },
+        },
+        { concurrency: 1 },
+      );
+      queue.notify();
+      await waitFor('a slow job to fill the first call’s only slot', () => slowStarted === 1);
+      await queue.work(
+        {
+          [fastKind]: async () => {
+            fastMax = Math.max(fastMax, ++fastIn);
+            await sleep(20);
+            fastIn -= 1;
+            fastDone += 1;
+          },
+        },
+        { concurrency: 2 },
+      );
+      queue.notify();
+      await waitFor('the fast jobs to finish while a slow one blocks', async () => fastDone === 8 && (await pending(fastKind)) === 0);
+      assert.equal(slowStarted, 1, 'the slow call ran one job at a time');
+      assert.equal(fastMax, 2, 'the fast call used its own 2 slots, no more');
+      gate.resolve();
+      await waitFor('the slow jobs to finish', async () => (await pending(slowKind)) === 0);
+      assert.equal(slowMax, 1);
+      assert.equal(slowStarted, 3);
+      const [untouched] = await store.jobs.claim({ kinds: [unhandledKind], workerId: 'test', now: clock.now(), leaseMs: 1_000, limit: 1 });
+      assert.equal(untouched?.id, unhandled, 'a kind no handler names stays queued');
+      assert.equal(untouched?.attempts, 1, 'and was never claimed by the queue');
+      assert.equal(await store.jobs.complete(unhandled!, 'test'), true);
+    });
+
     it('starts a job promptly after notify(), without waiting for the 60 s poll interval', testTimeout, async (t) => {
       const kind = newKind('prompt');
       let startedAt: number | undefined;
@@ -188,22 +242,20 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       assert.ok(stopTook < 5_000, `stop() of an idle queue took ${stopTook} ms`);
     });
 
-    it('starts a job enqueued through another handle promptly, without notify() (LISTEN/NOTIFY)', testTimeout, async (t) => {
-      if (!store.listenForJobs) {
-        assert.notEqual(store.dialect, 'postgres', 'Postgres signals committed jobs to every process');
-        t.skip('this database cannot signal other processes; its workers poll');
-        return;
-      }
+    it('starts a job enqueued through another handle without notify(): at once with LISTEN/NOTIFY, else within the poll interval', testTimeout, async (t) => {
+      const signals = Boolean(store.listenForJobs);
+      if (store.dialect === 'postgres') assert.ok(signals, 'Postgres signals committed jobs to every process');
+      const pollIntervalMs = signals ? 60_000 : 300;
       const kind = newKind('listen');
       let startedAt: number | undefined;
-      const queue = queueOn(store, { pollIntervalMs: 60_000 });
+      const queue = queueOn(store, { pollIntervalMs });
       await queue.work({ [kind]: async () => void (startedAt ??= Date.now()) }, { concurrency: 1 });
       await sleep(300);
       const enqueuedAt = Date.now();
       await enqueue(other, kind, [{}]); // another pool, as another process would; nobody calls notify()
-      await waitFor('the job to start (the poll interval is 60 s)', () => startedAt !== undefined);
+      await waitFor(`the job to start (the poll interval is ${pollIntervalMs} ms)`, () => startedAt !== undefined);
       const latency = startedAt! - enqueuedAt;
-      t.diagnostic(`started ${latency} ms after enqueue`);
+      t.diagnostic(`started ${latency} ms after enqueue (${signals ? 'signalled' : 'polled'})`);
       assert.ok(latency < 5_000, `started ${latency} ms after enqueue`);
       await waitFor('the job to finish', async () => (await pending(kind)) === 0);
     });
@@ -330,7 +382,7 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
 
     it("extends a live worker's lease while its handler runs, so no other worker takes the job", testTimeout, async () => {
       const kind = newKind('long-handler');
-      const leaseMs = 1_000;
+      const leaseMs = 1_500;
       const runs: { attempts: number; handle: string }[] = [];
       const handler = (handle: string): JobHandler => async (job) => {
         runs.push({ attempts: job.attempts, handle });
