@@ -98,6 +98,28 @@ export const configSchema = v.strictObject({
     }),
     {},
   ),
+  /** Keyless browser collection (`POST /api/collect`): token buckets per client address and per visitor id. */
+  conversions: v.optional(
+    v.strictObject({
+      collectPerIp: v.optional(rateLimit, { perSecond: 5, burst: 50 }),
+      collectPerVisitor: v.optional(rateLimit, { perSecond: 0.5, burst: 10 }),
+    }),
+    {},
+  ),
+  /** Keyless widget endpoints (`/api/widgets/…`): token buckets per client address and per visitor id. */
+  widgets: v.optional(
+    v.strictObject({
+      generationsPerIp: v.optional(rateLimit, { perSecond: 0.2, burst: 20 }),
+      generationsPerVisitor: v.optional(rateLimit, { perSecond: 0.05, burst: 5 }),
+      /** Widget lookups and result polling. */
+      readsPerIp: v.optional(rateLimit, { perSecond: 20, burst: 60 }),
+    }),
+    {},
+  ),
+  /** Take the client address for per-IP limits from the first `X-Forwarded-For` entry (only behind a proxy that overwrites it). */
+  trustProxy: v.optional(v.boolean(), false),
+  /** The demo shop at `/demo` (development): served unless `enabled` is false; unset means on unless NODE_ENV=production. */
+  demo: v.optional(v.strictObject({ enabled: v.optional(v.boolean()) }), {}),
   /** On a new SQLite database, `serve` creates a development organization and prints its keys once. */
   createDevOrganization: v.optional(v.boolean(), true),
   shutdownTimeoutMs: v.optional(millis, 10_000),

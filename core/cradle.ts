@@ -10,12 +10,14 @@ import type { Scheduler } from './ports/scheduler.ts';
 import type { WebhookTransport } from './ports/webhook-transport.ts';
 import type { GuardedClient } from './outbound/guarded-client.ts';
 import type { Authenticator } from './services/authenticate.ts';
+import type { ConversionService } from './services/conversions.ts';
 import type { EventService } from './services/events.ts';
 import type { GenerationService } from './services/generations.ts';
 import type { RenderGeneration } from './services/render-generation.ts';
 import type { DeliverWebhook } from './services/webhook-delivery.ts';
 import type { WebhookEndpointService } from './services/webhook-endpoints.ts';
 import type { TenantService } from './services/tenants.ts';
+import type { WidgetService } from './services/widgets.ts';
 
 /** Everything the container can resolve, by name. Plugins register ports under these names. */
 export interface Cradle {
@@ -38,4 +40,6 @@ export interface Cradle {
   webhookEndpoints: WebhookEndpointService;
   deliverWebhook: DeliverWebhook;
   events: EventService;
+  conversions: ConversionService;
+  widgets: WidgetService;
 }

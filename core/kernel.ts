@@ -9,12 +9,14 @@ import { createLogger, type Logger } from './logger.ts';
 import type { Plugin, PortName } from './plugin.ts';
 import { createGuardedClient } from './outbound/guarded-client.ts';
 import { authenticator } from './services/authenticate.ts';
+import { conversionService } from './services/conversions.ts';
 import { eventService } from './services/events.ts';
 import { generationService } from './services/generations.ts';
 import { renderGeneration } from './services/render-generation.ts';
 import { deliverWebhook } from './services/webhook-delivery.ts';
 import { webhookEndpointService } from './services/webhook-endpoints.ts';
 import { tenantService } from './services/tenants.ts';
+import { widgetService } from './services/widgets.ts';
 
 /** Built-in plugins by name, loaded lazily so an unused adapter's dependencies are never imported. */
 export type PluginCatalogue = Record<string, () => Promise<{ default: Plugin<any> }>>;
@@ -92,6 +94,8 @@ export async function createKernel(config: Config, options: KernelOptions): Prom
     webhookEndpoints: asFunction(webhookEndpointService).singleton(),
     deliverWebhook: asFunction(deliverWebhook).singleton(),
     events: asFunction(eventService).singleton(),
+    conversions: asFunction(conversionService).singleton(),
+    widgets: asFunction(widgetService).singleton(),
   });
   return container;
 }

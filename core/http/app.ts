@@ -7,12 +7,16 @@ import { errorResponse } from './errors.ts';
 import { requestIdFor } from './request-id.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { cdnRoutes } from './routes/cdn.ts';
+import { conversionRoutes } from './routes/conversions.ts';
 import { creditRoutes } from './routes/credits.ts';
 import { eventRoutes } from './routes/events.ts';
 import { generationRoutes } from './routes/generations.ts';
 import { healthRoutes } from './routes/health.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { storeRoutes } from './routes/stores.ts';
+import { widgetRoutes } from './routes/widgets.ts';
+import { widgetAssetRoutes } from './routes/widgets-assets.ts';
+import { demoRoutes } from './routes/demo.ts';
 
 /**
  * The HTTP app: every request gets an id and its own container scope; every error, whether
@@ -47,6 +51,10 @@ export function createHttpApp(container: AwilixContainer<Cradle>): H3 {
   cdnRoutes(app);
   webhookEndpointRoutes(app, limits);
   eventRoutes(app, limits);
+  conversionRoutes(app, limits, container.cradle.config);
+  widgetRoutes(app, limits, container.cradle.config);
+  widgetAssetRoutes(app);
+  demoRoutes(app, container.cradle.config);
 
   app.all('/**', (event) => {
     throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);

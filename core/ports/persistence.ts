@@ -293,6 +293,127 @@ export interface DeliveryRepository {
   attemptsForEvent(eventId: string): Promise<Array<DeliveryAttempt & { endpointId: string }>>;
 }
 
+export type ConversionStatus = 'pending' | 'processing' | 'on-hold' | 'completed' | 'refunded' | 'cancelled';
+
+/** Who reported an order: the shop's server (order webhook), the browser SDK, or both (merged). */
+export type ConversionSource = 'server' | 'browser' | 'both';
+
+export interface ConversionItem {
+  productId: string;
+  quantity: number;
+  priceCents: number;
+  totalCents: number;
+}
+
+/** Which visualization earned a conversion, and the revenue of the items it showed. */
+export interface ConversionAttribution {
+  generationId: string;
+  attributedRevenueCents: number;
+  /** Product ids (as strings) of the order's items that the generation visualized, in item order. */
+  attributedItems: string[];
+}
+
+export interface ConversionRecord {
+  id: string;
+  organizationId: string;
+  storeId: string;
+  orderId: string;
+  /** Null when the report carried none (an empty string is stored as null). */
+  visitorId: string | null;
+  sessionId: string | null;
+  totalCents: number;
+  currency: string;
+  platform: string;
+  status: ConversionStatus;
+  items: ConversionItem[];
+  source: ConversionSource;
+  attribution: ConversionAttribution | null;
+  orderCreatedAt: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ConversionRepository {
+  /** Inserts the conversion unless its (storeId, orderId) exists; true when this call inserted it. */
+  insertIfAbsent(conversion: ConversionRecord): Promise<boolean>;
+  /** The store's conversion for the order; inside a transaction `forUpdate` locks it (Postgres) until commit. */
+  findByOrder(storeId: string, orderId: string, options?: { forUpdate?: boolean }): Promise<ConversionRecord | null>;
+  update(conversion: ConversionRecord): Promise<void>;
+  /** Newest `orderCreatedAt` first; `from` inclusive, `to` exclusive; `startingAfter` is a conversion id. */
+  list(
+    organizationId: string,
+    options: { storeId?: string; from?: number; to?: number; limit: number; startingAfter?: string },
+  ): Promise<{ data: ConversionRecord[]; hasMore: boolean }>;
+  /** Counts over the store's conversions with `orderCreatedAt` in [from, to), refunded and cancelled ones left out. */
+  totals(storeId: string, range: { from: number; to: number }): Promise<{ conversions: number; attributedConversions: number; attributedRevenue: Record<string, number> }>;
+  /** Distinct non-empty visitor ids of the store's conversions in [from, to): all of them, and those still counting. */
+  visitors(storeId: string, range: { from: number; to: number }): Promise<{ seen: string[]; converted: string[] }>;
+}
+
+/** A generation as attribution sees it. */
+export interface AttributionCandidate {
+  id: string;
+  storeId: string;
+  visitorId: string | null;
+  sessionId: string | null;
+  status: GenerationStatus;
+  productIds: string[];
+  createdAt: number;
+}
+
+/** Read model over the generations table for attribution and reports. */
+export interface VisualizationRepository {
+  /** Complete generations of the store created in [from, to] whose visitor or session id matches a given (non-empty) one. */
+  candidates(storeId: string, match: { visitorId: string | null; sessionId: string | null; from: number; to: number }): Promise<AttributionCandidate[]>;
+  /** Complete generations of the store created in [from, to), and the distinct non-empty visitor ids they were made for. */
+  summary(storeId: string, range: { from: number; to: number }): Promise<{ visualizations: number; visitorIds: string[] }>;
+}
+
+export interface WidgetRecord {
+  id: string;
+  organizationId: string;
+  storeId: string;
+  mode: 'virtual-try-on' | 'room-visualizer';
+  imageSize: '1K' | '2K' | '4K';
+  /** Origins (`https://shop.example`, `http://localhost:3000`) whose pages may call the keyless widget endpoints. */
+  allowedOrigins: string[];
+  dailyGenerationCap: number;
+  createdAt: number;
+}
+
+export interface WidgetRepository {
+  create(widget: WidgetRecord): Promise<void>;
+  get(organizationId: string, id: string): Promise<WidgetRecord | null>;
+  /** The widget alone, for keyless browser calls that only carry its id. */
+  findById(id: string): Promise<WidgetRecord | null>;
+  /** Newest first. */
+  list(organizationId: string, options: { storeId?: string; limit: number; startingAfter?: string }): Promise<{ data: WidgetRecord[]; hasMore: boolean }>;
+  /** Generations the widget created at or after `since`. */
+  countGenerationsSince(widgetId: string, since: number): Promise<number>;
+  /** The widget's generation made for that visitor, or null. */
+  generationForVisitor(widgetId: string, visitorId: string, generationId: string): Promise<GenerationRecord | null>;
+}
+
+/** A logged-in user linked to a browser visitor by the SDK's `identify`. */
+export interface VisitorIdentity {
+  organizationId: string;
+  storeId: string;
+  visitorId: string;
+  sessionId: string | null;
+  userId: string;
+  traits: Record<string, string | number | boolean>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface VisitorIdentityRepository {
+  /** One row per (storeId, visitorId): a later identify replaces user id, traits and session, keeps `createdAt`. */
+  upsert(identity: VisitorIdentity): Promise<void>;
+  get(storeId: string, visitorId: string): Promise<VisitorIdentity | null>;
+  /** Distinct visitor ids identified (created or updated) in [from, to). */
+  visitorsSeen(storeId: string, range: { from: number; to: number }): Promise<string[]>;
+}
+
 /** The repositories, all bound to one connection or transaction. */
 export interface Repositories {
   organizations: OrganizationRepository;
@@ -305,6 +426,10 @@ export interface Repositories {
   jobs: JobRepository;
   webhookEndpoints: WebhookEndpointRepository;
   deliveries: DeliveryRepository;
+  conversions: ConversionRepository;
+  visualizations: VisualizationRepository;
+  widgets: WidgetRepository;
+  visitorIdentities: VisitorIdentityRepository;
 }
 
 export interface MigrationReport {

@@ -86,6 +86,46 @@ export interface Database {
     duration_ms: number;
     response_body: string | null;
   };
+  conversions: {
+    id: string;
+    organization_id: string;
+    store_id: string;
+    order_id: string;
+    visitor_id: string | null;
+    session_id: string | null;
+    total_cents: number;
+    currency: string;
+    platform: string;
+    status: string;
+    items: string;
+    source: string;
+    attributed_generation_id: string | null;
+    attributed_revenue_cents: number | null;
+    attributed_items: string | null;
+    order_created_at: number;
+    created_at: number;
+    updated_at: number;
+  };
+  widgets: {
+    id: string;
+    organization_id: string;
+    store_id: string;
+    mode: string;
+    image_size: string;
+    allowed_origins: string;
+    daily_generation_cap: number;
+    created_at: number;
+  };
+  visitor_identities: {
+    store_id: string;
+    visitor_id: string;
+    organization_id: string;
+    session_id: string | null;
+    user_id: string;
+    traits: string;
+    created_at: number;
+    updated_at: number;
+  };
   jobs: {
     id: string;
     kind: string;

@@ -4,6 +4,7 @@ import type { Persistence, Repositories } from '../../core/ports/persistence.ts'
 import type { Database, Executor } from './database.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { apiKeyRepository } from './repositories/api-keys.ts';
+import { conversionRepository } from './repositories/conversions.ts';
 import { creditRepository } from './repositories/credits.ts';
 import { deliveryRepository } from './repositories/deliveries.ts';
 import { eventRepository } from './repositories/events.ts';
@@ -12,7 +13,10 @@ import { idempotencyRepository } from './repositories/idempotency-keys.ts';
 import { jobRepository } from './repositories/jobs.ts';
 import { organizationRepository } from './repositories/organizations.ts';
 import { storeRepository } from './repositories/stores.ts';
+import { visitorIdentityRepository } from './repositories/visitor-identities.ts';
+import { visualizationRepository } from './repositories/visualizations.ts';
 import { webhookEndpointRepository } from './repositories/webhook-endpoints.ts';
+import { widgetRepository } from './repositories/widgets.ts';
 
 function repositories(db: Executor, dialect: Persistence['dialect']): Repositories {
   return {
@@ -26,6 +30,10 @@ function repositories(db: Executor, dialect: Persistence['dialect']): Repositori
     jobs: jobRepository(db, dialect),
     webhookEndpoints: webhookEndpointRepository(db),
     deliveries: deliveryRepository(db),
+    conversions: conversionRepository(db, dialect),
+    visualizations: visualizationRepository(db),
+    widgets: widgetRepository(db, generationRepository(db).get),
+    visitorIdentities: visitorIdentityRepository(db),
   };
 }
 

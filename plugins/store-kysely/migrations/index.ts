@@ -3,6 +3,8 @@ import * as tenantsAndKeys from './0001-tenants-and-keys.ts';
 import * as generationsWebhooksConversions from './0002-generations-webhooks-conversions.ts';
 import * as jobs from './0003-jobs.ts';
 import * as webhookEndpointState from './0004-webhook-endpoint-state.ts';
+import * as widgetsAttribution from './0005-widgets-attribution.ts';
+import * as jobReadiness from './0006-job-readiness.ts';
 
 /**
  * Migrations are imported statically rather than read from a folder, so they load the same
@@ -14,6 +16,8 @@ const migrations: Record<string, Migration> = {
   '0002-generations-webhooks-conversions': generationsWebhooksConversions,
   '0003-jobs': jobs,
   '0004-webhook-endpoint-state': webhookEndpointState,
+  '0005-widgets-attribution': widgetsAttribution,
+  '0006-job-readiness': jobReadiness,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,69 @@
+import type { ConversionItem, ConversionRecord, ConversionSource, ConversionStatus } from '../ports/persistence.ts';
+
+/** Orders in these statuses stay stored (with their attribution) but count neither as conversions nor as revenue. */
+export const voidedStatuses: readonly ConversionStatus[] = ['refunded', 'cancelled'];
+export const isVoided = (status: ConversionStatus) => voidedStatuses.includes(status);
+
+/** One report of an order, from the order webhook (`server`) or the browser SDK (`browser`). */
+export interface ConversionReport {
+  source: 'server' | 'browser';
+  organizationId: string;
+  storeId: string;
+  orderId: string;
+  visitorId: string | null;
+  sessionId: string | null;
+  totalCents: number;
+  currency: string;
+  platform: string;
+  status: ConversionStatus;
+  items: ConversionItem[];
+  orderCreatedAt: number;
+}
+
+const hasServer = (source: ConversionSource) => source !== 'browser';
+
+/**
+ * Merges a later report of the same (storeId, orderId) into the stored conversion, so an order
+ * never counts twice:
+ *
+ * - visitorId, sessionId: the first non-empty value is kept; a later report only fills a gap.
+ * - A server report is the order's truth: over a browser-only row it replaces total, currency,
+ *   status, items and orderCreatedAt; over a server row it updates the status (in arrival order),
+ *   fills items when there were none, and fills the total (with its currency) when it was 0.
+ * - A browser report never changes what a server reported; over a browser-only row it fills
+ *   items and a zero total the same way and leaves the status alone.
+ *
+ * `reattribute` says whether anything attribution depends on (ids, items, order time) changed.
+ */
+export function mergeReport(existing: ConversionRecord, report: ConversionReport, now: number): { record: ConversionRecord; reattribute: boolean } {
+  const record: ConversionRecord = { ...existing, updatedAt: now };
+  record.visitorId = existing.visitorId ?? report.visitorId;
+  record.sessionId = existing.sessionId ?? report.sessionId;
+  record.source = existing.source === report.source ? existing.source : 'both';
+
+  if (report.source === 'server' && !hasServer(existing.source)) {
+    Object.assign(record, {
+      totalCents: report.totalCents,
+      currency: report.currency,
+      status: report.status,
+      items: report.items,
+      platform: report.platform,
+      orderCreatedAt: report.orderCreatedAt,
+    });
+  } else if (report.source === 'server' || !hasServer(existing.source)) {
+    // Server over server, or browser over browser: same authority, so later news fills gaps.
+    if (report.source === 'server') record.status = report.status;
+    if (existing.items.length === 0 && report.items.length > 0) record.items = report.items;
+    if (existing.totalCents === 0 && report.totalCents > 0) {
+      record.totalCents = report.totalCents;
+      record.currency = report.currency;
+    }
+  }
+
+  const reattribute =
+    record.visitorId !== existing.visitorId ||
+    record.sessionId !== existing.sessionId ||
+    record.orderCreatedAt !== existing.orderCreatedAt ||
+    JSON.stringify(record.items) !== JSON.stringify(existing.items);
+  return { record, reattribute };
+}

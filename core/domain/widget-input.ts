@@ -1,0 +1,46 @@
+import * as v from 'valibot';
+import { browserId } from './conversion-input.ts';
+import { createGenerationSchema } from './generation-input.ts';
+
+export const widgetLimits = { origins: 20, maxDailyGenerationCap: 1_000_000, defaultDailyGenerationCap: 500 } as const;
+
+/**
+ * An origin as browsers send it in the `Origin` header: scheme, host and port only
+ * (`https://shop.example`, `http://localhost:3000`); a trailing slash is tolerated, and the value
+ * is stored normalized (lower-case host, default port dropped) so comparison is exact.
+ */
+export const originSchema = v.pipe(
+  v.string('must be a string'),
+  v.maxLength(300, 'must be at most 300 characters'),
+  v.check((text) => /^https?:\/\/[^/?#@\s]+\/?$/i.test(text) && URL.canParse(text), 'must be an origin: http(s)://host[:port], without path, query or credentials'),
+  v.transform((text) => new URL(text).origin),
+);
+
+export const createWidgetSchema = v.strictObject({
+  storeId: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(64, 'must be at most 64 characters')),
+  mode: createGenerationSchema.entries.mode,
+  imageSize: createGenerationSchema.entries.imageSize,
+  allowedOrigins: v.pipe(
+    v.array(originSchema, 'must be an array of origins'),
+    v.minLength(1, 'needs 1 to 20 origins'),
+    v.maxLength(widgetLimits.origins, 'needs 1 to 20 origins'),
+    v.transform((origins) => [...new Set(origins)]),
+  ),
+  dailyGenerationCap: v.optional(
+    v.pipe(v.number('must be a whole number'), v.integer('must be a whole number'), v.minValue(1, 'must be 1 or more'), v.maxValue(widgetLimits.maxDailyGenerationCap, `must be at most ${widgetLimits.maxDailyGenerationCap}`)),
+    widgetLimits.defaultDailyGenerationCap,
+  ),
+});
+
+export type CreateWidgetInput = v.InferOutput<typeof createWidgetSchema>;
+
+/** A keyless generation from the widget: mode and size come from the widget, the rest as in the API. */
+export const widgetGenerationSchema = v.strictObject({
+  visitorId: browserId,
+  sessionId: browserId,
+  image: createGenerationSchema.entries.image,
+  products: createGenerationSchema.entries.products,
+  hint: createGenerationSchema.entries.hint,
+});
+
+export type WidgetGenerationInput = v.InferOutput<typeof widgetGenerationSchema>;

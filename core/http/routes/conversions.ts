@@ -1,0 +1,116 @@
+import type { H3 } from 'h3';
+import * as v from 'valibot';
+import type { Config } from '../../../config/schema.ts';
+import { dayMs } from '../../domain/attribution.ts';
+import { collectSchema, orderWebhookSchema, parseIsoTime } from '../../domain/conversion-input.ts';
+import { ApiError } from '../../domain/errors.ts';
+import type { ConversionRecord } from '../../ports/persistence.ts';
+import { readValidJson, validate } from '../body.ts';
+import { allowAnyOrigin, clientAddress, preflight, readBrowserJson, takeToken } from '../browser-access.ts';
+import { requireKey, services } from '../context.ts';
+import { isoTime } from '../format.ts';
+import { createRateLimiter } from '../rate-limit.ts';
+import { queryOf } from './generations.ts';
+import { pageQuerySchema } from './webhook-endpoints.ts';
+
+/** Browser events are small; 200 items with long ids fit well within it. */
+export const collectBodyLimit = 64 * 1024;
+
+export const conversionResource = (conversion: ConversionRecord) => ({
+  id: conversion.id,
+  object: 'conversion' as const,
+  orderId: conversion.orderId,
+  storeId: conversion.storeId,
+  visitorId: conversion.visitorId,
+  sessionId: conversion.sessionId,
+  totalCents: conversion.totalCents,
+  currency: conversion.currency,
+  status: conversion.status,
+  items: conversion.items,
+  source: conversion.source,
+  orderCreatedAt: isoTime(conversion.orderCreatedAt),
+  attribution: conversion.attribution,
+  createdAt: isoTime(conversion.createdAt),
+  updatedAt: isoTime(conversion.updatedAt),
+});
+
+const isoQueryTime = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const at = parseIsoTime(dataset.value);
+    if (at === null) {
+      addIssue({ message: 'must be an ISO 8601 date or date-time with a time zone' });
+      return NEVER;
+    }
+    return at;
+  }),
+);
+
+const rangeEntries = { from: v.optional(isoQueryTime), to: v.optional(isoQueryTime) };
+const storeIdEntry = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(64));
+
+const listQuery = v.pipe(
+  v.object({ ...pageQuerySchema.entries, storeId: v.optional(storeIdEntry), ...rangeEntries }),
+  v.forward(
+    v.check((query) => query.from === undefined || query.to === undefined || query.from < query.to, 'must be after from'),
+    ['to'],
+  ),
+);
+
+const summaryQuery = v.object({ storeId: storeIdEntry, ...rangeEntries });
+
+export function conversionRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }, config: Config) {
+  const collectPerIp = createRateLimiter(config.conversions.collectPerIp);
+  const collectPerVisitor = createRateLimiter(config.conversions.collectPerVisitor);
+
+  /** The shop's server reports an order (conversion key). */
+  app.post('/api/webhooks/orders', async (event) => {
+    const key = await requireKey(event, 'conversion');
+    limits.read.take(key.id);
+    const input = await readValidJson(event, orderWebhookSchema);
+    await services(event).conversions.reportFromServer(key.organizationId, input);
+    return { success: true };
+  });
+
+  /** The browser SDK's `track('$conversion')` and `identify()`: keyless, identified by store id. */
+  app.options('/api/collect', (event) => {
+    allowAnyOrigin(event);
+    return preflight(event, 'POST', 86_400);
+  });
+
+  app.post('/api/collect', async (event) => {
+    allowAnyOrigin(event);
+    takeToken(collectPerIp, clientAddress(event, config.trustProxy), 'address');
+    const input = validate(collectSchema, await readBrowserJson(event, collectBodyLimit));
+    takeToken(collectPerVisitor, `${input.storeId}:${input.visitorId}`, 'visitor');
+    await services(event).conversions.collect(input);
+    event.res.status = 202;
+    return { success: true };
+  });
+
+  app.get('/v1/conversions', async (event) => {
+    const key = await requireKey(event, 'secret');
+    limits.read.take(key.id);
+    const query = validate(listQuery, queryOf(event));
+    const page = await services(event).conversions.list(key.organizationId, {
+      storeId: query.storeId,
+      from: query.from,
+      to: query.to,
+      limit: Number(query.limit),
+      startingAfter: query.starting_after,
+    });
+    return { object: 'list', data: page.data.map(conversionResource), has_more: page.hasMore };
+  });
+
+  app.get('/v1/analytics/summary', async (event) => {
+    const key = await requireKey(event, 'secret');
+    limits.read.take(key.id);
+    const query = validate(summaryQuery, queryOf(event));
+    const { clock } = services(event);
+    const to = query.to ?? clock.now();
+    const from = query.from ?? to - 30 * dayMs;
+    if (from >= to) throw new ApiError('invalid_request_error', 'parameter_invalid', 'to: must be after from', 'to');
+    const { store, ...summary } = await services(event).conversions.summary(key.organizationId, query.storeId, { from, to });
+    return { object: 'analytics_summary', storeId: store.id, from: isoTime(from), to: isoTime(to), ...summary };
+  });
+}

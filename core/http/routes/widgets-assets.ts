@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build, type BuildOptions } from 'esbuild';
+import type { H3, H3Event } from 'h3';
+import { ApiError } from '../../domain/errors.ts';
+import { services } from '../context.ts';
+
+/** One built file, plain and gzipped, each with its own strong validator. */
+export interface BuiltAsset {
+  body: Uint8Array;
+  gzip: Uint8Array;
+  etag: string;
+  gzipEtag: string;
+}
+
+export interface SdkAssets {
+  loader: BuiltAsset;
+  widget: BuiltAsset;
+  /** Where the loader fetches the widget from, e.g. `/widgets/widget.3f9a….js`. */
+  widgetPath: string;
+}
+
+const sdkRoot = fileURLToPath(new URL('../../../sdk/', import.meta.url));
+
+function asset(body: Uint8Array): BuiltAsset {
+  const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27);
+  return { body, gzip: gzipSync(body, { level: 9 }), etag: `"${digest}"`, gzipEtag: `"${digest}-gz"` };
+}
+
+/**
+ * Bundles the browser SDK from `sdk/` with esbuild: the widget UI first (its content hash names
+ * its file, so it is cached for a year), then the loader with the widget's path compiled in.
+ */
+export async function buildSdkAssets(): Promise<SdkAssets> {
+  const common: BuildOptions = { bundle: true, minify: true, format: 'iife', target: 'es2019', write: false, logLevel: 'silent', legalComments: 'none' };
+  const widgetBuild = await build({ ...common, entryPoints: [`${sdkRoot}widget/index.ts`] });
+  const widget = asset(widgetBuild.outputFiles![0]!.contents);
+  const hash = createHash('sha256').update(widget.body).digest('hex').slice(0, 16);
+  const widgetPath = `/widgets/widget.${hash}.js`;
+  const loaderBuild = await build({ ...common, entryPoints: [`${sdkRoot}loader/index.ts`], define: { __WIDGET_PATH__: JSON.stringify(widgetPath) } });
+  return { loader: asset(loaderBuild.outputFiles![0]!.contents), widget, widgetPath };
+}
+
+let assets: Promise<SdkAssets> | undefined;
+
+/** Built once per process, on first use; a failed build is retried by the next request. */
+export function sdkAssets(): Promise<SdkAssets> {
+  assets ??= buildSdkAssets().catch((error) => {
+    assets = undefined;
+    throw error;
+  });
+  return assets;
+}
+
+function matches(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((tag) => {
+    const candidate = tag.trim().replace(/^W\//, '');
+    return candidate === '*' || candidate === etag;
+  });
+}
+
+function serve(event: H3Event, file: BuiltAsset, cacheControl: string): Response {
+  const gzip = /\bgzip\b/i.test(event.req.headers.get('accept-encoding') ?? '');
+  const etag = gzip ? file.gzipEtag : file.etag;
+  const headers: Record<string, string> = {
+    'content-type': 'text/javascript; charset=utf-8',
+    'cache-control': cacheControl,
+    etag,
+    vary: 'Accept-Encoding',
+    'access-control-allow-origin': '*',
+    'x-content-type-options': 'nosniff',
+  };
+  if (gzip) headers['content-encoding'] = 'gzip';
+  if (matches(event.req.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });
+  const body = gzip ? file.gzip : file.body;
+  return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers: { ...headers, 'content-length': String(body.length) } });
+}
+
+async function loadAssets(event: H3Event): Promise<SdkAssets> {
+  try {
+    return await sdkAssets();
+  } catch (error) {
+    services(event).logger.error('building the browser SDK failed', { error: error instanceof Error ? error.message : String(error) });
+    throw new ApiError('api_error', 'internal_error', 'The browser SDK could not be built.', null, 500);
+  }
+}
+
+/**
+ * The browser SDK: `/widgets/embed.js` (the loader every shop page includes; cached 5 minutes, so
+ * a new release reaches pages quickly, and revalidated by ETag) and `/widgets/widget.{hash}.js`
+ * (the UI, named by its content, cached for a year).
+ */
+export function widgetAssetRoutes(app: H3) {
+  app.get('/widgets/embed.js', async (event) => serve(event, (await loadAssets(event)).loader, 'public, max-age=300'));
+
+  app.get('/widgets/:file', async (event) => {
+    const { widget, widgetPath } = await loadAssets(event);
+    if (event.url.pathname !== widgetPath) {
+      throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
+    }
+    return serve(event, widget, 'public, max-age=31536000, immutable');
+  });
+}

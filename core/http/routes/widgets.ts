@@ -1,0 +1,110 @@
+import { getRouterParam, type H3, type H3Event } from 'h3';
+import * as v from 'valibot';
+import type { Config } from '../../../config/schema.ts';
+import { browserId } from '../../domain/conversion-input.ts';
+import { generationResource } from '../../domain/generation.ts';
+import { maxImageBytes } from '../../domain/generation-input.ts';
+import { createWidgetSchema, widgetGenerationSchema } from '../../domain/widget-input.ts';
+import type { WidgetRecord } from '../../ports/persistence.ts';
+import { readValidJson, validate } from '../body.ts';
+import { allowWidgetOrigin, clientAddress, preflight, setAlways, takeToken } from '../browser-access.ts';
+import { requireKey, services } from '../context.ts';
+import { isoTime } from '../format.ts';
+import { createRateLimiter } from '../rate-limit.ts';
+import { queryOf } from './generations.ts';
+import { pageQuerySchema } from './webhook-endpoints.ts';
+
+/** As for POST /v1/generations: a 10 MB photo as base64 plus a small rest. */
+const generationBodyLimit = Math.ceil((maxImageBytes * 4) / 3) + 512 * 1024;
+
+export const widgetResource = (widget: WidgetRecord) => ({
+  id: widget.id,
+  object: 'widget' as const,
+  storeId: widget.storeId,
+  mode: widget.mode,
+  imageSize: widget.imageSize,
+  allowedOrigins: widget.allowedOrigins,
+  dailyGenerationCap: widget.dailyGenerationCap,
+  createdAt: isoTime(widget.createdAt),
+});
+
+/** What a shopper's page may know of a widget. */
+const publicWidgetResource = (widget: WidgetRecord) => ({ id: widget.id, object: 'widget' as const, mode: widget.mode, imageSize: widget.imageSize });
+
+const listQuery = v.object({ ...pageQuerySchema.entries, storeId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))) });
+const visitorQuery = v.object({ visitorId: browserId });
+
+const param = (event: H3Event, name: string) => getRouterParam(event, name, { decode: true }) ?? '';
+
+export function widgetRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }, config: Config) {
+  const generationsPerIp = createRateLimiter(config.widgets.generationsPerIp);
+  const generationsPerVisitor = createRateLimiter(config.widgets.generationsPerVisitor);
+  const readsPerIp = createRateLimiter(config.widgets.readsPerIp);
+
+  app.post('/v1/widgets', async (event) => {
+    const key = await requireKey(event, 'secret');
+    limits.read.take(key.id);
+    const widget = await services(event).widgets.create(key.organizationId, await readValidJson(event, createWidgetSchema));
+    event.res.status = 201;
+    return widgetResource(widget);
+  });
+
+  app.get('/v1/widgets', async (event) => {
+    const key = await requireKey(event, 'secret');
+    limits.read.take(key.id);
+    const query = validate(listQuery, queryOf(event));
+    const page = await services(event).widgets.list(key.organizationId, { storeId: query.storeId, limit: Number(query.limit), startingAfter: query.starting_after });
+    return { object: 'list', data: page.data.map(widgetResource), has_more: page.hasMore };
+  });
+
+  app.get('/v1/widgets/:id', async (event) => {
+    const key = await requireKey(event, 'secret');
+    limits.read.take(key.id);
+    return widgetResource(await services(event).widgets.get(key.organizationId, param(event, 'id')));
+  });
+
+  // Keyless endpoints the widget calls from shoppers' browsers, on the widget's allowed origins only.
+
+  /** The widget, with CORS answered for its origins. Unknown widgets are 404 to any page. */
+  const widgetFor = async (event: H3Event) => {
+    setAlways(event, 'vary', 'Origin');
+    try {
+      const widget = await services(event).widgets.findPublic(param(event, 'widgetId'));
+      allowWidgetOrigin(event, widget);
+      return widget;
+    } catch (error) {
+      if ((error as { status?: number }).status === 404) setAlways(event, 'access-control-allow-origin', '*');
+      throw error;
+    }
+  };
+
+  for (const path of ['/api/widgets/:widgetId', '/api/widgets/:widgetId/generations', '/api/widgets/:widgetId/generations/:id']) {
+    app.options(path, async (event) => {
+      await widgetFor(event);
+      return preflight(event, 'GET, POST', 600);
+    });
+  }
+
+  app.get('/api/widgets/:widgetId', async (event) => {
+    const widget = await widgetFor(event);
+    takeToken(readsPerIp, clientAddress(event, config.trustProxy), 'address');
+    return publicWidgetResource(widget);
+  });
+
+  app.post('/api/widgets/:widgetId/generations', async (event) => {
+    const widget = await widgetFor(event);
+    takeToken(generationsPerIp, clientAddress(event, config.trustProxy), 'address');
+    const input = await readValidJson(event, widgetGenerationSchema, generationBodyLimit);
+    takeToken(generationsPerVisitor, `${widget.id}:${input.visitorId}`, 'visitor');
+    const generation = await services(event).widgets.createGeneration(widget, input);
+    event.res.status = 202;
+    return generationResource(generation);
+  });
+
+  app.get('/api/widgets/:widgetId/generations/:id', async (event) => {
+    const widget = await widgetFor(event);
+    takeToken(readsPerIp, clientAddress(event, config.trustProxy), 'address');
+    const { visitorId } = validate(visitorQuery, queryOf(event));
+    return generationResource(await services(event).widgets.getGeneration(widget, visitorId, param(event, 'id')));
+  });
+}

@@ -1,0 +1,83 @@
+import type { GenerationRecord, WidgetRecord, WidgetRepository } from '../../../core/ports/persistence.ts';
+import type { Database, Executor } from '../database.ts';
+
+type Row = Database['widgets'];
+
+const toRecord = (row: Row): WidgetRecord => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  storeId: row.store_id,
+  mode: row.mode as WidgetRecord['mode'],
+  imageSize: row.image_size as WidgetRecord['imageSize'],
+  allowedOrigins: JSON.parse(row.allowed_origins),
+  dailyGenerationCap: Number(row.daily_generation_cap),
+  createdAt: Number(row.created_at),
+});
+
+export function widgetRepository(db: Executor, generationById: (organizationId: string, id: string) => Promise<GenerationRecord | null>): WidgetRepository {
+  return {
+    async create(widget) {
+      await db
+        .insertInto('widgets')
+        .values({
+          id: widget.id,
+          organization_id: widget.organizationId,
+          store_id: widget.storeId,
+          mode: widget.mode,
+          image_size: widget.imageSize,
+          allowed_origins: JSON.stringify(widget.allowedOrigins),
+          daily_generation_cap: widget.dailyGenerationCap,
+          created_at: widget.createdAt,
+        })
+        .execute();
+    },
+
+    async get(organizationId, id) {
+      const row = await db.selectFrom('widgets').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+      return row ? toRecord(row) : null;
+    },
+
+    async findById(id) {
+      const row = await db.selectFrom('widgets').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? toRecord(row) : null;
+    },
+
+    async list(organizationId, { storeId, limit, startingAfter }) {
+      let query = db.selectFrom('widgets').selectAll().where('organization_id', '=', organizationId);
+      if (storeId) query = query.where('store_id', '=', storeId);
+      if (startingAfter) {
+        const cursor = await db
+          .selectFrom('widgets')
+          .select(['created_at', 'id'])
+          .where('id', '=', startingAfter)
+          .where('organization_id', '=', organizationId)
+          .executeTakeFirst();
+        if (!cursor) return { data: [], hasMore: false };
+        query = query.where((eb) => eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]));
+      }
+      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      return { data: rows.slice(0, limit).map(toRecord), hasMore: rows.length > limit };
+    },
+
+    async countGenerationsSince(widgetId, since) {
+      const row = await db
+        .selectFrom('generations')
+        .select((eb) => eb.fn.countAll<number | string>().as('count'))
+        .where('widget_id', '=', widgetId)
+        .where('created_at', '>=', since)
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
+    async generationForVisitor(widgetId, visitorId, generationId) {
+      const owner = await db
+        .selectFrom('generations')
+        .select('organization_id')
+        .where('id', '=', generationId)
+        .where('widget_id', '=', widgetId)
+        .where('visitor_id', '=', visitorId)
+        .executeTakeFirst();
+      return owner ? generationById(owner.organization_id, generationId) : null;
+    },
+  };
+}

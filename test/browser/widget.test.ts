@@ -1,0 +1,283 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { DemoState } from '../../demo/setup.ts';
+import { relaxedBrowserLimits } from '../support/browser-app.ts';
+import { launchChromium, recordRequests, shopperPhoto } from '../support/browser.ts';
+import { startGenerationApp, type GenerationApp } from '../support/generation-app.ts';
+
+
+let browser: Browser;
+let g: GenerationApp;
+let base: string;
+let demo: DemoState;
+let photo: Buffer;
+
+before(async () => {
+  browser = await launchChromium();
+  g = await startGenerationApp({ config: relaxedBrowserLimits });
+  base = g.app.container.cradle.config.publicUrl;
+  assert.equal((await fetch(`${base}/demo`)).status, 200);
+  demo = JSON.parse(readFileSync(path.join(g.app.container.cradle.config.dataDir, 'demo.json'), 'utf8'));
+  photo = await shopperPhoto();
+});
+after(async () => {
+  await browser?.close();
+  await g?.close();
+});
+
+const widget = 'visualizer-widget';
+const inWidget = (selector: string) => `${widget} ${selector}`;
+
+async function shopper(viewport = { width: 1000, height: 800 }) {
+  const context = await browser.newContext({ viewport });
+  const errors: string[] = [];
+  context.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  context.on('weberror', (error) => errors.push(`uncaught: ${error.error().message}`));
+  const page = await context.newPage();
+  return { context, page, errors };
+}
+
+async function productPage(page: Page, id = 'tee-classic') {
+  await page.goto(`${base}/demo/product?id=${id}`);
+  await page.waitForFunction(() => !!(window.Visualizer as unknown as { __sdk?: boolean }).__sdk);
+}
+
+/** Where focus is: on the widget (and which element inside its shadow root), or elsewhere. */
+const focus = (page: Page) =>
+  page.evaluate(() => {
+    const host = document.querySelector('visualizer-widget');
+    const inner = host?.shadowRoot?.activeElement as HTMLElement | null | undefined;
+    const inWidget = !!host && document.activeElement === host;
+    return { inWidget, inner: inner ? inner.className || inner.tagName.toLowerCase() : null, outside: inWidget ? null : (document.activeElement?.id ?? null) };
+  });
+
+async function uploadAndWait(page: Page) {
+  await page.setInputFiles(inWidget('.photo-input'), { name: 'me.jpg', mimeType: 'image/jpeg', buffer: photo });
+  const result = page.locator(inWidget('.result-img'));
+  await result.waitFor({ state: 'visible', timeout: 30_000 });
+  await page.waitForFunction(() => {
+    const image = document.querySelector('visualizer-widget')?.shadowRoot?.querySelector<HTMLImageElement>('.result-img');
+    return !!image && image.complete && image.naturalWidth > 0;
+  });
+  return { src: (await result.getAttribute('src'))!, generationId: (await result.getAttribute('data-generation-id'))! };
+}
+
+async function summary() {
+  const response = await g.api.get(demo.apiKey, `/v1/analytics/summary?storeId=${demo.storeId}`);
+  assert.equal(response.status, 200);
+  return response.json();
+}
+
+describe('widget and demo shop', () => {
+  it('the whole flow: try on, add to cart, check out, the order is reported and attributed to the visualization', async () => {
+    const { context, page, errors } = await shopper();
+    try {
+      const before = await summary();
+      const collected = recordRequests(context, '/api/collect');
+      await productPage(page);
+      const identity = await page.evaluate(() => window.Visualizer.getIdentity());
+
+      await page.click('#try-on');
+      const dialog = page.locator(inWidget('[role="dialog"]'));
+      await dialog.waitFor();
+      assert.equal(await dialog.getAttribute('aria-modal'), 'true');
+      assert.equal(await page.locator(inWidget('#vz-title')).textContent(), 'Virtual try-on');
+
+      const { src, generationId } = await uploadAndWait(page);
+      assert.match(generationId, /^agen_/);
+      const generation = await (await g.api.get(demo.apiKey, `/v1/generations/${generationId}`)).json();
+      assert.equal(generation.status, 'complete');
+      assert.equal(src, generation.imageVariants.detail.url, 'the detail variant on a wide screen');
+      assert.equal(generation.products[0].productId, 'tee-classic');
+
+      // The shop's onAddToCart refuses more than 10: its error is shown.
+      await page.fill(inWidget('.qty-input'), '11');
+      await page.click(inWidget('.add'));
+      await page.locator(inWidget('.message.bad')).waitFor();
+      assert.equal(await page.locator(inWidget('.message')).textContent(), 'The demo shop sells at most 10 of an item per order.');
+
+      await page.fill(inWidget('.qty-input'), '2');
+      await page.click(inWidget('.add'));
+      await page.locator(inWidget('.message.ok')).waitFor();
+      assert.equal(await page.locator(inWidget('.message')).textContent(), 'Added 2 to your cart.');
+      const calls = await page.evaluate(() => window.demoAddToCartCalls);
+      const tee = { productId: 'tee-classic', productTitle: 'Classic Cotton Tee', productImage: `${base}/cdn/demo/tee-classic-red.png`, productUrl: `${base}/demo/product?id=tee-classic` };
+      const red = { id: 'red', src: `${base}/cdn/demo/tee-classic-red.png`, alt: 'Brick red' };
+      assert.deepEqual(calls, [
+        { product: tee, quantity: 11, variation: red },
+        { product: tee, quantity: 2, variation: red },
+      ]);
+      assert.equal(await page.textContent('#cart-count'), '2');
+
+      await page.click(inWidget('.checkout'));
+      await page.waitForURL(/\/demo\/confirmation\?order=demo-/);
+      const orderId = new URL(page.url()).searchParams.get('order')!;
+      await page.waitForSelector('#track-status.ok');
+      const tracked = collected.filter((entry) => (entry.body as { type: string }).type === '$conversion');
+      assert.equal(tracked.length, 1);
+      assert.deepEqual(tracked[0]!.body, {
+        type: '$conversion',
+        props: { orderId, totalCents: 5800, currency: 'USD', status: 'completed', items: [{ productId: 'tee-classic', quantity: 2, priceCents: 2900, totalCents: 5800 }] },
+        storeId: demo.storeId,
+        ...identity,
+      });
+
+      // The form carries the identity in hidden fields to the shop's server, which calls the order webhook.
+      assert.equal(await page.inputValue('input[name="visitorId"]'), identity.visitorId);
+      assert.equal(await page.inputValue('input[name="sessionId"]'), identity.sessionId);
+      await page.click('#report-order');
+      await page.waitForSelector('#order-result');
+      assert.equal(await page.textContent('#order-result'), 'Order reported');
+      assert.deepEqual(JSON.parse((await page.textContent('#webhook-answer'))!), { success: true });
+
+      const listed = await (await g.api.get(demo.apiKey, `/v1/conversions?storeId=${demo.storeId}&limit=100`)).json();
+      const conversions = listed.data.filter((conversion: { orderId: string }) => conversion.orderId === orderId);
+      assert.equal(conversions.length, 1, 'reported twice (track and webhook), counted once');
+      const conversion = conversions[0];
+      assert.equal(conversion.visitorId, identity.visitorId);
+      assert.equal(conversion.sessionId, identity.sessionId);
+      assert.equal(conversion.totalCents, 5800);
+      assert.equal(conversion.attribution?.generationId, generationId, 'attributed to the visualization');
+      assert.equal(conversion.attribution.attributedRevenueCents, 5800);
+
+      const after = await summary();
+      assert.equal(after.visualizations - before.visualizations, 1);
+      assert.equal(after.conversions - before.conversions, 1);
+      assert.equal(after.attributedConversions - before.attributedConversions, 1);
+      assert.equal((after.attributedRevenue.USD ?? 0) - (before.attributedRevenue.USD ?? 0), 5800);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('is an accessible dialog: focus moves in, Tab stays inside, Esc and the close button close it and restore focus', async () => {
+    const { context, page, errors } = await shopper();
+    try {
+      await productPage(page);
+      await page.click('#try-on');
+      await page.locator(inWidget('[role="dialog"]')).waitFor();
+      const labelledBy = await page.locator(inWidget('[role="dialog"]')).getAttribute('aria-labelledby');
+      assert.equal(await page.locator(inWidget(`#${labelledBy}`)).textContent(), 'Virtual try-on');
+      assert.deepEqual(await focus(page), { inWidget: true, inner: 'photo-input', outside: null });
+
+      const seen = new Set<string>();
+      for (let i = 0; i < 12; i++) {
+        await page.keyboard.press('Tab');
+        const now = await focus(page);
+        assert.equal(now.inWidget, true, `Tab ${i + 1} stayed in the dialog`);
+        seen.add(now.inner!);
+      }
+      for (let i = 0; i < 6; i++) {
+        await page.keyboard.press('Shift+Tab');
+        assert.equal((await focus(page)).inWidget, true, `Shift+Tab ${i + 1} stayed in the dialog`);
+      }
+      assert.ok(seen.has('close') && seen.has('photo-input'), `Tab reaches the close button and the photo picker: ${[...seen]}`);
+
+      await page.keyboard.press('Escape');
+      await page.locator(widget).waitFor({ state: 'detached' });
+      assert.equal((await focus(page)).outside, 'try-on', 'focus is back on the button that opened it');
+
+      await page.click('#try-on');
+      await page.locator(inWidget('[role="dialog"]')).waitFor();
+      await page.click(inWidget('.close'));
+      await page.locator(widget).waitFor({ state: 'detached' });
+      assert.equal((await focus(page)).outside, 'try-on');
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('checks the required productData fields and opens nothing without them', async () => {
+    const { context, page, errors } = await shopper();
+    try {
+      await productPage(page);
+      const results = await page.evaluate(async (widgetId) => {
+        const image = `${location.origin}/cdn/demo/tee-classic-red.png`;
+        const attempts: unknown[] = [
+          { productTitle: 'Tee', productImage: image },
+          { productId: 'tee', productImage: image },
+          { productId: 'tee', productTitle: 'Tee' },
+          { productId: 'tee', productTitle: 'Tee', productImage: image, onAddToCart: 'yes' },
+        ];
+        const outcomes: unknown[] = [];
+        for (const data of attempts) outcomes.push(await window.Visualizer.open(widgetId, data as never));
+        outcomes.push(await window.Visualizer.open('', { productId: 'tee', productTitle: 'Tee', productImage: image }));
+        return outcomes;
+      }, demo.widgetId);
+      assert.deepEqual(results, [false, false, false, false, false]);
+      assert.equal(await page.locator(widget).count(), 0, 'no dialog');
+      assert.equal(errors.length, 5);
+      for (const [index, field] of ['productId', 'productTitle', 'productImage', 'onAddToCart', 'widgetId'].entries()) {
+        assert.ok(errors[index]!.startsWith('[Visualizer] ') && errors[index]!.includes(field), errors[index]);
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('explains an unknown widget and a site the widget does not allow, offering only Close', async () => {
+    const { context, page } = await shopper();
+    try {
+      // The demo's pages, but served from the app's other address (127.0.0.1 rather than localhost):
+      // another origin, which the demo widget does not allow.
+      const foreign = new URL(g.app.url).origin;
+      assert.notEqual(foreign, new URL(base).origin);
+      await page.goto(`${foreign}/demo/product`);
+      await page.waitForFunction(() => !!(window.Visualizer as unknown as { __sdk?: boolean }).__sdk);
+      const cases: Array<[widgetId: string, message: string]> = [
+        ['wdg_doesnotexist000000000000', 'This widget is not available.'],
+        [demo.widgetId, 'This widget is not enabled for this website.'],
+      ];
+      for (const [widgetId, message] of cases) {
+        assert.equal(await page.evaluate((id) => window.Visualizer.open(id, { productId: 'tee', productTitle: 'Tee', productImage: `${location.origin}/cdn/demo/tee-classic-red.png` }), widgetId), true);
+        await page.locator(inWidget('.error-text')).waitFor({ state: 'visible' });
+        assert.equal(await page.textContent(inWidget('.error-text')), message);
+        assert.equal(await page.locator(inWidget('.retry')).isVisible(), false);
+        assert.equal(await page.locator(inWidget('.other')).isVisible(), false);
+        assert.equal((await focus(page)).inner, 'close');
+        await page.keyboard.press('Escape');
+        await page.locator(widget).waitFor({ state: 'detached' });
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows the card variant on narrow screens, and a readable error with a retry when a render fails', async () => {
+    const { context, page } = await shopper({ width: 420, height: 860 });
+    try {
+      await productPage(page, 'linen-shirt');
+      await page.click('#try-on');
+      const { src, generationId } = await uploadAndWait(page);
+      const generation = await (await g.api.get(demo.apiKey, `/v1/generations/${generationId}`)).json();
+      assert.equal(src, generation.imageVariants.card.url);
+      await page.click(inWidget('.close'));
+
+      // A product image that does not exist: the render cannot fetch it.
+      await page.evaluate((widgetId) => {
+        void window.Visualizer.open(widgetId, { productId: 'ghost', productTitle: 'Ghost shirt', productImage: `${location.origin}/cdn/demo/missing.png` });
+      }, demo.widgetId);
+      await page.locator(inWidget('.photo-input')).waitFor({ state: 'attached' });
+      await page.setInputFiles(inWidget('.photo-input'), { name: 'me.jpg', mimeType: 'image/jpeg', buffer: photo });
+      await page.locator(inWidget('.error-text')).waitFor({ state: 'visible', timeout: 30_000 });
+      const message = (await page.textContent(inWidget('.error-text')))!;
+      assert.ok(message.length > 10 && !/undefined|\[object/.test(message), message);
+      assert.ok(await page.locator(inWidget('.retry')).isVisible(), 'a retry is offered');
+      assert.equal((await focus(page)).inner, 'button primary retry', 'focus moves to the retry button');
+      // Retrying reaches the server again (and fails again the same way).
+      const posts = recordRequests(page, `/api/widgets/${demo.widgetId}/generations`);
+      await page.click(inWidget('.retry'));
+      await page.locator(inWidget('.error-text')).waitFor({ state: 'visible', timeout: 30_000 });
+      assert.equal(posts.filter((request) => request.method === 'POST').length, 1);
+    } finally {
+      await context.close();
+    }
+  });
+});
