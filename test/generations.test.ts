@@ -7,30 +7,12 @@ import sharp from 'sharp';
 import { startWorkers } from '../core/lifecycle.ts';
 import { RenderError } from '../core/ports/render-engine.ts';
 import { startGenerationApp, photoJpeg, productPng, type GenerationApp } from './support/generation-app.ts';
-import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
+import { databaseMatrix, errorOf } from './support/databases.ts';
 
 const generationFields = ['completedAt', 'createdAt', 'error', 'hint', 'id', 'imageSize', 'imageUrl', 'imageVariants', 'metadata', 'mode', 'object', 'products', 'status'];
 
-async function errorOf(response: Response, status: number) {
-  assert.equal(response.status, status, `expected ${status}`);
-  const body = await response.json();
-  assert.deepEqual(Object.keys(body), ['error']);
-  return body.error as { type: string; code: string; message: string; param: string | null };
-}
-
-let postgres: PostgresTestServer | undefined;
-after(async () => postgres?.stop());
-
-const databases: Array<[string, () => Promise<Record<string, string>>]> = [
-  ['sqlite', async () => ({})],
-  [
-    'postgres',
-    async () => {
-      postgres ??= await startPostgresTestServer();
-      return { DATABASE_URL: await postgres.createDatabase() };
-    },
-  ],
-];
+const { databases, stop } = databaseMatrix();
+after(stop);
 
 for (const [database, environment] of databases) {
   describe(`generations on ${database}`, () => {

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { asValue } from 'awilix';
 import { startGenerationApp, type GenerationApp } from './generation-app.ts';
-import { startPostgresTestServer, type PostgresTestServer } from './postgres-server.ts';
 
 /** Generous limits for keyless endpoints: every request in these suites comes from 127.0.0.1. */
 export const relaxedBrowserLimits = {
@@ -15,29 +14,7 @@ export const relaxedBrowserLimits = {
 
 export const shopOrigin = 'https://shop.example';
 
-export async function errorOf(response: Response, status: number) {
-  const text = await response.text();
-  assert.equal(response.status, status, `expected ${status}, got ${response.status}: ${text}`);
-  const body = JSON.parse(text);
-  assert.deepEqual(Object.keys(body), ['error']);
-  return body.error as { type: string; code: string; message: string; param: string | null };
-}
-
-/** SQLite, and a real Postgres started once for the file. */
-export function databaseMatrix() {
-  let postgres: PostgresTestServer | undefined;
-  const databases: Array<[string, () => Promise<Record<string, string>>]> = [
-    ['sqlite', async () => ({})],
-    [
-      'postgres',
-      async () => {
-        postgres ??= await startPostgresTestServer();
-        return { DATABASE_URL: await postgres.createDatabase() };
-      },
-    ],
-  ];
-  return { databases, stop: async () => postgres?.stop() };
-}
+export { databaseMatrix, errorOf } from './databases.ts';
 
 /**
  * The real app with workers, a clock tests can move (`shift(ms)`; services read it when first

@@ -1,5 +1,6 @@
 import type { GenerationRecord, WidgetRecord, WidgetRepository } from '../../../core/ports/persistence.ts';
 import type { Database, Executor } from '../database.ts';
+import { afterCursor } from './paginate.ts';
 
 type Row = Database['widgets'];
 
@@ -45,16 +46,9 @@ export function widgetRepository(db: Executor, generationById: (organizationId: 
     async list(organizationId, { storeId, limit, startingAfter }) {
       let query = db.selectFrom('widgets').selectAll().where('organization_id', '=', organizationId);
       if (storeId) query = query.where('store_id', '=', storeId);
-      if (startingAfter) {
-        const cursor = await db
-          .selectFrom('widgets')
-          .select(['created_at', 'id'])
-          .where('id', '=', startingAfter)
-          .where('organization_id', '=', organizationId)
-          .executeTakeFirst();
-        if (!cursor) return { data: [], hasMore: false };
-        query = query.where((eb) => eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]));
-      }
+      const paged = await afterCursor(db, 'widgets', query, organizationId, startingAfter);
+      if (!paged) return { data: [], hasMore: false };
+      query = paged;
       const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
       return { data: rows.slice(0, limit).map(toRecord), hasMore: rows.length > limit };
     },
