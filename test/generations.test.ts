@@ -142,6 +142,8 @@ for (const [database, environment] of databases) {
         if (code) assert.equal(error.code, code);
       }
       assert.equal(await balance(), before, 'nothing refused was charged');
+      const { products: _omitted, ...withoutProducts } = g.validBody();
+      assert.equal((await errorOf(await g.api.post(key, withoutProducts), 400)).message, 'products: is required');
       assert.equal((await errorOf(await g.api.post(key, '{"mode":'), 400)).code, 'invalid_json');
       assert.equal((await errorOf(await fetch(`${g.app.url}/v1/generations`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' }, body: '{}' }), 415)).type, 'invalid_request_error');
       assert.equal((await errorOf(await g.api.post(key, JSON.stringify({ image: 'x'.repeat(15 * 1024 * 1024) })), 413)).code, 'body_too_large');

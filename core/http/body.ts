@@ -64,7 +64,9 @@ export function validate<S extends v.GenericSchema>(schema: S, input: unknown): 
   if (result.success) return result.output;
   const issue = result.issues[0];
   const param = issueParam(issue);
-  throw new ApiError('invalid_request_error', 'parameter_invalid', param ? `${param}: ${issue.message}` : issue.message, param);
+  // valibot reports a missing key as "Invalid key: Expected "x" but received undefined".
+  const message = issue.input === undefined && issue.received === 'undefined' ? 'is required' : issue.message;
+  throw new ApiError('invalid_request_error', 'parameter_invalid', param ? `${param}: ${message}` : message, param);
 }
 
 export async function readValidJson<S extends v.GenericSchema>(event: H3Event, schema: S, limit?: number): Promise<v.InferOutput<S>> {
