@@ -14,7 +14,10 @@ export async function readJson(event: H3Event, limit = defaultBodyLimit): Promis
   if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType)) {
     throw new ApiError('invalid_request_error', 'unsupported_media_type', "The body must be JSON, sent with 'Content-Type: application/json'.", null, 415);
   }
-  const text = await readText(event, limit);
+  return parseJson(await readText(event, limit));
+}
+
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -27,7 +30,7 @@ export async function readJson(event: H3Event, limit = defaultBodyLimit): Promis
  * bytes arrive). On Node the request stream is read directly: wrapping it in web streams costs more
  * than the rest of a small request.
  */
-async function readText(event: H3Event, limit: number): Promise<string> {
+export async function readText(event: H3Event, limit: number): Promise<string> {
   const request = event.runtime?.node?.req;
   if (!request) {
     try {

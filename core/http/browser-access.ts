@@ -1,7 +1,7 @@
-import { assertBodySize, getRequestIP, type H3Event } from 'h3';
+import { getRequestIP, type H3Event } from 'h3';
 import { ApiError } from '../domain/errors.ts';
 import type { WidgetRecord } from '../ports/persistence.ts';
-import { bodyTooLarge } from './errors.ts';
+import { parseJson, readText } from './body.ts';
 import type { createRateLimiter } from './rate-limit.ts';
 
 /**
@@ -41,19 +41,7 @@ export async function readBrowserJson(event: H3Event, limit: number): Promise<un
   if (!/^(?:text\/plain|application\/json)\s*(?:;|$)/i.test(contentType)) {
     throw new ApiError('invalid_request_error', 'unsupported_media_type', 'The body must be JSON sent as text/plain or application/json.', null, 415);
   }
-  let text: string;
-  try {
-    assertBodySize(event, limit);
-    text = await event.req.text();
-  } catch (error) {
-    if ((error as { status?: number }).status === 413) throw bodyTooLarge(limit);
-    throw error;
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ApiError('invalid_request_error', 'invalid_json', `The body is not valid JSON: ${(error as Error).message}`);
-  }
+  return parseJson(await readText(event, limit));
 }
 
 /** Open to any page: the conversion collector is identified by store id, like analytics beacons. */
