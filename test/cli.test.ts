@@ -1,30 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
-
-const bin = path.join(import.meta.dirname, '..', 'bin', 'visualizer.js');
-const execFileAsync = promisify(execFile);
-
-interface RunResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real CLI binary, as a user would from a shell. */
-async function cli(args: string[], env: Record<string, string>): Promise<RunResult> {
-  try {
-    const { stdout, stderr } = await execFileAsync(bin, args, { env: { ...process.env, ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+import { bin, cli } from './support/cli.ts';
 
 /** Starts `visualizer serve` and resolves once it prints its URL. */
 function serve(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; stdout: () => string; exited: Promise<number | null> }> {

@@ -1,26 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { photoJpeg } from './support/generation-app.ts';
 import { databaseMatrix, errorOf, shopOrigin, startBrowserApp, type BrowserApp } from './support/browser-app.ts';
 import { startHttpsServer, type TestHttpsServer } from './support/https-server.ts';
+import { cli } from './support/cli.ts';
 
-const bin = path.join(import.meta.dirname, '..', 'bin', 'visualizer.js');
-const execFileAsync = promisify(execFile);
 const day = 86_400_000;
-
-/** The real CLI binary against the app's database. */
-async function cli(args: string[], env: Record<string, string>) {
-  try {
-    const { stdout, stderr } = await execFileAsync(bin, args, { env: { ...process.env, ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 const matrix = databaseMatrix();
 after(() => matrix.stop());

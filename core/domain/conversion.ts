@@ -4,21 +4,8 @@ import type { ConversionItem, ConversionRecord, ConversionSource, ConversionStat
 export const voidedStatuses: readonly ConversionStatus[] = ['refunded', 'cancelled'];
 export const isVoided = (status: ConversionStatus) => voidedStatuses.includes(status);
 
-/** One report of an order, from the order webhook (`server`) or the browser SDK (`browser`). */
-export interface ConversionReport {
-  source: 'server' | 'browser';
-  organizationId: string;
-  storeId: string;
-  orderId: string;
-  visitorId: string | null;
-  sessionId: string | null;
-  totalCents: number;
-  currency: string;
-  platform: string;
-  status: ConversionStatus;
-  items: ConversionItem[];
-  orderCreatedAt: number;
-}
+/** One report of an order, from the order webhook (`server`) or the browser SDK (`browser`): the stored fields it carries. */
+export type ConversionReport = Omit<ConversionRecord, 'id' | 'source' | 'attribution' | 'createdAt' | 'updatedAt'> & { source: 'server' | 'browser' };
 
 const hasServer = (source: ConversionSource) => source !== 'browser';
 
