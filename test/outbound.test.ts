@@ -1,4 +1,5 @@
-import { after, before, describe, test } from 'node:test';
+import dns from 'node:dns';
+import { after, before, describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import {
@@ -246,6 +247,22 @@ describe('guarded client', () => {
     c.close();
     const afterClose = await c.request(`${server.url}/socket`, defaults);
     assert.notEqual(Buffer.from(afterClose.body).toString(), Buffer.from(first.body).toString());
+  });
+
+  test('a DNS answer is reused for a few seconds, and every use of it is still checked', async () => {
+    const lookup = mock.method(dns.promises, 'lookup');
+    try {
+      const c = client(['127.0.0.1/32', '::1/128']);
+      for (let i = 0; i < 3; i++) assert.equal((await c.request(`${server.url}/hello`, defaults)).status, 200);
+      assert.equal(lookup.mock.callCount(), 1, 'one lookup served three requests');
+      // A cached answer never skips the guard: a client that does not allow loopback is refused
+      // on the second request (answered from its cache) as on the first.
+      const strict = client([]);
+      await rejectsWith(strict.request(`${server.url}/hello`, defaults), 'blocked_address', false);
+      await rejectsWith(strict.request(`${server.url}/hello`, defaults), 'blocked_address', false);
+    } finally {
+      lookup.mock.restore();
+    }
   });
 
   test('a certificate from an unknown CA fails as a non-transient network error', async () => {

@@ -222,6 +222,8 @@ const MAX_DISCARDED_REDIRECT_BODY = 64 * 1024;
 // Agents hold no sockets once idle sockets time out, so dropping old ones from the cache is safe.
 const MAX_CACHED_AGENTS = 256;
 const IDLE_SOCKET_MS = 30_000;
+const DNS_CACHE_MS = 5_000;
+const MAX_CACHED_ANSWERS = 1_024;
 const USER_AGENT = 'Visualizer-Outbound/1 (+https)';
 
 export function createGuardedClient(options: GuardedClientOptions): GuardedClient {
@@ -257,6 +259,24 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
     return agent;
   }
 
+  /**
+   * Answers kept for a few seconds: a webhook endpoint or image host is asked for again and again,
+   * and each getaddrinfo costs a thread-pool round trip. The guard below still checks every use.
+   */
+  const answers = new Map<string, { addresses: ResolvedAddress[]; until: number }>();
+
+  async function lookup(host: string, signal: AbortSignal): Promise<ResolvedAddress[]> {
+    const now = performance.now();
+    const cached = answers.get(host);
+    if (cached && cached.until > now) return cached.addresses;
+    const found = await abortable(dns.promises.lookup(host, { all: true }), signal);
+    const addresses = found.map((a): ResolvedAddress => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+    answers.delete(host);
+    if (addresses.length > 0) answers.set(host, { addresses, until: now + DNS_CACHE_MS });
+    if (answers.size > MAX_CACHED_ANSWERS) answers.delete(answers.keys().next().value!);
+    return addresses;
+  }
+
   async function resolve(target: Target, signal: AbortSignal): Promise<ResolvedAddress[]> {
     let addresses: ResolvedAddress[];
     const family = net.isIP(target.host);
@@ -264,8 +284,7 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
       addresses = [{ address: target.host, family: family as 4 | 6 }];
     } else {
       try {
-        const found = await abortable(dns.promises.lookup(target.host, { all: true }), signal);
-        addresses = found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+        addresses = await lookup(target.host, signal);
       } catch (err) {
         if (signal.aborted) throw signal.reason;
         const code = (err as NodeJS.ErrnoException).code ?? 'error';

@@ -10,7 +10,7 @@
  *   process, is picked up without waiting for a polling interval.
  * - Bounded concurrency: at most `concurrency` handlers run at once per `work()` call.
  */
-import type { QueuedJob } from './persistence.ts';
+import type { QueuedJob, Repositories } from './persistence.ts';
 
 /** Thrown by a handler to run its job again later (a transient failure). */
 export class RetryJob extends Error {
@@ -23,8 +23,17 @@ export class RetryJob extends Error {
   }
 }
 
+export interface JobContext {
+  /**
+   * Finishes the job inside the handler's own transaction, so its outcome and the job's removal
+   * commit together (one commit instead of two). The handler must let that transaction's failure
+   * propagate: a handler that throws is retried as if this had not been called.
+   */
+  completeIn(tx: Repositories): Promise<void>;
+}
+
 /** Resolving finishes the job; throwing `RetryJob` reschedules it; any other error is retried with backoff. */
-export type JobHandler = (job: QueuedJob) => Promise<void>;
+export type JobHandler = (job: QueuedJob, context: JobContext) => Promise<void>;
 
 export interface JobQueue {
   /** Wakes this process's idle workers now; call after committing a transaction that enqueued jobs. */

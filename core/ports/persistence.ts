@@ -196,7 +196,6 @@ export interface QueuedJob {
   kind: string;
   payload: unknown;
   attempts: number;
-  runAt: number;
 }
 
 export interface JobRepository {

@@ -1,6 +1,6 @@
 import type { Cradle } from '../cradle.ts';
 import { signatureHeader } from '../domain/webhook-signature.ts';
-import { RetryJob } from '../ports/job-queue.ts';
+import { RetryJob, type JobContext } from '../ports/job-queue.ts';
 import type { DeliveryRecord, OutboxEvent, QueuedJob, Repositories, WebhookEndpointRecord } from '../ports/persistence.ts';
 import { activeSecrets } from './webhook-endpoints.ts';
 
@@ -74,7 +74,7 @@ export function deliverWebhook({ persistence, transport, ids, clock, config, log
     await persistence.deliveries.update({ ...delivery, status: 'failed', nextAttemptAt: null, lastError: reason, updatedAt: clock.now() });
   }
 
-  return async function handle(job: QueuedJob): Promise<void> {
+  return async function handle(job: QueuedJob, context: JobContext): Promise<void> {
     const { deliveryId } = job.payload as DeliverJobPayload;
     const delivery = await persistence.deliveries.get(deliveryId);
     if (!delivery || delivery.status !== 'pending') return;
@@ -138,6 +138,7 @@ export function deliverWebhook({ persistence, transport, ids, clock, config, log
       if (!succeeded && endpoint.failingSince === null) await tx.webhookEndpoints.markFailing(endpoint.id, attemptedAt);
       // 410 Gone is the receiver saying it will never want these again.
       if (gone) await tx.webhookEndpoints.disable(endpoint.id, 'gone', now);
+      if (delay === null) await context.completeIn(tx);
     });
     if (gone) logger.warn('webhook endpoint disabled: it answered 410 Gone', { endpointId: endpoint.id });
     if (delay !== null) throw new RetryJob(delay, `attempt ${attemptCount} failed: ${lastError}`);

@@ -59,9 +59,15 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
     });
 
   async function settle(job: QueuedJob, handler: JobHandler) {
+    let completedInTransaction = false;
     try {
-      await handler(job);
-      await persistence.jobs.complete(job.id, workerId);
+      await handler(job, {
+        async completeIn(tx) {
+          await tx.jobs.complete(job.id, workerId);
+          completedInTransaction = true;
+        },
+      });
+      if (!completedInTransaction) await persistence.jobs.complete(job.id, workerId);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (!(error instanceof RetryJob)) {
@@ -79,12 +85,15 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
 
   async function run(lane: Lane) {
     while (!stopped) {
+      // Slots freed in the same turn (one group commit finishes several jobs) are claimed together.
+      await new Promise((resolve) => setImmediate(resolve));
       lane.woken = false;
       const free = lane.concurrency - lane.running.size;
       let claimed: QueuedJob[] = [];
       if (free > 0) {
         try {
-          claimed = await persistence.jobs.claim({ kinds: lane.kinds, workerId, now: clock.now(), leaseMs: options.leaseMs, limit: free });
+          // In a transaction of its own, so on SQLite it shares a group commit with the handlers' outcomes.
+          claimed = await persistence.transaction((tx) => tx.jobs.claim({ kinds: lane.kinds, workerId, now: clock.now(), leaseMs: options.leaseMs, limit: free }));
         } catch (error) {
           logger.error('claiming jobs failed', { error: String(error) });
         }

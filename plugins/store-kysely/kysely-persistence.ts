@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import type { Persistence, Repositories } from '../../core/ports/persistence.ts';
 import type { Database, Executor } from './database.ts';
+import { groupCommit } from './group-commit.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { apiKeyRepository } from './repositories/api-keys.ts';
 import { conversionRepository } from './repositories/conversions.ts';
@@ -37,13 +38,19 @@ function repositories(db: Executor, dialect: Persistence['dialect']): Repositori
   };
 }
 
-/** The persistence port on any Kysely dialect; the dialect plugins only build the `Kysely` instance. */
+/**
+ * The persistence port on any Kysely dialect; the dialect plugins only build the `Kysely` instance.
+ * SQLite has one writer, so its transactions are group-committed (see group-commit.ts); Postgres
+ * runs them side by side on its pool.
+ */
 export function kyselyPersistence(db: Kysely<Database>, dialect: Persistence['dialect']): Persistence {
   const migrator = () => new Migrator({ db, provider: migrationProvider });
+  const transaction: <T>(work: (tx: Executor) => Promise<T>) => Promise<T> =
+    dialect === 'sqlite' ? groupCommit(db) : (work) => db.transaction().execute(work);
   return {
     dialect,
     ...repositories(db, dialect),
-    transaction: (work) => db.transaction().execute((tx) => work(repositories(tx, dialect))),
+    transaction: (work) => transaction((tx) => work(repositories(tx, dialect))),
     async migrate() {
       // The Migrator runs all pending migrations in one transaction under a lock: a Postgres
       // advisory lock, or SQLite's write lock taken by BEGIN IMMEDIATE (see sqlite.ts).

@@ -32,7 +32,7 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
   }
 }
 
-class ImmediateSqliteDialect extends SqliteDialect {
+export class ImmediateSqliteDialect extends SqliteDialect {
   constructor(private readonly options: ConstructorParameters<typeof SqliteDialect>[0]) {
     super(options);
   }

@@ -141,5 +141,26 @@ export function persistenceContract(label: string, createFixture: () => Promise<
       );
       assert.equal(await store.organizations.get(id), null);
     });
+
+    it('keeps transactions started together apart: one that throws takes none of the others with it', async () => {
+      const orgIds = Array.from({ length: 8 }, () => randomIds.id('org_'));
+      const settled = await Promise.allSettled(
+        orgIds.map((id, index) =>
+          store.transaction(async (tx) => {
+            await tx.organizations.create({ id, name: `Batch ${index}`, createdAt: Date.now() });
+            if (index % 3 === 0) throw new Error(`transaction ${index} failed`);
+            return index;
+          }),
+        ),
+      );
+      assert.deepEqual(
+        settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as Error).message)),
+        ['transaction 0 failed', 1, 2, 'transaction 3 failed', 4, 5, 'transaction 6 failed', 7],
+      );
+      // Resolved means committed: another handle sees the rows at once.
+      const other = open();
+      const stored = await Promise.all(orgIds.map((id) => other.organizations.get(id)));
+      assert.deepEqual(stored.map((organization) => organization !== null), [false, true, true, false, true, true, false, true]);
+    });
   });
 }

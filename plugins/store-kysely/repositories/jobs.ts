@@ -17,6 +17,9 @@ export function jobRepository(db: Executor, dialect: Persistence['dialect']): Jo
 
     async claim({ kinds, workerId, now, leaseMs, limit }) {
       if (kinds.length === 0 || limit <= 0) return [];
+      // A claimed job's run time moves to the end of its lease (see below), so "due" is one index
+      // range: the claim never steps over jobs that are running. The lease check is kept for rows
+      // claimed before that rule.
       let due = db
         .selectFrom('jobs')
         .select('id')
@@ -30,11 +33,12 @@ export function jobRepository(db: Executor, dialect: Persistence['dialect']): Jo
       if (dialect === 'postgres') due = due.forUpdate().skipLocked();
       const rows = await db
         .updateTable('jobs')
-        .set({ locked_by: workerId, locked_until: now + leaseMs, attempts: sql`attempts + 1` })
+        // If the worker dies, the job is due again when its lease runs out.
+        .set({ locked_by: workerId, locked_until: now + leaseMs, run_at: now + leaseMs, attempts: sql`attempts + 1` })
         .where('id', 'in', due)
-        .returning(['id', 'kind', 'payload', 'attempts', 'run_at'])
+        .returning(['id', 'kind', 'payload', 'attempts'])
         .execute();
-      return rows.map((row) => ({ id: row.id, kind: row.kind, payload: JSON.parse(row.payload), attempts: Number(row.attempts), runAt: Number(row.run_at) }));
+      return rows.map((row) => ({ id: row.id, kind: row.kind, payload: JSON.parse(row.payload), attempts: Number(row.attempts) }));
     },
 
     async complete(id, workerId) {
@@ -54,7 +58,7 @@ export function jobRepository(db: Executor, dialect: Persistence['dialect']): Jo
 
     async extendLeases(ids, workerId, until) {
       if (ids.length === 0) return;
-      await db.updateTable('jobs').set({ locked_until: until }).where('id', 'in', ids).where('locked_by', '=', workerId).execute();
+      await db.updateTable('jobs').set({ locked_until: until, run_at: until }).where('id', 'in', ids).where('locked_by', '=', workerId).execute();
     },
 
     async pending(kinds) {

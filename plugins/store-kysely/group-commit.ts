@@ -1,0 +1,91 @@
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+
+interface Unit<DB> {
+  work: (tx: Transaction<DB>) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+// Compiled once: these run for every unit.
+const savepoint = CompiledQuery.raw('savepoint unit');
+const release = CompiledQuery.raw('release unit');
+const rollbackTo = CompiledQuery.raw('rollback to unit');
+
+/**
+ * Group commit for a single-writer database (SQLite). Its commit writes a WAL frame for every
+ * page the transaction touched (and now and then a checkpoint), which costs more than the
+ * statements before it; writers queue for one connection anyway. So the transactions requested
+ * while the connection is busy, or in the same event-loop turn, run one after another inside one
+ * `BEGIN … COMMIT`, each in its own savepoint:
+ *
+ * - each sees the ones before it, as if they had committed one by one;
+ * - one that throws is rolled back to its savepoint alone and rejects with its own error;
+ * - no promise settles before the COMMIT has: a resolved transaction is durable, and if the
+ *   COMMIT fails, every unit in the batch rejects.
+ *
+ * `maxBatch` bounds how long the write lock is held for other processes.
+ */
+export function groupCommit<DB>(db: Kysely<DB>, maxBatch = 64) {
+  let waiting: Array<Unit<DB>> = [];
+  let scheduled = false;
+
+  async function runBatch(tx: Transaction<DB>, batch: Array<Unit<DB>>, outcomes: Outcome[]) {
+    for (const unit of batch) {
+      await tx.executeQuery(savepoint);
+      try {
+        outcomes.push({ ok: true, value: await unit.work(tx) });
+        await tx.executeQuery(release);
+      } catch (error) {
+        // If this fails too, SQLite has already ended the transaction: the whole batch fails below.
+        await tx.executeQuery(rollbackTo);
+        await tx.executeQuery(release);
+        outcomes.push({ ok: false, error });
+      }
+    }
+  }
+
+  async function flush() {
+    let batch: Array<Unit<DB>> | undefined;
+    const take = () => {
+      batch = waiting.splice(0, maxBatch);
+      scheduled = false;
+      if (waiting.length > 0) schedule();
+      return batch;
+    };
+    const outcomes: Outcome[] = [];
+    try {
+      await db.transaction().execute(async (tx) => {
+        // Taken once the connection is ours, so units that arrived while waiting for it ride along.
+        await runBatch(tx, take(), outcomes);
+      });
+    } catch (error) {
+      // A BEGIN that failed (the lock not granted in time) fails the units it was opened for.
+      (batch ?? take()).forEach((unit, index) => {
+        const outcome = outcomes[index];
+        unit.reject(outcome && !outcome.ok ? outcome.error : error);
+      });
+      return;
+    }
+    batch!.forEach((unit, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) unit.resolve(outcome.value);
+      else unit.reject(outcome.error);
+    });
+  }
+
+  function schedule() {
+    if (scheduled) return;
+    scheduled = true;
+    // After the current turn's I/O callbacks, so requests read together commit together.
+    setImmediate(() => void flush());
+  }
+
+  return function transaction<T>(work: (tx: Transaction<DB>) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      waiting.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      schedule();
+    });
+  };
+}
