@@ -241,8 +241,6 @@ export interface WebhookEndpointRepository {
   create(endpoint: WebhookEndpointRecord): Promise<void>;
   /** A live (not deleted) endpoint of the organization. */
   get(organizationId: string, id: string): Promise<WebhookEndpointRecord | null>;
-  /** Any endpoint by id, deleted or not, for the delivery worker. */
-  findById(id: string): Promise<(WebhookEndpointRecord & { deleted: boolean }) | null>;
   /** Newest first. */
   list(organizationId: string, options: { limit: number; startingAfter?: string }): Promise<{ data: WebhookEndpointRecord[]; hasMore: boolean }>;
   count(organizationId: string): Promise<number>;
@@ -282,9 +280,19 @@ export interface DeliveryAttempt {
   responseBody: string | null;
 }
 
+/** Everything one delivery attempt needs, read together. */
+export interface DeliveryForAttempt {
+  delivery: DeliveryRecord;
+  /** Deleted endpoints too (`deleted: true`): the worker abandons their deliveries. */
+  endpoint: (WebhookEndpointRecord & { deleted: boolean }) | null;
+  /** Null only if the event is gone or belongs to another organization than the endpoint. */
+  event: OutboxEvent | null;
+}
+
 export interface DeliveryRepository {
   create(delivery: DeliveryRecord): Promise<void>;
-  get(id: string): Promise<DeliveryRecord | null>;
+  /** The delivery with its endpoint and event, in one read, for the worker. */
+  forAttempt(id: string): Promise<DeliveryForAttempt | null>;
   forEvent(eventId: string): Promise<DeliveryRecord[]>;
   update(delivery: DeliveryRecord): Promise<void>;
   recordAttempt(attempt: DeliveryAttempt): Promise<void>;

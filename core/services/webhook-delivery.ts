@@ -76,11 +76,10 @@ export function deliverWebhook({ persistence, transport, ids, clock, config, log
 
   return async function handle(job: QueuedJob, context: JobContext): Promise<void> {
     const { deliveryId } = job.payload as DeliverJobPayload;
-    const delivery = await persistence.deliveries.get(deliveryId);
-    if (!delivery || delivery.status !== 'pending') return;
-    const endpoint = await persistence.webhookEndpoints.findById(delivery.endpointId);
+    const found = await persistence.deliveries.forAttempt(deliveryId);
+    if (!found || found.delivery.status !== 'pending') return;
+    const { delivery, endpoint, event } = found;
     if (!endpoint || endpoint.deleted || endpoint.status !== 'enabled') return abandon(delivery, 'endpoint_disabled');
-    const event = await persistence.events.get(endpoint.organizationId, delivery.eventId);
     if (!event) return abandon(delivery, 'event_missing');
 
     await slots.acquire(endpoint.id);

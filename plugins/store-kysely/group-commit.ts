@@ -32,6 +32,11 @@ export function groupCommit<DB>(db: Kysely<DB>, maxBatch = 64) {
   let scheduled = false;
 
   async function runBatch(tx: Transaction<DB>, batch: Array<Unit<DB>>, outcomes: Outcome[]) {
+    // Alone in its batch, a unit needs no savepoint: if it throws, the whole transaction rolls back.
+    if (batch.length === 1) {
+      outcomes.push({ ok: true, value: await batch[0]!.work(tx) });
+      return;
+    }
     for (const unit of batch) {
       await tx.executeQuery(savepoint);
       try {

@@ -23,17 +23,17 @@ function repositories(db: Executor, dialect: Persistence['dialect']): Repositori
   return {
     organizations: organizationRepository(db),
     stores: storeRepository(db),
-    apiKeys: apiKeyRepository(db),
-    credits: creditRepository(db),
-    generations: generationRepository(db),
-    idempotencyKeys: idempotencyRepository(db),
-    events: eventRepository(db),
+    apiKeys: apiKeyRepository(db, dialect),
+    credits: creditRepository(db, dialect),
+    generations: generationRepository(db, dialect),
+    idempotencyKeys: idempotencyRepository(db, dialect),
+    events: eventRepository(db, dialect),
     jobs: jobRepository(db, dialect),
     webhookEndpoints: webhookEndpointRepository(db),
-    deliveries: deliveryRepository(db),
+    deliveries: deliveryRepository(db, dialect),
     conversions: conversionRepository(db, dialect),
     visualizations: visualizationRepository(db),
-    widgets: widgetRepository(db, generationRepository(db).get),
+    widgets: widgetRepository(db, generationRepository(db, dialect).get),
     visitorIdentities: visitorIdentityRepository(db),
   };
 }
@@ -45,12 +45,19 @@ function repositories(db: Executor, dialect: Persistence['dialect']): Repositori
  */
 export function kyselyPersistence(db: Kysely<Database>, dialect: Persistence['dialect']): Persistence {
   const migrator = () => new Migrator({ db, provider: migrationProvider });
+  const bound = new WeakMap<Executor, Repositories>();
+  const repositoriesOf = (tx: Executor) => {
+    let found = bound.get(tx);
+    if (!found) bound.set(tx, (found = repositories(tx, dialect)));
+    return found;
+  };
   const transaction: <T>(work: (tx: Executor) => Promise<T>) => Promise<T> =
     dialect === 'sqlite' ? groupCommit(db) : (work) => db.transaction().execute(work);
   return {
     dialect,
     ...repositories(db, dialect),
-    transaction: (work) => transaction((tx) => work(repositories(tx, dialect))),
+    // The units of one group commit share a transaction, and so its repositories.
+    transaction: (work) => transaction((tx) => work(repositoriesOf(tx))),
     async migrate() {
       // The Migrator runs all pending migrations in one transaction under a lock: a Postgres
       // advisory lock, or SQLite's write lock taken by BEGIN IMMEDIATE (see sqlite.ts).

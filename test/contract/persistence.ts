@@ -142,6 +142,53 @@ export function persistenceContract(label: string, createFixture: () => Promise<
       assert.equal(await store.organizations.get(id), null);
     });
 
+    it('reads a delivery with its endpoint (deleted or not) and its event in one call, the event only from the endpoint\'s organization', async () => {
+      const { organization } = await tenants().createOrganization({ name: 'Deliveries', credits: 0 });
+      const { organization: stranger } = await tenants().createOrganization({ name: 'Stranger', credits: 0 });
+      const now = Date.now();
+      const endpoint = {
+        id: randomIds.id('whe_'),
+        organizationId: organization.id,
+        url: 'https://hooks.example/receive',
+        description: null,
+        enabledEvents: ['*'],
+        status: 'enabled' as const,
+        disabledReason: null,
+        secret: 'whsec_c2VjcmV0',
+        previousSecret: null,
+        previousSecretExpiresAt: null,
+        failingSince: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await store.webhookEndpoints.create(endpoint);
+      const event = { id: randomIds.id('evt_'), organizationId: organization.id, type: 'generation.completed', body: '{"id":"evt"}', createdAt: now };
+      const foreignEvent = { ...event, id: randomIds.id('evt_'), organizationId: stranger.id };
+      await store.events.append(event);
+      await store.events.append(foreignEvent);
+      const delivery = (eventId: string) => ({
+        id: randomIds.id('whd_'),
+        eventId,
+        endpointId: endpoint.id,
+        status: 'pending' as const,
+        attemptCount: 0,
+        nextAttemptAt: now,
+        lastError: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      const own = delivery(event.id);
+      const crossed = delivery(foreignEvent.id);
+      await store.deliveries.create(own);
+      await store.deliveries.create(crossed);
+
+      assert.deepEqual(await store.deliveries.forAttempt(own.id), { delivery: own, endpoint: { ...endpoint, deleted: false }, event });
+      assert.equal((await store.deliveries.forAttempt(crossed.id))?.event, null, "another organization's event is not read");
+      assert.equal(await store.deliveries.forAttempt(randomIds.id('whd_')), null);
+      await store.webhookEndpoints.delete(organization.id, endpoint.id, now + 1);
+      assert.equal((await store.deliveries.forAttempt(own.id))?.endpoint?.deleted, true);
+    });
+
     it('keeps transactions started together apart: one that throws takes none of the others with it', async () => {
       const orgIds = Array.from({ length: 8 }, () => randomIds.id('org_'));
       const settled = await Promise.allSettled(

@@ -5,6 +5,7 @@ import * as jobs from './0003-jobs.ts';
 import * as webhookEndpointState from './0004-webhook-endpoint-state.ts';
 import * as widgetsAttribution from './0005-widgets-attribution.ts';
 import * as jobReadiness from './0006-job-readiness.ts';
+import * as dropUnusedDeliveryIndex from './0007-drop-unused-delivery-index.ts';
 
 /**
  * Migrations are imported statically rather than read from a folder, so they load the same
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0004-webhook-endpoint-state': webhookEndpointState,
   '0005-widgets-attribution': widgetsAttribution,
   '0006-job-readiness': jobReadiness,
+  '0007-drop-unused-delivery-index': dropUnusedDeliveryIndex,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,5 +1,9 @@
-import type { ApiKey, ApiKeyKind, ApiKeyRepository } from '../../../core/ports/persistence.ts';
+import type { ApiKey, ApiKeyKind, ApiKeyRepository, Persistence } from '../../../core/ports/persistence.ts';
 import type { Database, Executor } from '../database.ts';
+import { prepared } from '../prepared.ts';
+
+/** Every authenticated request runs this. */
+const byHash = prepared((db, values: { keyHash: string }) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', values.keyHash));
 
 const toApiKey = (row: Database['api_keys']): ApiKey => ({
   id: row.id,
@@ -12,7 +16,7 @@ const toApiKey = (row: Database['api_keys']): ApiKey => ({
   lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
 });
 
-export function apiKeyRepository(db: Executor): ApiKeyRepository {
+export function apiKeyRepository(db: Executor, dialect: Persistence['dialect']): ApiKeyRepository {
   const findOwned = (organizationId: string, keyId: string) =>
     db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('organization_id', '=', organizationId).executeTakeFirst();
 
@@ -33,7 +37,7 @@ export function apiKeyRepository(db: Executor): ApiKeyRepository {
       return toApiKey(row);
     },
     async findByHash(keyHash) {
-      const row = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+      const [row] = (await byHash(db, dialect, { keyHash })).rows;
       return row ? { ...toApiKey(row), keyHash: row.key_hash } : null;
     },
     async list(organizationId) {

@@ -1,6 +1,26 @@
 import { sql, type Kysely } from 'kysely';
-import type { CreditChange, CreditLedgerEntry, CreditRepository } from '../../../core/ports/persistence.ts';
+import type { CreditChange, CreditLedgerEntry, CreditRepository, Persistence } from '../../../core/ports/persistence.ts';
 import type { Database, Executor } from '../database.ts';
+import { prepared, preparedInsert } from '../prepared.ts';
+
+type BalanceChange = { organizationId: string; delta: number };
+const addToBalance = prepared((db, values: BalanceChange) =>
+  db
+    .updateTable('organizations')
+    .set({ credit_balance: sql`credit_balance + ${values.delta}` })
+    .where('id', '=', values.organizationId)
+    .returning('credit_balance'),
+);
+/** The same, only where the balance covers the debit: one statement both checks and changes it. */
+const debitCovered = prepared((db, values: BalanceChange & { cover: number }) =>
+  db
+    .updateTable('organizations')
+    .set({ credit_balance: sql`credit_balance + ${values.delta}` })
+    .where('id', '=', values.organizationId)
+    .where('credit_balance', '>=', values.cover)
+    .returning('credit_balance'),
+);
+const insertEntry = preparedInsert('credit_ledger');
 
 const toEntry = (row: Database['credit_ledger']): CreditLedgerEntry => ({
   id: row.id,
@@ -12,7 +32,7 @@ const toEntry = (row: Database['credit_ledger']): CreditLedgerEntry => ({
   createdAt: Number(row.created_at),
 });
 
-export function creditRepository(db: Executor): CreditRepository {
+export function creditRepository(db: Executor, dialect: Persistence['dialect']): CreditRepository {
   /**
    * One statement both checks and changes the balance, so concurrent debits cannot overdraw:
    * the row lock (Postgres) or the write lock (SQLite) orders them, and each sees the last result.
@@ -25,26 +45,22 @@ export function creditRepository(db: Executor): CreditRepository {
   }
 
   async function applyIn(db: Executor, change: CreditChange, delta: number, requireCover: boolean): Promise<number | null> {
-    let update = db
-      .updateTable('organizations')
-      .set({ credit_balance: sql`credit_balance + ${delta}` })
-      .where('id', '=', change.organizationId);
-    if (requireCover) update = update.where('credit_balance', '>=', -delta);
-    const row = await update.returning('credit_balance').executeTakeFirst();
+    const { organizationId } = change;
+    const updated = requireCover
+      ? await debitCovered(db, dialect, { organizationId, delta, cover: -delta })
+      : await addToBalance(db, dialect, { organizationId, delta });
+    const [row] = updated.rows;
     if (!row) return null;
     const balanceAfter = Number(row.credit_balance);
-    await db
-      .insertInto('credit_ledger')
-      .values({
-        id: change.ledgerEntryId,
-        organization_id: change.organizationId,
-        delta,
-        balance_after: balanceAfter,
-        reason: change.reason,
-        reference: change.reference ?? null,
-        created_at: change.at,
-      })
-      .execute();
+    await insertEntry(db, dialect, {
+      id: change.ledgerEntryId,
+      organization_id: organizationId,
+      delta,
+      balance_after: balanceAfter,
+      reason: change.reason,
+      reference: change.reference ?? null,
+      created_at: change.at,
+    });
     return balanceAfter;
   }
 

@@ -1,5 +1,47 @@
-import type { DeliveryAttempt, DeliveryRecord, DeliveryRepository } from '../../../core/ports/persistence.ts';
+import type { DeliveryAttempt, DeliveryRecord, DeliveryRepository, Persistence } from '../../../core/ports/persistence.ts';
 import type { Database, Executor } from '../database.ts';
+import { prepared, preparedInsert } from '../prepared.ts';
+import { toEvent } from './events.ts';
+import { toEndpoint } from './webhook-endpoints.ts';
+
+const endpointColumns = [
+  'id', 'organization_id', 'url', 'description', 'enabled_events', 'status', 'disabled_reason', 'secret',
+  'previous_secret', 'previous_secret_expires_at', 'failing_since', 'deleted_at', 'created_at', 'updated_at',
+] as const satisfies ReadonlyArray<keyof Database['webhook_endpoints']>;
+const eventColumns = ['id', 'organization_id', 'type', 'body', 'created_at'] as const satisfies ReadonlyArray<keyof Database['events']>;
+
+/** The delivery, its endpoint and its event in one read: every attempt starts with it. */
+const forAttempt = prepared((db, values: { id: string }) =>
+  db
+    .selectFrom('event_deliveries as d')
+    .leftJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    // The event must belong to the endpoint's organization, as every event read is scoped.
+    .leftJoin('events as e', (join) => join.onRef('e.id', '=', 'd.event_id').onRef('e.organization_id', '=', 'w.organization_id'))
+    .selectAll('d')
+    .select(endpointColumns.map((column) => `w.${column} as w_${column}` as const))
+    .select(eventColumns.map((column) => `e.${column} as e_${column}` as const))
+    .where('d.id', '=', values.id),
+);
+const insertDelivery = preparedInsert('event_deliveries');
+const insertAttempt = preparedInsert('delivery_attempts');
+const updateDelivery = prepared((db, values: Pick<Database['event_deliveries'], 'id' | 'status' | 'attempt_count' | 'next_attempt_at' | 'last_error' | 'updated_at'>) =>
+  db
+    .updateTable('event_deliveries')
+    .set({
+      status: values.status,
+      attempt_count: values.attempt_count,
+      next_attempt_at: values.next_attempt_at,
+      last_error: values.last_error,
+      updated_at: values.updated_at,
+    })
+    .where('id', '=', values.id),
+);
+
+/** The columns a joined row carries under `prefix`, as a row of their own table (null if the join found none). */
+function joined<Row>(row: Record<string, unknown>, prefix: string, columns: readonly string[]): Row | null {
+  if (row[`${prefix}id`] === null) return null;
+  return Object.fromEntries(columns.map((column) => [column, row[`${prefix}${column}`]])) as Row;
+}
 
 const toDelivery = (row: Database['event_deliveries']): DeliveryRecord => ({
   id: row.id,
@@ -23,59 +65,57 @@ const toAttempt = (row: Database['delivery_attempts']): DeliveryAttempt => ({
   responseBody: row.response_body,
 });
 
-export function deliveryRepository(db: Executor): DeliveryRepository {
+export function deliveryRepository(db: Executor, dialect: Persistence['dialect']): DeliveryRepository {
   return {
     async create(delivery) {
-      await db
-        .insertInto('event_deliveries')
-        .values({
-          id: delivery.id,
-          event_id: delivery.eventId,
-          endpoint_id: delivery.endpointId,
-          status: delivery.status,
-          attempt_count: delivery.attemptCount,
-          next_attempt_at: delivery.nextAttemptAt,
-          locked_until: null,
-          last_error: delivery.lastError,
-          created_at: delivery.createdAt,
-          updated_at: delivery.updatedAt,
-        })
-        .execute();
+      await insertDelivery(db, dialect, {
+        id: delivery.id,
+        event_id: delivery.eventId,
+        endpoint_id: delivery.endpointId,
+        status: delivery.status,
+        attempt_count: delivery.attemptCount,
+        next_attempt_at: delivery.nextAttemptAt,
+        locked_until: null,
+        last_error: delivery.lastError,
+        created_at: delivery.createdAt,
+        updated_at: delivery.updatedAt,
+      });
     },
-    async get(id) {
-      const row = await db.selectFrom('event_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
-      return row ? toDelivery(row) : null;
+    async forAttempt(id) {
+      const [row] = (await forAttempt(db, dialect, { id })).rows;
+      if (!row) return null;
+      const endpoint = joined<Database['webhook_endpoints']>(row, 'w_', endpointColumns);
+      const event = joined<Database['events']>(row, 'e_', eventColumns);
+      return {
+        delivery: toDelivery(row),
+        endpoint: endpoint && { ...toEndpoint(endpoint), deleted: endpoint.deleted_at !== null },
+        event: event && toEvent(event),
+      };
     },
     async forEvent(eventId) {
       const rows = await db.selectFrom('event_deliveries').selectAll().where('event_id', '=', eventId).orderBy('created_at').orderBy('id').execute();
       return rows.map(toDelivery);
     },
     async update(delivery) {
-      await db
-        .updateTable('event_deliveries')
-        .set({
-          status: delivery.status,
-          attempt_count: delivery.attemptCount,
-          next_attempt_at: delivery.nextAttemptAt,
-          last_error: delivery.lastError,
-          updated_at: delivery.updatedAt,
-        })
-        .where('id', '=', delivery.id)
-        .execute();
+      await updateDelivery(db, dialect, {
+        id: delivery.id,
+        status: delivery.status,
+        attempt_count: delivery.attemptCount,
+        next_attempt_at: delivery.nextAttemptAt,
+        last_error: delivery.lastError,
+        updated_at: delivery.updatedAt,
+      });
     },
     async recordAttempt(attempt) {
-      await db
-        .insertInto('delivery_attempts')
-        .values({
-          id: attempt.id,
-          delivery_id: attempt.deliveryId,
-          attempted_at: attempt.attemptedAt,
-          status_code: attempt.statusCode,
-          error: attempt.error,
-          duration_ms: attempt.durationMs,
-          response_body: attempt.responseBody,
-        })
-        .execute();
+      await insertAttempt(db, dialect, {
+        id: attempt.id,
+        delivery_id: attempt.deliveryId,
+        attempted_at: attempt.attemptedAt,
+        status_code: attempt.statusCode,
+        error: attempt.error,
+        duration_ms: attempt.durationMs,
+        response_body: attempt.responseBody,
+      });
     },
     async attemptsForEvent(eventId) {
       const rows = await db

@@ -1,8 +1,11 @@
-import type { EventRepository, OutboxEvent } from '../../../core/ports/persistence.ts';
+import type { EventRepository, OutboxEvent, Persistence } from '../../../core/ports/persistence.ts';
 import type { Database, Executor } from '../database.ts';
+import { preparedInsert } from '../prepared.ts';
 import { afterCursor } from './paginate.ts';
 
-const toEvent = (row: Database['events']): OutboxEvent => ({
+const insertEvent = preparedInsert('events');
+
+export const toEvent = (row: Database['events']): OutboxEvent => ({
   id: row.id,
   organizationId: row.organization_id,
   type: row.type,
@@ -10,13 +13,10 @@ const toEvent = (row: Database['events']): OutboxEvent => ({
   createdAt: Number(row.created_at),
 });
 
-export function eventRepository(db: Executor): EventRepository {
+export function eventRepository(db: Executor, dialect: Persistence['dialect']): EventRepository {
   return {
     async append(event) {
-      await db
-        .insertInto('events')
-        .values({ id: event.id, organization_id: event.organizationId, type: event.type, body: event.body, created_at: event.createdAt })
-        .execute();
+      await insertEvent(db, dialect, { id: event.id, organization_id: event.organizationId, type: event.type, body: event.body, created_at: event.createdAt });
     },
     async get(organizationId, id) {
       const row = await db.selectFrom('events').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();

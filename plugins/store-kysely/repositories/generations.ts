@@ -1,6 +1,12 @@
-import type { GenerationRecord, GenerationRepository } from '../../../core/ports/persistence.ts';
+import type { GenerationRecord, GenerationRepository, Persistence } from '../../../core/ports/persistence.ts';
 import type { Database, Executor } from '../database.ts';
+import { prepared, preparedInsert } from '../prepared.ts';
 import { afterCursor } from './paginate.ts';
+
+const insertGeneration = preparedInsert('generations');
+const byId = prepared((db, values: { id: string; organizationId: string }) =>
+  db.selectFrom('generations').selectAll().where('id', '=', values.id).where('organization_id', '=', values.organizationId),
+);
 
 type Row = Database['generations'];
 
@@ -54,13 +60,13 @@ const toRow = (record: GenerationRecord): Row => ({
   completed_at: record.completedAt,
 });
 
-export function generationRepository(db: Executor): GenerationRepository {
+export function generationRepository(db: Executor, dialect: Persistence['dialect']): GenerationRepository {
   return {
     async create(record) {
-      await db.insertInto('generations').values(toRow(record)).execute();
+      await insertGeneration(db, dialect, toRow(record));
     },
     async get(organizationId, id) {
-      const row = await db.selectFrom('generations').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+      const [row] = (await byId(db, dialect, { id, organizationId })).rows;
       return row ? toRecord(row) : null;
     },
     async list(organizationId, { limit, startingAfter, status }) {

@@ -1,6 +1,41 @@
 import { sql } from 'kysely';
 import type { JobRepository, Persistence } from '../../../core/ports/persistence.ts';
 import type { Executor } from '../database.ts';
+import { prepared, preparedInsert } from '../prepared.ts';
+
+const insertJob = preparedInsert('jobs');
+const completeJob = prepared((db, values: { id: string; workerId: string }) =>
+  db.deleteFrom('jobs').where('id', '=', values.id).where('locked_by', '=', values.workerId),
+);
+
+/**
+ * Leases due jobs of `kinds.length` kinds (one per lane, in practice). A claimed job's run time
+ * moves to the end of its lease, so "due" is one index range and a claim never steps over running
+ * jobs; if the worker dies, the job is due again when its lease runs out. The lease check is kept
+ * for rows claimed before that rule.
+ */
+function claimQuery(kindCount: number) {
+  type Values = { workerId: string; now: number; leaseEnd: number; limit: number } & Record<`kind${number}`, string>;
+  return prepared((db, values: Values, dialect) => {
+    let due = db
+      .selectFrom('jobs')
+      .select('id')
+      .where('kind', 'in', Array.from({ length: kindCount }, (_, index) => values[`kind${index}`]!))
+      .where('run_at', '<=', values.now)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', values.now)]))
+      .orderBy('run_at')
+      .limit(values.limit);
+    // Postgres: rows another worker is claiming right now are skipped, not waited for.
+    // SQLite: BEGIN IMMEDIATE already serializes claims across processes.
+    if (dialect === 'postgres') due = due.forUpdate().skipLocked();
+    return db
+      .updateTable('jobs')
+      .set({ locked_by: values.workerId, locked_until: values.leaseEnd, run_at: values.leaseEnd, attempts: sql`attempts + 1` })
+      .where('id', 'in', due)
+      .returning(['id', 'kind', 'payload', 'attempts']);
+  });
+}
+const claimQueries = new Map<number, ReturnType<typeof claimQuery>>();
 
 /** The channel Postgres workers LISTEN on; a NOTIFY sent inside a transaction arrives at commit. */
 export const jobsChannel = 'visualizer_jobs';
@@ -8,42 +43,32 @@ export const jobsChannel = 'visualizer_jobs';
 export function jobRepository(db: Executor, dialect: Persistence['dialect']): JobRepository {
   return {
     async enqueue(job) {
-      await db
-        .insertInto('jobs')
-        .values({ id: job.id, kind: job.kind, payload: JSON.stringify(job.payload), run_at: job.runAt, attempts: 0, created_at: job.createdAt })
-        .execute();
+      await insertJob(db, dialect, {
+        id: job.id,
+        kind: job.kind,
+        payload: JSON.stringify(job.payload),
+        run_at: job.runAt,
+        attempts: 0,
+        locked_by: null,
+        locked_until: null,
+        last_error: null,
+        created_at: job.createdAt,
+      });
       if (dialect === 'postgres') await sql`select pg_notify(${jobsChannel}, ${job.kind})`.execute(db);
     },
 
     async claim({ kinds, workerId, now, leaseMs, limit }) {
       if (kinds.length === 0 || limit <= 0) return [];
-      // A claimed job's run time moves to the end of its lease (see below), so "due" is one index
-      // range: the claim never steps over jobs that are running. The lease check is kept for rows
-      // claimed before that rule.
-      let due = db
-        .selectFrom('jobs')
-        .select('id')
-        .where('kind', 'in', kinds)
-        .where('run_at', '<=', now)
-        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
-        .orderBy('run_at')
-        .limit(limit);
-      // Postgres: rows another worker is claiming right now are skipped, not waited for.
-      // SQLite: BEGIN IMMEDIATE already serializes claims across processes.
-      if (dialect === 'postgres') due = due.forUpdate().skipLocked();
-      const rows = await db
-        .updateTable('jobs')
-        // If the worker dies, the job is due again when its lease runs out.
-        .set({ locked_by: workerId, locked_until: now + leaseMs, run_at: now + leaseMs, attempts: sql`attempts + 1` })
-        .where('id', 'in', due)
-        .returning(['id', 'kind', 'payload', 'attempts'])
-        .execute();
+      let query = claimQueries.get(kinds.length);
+      if (!query) claimQueries.set(kinds.length, (query = claimQuery(kinds.length)));
+      const kindValues = Object.fromEntries(kinds.map((kind, index) => [`kind${index}`, kind]));
+      const { rows } = await query(db, dialect, { workerId, now, leaseEnd: now + leaseMs, limit, ...kindValues });
       return rows.map((row) => ({ id: row.id, kind: row.kind, payload: JSON.parse(row.payload), attempts: Number(row.attempts) }));
     },
 
     async complete(id, workerId) {
-      const result = await db.deleteFrom('jobs').where('id', '=', id).where('locked_by', '=', workerId).executeTakeFirst();
-      return Number(result.numDeletedRows) === 1;
+      const result = await completeJob(db, dialect, { id, workerId });
+      return Number(result.numAffectedRows) === 1;
     },
 
     async reschedule(id, workerId, runAt, error) {

@@ -4,7 +4,7 @@ import { afterCursor } from './paginate.ts';
 
 type Row = Database['webhook_endpoints'];
 
-const toRecord = (row: Row): WebhookEndpointRecord => ({
+export const toEndpoint = (row: Row): WebhookEndpointRecord => ({
   id: row.id,
   organizationId: row.organization_id,
   url: row.url,
@@ -46,17 +46,13 @@ export function webhookEndpointRepository(db: Executor): WebhookEndpointReposito
     },
     async get(organizationId, id) {
       const row = await live(organizationId).where('id', '=', id).executeTakeFirst();
-      return row ? toRecord(row) : null;
-    },
-    async findById(id) {
-      const row = await db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
-      return row ? { ...toRecord(row), deleted: row.deleted_at !== null } : null;
+      return row ? toEndpoint(row) : null;
     },
     async list(organizationId, { limit, startingAfter }) {
       const paged = await afterCursor(db, 'webhook_endpoints', live(organizationId), organizationId, startingAfter);
       if (!paged) return { data: [], hasMore: false };
       const rows = await paged.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
-      return { data: rows.slice(0, limit).map(toRecord), hasMore: rows.length > limit };
+      return { data: rows.slice(0, limit).map(toEndpoint), hasMore: rows.length > limit };
     },
     async count(organizationId) {
       const row = await db
@@ -70,7 +66,7 @@ export function webhookEndpointRepository(db: Executor): WebhookEndpointReposito
     async subscribedTo(organizationId, eventType) {
       // Subscriptions are few per organization; filtering the JSON list here keeps SQL portable.
       const rows = await live(organizationId).where('status', '=', 'enabled').orderBy('created_at').execute();
-      return rows.map(toRecord).filter((endpoint) => endpoint.enabledEvents.includes('*') || endpoint.enabledEvents.includes(eventType));
+      return rows.map(toEndpoint).filter((endpoint) => endpoint.enabledEvents.includes('*') || endpoint.enabledEvents.includes(eventType));
     },
     async update(endpoint) {
       const { id, organization_id, created_at, ...changes } = toRow(endpoint);
