@@ -17,7 +17,7 @@ import { fixed, runBenchmark, summaryRow, table, type SummaryRow } from './suppo
 const target = 0.5;
 /** Per measured round; floor and ours alternate for `rounds` rounds, so drift on a shared machine hits both alike. */
 const events = 2_000;
-const rounds = 3;
+const rounds = Number(process.env.BENCH_DELIVER_ROUNDS ?? 3);
 const concurrency = 16;
 /** Both sides first send this many, so neither is measured cold (TLS handshakes, JIT). */
 const warmUp = 500;

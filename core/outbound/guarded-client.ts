@@ -6,6 +6,7 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
+import { Cancellation } from './cancellation.ts';
 
 /**
  * The one HTTPS client for URLs chosen by customers (photos, product images, webhooks).
@@ -265,11 +266,11 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
    */
   const answers = new Map<string, { addresses: ResolvedAddress[]; until: number }>();
 
-  async function lookup(host: string, signal: AbortSignal): Promise<ResolvedAddress[]> {
+  async function lookup(host: string, cancellation: Cancellation): Promise<ResolvedAddress[]> {
     const now = performance.now();
     const cached = answers.get(host);
     if (cached && cached.until > now) return cached.addresses;
-    const found = await abortable(dns.promises.lookup(host, { all: true }), signal);
+    const found = await cancellation.race(dns.promises.lookup(host, { all: true }));
     const addresses = found.map((a): ResolvedAddress => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
     answers.delete(host);
     if (addresses.length > 0) answers.set(host, { addresses, until: now + DNS_CACHE_MS });
@@ -277,16 +278,16 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
     return addresses;
   }
 
-  async function resolve(target: Target, signal: AbortSignal): Promise<ResolvedAddress[]> {
+  async function resolve(target: Target, cancellation: Cancellation): Promise<ResolvedAddress[]> {
     let addresses: ResolvedAddress[];
     const family = net.isIP(target.host);
     if (family !== 0) {
       addresses = [{ address: target.host, family: family as 4 | 6 }];
     } else {
       try {
-        addresses = await lookup(target.host, signal);
+        addresses = await lookup(target.host, cancellation);
       } catch (err) {
-        if (signal.aborted) throw signal.reason;
+        if (cancellation.aborted) throw cancellation.reason;
         const code = (err as NodeJS.ErrnoException).code ?? 'error';
         throw new OutboundError('dns_failed', `Could not resolve host ${target.host} (${code})`, true);
       }
@@ -309,15 +310,12 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
 
   async function request(url: string, init: OutboundRequest): Promise<OutboundResponse> {
     const started = performance.now();
-    const controller = new AbortController();
-    const signal = controller.signal;
-    const onCallerAbort = () => controller.abort(init.signal?.reason);
+    const cancellation = new Cancellation();
+    const onCallerAbort = () => cancellation.abort(init.signal?.reason);
     if (init.signal?.aborted) throw init.signal.reason;
     init.signal?.addEventListener('abort', onCallerAbort, { once: true });
     const timer = setTimeout(() => {
-      controller.abort(
-        new OutboundError('timeout', `No complete response within ${init.timeoutMs} ms`, true),
-      );
+      cancellation.abort(new OutboundError('timeout', `No complete response within ${init.timeoutMs} ms`, true));
     }, init.timeoutMs);
 
     try {
@@ -327,8 +325,8 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
       let body = typeof init.body === 'string' ? Buffer.from(init.body, 'utf8') : init.body;
 
       for (let redirects = 0; ; redirects++) {
-        const addresses = await resolve(target, signal);
-        const res = await send(agentFor(target, addresses), target, method, headers, body, signal);
+        const addresses = await resolve(target, cancellation);
+        const res = await send(agentFor(target, addresses), target, method, headers, body, cancellation);
         const location = res.headers.location;
         if (init.maxRedirects > 0 && REDIRECT_STATUSES.has(res.statusCode ?? 0) && location) {
           discard(res);
@@ -349,7 +347,7 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
           target = next;
           continue;
         }
-        const responseBody = await readBody(res, init.maxBytes, signal);
+        const responseBody = await readBody(res, init.maxBytes, cancellation);
         return {
           status: res.statusCode ?? 0,
           headers: flattenHeaders(res.headers),
@@ -360,7 +358,7 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
       }
     } catch (err) {
       // Whatever failed after an abort failed because of it; report the abort's reason.
-      if (signal.aborted) throw signal.reason;
+      if (cancellation.aborted) throw cancellation.reason;
       throw err;
     } finally {
       clearTimeout(timer);
@@ -413,7 +411,7 @@ function send(
   method: string,
   headers: Record<string, string>,
   body: Uint8Array | undefined,
-  signal: AbortSignal,
+  cancellation: Cancellation,
 ): Promise<IncomingMessage> {
   const attempt = (retryOnStaleSocket: boolean): Promise<IncomingMessage> =>
     new Promise((resolve, reject) => {
@@ -435,19 +433,18 @@ function send(
         // SNI must not carry an IP literal (RFC 6066); certificate checks then use the IP itself.
         ...(isIpHost ? {} : { servername: target.host }),
       });
-      const onAbort = () => req.destroy(signal.reason as Error);
-      signal.addEventListener('abort', onAbort, { once: true });
+      const off = cancellation.onAbort(() => req.destroy(cancellation.reason as Error));
       let settled = false;
       req.on('response', (res) => {
         settled = true;
-        signal.removeEventListener('abort', onAbort);
+        off();
         resolve(res);
       });
       req.on('error', (err: NodeJS.ErrnoException) => {
-        signal.removeEventListener('abort', onAbort);
+        off();
         if (settled) return;
         settled = true;
-        if (signal.aborted) return reject(signal.reason);
+        if (cancellation.aborted) return reject(cancellation.reason);
         // A pooled socket the server closed while idle fails on first write; the request never
         // reached the server, so one retry on a fresh socket is safe (Node docs' recommended pattern).
         if (retryOnStaleSocket && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
@@ -469,7 +466,7 @@ function classifyNetworkError(err: NodeJS.ErrnoException, host: string): Outboun
   return new OutboundError('network', `Could not reach ${host}: ${code || err.message}`, true);
 }
 
-function readBody(res: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<Uint8Array> {
+function readBody(res: IncomingMessage, maxBytes: number, cancellation: Cancellation): Promise<Uint8Array> {
   const declared = Number(res.headers['content-length']);
   if (res.headers['content-length'] !== undefined && Number.isFinite(declared) && declared > maxBytes) {
     res.destroy();
@@ -479,18 +476,18 @@ function readBody(res: IncomingMessage, maxBytes: number, signal: AbortSignal): 
     const chunks: Buffer[] = [];
     let total = 0;
     let settled = false;
+    let off = () => {};
     const finish = (err: unknown, value?: Uint8Array) => {
       if (settled) return;
       settled = true;
-      signal.removeEventListener('abort', onAbort);
+      off();
       if (err !== undefined) reject(err);
       else resolve(value!);
     };
-    const onAbort = () => {
-      finish(signal.reason);
+    off = cancellation.onAbort(() => {
+      finish(cancellation.reason);
       res.destroy();
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+    });
     res.on('data', (chunk: Buffer) => {
       if (settled) return;
       // Checked before keeping the chunk, so at most maxBytes are ever held.
@@ -524,24 +521,6 @@ function discard(res: IncomingMessage): void {
 /** Carries the status: a webhook receiver that answered 200 with a huge body still accepted the delivery. */
 function tooLarge(maxBytes: number, status?: number): OutboundError {
   return new OutboundError('too_large', `Response body is larger than ${maxBytes} bytes`, false, status);
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {

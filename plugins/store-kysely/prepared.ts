@@ -5,7 +5,8 @@ import type { Database, Executor } from './database.ts';
 type Dialect = Persistence['dialect'];
 type Parameter = { name: string } | { value: unknown };
 interface Compiled {
-  sql: string;
+  /** Built once; each run only changes its parameters. */
+  query: CompiledQuery;
   parameters: Parameter[];
 }
 
@@ -18,12 +19,12 @@ function compile(query: Compilable<unknown>, used: Set<string>): Compiled {
   const bound = new Set(found.flatMap((parameter) => ('name' in parameter ? [parameter.name] : [])));
   const unbound = [...used].filter((name) => !bound.has(name) || sql.includes(marker + name));
   if (unbound.length > 0) throw new Error(`prepared query: ${unbound.join(', ')} did not become bound parameters (lists, literals and 'is null' cannot be prepared)`);
-  return { sql, parameters: found };
+  return { query: CompiledQuery.raw(sql), parameters: found };
 }
 
 function run<Row>(db: Executor, compiled: Compiled, values: Record<string, unknown>): Promise<QueryResult<Row>> {
   const parameters = compiled.parameters.map((parameter) => ('name' in parameter ? values[parameter.name] : parameter.value));
-  return db.executeQuery(CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<Row>);
+  return db.executeQuery({ ...compiled.query, parameters } as CompiledQuery<Row>);
 }
 
 /**
