@@ -5,6 +5,7 @@
  *
  *   node --import tsx bench/tools/api-profile.ts create
  *   node --import tsx bench/tools/api-profile.ts get --stmt-cache   # what-if: cache prepared statements
+ *   node --import tsx bench/tools/api-profile.ts create --sql        # and time each SQLite statement
  *
  * `--stmt-cache` patches better-sqlite3 in this process so `prepare(sql)` returns a cached
  * statement (Kysely's SQLite driver prepares every query afresh); it changes nothing on disk.
@@ -17,7 +18,7 @@ import { summarizeProfile, type CpuProfile } from './cpu-profile.ts';
 
 const mode = process.argv[2];
 if (mode !== 'create' && mode !== 'get') {
-  console.error('usage: api-profile.ts create|get [--stmt-cache] [--save FILE]');
+  console.error('usage: api-profile.ts create|get [--stmt-cache] [--sql] [--save FILE]');
   process.exit(2);
 }
 const save = process.argv.includes('--save') ? process.argv[process.argv.indexOf('--save') + 1] : undefined;
@@ -37,7 +38,10 @@ if (process.argv.includes('--stmt-cache')) {
   };
 }
 
-// Imported after the patch, so the app's database connection gets it.
+// `--sql`: time each SQLite statement too (see sql-timing.ts); it must patch before the app opens its database.
+const sqlTiming = process.argv.includes('--sql') ? await import('./sql-timing.ts') : undefined;
+
+// Imported after the patches, so the app's database connection gets them.
 const { startBenchApp } = await import('../support/app.ts');
 const { runLoad } = await import('../support/load.ts');
 
@@ -59,6 +63,7 @@ try {
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 200 });
   await session.post('Profiler.start');
+  sqlTiming?.resetSqlTiming();
   const result = await runLoad({ origin: bench.app.url, requests, concurrency: 16, warmupMs: 0, durationMs: 6_000 });
   const { profile } = await session.post('Profiler.stop');
   session.disconnect();
@@ -70,6 +75,7 @@ try {
       `server CPU ${(result.serverCpu * 100).toFixed(0)}% = ${((result.serverCpu * 1e6) / result.perSecond).toFixed(0)} µs per request, statuses ${JSON.stringify(result.statuses)}`,
   );
   console.log(summarizeProfile(profile as CpuProfile, served, 30));
+  if (sqlTiming) console.log(`\nSQLite statements:\n${sqlTiming.sqlTimingReport(served)}`);
 } finally {
   await bench.close();
 }
