@@ -8,10 +8,8 @@
  */
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { startWorkers } from '../core/lifecycle.ts';
-import { emitEvent } from '../core/services/webhook-delivery.ts';
-import { startHttpsServer, testCertificates } from '../test/support/https-server.ts';
-import { startBenchApp } from './support/app.ts';
+import { testCertificates } from '../test/support/https-server.ts';
+import { startOutboxBench } from './support/outbox.ts';
 import { fixed, runBenchmark, summaryRow, table, type SummaryRow } from './support/report.ts';
 
 const target = 0.5;
@@ -23,20 +21,9 @@ const concurrency = 16;
 const warmUp = 500;
 
 async function main(): Promise<SummaryRow[]> {
-  let received = 0;
-  let onReceived = () => {};
-  const receiver = await startHttpsServer((_req, res) => {
-    received += 1;
-    onReceived();
-    res.writeHead(204).end();
-  });
-  const bench = await startBenchApp({ config: { webhooks: { deliveryConcurrency: concurrency, maxConcurrentPerEndpoint: concurrency }, workers: { concurrency: 1 } } });
+  const outbox = await startOutboxBench(concurrency);
   try {
-    const { cradle } = bench.app.container;
-    const organizationId = (await cradle.persistence.organizations.list()).at(-1)!.id;
-    await cradle.webhookEndpoints.create(organizationId, { url: `${receiver.url}/hook`, enabledEvents: ['*'] });
-    const body = JSON.stringify({ id: 'evt_x', type: 'generation.completed', createdAt: new Date().toISOString(), data: { id: 'agen_x', padding: 'x'.repeat(900) } });
-
+    const { receiver, body } = outbox;
     // Floor: the receiver as fast as a plain keep-alive client can feed it.
     const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency, ca: (await testCertificates()).caPem });
     const post = () =>
@@ -60,19 +47,12 @@ async function main(): Promise<SummaryRow[]> {
       return (performance.now() - started) / 1000;
     };
     // Ours: the events and their deliveries are in the outbox, then the workers drain it.
-    await startWorkers(cradle);
+    await outbox.startWorkers();
     const oursRound = async (count: number) => {
-      received = 0;
-      const done = new Promise<void>((resolve) => (onReceived = () => received >= count && resolve()));
-      await cradle.persistence.transaction(async (tx) => {
-        for (let i = 0; i < count; i++) {
-          await emitEvent(tx, cradle, { id: cradle.ids.id('evt_'), organizationId, type: 'generation.completed', body, createdAt: cradle.clock.now() });
-        }
-      });
+      const drain = await outbox.fill(count);
       // Timed from the commit: what is measured is draining the outbox, not filling it.
       const started = performance.now();
-      cradle.queue.notify();
-      await done;
+      await drain();
       return (performance.now() - started) / 1000;
     };
     await floorRound(warmUp);
@@ -99,8 +79,7 @@ async function main(): Promise<SummaryRow[]> {
     console.log(`ratio visualizer/floor: ${fixed(ratio, 2)} (target >= ${target})`);
     return [summaryRow('deliver webhooks (deliveries/s)', fixed(oursRate, 0), fixed(floorRate, 0), ratio, { atLeast: target })];
   } finally {
-    await bench.close();
-    await receiver.close();
+    await outbox.close();
   }
 }
 
