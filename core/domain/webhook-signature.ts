@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 
 /**
  * Standard Webhooks signing (https://www.standardwebhooks.com): what the sender puts in
@@ -16,6 +16,20 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 /** `whsec_` + base64 of 32 random bytes (256 bits: RFC 2104 advises an HMAC key at least as long as the hash output). */
 export function generateWebhookSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64');
+}
+
+/** Keys of the secrets signed with recently: every attempt to an endpoint signs with the same one or two. */
+const keys = new Map<string, KeyObject>();
+const MAX_CACHED_KEYS = 1_000;
+
+function cachedKey(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (!key) {
+    key = createSecretKey(secretKey(secret));
+    if (keys.size >= MAX_CACHED_KEYS) keys.delete(keys.keys().next().value!);
+    keys.set(secret, key);
+  }
+  return key;
 }
 
 /** The HMAC key of a secret. Throws on a malformed secret: signing with a garbage key would produce deliveries no receiver can verify. */
@@ -37,7 +51,7 @@ export function signWebhook(secret: string, id: string, timestamp: number, body:
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
     throw new RangeError(`Webhook timestamp must be a non-negative integer of Unix seconds (got ${timestamp})`);
   }
-  const hmac = createHmac('sha256', secretKey(secret));
+  const hmac = createHmac('sha256', cachedKey(secret));
   hmac.update(`${id}.${timestamp}.`, 'utf8');
   // Bytes are hashed as given; a string is hashed as its UTF-8 encoding, i.e. what is sent.
   if (typeof body === 'string') hmac.update(body, 'utf8');

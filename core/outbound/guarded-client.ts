@@ -223,6 +223,7 @@ const MAX_DISCARDED_REDIRECT_BODY = 64 * 1024;
 // Agents hold no sockets once idle sockets time out, so dropping old ones from the cache is safe.
 const MAX_CACHED_AGENTS = 256;
 const IDLE_SOCKET_MS = 30_000;
+const MAX_SOCKETS_PER_ORIGIN = 64;
 const DNS_CACHE_MS = 5_000;
 const MAX_CACHED_ANSWERS = 1_024;
 const USER_AGENT = 'Visualizer-Outbound/1 (+https)';
@@ -243,7 +244,9 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
     }
     agent = new https.Agent({
       keepAlive: true,
-      maxSockets: 8,
+      // Callers bound their own concurrency (delivery slots per endpoint, render workers); a lower
+      // cap here would silently override `webhooks.maxConcurrentPerEndpoint`. This only stops a runaway.
+      maxSockets: MAX_SOCKETS_PER_ORIGIN,
       timeout: IDLE_SOCKET_MS,
       ...(secureContext ? { secureContext } : {}),
       // The pin: the socket never asks DNS again, it gets the addresses that passed the guard.

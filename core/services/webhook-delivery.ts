@@ -87,15 +87,17 @@ export function deliverWebhook({ persistence, transport, ids, clock, config, log
     const attemptedAt = clock.now();
     try {
       const timestamp = Math.floor(attemptedAt / 1000);
+      // Encoded once: the signature covers exactly the bytes sent.
+      const body = Buffer.from(event.body, 'utf8');
       outcome = await transport.send({
         url: endpoint.url,
         headers: {
           'content-type': 'application/json',
           'webhook-id': event.id,
           'webhook-timestamp': String(timestamp),
-          'webhook-signature': signatureHeader(activeSecrets(endpoint, attemptedAt), event.id, timestamp, event.body),
+          'webhook-signature': signatureHeader(activeSecrets(endpoint, attemptedAt), event.id, timestamp, body),
         },
-        body: Buffer.from(event.body, 'utf8'),
+        body,
         timeoutMs: config.webhooks.timeoutMs,
       });
     } finally {
