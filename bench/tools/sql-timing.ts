@@ -20,7 +20,8 @@ for (const method of ['all', 'get', 'run'] as const) {
       return original.apply(this, args);
     } finally {
       const micros = Number(process.hrtime.bigint() - started) / 1000;
-      const key = `${method}: ${this.source.replace(/\s+/g, ' ').slice(0, 90)}`;
+      // Keyed by the statement's own (interned) text; tidied only for the report.
+      const key = `${method}: ${this.source}`;
       let list = timings.get(key);
       if (!list) timings.set(key, (list = []));
       list.push(micros);
@@ -44,7 +45,7 @@ export function sqlTimingReport(units: number, top = 15): string {
       String(list.length),
       percentile(list, 50).toFixed(0),
       percentile(list, 90).toFixed(0),
-      statement,
+      statement.replace(/\s+/g, ' ').slice(0, 96),
     ]),
   );
 }

@@ -37,11 +37,18 @@ const updateDelivery = prepared((db, values: Pick<Database['event_deliveries'], 
     .where('id', '=', values.id),
 );
 
-/** The columns a joined row carries under `prefix`, as a row of their own table (null if the join found none). */
-function joined<Row>(row: Record<string, unknown>, prefix: string, columns: readonly string[]): Row | null {
-  if (row[`${prefix}id`] === null) return null;
-  return Object.fromEntries(columns.map((column) => [column, row[`${prefix}${column}`]])) as Row;
+/** Reads the columns a joined row carries under `prefix` back as a row of their own table (null if the join found none). */
+function joinedColumns<Row>(prefix: string, columns: readonly string[]) {
+  const aliases = columns.map((column) => [column, `${prefix}${column}`] as const);
+  return (row: Record<string, unknown>): Row | null => {
+    if (row[`${prefix}id`] === null) return null;
+    const out: Record<string, unknown> = {};
+    for (const [column, alias] of aliases) out[column] = row[alias];
+    return out as Row;
+  };
 }
+const endpointOf = joinedColumns<Database['webhook_endpoints']>('w_', endpointColumns);
+const eventOf = joinedColumns<Database['events']>('e_', eventColumns);
 
 const toDelivery = (row: Database['event_deliveries']): DeliveryRecord => ({
   id: row.id,
@@ -84,8 +91,8 @@ export function deliveryRepository(db: Executor, dialect: Persistence['dialect']
     async forAttempt(id) {
       const [row] = (await forAttempt(db, dialect, { id })).rows;
       if (!row) return null;
-      const endpoint = joined<Database['webhook_endpoints']>(row, 'w_', endpointColumns);
-      const event = joined<Database['events']>(row, 'e_', eventColumns);
+      const endpoint = endpointOf(row);
+      const event = eventOf(row);
       return {
         delivery: toDelivery(row),
         endpoint: endpoint && { ...toEndpoint(endpoint), deleted: endpoint.deleted_at !== null },
