@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it, mock } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { groupCommit } from '../plugins/store-kysely/group-commit.ts';
-import { ImmediateSqliteDialect } from '../plugins/store-kysely/sqlite.ts';
+import { ImmediateSqliteDialect, openSqlite } from '../plugins/store-kysely/sqlite.ts';
+import { randomIds } from '../plugins/ids-random/index.ts';
 
 interface Tables {
   parents: { id: number };
@@ -36,7 +37,10 @@ describe('group commit (SQLite transactions)', () => {
     });
     await sql`create table parents (id integer primary key)`.execute(db);
     await sql`create table children (id integer primary key, parent_id integer not null references parents (id))`.execute(db);
-    transaction = groupCommit(db);
+    transaction = groupCommit(db, (statement) => {
+      statements.push(statement);
+      database.exec(statement);
+    });
   });
 
   beforeEach(async () => {
@@ -125,5 +129,23 @@ describe('group commit (SQLite transactions)', () => {
     }
     await transaction((tx) => tx.insertInto('parents').values({ id: 3 }).execute());
     assert.deepEqual(await rows(), [3]);
+  });
+
+  it('is how the SQLite store runs transactions', async () => {
+    const store = openSqlite(path.join(dir, 'store.db'));
+    await store.migrate();
+    const exec = mock.method(BetterSqlite3.prototype, 'exec');
+    try {
+      await Promise.all(
+        Array.from({ length: 5 }, (_, index) =>
+          store.transaction((tx) => tx.organizations.create({ id: randomIds.id('org_'), name: `Org ${index}`, createdAt: Date.now() })),
+        ),
+      );
+      const savepoints = exec.mock.calls.filter((call) => call.arguments[0] === 'savepoint unit').length;
+      assert.equal(savepoints, 5, 'five transactions requested together ran as savepoints of one');
+    } finally {
+      exec.mock.restore();
+      await store.close();
+    }
   });
 });

@@ -2,7 +2,6 @@ import { sql, type Kysely } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import type { Persistence, Repositories } from '../../core/ports/persistence.ts';
 import type { Database, Executor } from './database.ts';
-import { groupCommit } from './group-commit.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { apiKeyRepository } from './repositories/api-keys.ts';
 import { conversionRepository } from './repositories/conversions.ts';
@@ -38,12 +37,14 @@ function repositories(db: Executor, dialect: Persistence['dialect']): Repositori
   };
 }
 
+type RunTransaction = <T>(work: (tx: Executor) => Promise<T>) => Promise<T>;
+
 /**
- * The persistence port on any Kysely dialect; the dialect plugins only build the `Kysely` instance.
- * SQLite has one writer, so its transactions are group-committed (see group-commit.ts); Postgres
- * runs them side by side on its pool.
+ * The persistence port on any Kysely dialect; the dialect plugins build the `Kysely` instance and
+ * may choose how transactions run (SQLite group-commits them, see group-commit.ts); by default
+ * each is its own, side by side on the pool.
  */
-export function kyselyPersistence(db: Kysely<Database>, dialect: Persistence['dialect']): Persistence {
+export function kyselyPersistence(db: Kysely<Database>, dialect: Persistence['dialect'], options: { transaction?: RunTransaction } = {}): Persistence {
   const migrator = () => new Migrator({ db, provider: migrationProvider });
   const bound = new WeakMap<Executor, Repositories>();
   const repositoriesOf = (tx: Executor) => {
@@ -51,8 +52,7 @@ export function kyselyPersistence(db: Kysely<Database>, dialect: Persistence['di
     if (!found) bound.set(tx, (found = repositories(tx, dialect)));
     return found;
   };
-  const transaction: <T>(work: (tx: Executor) => Promise<T>) => Promise<T> =
-    dialect === 'sqlite' ? groupCommit(db) : (work) => db.transaction().execute(work);
+  const transaction: RunTransaction = options.transaction ?? ((work) => db.transaction().execute(work));
   return {
     dialect,
     ...repositories(db, dialect),

@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { definePlugin } from '../../core/plugin.ts';
 import type { Persistence } from '../../core/ports/persistence.ts';
 import type { Database } from './database.ts';
+import { groupCommit } from './group-commit.ts';
 import { kyselyPersistence } from './kysely-persistence.ts';
 
 /**
@@ -71,7 +72,9 @@ function connect(file: string): Persistence {
   database.pragma('busy_timeout = 10000');
   database.pragma('foreign_keys = ON');
   cachePreparedStatements(database);
-  return kyselyPersistence(new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) }), 'sqlite');
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
+  // One writer: transactions requested together share a commit.
+  return kyselyPersistence(db, 'sqlite', { transaction: groupCommit(db, (sql) => database.exec(sql)) });
 }
 
 /**
