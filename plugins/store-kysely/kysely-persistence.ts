@@ -19,12 +19,13 @@ import { webhookEndpointRepository } from './repositories/webhook-endpoints.ts';
 import { widgetRepository } from './repositories/widgets.ts';
 
 function repositories(db: Executor, dialect: Persistence['dialect']): Repositories {
+  const generations = generationRepository(db, dialect);
   return {
     organizations: organizationRepository(db),
     stores: storeRepository(db),
     apiKeys: apiKeyRepository(db, dialect),
     credits: creditRepository(db, dialect),
-    generations: generationRepository(db, dialect),
+    generations,
     idempotencyKeys: idempotencyRepository(db, dialect),
     events: eventRepository(db, dialect),
     jobs: jobRepository(db, dialect),
@@ -32,7 +33,7 @@ function repositories(db: Executor, dialect: Persistence['dialect']): Repositori
     deliveries: deliveryRepository(db, dialect),
     conversions: conversionRepository(db, dialect),
     visualizations: visualizationRepository(db),
-    widgets: widgetRepository(db, generationRepository(db, dialect).get),
+    widgets: widgetRepository(db, generations.get),
     visitorIdentities: visitorIdentityRepository(db),
   };
 }
