@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it, mock } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
+import type { NewApiKey, Persistence, Repositories } from '../core/ports/persistence.ts';
+import { randomIds } from '../plugins/ids-random/index.ts';
 import type { Database } from '../plugins/store-kysely/database.ts';
 import { prepared, preparedInsert } from '../plugins/store-kysely/prepared.ts';
+import { openSqlite } from '../plugins/store-kysely/sqlite.ts';
 
 describe('prepared queries', () => {
   let db: Kysely<Database>;
@@ -39,5 +45,75 @@ describe('prepared queries', () => {
     // Bound once and inlined once is refused too: the inlined copy would never change.
     const both = prepared((db, values: { id: string }) => db.selectFrom('events').select('id').where('id', '=', values.id).where(sql.lit(values.id), '=', 'x'));
     await assert.rejects(() => both(db, 'sqlite', { id: 'evt_1' }), /prepared query: id did not become bound parameters/);
+  });
+});
+
+describe('prepared queries on the SQLite store', () => {
+  let dir: string;
+  let store: Persistence;
+  let organizationId: string;
+  const newKey = (hash: string): NewApiKey => ({
+    id: randomIds.id('key_'),
+    organizationId,
+    kind: 'secret',
+    name: null,
+    displayPrefix: 'sk_test_…',
+    keyHash: hash,
+    createdAt: Date.now(),
+  });
+
+  before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'prepared-'));
+    store = openSqlite(path.join(dir, 'store.db'));
+    await store.migrate();
+    organizationId = randomIds.id('org_');
+    await store.organizations.create({ id: organizationId, name: 'Prepared', createdAt: Date.now() });
+  });
+  after(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("run on the SQLite handle, past Kysely's executor, in and out of transactions", async () => {
+    const executeQuery = mock.method(Kysely.prototype, 'executeQuery');
+    try {
+      await store.transaction((tx) => tx.apiKeys.create(newKey('hash-direct')));
+      assert.equal((await store.apiKeys.findByHash('hash-direct'))?.keyHash, 'hash-direct');
+      const inside = await store.transaction((tx) => tx.apiKeys.findByHash('hash-direct'));
+      assert.equal(inside?.keyHash, 'hash-direct');
+      assert.equal(executeQuery.mock.callCount(), 0);
+    } finally {
+      executeQuery.mock.restore();
+    }
+  });
+
+  it("outside a transaction, wait for an open one rather than read its uncommitted writes", async () => {
+    let inserted!: () => void;
+    const wasInserted = new Promise<void>((resolve) => (inserted = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const rolledBack = store.transaction(async (tx) => {
+      await tx.apiKeys.create(newKey('hash-uncommitted'));
+      inserted();
+      await released;
+      throw new Error('changed my mind');
+    });
+    await wasInserted;
+    let readSettled = false;
+    const read = store.apiKeys.findByHash('hash-uncommitted').finally(() => (readSettled = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(readSettled, false, 'the read waits while the transaction is open');
+    release();
+    await assert.rejects(rolledBack, /changed my mind/);
+    assert.equal(await read, null, 'and never sees the rolled-back row');
+  });
+
+  it('on a transaction that has ended, are refused rather than run outside it', async () => {
+    let kept: Repositories | undefined;
+    await store.transaction(async (tx) => {
+      kept = tx;
+      await tx.apiKeys.create(newKey('hash-kept'));
+    });
+    await assert.rejects(() => kept!.apiKeys.findByHash('hash-kept'), /already committed/);
   });
 });

@@ -8,6 +8,12 @@ interface Unit<DB> {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+interface GroupCommitOptions<DB> {
+  /** Units per batch: bounds how long the write lock is held for other processes. */
+  maxBatch?: number;
+  /** Called when a batch's transaction has begun; what it returns is called when its units are done. */
+  onBatch?: (tx: Transaction<DB>) => () => void;
+}
 
 /**
  * Group commit for a single-writer database (SQLite). Its commit writes a WAL frame for every
@@ -23,9 +29,10 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  *
  * `exec` runs a savepoint statement on the connection the batch holds; the SQLite plugin passes its
  * handle's own `exec`, as two such statements per unit through Kysely's executor cost more than
- * the savepoints themselves. `maxBatch` bounds how long the write lock is held for other processes.
+ * the savepoints themselves.
  */
-export function groupCommit<DB>(db: Kysely<DB>, exec: (sql: string) => void, maxBatch = 64) {
+export function groupCommit<DB>(db: Kysely<DB>, exec: (sql: string) => void, options: GroupCommitOptions<DB> = {}) {
+  const { maxBatch = 64, onBatch } = options;
   let waiting: Array<Unit<DB>> = [];
   let scheduled = false;
 
@@ -60,8 +67,13 @@ export function groupCommit<DB>(db: Kysely<DB>, exec: (sql: string) => void, max
     const outcomes: Outcome[] = [];
     try {
       await db.transaction().execute(async (tx) => {
-        // Taken once the connection is ours, so units that arrived while waiting for it ride along.
-        await runBatch(tx, take(), outcomes);
+        const done = onBatch?.(tx);
+        try {
+          // Taken once the connection is ours, so units that arrived while waiting for it ride along.
+          await runBatch(tx, take(), outcomes);
+        } finally {
+          done?.();
+        }
       });
     } catch (error) {
       // A BEGIN that failed (the lock not granted in time) fails the units it was opened for.

@@ -2,12 +2,13 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { asFunction } from 'awilix';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
+import { CompiledQuery, Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type QueryResult } from 'kysely';
 import * as v from 'valibot';
 import { definePlugin } from '../../core/plugin.ts';
 import type { Persistence } from '../../core/ports/persistence.ts';
 import type { Database } from './database.ts';
 import { groupCommit } from './group-commit.ts';
+import { runDirectly } from './prepared.ts';
 import { kyselyPersistence } from './kysely-persistence.ts';
 
 /**
@@ -73,8 +74,31 @@ function connect(file: string): Persistence {
   database.pragma('foreign_keys = ON');
   cachePreparedStatements(database);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
+  const execute = statementRunner(database);
+  // Outside a transaction, only while none is open on the connection: a statement run then would
+  // see (or join) a batch's uncommitted writes. Kysely's path waits for the connection instead.
+  runDirectly(db, (sql, parameters) => (database.inTransaction ? undefined : execute(sql, parameters)));
   // One writer: transactions requested together share a commit.
-  return kyselyPersistence(db, 'sqlite', { transaction: groupCommit(db, (sql) => database.exec(sql)) });
+  const transaction = groupCommit(db, (sql) => database.exec(sql), {
+    // While a batch is open, the connection is its own. A statement on it after that is left to
+    // Kysely, which refuses a finished transaction.
+    onBatch(tx) {
+      let open = true;
+      runDirectly(tx, (sql, parameters) => (open ? execute(sql, parameters) : undefined));
+      return () => (open = false);
+    },
+  });
+  return kyselyPersistence(db, 'sqlite', { transaction });
+}
+
+/** Runs a statement as Kysely's SQLite driver does, with the same result, on the cached prepared statement. */
+function statementRunner(database: BetterSqlite3.Database) {
+  return (sql: string, parameters: readonly unknown[]): QueryResult<unknown> => {
+    const statement = database.prepare(sql);
+    if (statement.reader) return { rows: statement.all(parameters) };
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return { rows: [], numAffectedRows: BigInt(changes), insertId: lastInsertRowid != null ? BigInt(lastInsertRowid) : undefined };
+  };
 }
 
 /**
