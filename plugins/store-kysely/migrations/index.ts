@@ -6,6 +6,7 @@ import * as webhookEndpointState from './0004-webhook-endpoint-state.ts';
 import * as widgetsAttribution from './0005-widgets-attribution.ts';
 import * as jobReadiness from './0006-job-readiness.ts';
 import * as dropUnusedDeliveryIndex from './0007-drop-unused-delivery-index.ts';
+import * as partialGenerationIndexes from './0008-partial-generation-indexes.ts';
 
 /**
  * Migrations are imported statically rather than read from a folder, so they load the same
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0005-widgets-attribution': widgetsAttribution,
   '0006-job-readiness': jobReadiness,
   '0007-drop-unused-delivery-index': dropUnusedDeliveryIndex,
+  '0008-partial-generation-indexes': partialGenerationIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {
