@@ -11,6 +11,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { fixed, table, type SummaryRow } from './support/report.ts';
+import { cpuTimes, stealShare } from './support/steal.ts';
 
 const all = ['create', 'get', 'variants', 'latency', 'deliver'];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : all;
@@ -41,8 +42,13 @@ for (const name of chosen) {
   console.log(`\n=== ${name} ===`);
   // Other processes on the machine skew every figure; the 1-minute load average shows whether they were there.
   const loadBefore = os.loadavg()[0]!;
+  const timesBefore = cpuTimes();
   const { rows, code, seconds } = await run(name);
-  console.log(`(${name}: ${fixed(seconds)} s, exit ${code}, load average ${fixed(loadBefore, 2)} → ${fixed(os.loadavg()[0]!, 2)} on ${os.availableParallelism()} cores)`);
+  const steal = stealShare(timesBefore);
+  console.log(
+    `(${name}: ${fixed(seconds)} s, exit ${code}, load average ${fixed(loadBefore, 2)} → ${fixed(os.loadavg()[0]!, 2)} on ${os.availableParallelism()} cores` +
+      `${steal === null ? '' : `, CPU steal ${fixed(steal * 100, 1)} %`})`,
+  );
   if (code !== 0) failures.push(`${name} exited with ${code}`);
   for (const row of rows) {
     summary.push([row.benchmark, row.ours, row.floor, fixed(row.ratio, 2), row.target ?? '-', row.meets === null ? '-' : row.meets ? 'yes' : 'MISSED']);
