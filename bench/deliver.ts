@@ -20,7 +20,8 @@ const concurrency = 16;
 /**
  * Rounds each side first runs unmeasured, alternating as the measured ones do. Both need them: the
  * floor's own rate still climbs from about 4000 to 10000 deliveries/s over its first 10000 (JIT,
- * TLS and the GC's young generation settling), so a short warm-up flatters the ratio.
+ * TLS, the GC settling). After a short warm-up both sides were measured while still speeding up,
+ * unevenly, and the ratio swung between 0.43 and 0.57 from run to run.
  */
 const warmUpRounds = 6;
 
