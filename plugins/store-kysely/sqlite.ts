@@ -2,13 +2,14 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { asFunction } from 'awilix';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type QueryResult } from 'kysely';
+import { CompiledQuery, Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
 import * as v from 'valibot';
 import { definePlugin } from '../../core/plugin.ts';
 import type { Persistence } from '../../core/ports/persistence.ts';
 import type { Database } from './database.ts';
 import { groupCommit } from './group-commit.ts';
 import { runDirectly } from './prepared.ts';
+import { statementRunner } from './sqlite-statements.ts';
 import { kyselyPersistence } from './kysely-persistence.ts';
 
 /**
@@ -89,16 +90,6 @@ function connect(file: string): Persistence {
     },
   });
   return kyselyPersistence(db, 'sqlite', { transaction });
-}
-
-/** Runs a statement as Kysely's SQLite driver does, with the same result, on the cached prepared statement. */
-function statementRunner(database: BetterSqlite3.Database) {
-  return (sql: string, parameters: readonly unknown[]): QueryResult<unknown> => {
-    const statement = database.prepare(sql);
-    if (statement.reader) return { rows: statement.all(parameters) };
-    const { changes, lastInsertRowid } = statement.run(parameters);
-    return { rows: [], numAffectedRows: BigInt(changes), insertId: lastInsertRowid != null ? BigInt(lastInsertRowid) : undefined };
-  };
 }
 
 /**
