@@ -9,7 +9,7 @@
  *   node --import tsx bench/tools/perf-profile.ts get
  *   node --import tsx bench/tools/perf-profile.ts create
  *
- * Needs `perf` (Debian: linux-perf) and leave to sample this process (root, or
+ * Needs `perf` (Debian: linux-perf) and permission to sample this process (root, or
  * kernel.perf_event_paranoid ≤ 2). A sample goes to the first bucket found walking its stack from
  * the leaf up; "JS and HTTP" is everything else: h3, srvx, node:http, our handlers, promises.
  */
