@@ -8,6 +8,7 @@
  */
 import { startBareH3 } from './support/bare-h3.ts';
 import { startBenchApp } from './support/app.ts';
+import { createLoad } from './support/api-loads.ts';
 import { fixed, runBenchmark, summaryRow, type SummaryRow } from './support/report.ts';
 import { compareThroughput, concurrency, setupLine, throughputTable } from './support/throughput.ts';
 
@@ -17,23 +18,11 @@ async function main(): Promise<SummaryRow[]> {
   const bench = await startBenchApp();
   let floor: Awaited<ReturnType<typeof startBareH3>> | undefined;
   try {
-    // One real answer, so the floor sends back a body of the same shape and size.
-    const sample = await fetch(`${bench.app.url}/v1/generations`, { method: 'POST', headers: bench.headers, body: bench.createBody });
-    if (sample.status !== 202) throw new Error(`sample create answered ${sample.status}: ${await sample.text()}`);
-    const resource = (await sample.json()) as Record<string, unknown>;
-
-    floor = await startBareH3((app) => {
-      app.post('/v1/generations', async (event) => {
-        await event.req.json();
-        event.res.status = 202;
-        return resource;
-      });
-    });
-
-    const request = { method: 'POST' as const, path: '/v1/generations', headers: bench.headers, body: bench.createBody };
+    const { requests, floorRoutes } = await createLoad(bench);
+    floor = await startBareH3(floorRoutes);
     console.log(`create: POST /v1/generations (${bench.createBody.length} B JSON body), concurrency ${concurrency}`);
     console.log(setupLine());
-    const { bare, ours } = await compareThroughput(floor.url, bench.app.url, [request]);
+    const { bare, ours } = await compareThroughput(floor.url, bench.app.url, requests);
     const ratio = ours.perSecond / bare.perSecond;
     console.log(throughputTable([
       ['bare h3 (floor)', bare],

@@ -7,6 +7,7 @@
  */
 import { startBareH3 } from './support/bare-h3.ts';
 import { startBenchApp } from './support/app.ts';
+import { readLoad } from './support/api-loads.ts';
 import { fixed, runBenchmark, summaryRow, type SummaryRow } from './support/report.ts';
 import { compareThroughput, concurrency, setupLine, throughputTable } from './support/throughput.ts';
 
@@ -17,22 +18,9 @@ async function main(): Promise<SummaryRow[]> {
   const bench = await startBenchApp();
   let floor: Awaited<ReturnType<typeof startBareH3>> | undefined;
   try {
-    const ids: string[] = [];
-    for (let i = 0; i < generations; i++) {
-      const response = await fetch(`${bench.app.url}/v1/generations`, { method: 'POST', headers: bench.headers, body: bench.createBody });
-      if (response.status !== 202) throw new Error(`create answered ${response.status}: ${await response.text()}`);
-      ids.push(((await response.json()) as { id: string }).id);
-    }
-    const headers = { authorization: bench.headers.authorization };
-    const sample = await fetch(`${bench.app.url}/v1/generations/${ids[0]}`, { headers });
-    if (sample.status !== 200) throw new Error(`sample read answered ${sample.status}: ${await sample.text()}`);
-    const resource = (await sample.json()) as Record<string, unknown>;
+    const { requests, floorRoutes } = await readLoad(bench, generations);
+    floor = await startBareH3(floorRoutes);
 
-    floor = await startBareH3((app) => {
-      app.get('/v1/generations/:id', () => resource);
-    });
-
-    const requests = ids.map((id) => ({ method: 'GET' as const, path: `/v1/generations/${id}`, headers }));
     console.log(`get: GET /v1/generations/{id} over ${generations} generations, concurrency ${concurrency}`);
     console.log(setupLine());
     const { bare, ours } = await compareThroughput(floor.url, bench.app.url, requests);

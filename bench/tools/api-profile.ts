@@ -44,18 +44,11 @@ const sqlTiming = process.argv.includes('--sql') ? await import('./sql-timing.ts
 // Imported after the patches, so the app's database connection gets them.
 const { startBenchApp } = await import('../support/app.ts');
 const { runLoad } = await import('../support/load.ts');
+const { createLoad, readLoad } = await import('../support/api-loads.ts');
 
 const bench = await startBenchApp();
 try {
-  const ids: string[] = [];
-  for (let i = 0; i < 200; i++) {
-    const response = await fetch(`${bench.app.url}/v1/generations`, { method: 'POST', headers: bench.headers, body: bench.createBody });
-    ids.push(((await response.json()) as { id: string }).id);
-  }
-  const requests =
-    mode === 'create'
-      ? [{ method: 'POST' as const, path: '/v1/generations', headers: bench.headers, body: bench.createBody }]
-      : ids.map((id) => ({ method: 'GET' as const, path: `/v1/generations/${id}`, headers: { authorization: bench.headers.authorization } }));
+  const { requests } = mode === 'create' ? await createLoad(bench) : await readLoad(bench);
   await runLoad({ origin: bench.app.url, requests, concurrency: 16, warmupMs: 0, durationMs: 2_000 });
 
   const session = new Session();

@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startBareH3 } from '../support/bare-h3.ts';
 import { startBenchApp } from '../support/app.ts';
+import { createLoad, readLoad } from '../support/api-loads.ts';
 import { runLoad, type LoadRequest } from '../support/load.ts';
 import { fixed, table } from '../support/report.ts';
 
@@ -93,31 +94,8 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'perf-profile-'));
 const bench = await startBenchApp();
 let floor: Awaited<ReturnType<typeof startBareH3>> | undefined;
 try {
-  let requests: LoadRequest[];
-  let resource: unknown;
-  if (mode === 'create') {
-    requests = [{ method: 'POST', path: '/v1/generations', headers: bench.headers, body: bench.createBody }];
-    resource = await (await fetch(`${bench.app.url}/v1/generations`, { method: 'POST', headers: bench.headers, body: bench.createBody })).json();
-    floor = await startBareH3((app) => {
-      app.post('/v1/generations', async (event) => {
-        await event.req.json();
-        event.res.status = 202;
-        return resource;
-      });
-    });
-  } else {
-    const headers = { authorization: bench.headers.authorization };
-    const ids: string[] = [];
-    for (let i = 0; i < 200; i++) {
-      const response = await fetch(`${bench.app.url}/v1/generations`, { method: 'POST', headers: bench.headers, body: bench.createBody });
-      ids.push(((await response.json()) as { id: string }).id);
-    }
-    requests = ids.map((id) => ({ method: 'GET', path: `/v1/generations/${id}`, headers }));
-    resource = await (await fetch(`${bench.app.url}/v1/generations/${ids[0]}`, { headers })).json();
-    floor = await startBareH3((app) => {
-      app.get('/v1/generations/:id', () => resource);
-    });
-  }
+  const { requests, floorRoutes } = mode === 'create' ? await createLoad(bench) : await readLoad(bench);
+  floor = await startBareH3(floorRoutes);
 
   const sides = [
     { label: 'floor', ...(await profile(floor.url, requests, path.join(dir, 'floor.data'))) },
