@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Logger } from '../core/logger.ts';
 import { bearer, startTestApp, type TestApp } from './support/app.ts';
@@ -27,6 +28,24 @@ function rawPost(url: string, headers: Record<string, string>, chunks: string[])
     req.on('error', reject);
     for (const chunk of chunks) req.write(chunk);
     req.end();
+  });
+}
+
+/** Writes raw bytes on a fresh connection and reads until the server closes it. */
+function rawExchange(url: string, bytes: string): Promise<{ status: number; headers: Record<string, string | undefined>; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      const [statusLine, ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine?.split(' ')[1]), headers, body });
+    });
   });
 }
 
@@ -136,6 +155,27 @@ describe('HTTP skeleton', () => {
       assert.equal(error.param, 'name');
       const extra = await fetch(`${app.url}/v1/stores`, { method: 'POST', headers: { ...bearer(apiKey), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x', bogus: 1 }) });
       assert.equal((await expectEnvelope(extra, 400, 'invalid_request_error')).param, 'bogus');
+    });
+
+    it('covers requests the HTTP parser rejects, then closes the connection', async () => {
+      const cases = [
+        { bytes: 'NOT HTTP AT ALL\r\n\r\n', status: 400, code: 'malformed_request' },
+        // A DELETE carrying a body with no length: the body reads as the next request line.
+        { bytes: `DELETE /v1/stores HTTP/1.1\r\nhost: x\r\n\r\n{"name":"x"}`, status: 400, code: 'malformed_request' },
+        { bytes: `GET /healthz HTTP/1.1\r\nhost: x\r\nx-big: ${'y'.repeat(20_000)}\r\n\r\n`, status: 431, code: 'headers_too_large' },
+        { bytes: `POST /v1/stores HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n1;${'e'.repeat(20_000)}\r\n`, status: 413, code: 'body_too_large' },
+      ];
+      for (const { bytes, status, code } of cases) {
+        const answer = await rawExchange(app.url, bytes);
+        assert.equal(answer.status, status, bytes.slice(0, 40));
+        assert.match(answer.headers['content-type'] ?? '', /^application\/json/);
+        assert.equal(answer.headers.connection, 'close');
+        assert.match(answer.headers['x-request-id'] ?? '', /^req_/);
+        const envelope = JSON.parse(answer.body);
+        assert.equal(envelope.error.type, 'invalid_request_error');
+        assert.equal(envelope.error.code, code);
+        assert.equal(Number(answer.headers['content-length']), Buffer.byteLength(answer.body));
+      }
     });
 
     it('covers a malformed URL', async () => {

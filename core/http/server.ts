@@ -4,6 +4,7 @@ import type { AwilixContainer } from 'awilix';
 import { toNodeHandler } from 'h3';
 import type { Cradle } from '../cradle.ts';
 import { createHttpApp } from './app.ts';
+import { answerClientError } from './client-error.ts';
 
 export interface RunningServer {
   /** Where the server listens, e.g. http://127.0.0.1:3000. */
@@ -15,6 +16,8 @@ export interface RunningServer {
 
 export async function startHttpServer(container: AwilixContainer<Cradle>, { port, host }: { port: number; host: string }): Promise<RunningServer> {
   const server = createServer(toNodeHandler(createHttpApp(container)));
+  const { ids } = container.cradle;
+  server.on('clientError', (error, socket) => answerClientError(error, socket, () => ids.id('req_')));
   // Keep-alive sockets outlive a request; close them once idle so shutdown is not held open by a client.
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
