@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import sharp from 'sharp';
 import { startImageHost } from './support/generation-app.ts';
 import { startHttpsServer, testCertificates, type TestHttpsServer } from './support/https-server.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
@@ -28,7 +29,9 @@ function start(args: string[], env: Record<string, string>, ready: RegExp): Prom
   });
 }
 
-const exited = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)));
+/** Resolves with the exit code (null when a signal ended it), also when the process has already exited. */
+const exited = (child: ChildProcess) =>
+  new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)));
 
 let postgres: PostgresTestServer | undefined;
 after(async () => postgres?.stop());
@@ -112,6 +115,132 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.equal(await exited(successor.child), 0, 'a worker stops cleanly on SIGTERM');
       api.child.kill('SIGTERM');
       assert.equal(await exited(api.child), 0);
+    });
+  });
+}
+
+/** The generation ids of an organization, every page of `GET /v1/generations`. */
+async function listAll(url: string, headers: Record<string, string>) {
+  const ids: string[] = [];
+  let after = '';
+  for (;;) {
+    const page = await (await fetch(`${url}/v1/generations?limit=100${after}`, { headers })).json();
+    ids.push(...page.data.map((generation: { id: string }) => generation.id));
+    if (!page.has_more) return ids;
+    after = `&starting_after=${ids.at(-1)}`;
+  }
+}
+
+for (const database of ['sqlite', 'postgres'] as const) {
+  describe(`an API server killed mid-burst of creates (${database})`, () => {
+    let dir: string;
+    let host: TestHttpsServer;
+    let env: Record<string, string>;
+    const children: ChildProcess[] = [];
+    before(async () => {
+      dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-crash-api-'));
+      host = await startImageHost();
+      const config = path.join(dir, 'config.json');
+      // The burst must reach the server, not the rate limiter.
+      const unlimited = { perSecond: 100_000, burst: 100_000 };
+      writeFileSync(config, JSON.stringify({ rateLimits: { create: unlimited, read: unlimited }, pluginOptions: { db: { pollIntervalMs: 100 } } }));
+      env = { VISUALIZER_DATA_DIR: dir, VISUALIZER_CONFIG: config, VISUALIZER_OUTBOUND_ALLOW: 'localhost', NODE_EXTRA_CA_CERTS: (await testCertificates()).caFile, PORT: '0' };
+      if (database === 'postgres') {
+        postgres ??= await startPostgresTestServer();
+        env.DATABASE_URL = await postgres.createDatabase();
+        await run(bin, ['migrate'], { env: { ...process.env, ...env } });
+      }
+    });
+    after(async () => {
+      for (const child of children) child.kill('SIGKILL');
+      await host.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('keeps every answered create; retries with the same idempotency key then create or replay each exactly once', async () => {
+      const credits = 500;
+      const { stdout } = await run(bin, ['orgs', 'create', '--name', 'burst', '--credits', String(credits), '--json'], { env: { ...process.env, ...env } });
+      const apiKey = JSON.parse(stdout).apiKey as string;
+      const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+      // A grainy uploaded photo (about 1 MB): each create takes long enough that the kill finds some mid-way.
+      const photo = await sharp({ create: { width: 1200, height: 1600, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg().toBuffer();
+      const image = `data:image/jpeg;base64,${photo.toString('base64')}`;
+      const body = JSON.stringify({ mode: 'virtual-try-on', image, products: [{ productId: 1, productTitle: 'Hat', imageUrl: `${host.url}/product.png` }] });
+      const create = (url: string, key: string) => fetch(`${url}/v1/generations`, { method: 'POST', headers: { ...headers, 'idempotency-key': key }, body });
+
+      // No workers: the crash hits the create path alone (the request, the group commit, the answer).
+      const first = await start(['serve'], { ...env, VISUALIZER_WORKER_CONCURRENCY: '0' }, /listening on (http:\S+)/);
+      children.push(first.child);
+      const answered = new Map<string, string>();
+      const unanswered: string[] = [];
+      let sent = 0;
+      // 16 clients create until the 50th answer arrives; the server is killed then, with the other 15 in flight.
+      let killed = false;
+      try {
+        await Promise.all(
+          Array.from({ length: 16 }, async () => {
+            while (!killed) {
+              const key = `burst-${sent++}`;
+              // An answer counts only when it arrived whole; a reset mid-body is no answer to the client.
+              const answer = await create(first.match[1]!, key)
+                .then(async (response) => ({ status: response.status, text: await response.text() }))
+                .catch(() => null);
+              if (!answer) {
+                unanswered.push(key);
+                continue;
+              }
+              assert.equal(answer.status, 202, answer.text);
+              answered.set(key, JSON.parse(answer.text).id);
+              if (answered.size === 50) {
+                killed = true;
+                first.child.kill('SIGKILL');
+              }
+            }
+          }),
+        );
+      } finally {
+        first.child.kill('SIGKILL');
+      }
+      await exited(first.child);
+      assert.ok(unanswered.length > 0, 'some creates were in flight when the server died');
+
+      const second = await start(['serve'], { ...env, VISUALIZER_WORKER_CONCURRENCY: '4' }, /listening on (http:\S+)/);
+      children.push(second.child);
+      const url = second.match[1]!;
+      const stored = new Set(await listAll(url, headers));
+      for (const [key, id] of answered) assert.ok(stored.has(id), `${key} was answered 202 (${id}) before the crash, so it must be stored`);
+
+      // A client that got no answer retries with its key: a create that committed is replayed (200), one that did not is made now (202).
+      let replayed = 0;
+      for (const key of unanswered) {
+        const response = await create(url, key);
+        assert.ok(response.status === 200 || response.status === 202, `${key}: ${response.status}`);
+        const id = (await response.json()).id as string;
+        if (response.status === 200) {
+          replayed += 1;
+          assert.ok(stored.has(id), `${key} replays a generation that was stored`);
+        }
+        answered.set(key, id);
+      }
+      const all = await listAll(url, headers);
+      assert.equal(new Set(answered.values()).size, answered.size, 'one generation per idempotency key');
+      assert.deepEqual(new Set(all), new Set(answered.values()), 'every stored generation belongs to a request, and every request has one');
+      assert.equal(stored.size, answered.size - (unanswered.length - replayed), 'what was stored before the crash is exactly the answered creates and the replayed ones');
+
+      // Charged once per generation, and each one's job survived: all of them complete.
+      const balance = (await (await fetch(`${url}/v1/credits`, { headers })).json()).balance;
+      assert.equal(balance, credits - all.length);
+      const deadline = Date.now() + 120_000;
+      let processing = all.length;
+      while (processing > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        processing = (await (await fetch(`${url}/v1/generations?limit=100&status=processing`, { headers })).json()).data.length;
+      }
+      assert.equal(processing, 0, 'every generation was rendered after the restart');
+      const failed = (await (await fetch(`${url}/v1/generations?limit=100&status=failed`, { headers })).json()).data;
+      assert.deepEqual(failed, []);
+      second.child.kill('SIGTERM');
+      assert.equal(await exited(second.child), 0);
     });
   });
 }
