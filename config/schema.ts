@@ -80,6 +80,15 @@ export const configSchema = v.strictObject({
     }),
     {},
   ),
+  uploads: v.optional(
+    v.strictObject({
+      /** How often the scheduler looks for uploaded photos that no generation in progress needs. */
+      sweepIntervalMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(10)), 15 * 60_000),
+      /** Only uploads older than this are swept, so a create still between its upload and its commit keeps its photo. */
+      orphanAfterMs: v.optional(millis, 3_600_000),
+    }),
+    {},
+  ),
   render: v.optional(
     v.strictObject({
       /** Attempts at a render (and its image fetches) before a transient failure fails the generation. */

@@ -1,6 +1,7 @@
 import type { AwilixContainer } from 'awilix';
 import type { Cradle } from './cradle.ts';
 import { renderJobKind } from './services/generations.ts';
+import { uploadSweep } from './services/upload-sweep.ts';
 import { deliverJobKind } from './services/webhook-delivery.ts';
 
 /**
@@ -15,10 +16,12 @@ export async function startWorkers(cradle: Cradle): Promise<number> {
   return concurrency;
 }
 
-/** Periodic sweeps: due work a missed signal left waiting, and endpoints failing for too long. */
+/** Periodic sweeps: due work a missed signal left waiting, endpoints failing for too long, photos a crash left behind. */
 export async function startScheduler(cradle: Cradle): Promise<void> {
   const { scheduler, queue, persistence, clock, config, logger } = cradle;
+  const sweepUploads = uploadSweep(cradle);
   await scheduler.start([
+    { name: 'sweep-uploads', intervalMs: config.uploads.sweepIntervalMs, run: async () => void (await sweepUploads()) },
     { name: 'wake-due-jobs', intervalMs: config.webhooks.sweepIntervalMs, run: async () => queue.notify() },
     {
       name: 'disable-failing-endpoints',

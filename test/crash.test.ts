@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -143,7 +143,11 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const config = path.join(dir, 'config.json');
       // The burst must reach the server, not the rate limiter.
       const unlimited = { perSecond: 100_000, burst: 100_000 };
-      writeFileSync(config, JSON.stringify({ rateLimits: { create: unlimited, read: unlimited }, pluginOptions: { db: { pollIntervalMs: 100 } } }));
+      // Uploads a crash orphaned (and temp files of uploads it cut short) are swept once 3 s old;
+      // the renders after the restart take longer than that.
+      const uploads = { sweepIntervalMs: 250, orphanAfterMs: 3_000 };
+      const pluginOptions = { db: { pollIntervalMs: 100 }, local: { staleTempMs: 3_000 } };
+      writeFileSync(config, JSON.stringify({ rateLimits: { create: unlimited, read: unlimited }, uploads, pluginOptions }));
       env = { VISUALIZER_DATA_DIR: dir, VISUALIZER_CONFIG: config, VISUALIZER_OUTBOUND_ALLOW: 'localhost', NODE_EXTRA_CA_CERTS: (await testCertificates()).caFile, PORT: '0' };
       if (database === 'postgres') {
         postgres ??= await startPostgresTestServer();
@@ -239,6 +243,12 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.equal(processing, 0, 'every generation was rendered after the restart');
       const failed = (await (await fetch(`${url}/v1/generations?limit=100&status=failed`, { headers })).json()).data;
       assert.deepEqual(failed, []);
+
+      // Renders delete their photos; the sweep deletes those of creates that never committed. None is kept.
+      const uploadsDir = path.join(dir, 'cdn', 'private', 'uploads');
+      const photos = () => (existsSync(uploadsDir) ? readdirSync(uploadsDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length : 0);
+      while (photos() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+      assert.equal(photos(), 0, 'no uploaded photo outlives its generation, nor a create that never committed');
       second.child.kill('SIGTERM');
       assert.equal(await exited(second.child), 0);
     });

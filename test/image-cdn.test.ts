@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
@@ -96,7 +96,7 @@ const s3Options = (endpoint: string, extra: Partial<S3CdnOptions> = {}): S3CdnOp
 
 // s3rver serves GETs without credentials, like a bucket whose policy makes `public/*` readable;
 // the public URLs are therefore fetched anonymously, as a browser would.
-imageCdnContract('s3 (s3rver)', async () => ({ cdn: createS3Cdn(s3Options(await s3Endpoint())) }));
+imageCdnContract('s3 (s3rver)', async () => ({ cdn: createS3Cdn(s3Options(await s3Endpoint(), { listPageSize: 2 })) }));
 
 // The same bucket behind a CDN domain: public URLs name the domain, whose origin is the public
 // prefix; the fixture plays the CDN by mapping the domain onto that prefix.
@@ -182,6 +182,21 @@ describe('local CDN', () => {
       assert.ok(body.equals(first) || body.equals(second), `a whole object, not ${body.byteLength} mixed bytes`);
     }
     assert.deepEqual(filesUnder(path.join(root, 'public/race')), ['detail.png'], 'no temporary file left behind');
+  });
+
+  it('removes, when listing, the temp file of a write its process never finished once it is stale', async () => {
+    await cdn.put('crashed/agen_1/kept.jpg', png, { contentType: 'image/jpeg', visibility: 'private' });
+    const directory = path.join(root, 'private/crashed/agen_1');
+    // What a process killed between writing and renaming leaves: `<file>.<random>~`.
+    writeFileSync(path.join(directory, 'photo.jpg.0123456789ab~'), png);
+    writeFileSync(path.join(directory, 'other.jpg.ba9876543210~'), png);
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    utimesSync(path.join(directory, 'photo.jpg.0123456789ab~'), twoHoursAgo, twoHoursAgo);
+
+    const listed: string[] = [];
+    for await (const object of cdn.list('crashed/', 'private')) listed.push(object.key);
+    assert.deepEqual(listed, ['crashed/agen_1/kept.jpg'], 'temp files are never objects');
+    assert.deepEqual(filesUnder(directory).sort(), ['kept.jpg', 'other.jpg.ba9876543210~'], 'the stale one is gone; a fresh one may be a write in progress');
   });
 
   it('treats a directory or a path through a file as no object', async () => {

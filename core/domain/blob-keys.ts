@@ -8,6 +8,9 @@ import { createHash } from 'node:crypto';
 
 export const MAX_KEY_LENGTH = 512;
 
+/** Where uploaded photos are kept (private): `uploads/<generation id>/<random>.<ext>`. */
+export const uploadPrefix = 'uploads/';
+
 const allowedCharacters = /^[A-Za-z0-9/_.-]+$/;
 // A name before the final dot, so `a/.png` (a hidden file, not an image) is not a key.
 const endsInExtension = /[^/.]\.[A-Za-z0-9]+$/;
@@ -37,6 +40,15 @@ export function assertSafeKey(key: string): void {
   if (problem === null) return;
   const shown = typeof key === 'string' ? JSON.stringify(key.length > 80 ? `${key.slice(0, 80)}…` : key) : String(key);
   throw new Error(`Unsafe blob key ${shown}: it ${problem}.`);
+}
+
+/**
+ * Throws unless `prefix` is a run of whole key segments, each ending in "/" (`uploads/`, or empty
+ * for everything): a listing never starts in the middle of a name or outside the root.
+ */
+export function assertSafePrefix(prefix: string): void {
+  if (prefix === '') return;
+  if (!prefix.endsWith('/') || keyProblem(`${prefix}x.x`) !== null) throw new Error(`Unsafe blob key prefix ${JSON.stringify(prefix.slice(0, 80))}: it must be whole key segments, each ending in "/".`);
 }
 
 const contentTypes: Record<string, string> = {

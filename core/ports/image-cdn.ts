@@ -20,6 +20,12 @@ export interface StoredObject {
   url: string | null;
 }
 
+export interface ListedObject {
+  key: string;
+  /** Epoch milliseconds. */
+  modifiedAt: number;
+}
+
 export interface FetchedObject {
   body: Uint8Array;
   contentType: string;
@@ -34,6 +40,11 @@ export interface ImageCdn {
   /** The permanent public URL a public object has, or would have, under this key. */
   publicUrl(key: string): string;
   delete(key: string, visibility: Visibility): Promise<void>;
+  /**
+   * Every object whose key starts with `prefix` (say `uploads/`), with when it was written, in no
+   * particular order; for sweeps that find what a crash left behind. Only keys `put` could have made.
+   */
+  list(prefix: string, visibility: Visibility): AsyncIterable<ListedObject>;
   /** True when public URLs point at this app's `/cdn/` route, which then serves `get(key, 'public')`. */
   readonly servedByApp: boolean;
 }

@@ -1,4 +1,5 @@
 import type { Cradle } from '../cradle.ts';
+import { uploadPrefix } from '../domain/blob-keys.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
 import { creditCost } from '../domain/generation.ts';
 import { decodeDataUri, maxIdempotencyKeyLength, maxImageBytes, type CreateGenerationInput } from '../domain/generation-input.ts';
@@ -64,7 +65,7 @@ export function generationService({ persistence, ids, clock, cdn, queue, config 
       if (error instanceof ImageFetchError) throw new ApiError('invalid_request_error', 'invalid_image', `image: ${error.message}`, 'image');
       throw error;
     }
-    const key = `uploads/${generationId}/${ids.secret(24)}.${format === 'jpeg' ? 'jpg' : format}`;
+    const key = `${uploadPrefix}${generationId}/${ids.secret(24)}.${format === 'jpeg' ? 'jpg' : format}`;
     await cdn.put(key, bytes, { contentType: `image/${format}`, visibility: 'private' });
     return `private:${key}`;
   }

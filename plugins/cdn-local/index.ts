@@ -13,11 +13,14 @@ export default definePlugin({
   configSchema: v.object({
     /** Directory for the objects, relative to the data dir; defaults to `<dataDir>/cdn`. */
     dir: v.optional(v.pipe(v.string(), v.minLength(1))),
+    /** A write's temp file this old is the remains of a process that died mid-write; listing removes it. */
+    staleTempMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 3_600_000),
   }),
   register({ container, options, config }) {
     const cdn: ImageCdn = createLocalCdn({
       root: path.resolve(config.dataDir, options.dir ?? 'cdn'),
       publicBaseUrl: config.publicUrl,
+      staleTempMs: options.staleTempMs,
     });
     // Nothing to dispose: every operation opens and closes its own files.
     container.register({ cdn: asValue(cdn) });

@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { assertContentTypeFitsKey, assertSafeKey, contentTypeForKey, etagFor } from '../../core/domain/blob-keys.ts';
-import type { FetchedObject, ImageCdn, StoredObject, Visibility } from '../../core/ports/image-cdn.ts';
+import { assertContentTypeFitsKey, assertSafeKey, assertSafePrefix, contentTypeForKey, etagFor, isSafeKey } from '../../core/domain/blob-keys.ts';
+import type { FetchedObject, ImageCdn, ListedObject, StoredObject, Visibility } from '../../core/ports/image-cdn.ts';
 
 export interface LocalCdnOptions {
   /** Directory holding `public/` and `private/`; created on first write. */
   root: string;
   /** Base of the app's public URLs (no trailing slash); objects are served at `<base>/cdn/<key>`. */
   publicBaseUrl: string;
+  /** A write's temp file this old is the remains of a process that died mid-write (default 1 hour); `list` removes it. */
+  staleTempMs?: number;
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -121,6 +123,35 @@ export function createLocalCdn(options: LocalCdnOptions): ImageCdn {
         throw error;
       }
       await syncDirectory(path.dirname(file));
+    },
+
+    async *list(prefix, visibility): AsyncIterable<ListedObject> {
+      assertSafePrefix(prefix);
+      const base = roots[visibility];
+      if (!base) throw new Error(`Unknown visibility ${JSON.stringify(visibility)}.`);
+      let entries;
+      try {
+        entries = await readdir(path.join(base, prefix), { recursive: true, withFileTypes: true });
+      } catch (error) {
+        if (['ENOENT', 'ENOTDIR'].includes(errorCode(error) ?? '')) return;
+        throw error;
+      }
+      const staleBefore = Date.now() - (options.staleTempMs ?? 3_600_000);
+      for (const entry of entries) {
+        if (!entry.isFile()) continue;
+        const file = path.join(entry.parentPath, entry.name);
+        // Deleted since the directory was read: no longer there to list.
+        const info = await stat(file).catch(() => null);
+        if (!info) continue;
+        const key = path.relative(base, file).split(path.sep).join('/');
+        if (isSafeKey(key)) {
+          yield { key, modifiedAt: info.mtimeMs };
+        } else if (entry.name.endsWith('~') && info.mtimeMs < staleBefore) {
+          // A put's temp file that was never renamed: its process died mid-write. Listing is how sweeps
+          // find what a crash left, so the bytes (a customer's photo, perhaps) go now rather than never.
+          await unlink(file).catch(() => {});
+        }
+      }
     },
   };
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AwsClient } from 'aws4fetch';
-import { assertContentTypeFitsKey, assertSafeKey, contentTypeForKey, etagFor } from '../../core/domain/blob-keys.ts';
-import type { FetchedObject, ImageCdn, StoredObject, Visibility } from '../../core/ports/image-cdn.ts';
+import { assertContentTypeFitsKey, assertSafeKey, assertSafePrefix, contentTypeForKey, etagFor, isSafeKey } from '../../core/domain/blob-keys.ts';
+import type { FetchedObject, ImageCdn, ListedObject, StoredObject, Visibility } from '../../core/ports/image-cdn.ts';
 
 export interface S3CdnOptions {
   bucket: string;
@@ -24,6 +24,8 @@ export interface S3CdnOptions {
   publicAcl?: boolean;
   /** Upper bound for one operation, retries included, so a hung connection cannot stall a worker. */
   requestTimeoutMs?: number;
+  /** Keys per ListObjects page (S3's maximum and default is 1000); tests make it small to cross pages. */
+  listPageSize?: number;
 }
 
 const prefixPattern = /^(?:[A-Za-z0-9_.-]+\/)*$/;
@@ -105,6 +107,33 @@ export function createS3Cdn(options: S3CdnOptions): ImageCdn {
     );
   }
 
+  /**
+   * One page of ListObjects, after `marker` (the last key of the page before). Version 1 and a
+   * marker rather than V2's continuation token: every S3-compatible service has it, and s3rver's V2
+   * tokens use DES, which OpenSSL 3 no longer offers. The XML is flat and fixed, so two patterns read
+   * it; the keys we store need no XML escaping, and any other key is skipped by the caller.
+   */
+  async function listPage(prefix: string, marker: string | null) {
+    const query = new URLSearchParams({ prefix, 'max-keys': String(options.listPageSize ?? 1000) });
+    if (marker) query.set('marker', marker);
+    const url = `${pathStyle ? bucketBase : `${bucketBase}/`}?${query}`;
+    let response: Response;
+    try {
+      response = await client.fetch(url, { method: 'GET', signal: AbortSignal.timeout(timeoutMs) });
+    } catch (error) {
+      throw new Error(`S3 list of s3://${bucket}/${prefix} failed: ${(error as Error).message}`, { cause: error });
+    }
+    const text = await response.text();
+    if (!response.ok) throw new Error(`S3 list of s3://${bucket}/${prefix} failed: HTTP ${response.status} ${/<Code>([^<]{1,100})<\/Code>/.exec(text)?.[1] ?? ''}`.trim());
+    const objects = [...text.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)].map(([, entry]) => ({
+      name: /<Key>([^<]*)<\/Key>/.exec(entry!)?.[1] ?? '',
+      modifiedAt: Date.parse(/<LastModified>([^<]*)<\/LastModified>/.exec(entry!)?.[1] ?? ''),
+    }));
+    const truncated = /<IsTruncated>true<\/IsTruncated>/.test(text);
+    // The marker must be the key itself: a foreign key with an escaped `&` would otherwise sort before itself and repeat.
+    return { objects, next: truncated && objects.length > 0 ? unescapeXml(objects.at(-1)!.name) : null };
+  }
+
   function publicUrl(key: string): string {
     const name = objectKey(key, 'public');
     return publicBaseUrl ? `${publicBaseUrl}/${key}` : objectUrl(name);
@@ -156,5 +185,23 @@ export function createS3Cdn(options: S3CdnOptions): ImageCdn {
       if (!response.ok && response.status !== 404) throw await failure('delete', key, visibility, name, response);
       await response.body?.cancel();
     },
+
+    async *list(prefix, visibility): AsyncIterable<ListedObject> {
+      assertSafePrefix(prefix);
+      if (visibility !== 'public' && visibility !== 'private') throw new Error(`Unknown visibility ${JSON.stringify(visibility)}.`);
+      const base = visibility === 'public' ? publicPrefix : privatePrefix;
+      let marker: string | null = null;
+      do {
+        const page = await listPage(base + prefix, marker);
+        for (const { name, modifiedAt } of page.objects) {
+          const key = name.slice(base.length);
+          if (name.startsWith(base) && isSafeKey(key) && Number.isFinite(modifiedAt)) yield { key, modifiedAt };
+        }
+        marker = page.next;
+      } while (marker);
+    },
   };
 }
+
+const xmlEntities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const unescapeXml = (text: string) => text.replace(/&(amp|lt|gt|quot|apos);/g, (_, name: string) => xmlEntities[name]!);

@@ -19,6 +19,14 @@ export interface ImageCdnFixture {
 /** Keys the core never makes and every adapter must refuse, whatever it stores under. */
 export const unsafeKeys = ['../x.png', '/abs.png', 'a//b.png', 'a/./b.png', 'noext', 'a/b.png?x', '%2e%2e/x.png', 'a/../../b.png', 'a/b.png/', 'a\\..\\b.png', ''];
 
+const collect = async <T>(items: AsyncIterable<T>) => {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+};
+
+const contentTypeFor = (name: string) => ({ jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp' })[name.split('.').pop() as 'jpg' | 'png' | 'webp'];
+
 /** Real images, so an adapter that re-encodes, truncates or mangles bytes is caught. */
 async function makeImages() {
   const noise = (seed: number) => {
@@ -153,6 +161,31 @@ export function imageCdnContract(label: string, createFixture: () => Promise<Ima
     it('returns null for a key that was never written', async () => {
       assert.equal(await cdn.get(key('missing/nothing.png'), 'public'), null);
       assert.equal(await cdn.get(key('missing/nothing.png'), 'private'), null);
+    });
+
+    it('lists the keys under a prefix, one visibility at a time, with when each was written', async () => {
+      const before = Date.now();
+      const names = ['list/uploads/agen_1/a.jpg', 'list/uploads/agen_2/b.png', 'list/uploads/agen_2/c.webp'].map(key);
+      for (const name of names) await cdn.put(name, images.png, { contentType: contentTypeFor(name), visibility: 'private' });
+      await cdn.put(key('list/uploads/agen_3/public.png'), images.png, { contentType: 'image/png', visibility: 'public' });
+      await cdn.put(key('list/other/d.png'), images.png, { contentType: 'image/png', visibility: 'private' });
+      const listed = await collect(cdn.list(key('list/uploads/'), 'private'));
+      assert.deepEqual(listed.map((object) => object.key).sort(), names);
+      for (const object of listed) {
+        // Stores keep whole seconds (S3's LastModified), so allow for the rounding.
+        assert.ok(object.modifiedAt >= before - 1_000 && object.modifiedAt <= Date.now() + 1_000, `${object.key} written at ${object.modifiedAt}`);
+      }
+      assert.deepEqual((await collect(cdn.list(key('list/uploads/'), 'public'))).map((object) => object.key), [key('list/uploads/agen_3/public.png')]);
+      assert.deepEqual(await collect(cdn.list(key('list/nothing-here/'), 'private')), []);
+
+      await cdn.delete(names[0]!, 'private');
+      assert.deepEqual((await collect(cdn.list(key('list/uploads/'), 'private'))).map((object) => object.key).sort(), names.slice(1));
+    });
+
+    it('refuses a listing prefix that is not whole key segments', async () => {
+      for (const bad of ['../', 'a', '/a/', 'a//', '%2e%2e/', 'a/../']) {
+        await assert.rejects(async () => collect(cdn.list(bad, 'private')), Error, `list ${JSON.stringify(bad)}`);
+      }
     });
 
     it('refuses keys that could escape its root or that the core never makes', async () => {

@@ -63,6 +63,21 @@ export function persistenceContract(label: string, createFixture: () => Promise<
       assert.ok((await store.organizations.list()).some((item) => item.id === org!.id));
     });
 
+    it("tells any organization's generation status by id, for sweeps", async () => {
+      const { organization } = await tenants().createOrganization({ name: 'Sweep', credits: 1 });
+      const generation = {
+        id: randomIds.id('agen_'), organizationId: organization.id, storeId: null, apiKeyId: null, widgetId: null, status: 'processing' as const,
+        mode: 'virtual-try-on' as const, imageSize: '1K' as const, creditsCharged: 1, sourceImage: 'private:uploads/x/y.jpg',
+        products: [{ productId: 1, productTitle: 'Hat', imageUrl: 'https://shop.example/hat.png' }], hint: null, metadata: null,
+        imageUrl: null, imageVariants: null, errorCode: null, errorMessage: null, visitorId: null, sessionId: null, createdAt: Date.now(), completedAt: null,
+      };
+      await store.generations.create(generation);
+      assert.equal(await store.generations.statusOf(generation.id), 'processing');
+      await store.generations.fail(generation.id, { code: 'render_failed', message: 'x', completedAt: Date.now() });
+      assert.equal(await store.generations.statusOf(generation.id), 'failed');
+      assert.equal(await store.generations.statusOf('agen_missing'), null);
+    });
+
     it('stores keys only as SHA-256 hashes', async () => {
       const { apiKey, conversionKey } = await tenants().createOrganization({ name: 'Hashes', credits: 0 });
       assert.match(apiKey.key, /^visualizer_[0-9A-Za-z]{32}$/);

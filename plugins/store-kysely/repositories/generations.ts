@@ -69,6 +69,10 @@ export function generationRepository(db: Executor, dialect: Persistence['dialect
       const [row] = (await byId(db, dialect, { id, organizationId })).rows;
       return row ? toRecord(row) : null;
     },
+    async statusOf(id) {
+      const row = await db.selectFrom('generations').select('status').where('id', '=', id).executeTakeFirst();
+      return row ? (row.status as GenerationRecord['status']) : null;
+    },
     async list(organizationId, { limit, startingAfter, status }) {
       let query = db.selectFrom('generations').selectAll().where('organization_id', '=', organizationId);
       if (status) query = query.where('status', '=', status);
