@@ -330,3 +330,29 @@ describe('render engine failures', () => {
     assert.doesNotMatch(failed.error.message, /Gemini|quota|1234/);
   });
 });
+
+describe('two runs of one render job (a lease that expired while the first was still working)', () => {
+  let g: GenerationApp;
+  before(async () => {
+    g = await startGenerationApp({ workers: false });
+  });
+  after(() => g.close());
+
+  it('completes once, emits one event, and keeps only the images of the run that won', async () => {
+    const { apiKey, organization } = await g.app.tenants.createOrganization({ name: 'Twice', credits: 3 });
+    const { id } = await (await g.api.post(apiKey.key, g.validBody())).json();
+    const { renderGeneration, cdn, persistence } = g.app.container.cradle;
+    const job = { id: 'job_twice', kind: 'render', payload: { generationId: id, organizationId: organization.id }, attempts: 1 };
+    await Promise.all([renderGeneration(job), renderGeneration(job)]);
+
+    const done = await (await g.api.get(apiKey.key, `/v1/generations/${id}`)).json();
+    assert.equal(done.status, 'complete');
+    const events = (await persistence.events.list(organization.id, { limit: 10 })).filter((event) => event.body.includes(id));
+    assert.equal(events.length, 1, 'one generation.completed event');
+    const stored: string[] = [];
+    for await (const object of cdn.list(`gen/${id}/`, 'public')) stored.push(object.key);
+    const winner = new URL(done.imageUrl).pathname.replace('/cdn/', '').replace(/\/original\.\w+$/, '/');
+    assert.equal(stored.length, 7, `the original and six variants of one run: ${stored}`);
+    assert.ok(stored.every((key) => key.startsWith(winner)), `only the winning run's images are kept: ${stored}`);
+  });
+});

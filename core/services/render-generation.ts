@@ -70,30 +70,30 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
     const base = `gen/${generation.id}/${ids.secret(24)}`;
     const originalExtension = contentType === 'image/png' ? 'png' : contentType === 'image/webp' ? 'webp' : 'jpg';
     const original = await cdn.put(`${base}/original.${originalExtension}`, render, { contentType, visibility: 'public' });
-    await Promise.all(
-      variants.map((variant) =>
-        cdn.put(`${base}/${variant.name}.${extension[variant.format]}`, variant.bytes, { contentType: `image/${variant.format}`, visibility: 'public' }),
-      ),
-    );
+    const variantKeys = variants.map((variant) => `${base}/${variant.name}.${extension[variant.format]}`);
+    await Promise.all(variants.map((variant, index) => cdn.put(variantKeys[index]!, variant.bytes, { contentType: `image/${variant.format}`, visibility: 'public' })));
     const jpeg = (name: keyof ImageVariants) => {
       const variant = variants.find((item) => item.name === name && item.format === 'jpeg')!;
       return { url: cdn.publicUrl(`${base}/${name}.jpg`), width: variant.width };
     };
-    return { imageUrl: original.url!, imageVariants: { list: jpeg('list'), card: jpeg('card'), detail: jpeg('detail') } };
+    return { imageUrl: original.url!, imageVariants: { list: jpeg('list'), card: jpeg('card'), detail: jpeg('detail') }, keys: [original.key, ...variantKeys] };
   }
 
+  /** Applies `change` and its event in one transaction; false when the generation was already terminal. */
   async function finish(generation: GenerationRecord, type: EventType, change: (tx: Parameters<Parameters<typeof persistence.transaction>[0]>[0]) => Promise<boolean>) {
-    await persistence.transaction(async (tx) => {
-      if (!(await change(tx))) return; // already terminal: a duplicate run after a lost lease
+    const applied = await persistence.transaction(async (tx) => {
+      if (!(await change(tx))) return false; // already terminal: a duplicate run after a lost lease
       const finished = (await tx.generations.get(generation.organizationId, generation.id))!;
       const event = { id: ids.id('evt_'), type, createdAt: clock.now() };
       await emitEvent(tx, { ids, config }, { id: event.id, organizationId: generation.organizationId, type, body: eventBody(event, finished), createdAt: event.createdAt });
+      return true;
     });
-    queue.notify(); // the first delivery attempt starts now, not at the next poll
+    if (applied) queue.notify(); // the first delivery attempt starts now, not at the next poll
     // The customer's photo is kept only while it is needed.
     if (generation.sourceImage.startsWith('private:')) {
       await cdn.delete(generation.sourceImage.slice('private:'.length), 'private').catch((error) => logger.warn('could not delete upload', { error: String(error) }));
     }
+    return applied;
   }
 
   async function fail(generation: GenerationRecord, failure: GenerationFailure) {
@@ -124,8 +124,11 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
         })),
         hint: generation.hint,
       });
-      const published = await publish(generation, result.image, result.contentType, await encodeVariants(result.image));
-      await finish(generation, 'generation.completed', (tx) => tx.generations.complete(generation.id, { ...published, completedAt: clock.now() }));
+      const { keys, ...published } = await publish(generation, result.image, result.contentType, await encodeVariants(result.image));
+      if (!(await finish(generation, 'generation.completed', (tx) => tx.generations.complete(generation.id, { ...published, completedAt: clock.now() })))) {
+        // Another run of this job (its lease had expired) finished first: nothing refers to these images.
+        await Promise.all(keys.map((key) => cdn.delete(key, 'public'))).catch((error) => logger.warn('could not delete a losing run\'s images', { error: String(error) }));
+      }
     } catch (error) {
       const failure = classify(error);
       const expected = error instanceof GenerationFailure || error instanceof ImageFetchError;
