@@ -36,46 +36,48 @@ const exited = (child: ChildProcess) =>
 let postgres: PostgresTestServer | undefined;
 after(async () => postgres?.stop());
 
+/**
+ * What a crash test runs in: a data dir with `config` as its config file, a loopback image host,
+ * and for Postgres a migrated database of its own. Processes the test starts go in `children`; they
+ * are killed and everything removed after the suite.
+ */
+function crashSandbox(database: 'sqlite' | 'postgres', config: Record<string, unknown>) {
+  const sandbox = { dir: '', env: {} as Record<string, string>, host: undefined as unknown as TestHttpsServer, children: [] as ChildProcess[] };
+  before(async () => {
+    sandbox.dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-crash-'));
+    sandbox.host = await startImageHost();
+    const file = path.join(sandbox.dir, 'config.json');
+    writeFileSync(file, JSON.stringify(config));
+    sandbox.env = { VISUALIZER_DATA_DIR: sandbox.dir, VISUALIZER_CONFIG: file, VISUALIZER_OUTBOUND_ALLOW: 'localhost', NODE_EXTRA_CA_CERTS: (await testCertificates()).caFile, PORT: '0' };
+    if (database === 'postgres') {
+      postgres ??= await startPostgresTestServer();
+      sandbox.env.DATABASE_URL = await postgres.createDatabase();
+      await run(bin, ['migrate'], { env: { ...process.env, ...sandbox.env } });
+    }
+  });
+  after(async () => {
+    for (const child of sandbox.children) child.kill('SIGKILL');
+    await sandbox.host.close();
+    rmSync(sandbox.dir, { recursive: true, force: true });
+  });
+  return sandbox;
+}
+
 for (const database of ['sqlite', 'postgres'] as const) {
   describe(`a worker killed with renders in flight (${database})`, () => {
-    let dir: string;
-    let host: TestHttpsServer;
-    let env: Record<string, string>;
-    const children: ChildProcess[] = [];
-    before(async () => {
-      dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-crash-'));
-      host = await startImageHost();
-      const config = path.join(dir, 'config.json');
-      // Slow renders keep jobs in flight; a short lease lets the next worker reclaim them soon.
-      writeFileSync(config, JSON.stringify({ pluginOptions: { mock: { latencyMs: 3_000 }, db: { leaseMs: 2_000, pollIntervalMs: 100 } } }));
-      env = {
-        VISUALIZER_DATA_DIR: dir,
-        VISUALIZER_CONFIG: config,
-        VISUALIZER_OUTBOUND_ALLOW: 'localhost',
-        NODE_EXTRA_CA_CERTS: (await testCertificates()).caFile,
-      };
-      if (database === 'postgres') {
-        postgres ??= await startPostgresTestServer();
-        env.DATABASE_URL = await postgres.createDatabase();
-        await run(bin, ['migrate'], { env: { ...process.env, ...env } });
-      }
-    });
-    after(async () => {
-      for (const child of children) child.kill('SIGKILL');
-      await host.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    // Slow renders keep jobs in flight; a short lease lets the next worker reclaim them soon.
+    const sandbox = crashSandbox(database, { pluginOptions: { mock: { latencyMs: 3_000 }, db: { leaseMs: 2_000, pollIntervalMs: 100 } } });
 
     it('loses nothing: every accepted generation completes after a restart, charged once', async () => {
-      const { stdout } = await run(bin, ['orgs', 'create', '--name', 'crash', '--credits', '50', '--json'], { env: { ...process.env, ...env } });
+      const { stdout } = await run(bin, ['orgs', 'create', '--name', 'crash', '--credits', '50', '--json'], { env: { ...process.env, ...sandbox.env } });
       const apiKey = JSON.parse(stdout).apiKey as string;
 
       // The API alone, and a separate worker process that will die.
-      const api = await start(['serve'], { ...env, PORT: '0', VISUALIZER_WORKER_CONCURRENCY: '0' }, /listening on (http:\S+)/);
-      children.push(api.child);
+      const api = await start(['serve'], { ...sandbox.env, PORT: '0', VISUALIZER_WORKER_CONCURRENCY: '0' }, /listening on (http:\S+)/);
+      sandbox.children.push(api.child);
       const url = api.match[1]!;
-      const doomed = await start(['worker'], { ...env, VISUALIZER_WORKER_CONCURRENCY: '3' }, /worker running/);
-      children.push(doomed.child);
+      const doomed = await start(['worker'], { ...sandbox.env, VISUALIZER_WORKER_CONCURRENCY: '3' }, /worker running/);
+      sandbox.children.push(doomed.child);
 
       const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
       const ids: string[] = [];
@@ -83,7 +85,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
         const response = await fetch(`${url}/v1/generations`, {
           method: 'POST',
           headers,
-          body: JSON.stringify({ mode: 'virtual-try-on', image: `${host.url}/photo.jpg`, products: [{ productId: i, productTitle: `Item ${i}`, imageUrl: `${host.url}/product.png` }] }),
+          body: JSON.stringify({ mode: 'virtual-try-on', image: `${sandbox.host.url}/photo.jpg`, products: [{ productId: i, productTitle: `Item ${i}`, imageUrl: `${sandbox.host.url}/product.png` }] }),
         });
         assert.equal(response.status, 202);
         ids.push((await response.json()).id);
@@ -97,8 +99,8 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const statuses = await Promise.all(ids.map(async (id) => (await get(id)).status));
       assert.ok(statuses.filter((status) => status === 'processing').length >= 3, `renders were in flight when the worker died: ${statuses}`);
 
-      const successor = await start(['worker'], { ...env, VISUALIZER_WORKER_CONCURRENCY: '3' }, /worker running/);
-      children.push(successor.child);
+      const successor = await start(['worker'], { ...sandbox.env, VISUALIZER_WORKER_CONCURRENCY: '3' }, /worker running/);
+      sandbox.children.push(successor.child);
       const deadline = Date.now() + 60_000;
       let finished: Array<{ status: string; error: unknown }> = [];
       while (Date.now() < deadline) {
@@ -133,48 +135,29 @@ async function listAll(url: string, headers: Record<string, string>) {
 
 for (const database of ['sqlite', 'postgres'] as const) {
   describe(`an API server killed mid-burst of creates (${database})`, () => {
-    let dir: string;
-    let host: TestHttpsServer;
-    let env: Record<string, string>;
-    const children: ChildProcess[] = [];
-    before(async () => {
-      dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-crash-api-'));
-      host = await startImageHost();
-      const config = path.join(dir, 'config.json');
-      // The burst must reach the server, not the rate limiter.
-      const unlimited = { perSecond: 100_000, burst: 100_000 };
-      // Uploads a crash orphaned (and temp files of uploads it cut short) are swept once 3 s old;
-      // the renders after the restart take longer than that.
-      const uploads = { sweepIntervalMs: 250, orphanAfterMs: 3_000 };
-      const pluginOptions = { db: { pollIntervalMs: 100 }, local: { staleTempMs: 3_000 } };
-      writeFileSync(config, JSON.stringify({ rateLimits: { create: unlimited, read: unlimited }, uploads, pluginOptions }));
-      env = { VISUALIZER_DATA_DIR: dir, VISUALIZER_CONFIG: config, VISUALIZER_OUTBOUND_ALLOW: 'localhost', NODE_EXTRA_CA_CERTS: (await testCertificates()).caFile, PORT: '0' };
-      if (database === 'postgres') {
-        postgres ??= await startPostgresTestServer();
-        env.DATABASE_URL = await postgres.createDatabase();
-        await run(bin, ['migrate'], { env: { ...process.env, ...env } });
-      }
-    });
-    after(async () => {
-      for (const child of children) child.kill('SIGKILL');
-      await host.close();
-      rmSync(dir, { recursive: true, force: true });
+    // The burst must reach the server, not the rate limiter. Uploads a crash orphaned (and temp files
+    // of uploads it cut short) are swept once 3 s old; the renders after the restart take longer.
+    const unlimited = { perSecond: 100_000, burst: 100_000 };
+    const sandbox = crashSandbox(database, {
+      rateLimits: { create: unlimited, read: unlimited },
+      uploads: { sweepIntervalMs: 250, orphanAfterMs: 3_000 },
+      pluginOptions: { db: { pollIntervalMs: 100 }, local: { staleTempMs: 3_000 } },
     });
 
     it('keeps every answered create; retries with the same idempotency key then create or replay each exactly once', async () => {
       const credits = 500;
-      const { stdout } = await run(bin, ['orgs', 'create', '--name', 'burst', '--credits', String(credits), '--json'], { env: { ...process.env, ...env } });
+      const { stdout } = await run(bin, ['orgs', 'create', '--name', 'burst', '--credits', String(credits), '--json'], { env: { ...process.env, ...sandbox.env } });
       const apiKey = JSON.parse(stdout).apiKey as string;
       const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
       // A grainy uploaded photo (about 1 MB): each create takes long enough that the kill finds some mid-way.
       const photo = await sharp({ create: { width: 1200, height: 1600, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg().toBuffer();
       const image = `data:image/jpeg;base64,${photo.toString('base64')}`;
-      const body = JSON.stringify({ mode: 'virtual-try-on', image, products: [{ productId: 1, productTitle: 'Hat', imageUrl: `${host.url}/product.png` }] });
+      const body = JSON.stringify({ mode: 'virtual-try-on', image, products: [{ productId: 1, productTitle: 'Hat', imageUrl: `${sandbox.host.url}/product.png` }] });
       const create = (url: string, key: string) => fetch(`${url}/v1/generations`, { method: 'POST', headers: { ...headers, 'idempotency-key': key }, body });
 
       // No workers: the crash hits the create path alone (the request, the group commit, the answer).
-      const first = await start(['serve'], { ...env, VISUALIZER_WORKER_CONCURRENCY: '0' }, /listening on (http:\S+)/);
-      children.push(first.child);
+      const first = await start(['serve'], { ...sandbox.env, VISUALIZER_WORKER_CONCURRENCY: '0' }, /listening on (http:\S+)/);
+      sandbox.children.push(first.child);
       const answered = new Map<string, string>();
       const unanswered: string[] = [];
       let sent = 0;
@@ -208,8 +191,8 @@ for (const database of ['sqlite', 'postgres'] as const) {
       await exited(first.child);
       assert.ok(unanswered.length > 0, 'some creates were in flight when the server died');
 
-      const second = await start(['serve'], { ...env, VISUALIZER_WORKER_CONCURRENCY: '4' }, /listening on (http:\S+)/);
-      children.push(second.child);
+      const second = await start(['serve'], { ...sandbox.env, VISUALIZER_WORKER_CONCURRENCY: '4' }, /listening on (http:\S+)/);
+      sandbox.children.push(second.child);
       const url = second.match[1]!;
       const stored = new Set(await listAll(url, headers));
       for (const [key, id] of answered) assert.ok(stored.has(id), `${key} was answered 202 (${id}) before the crash, so it must be stored`);
@@ -245,7 +228,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(failed, []);
 
       // Renders delete their photos; the sweep deletes those of creates that never committed. None is kept.
-      const uploadsDir = path.join(dir, 'cdn', 'private', 'uploads');
+      const uploadsDir = path.join(sandbox.dir, 'cdn', 'private', 'uploads');
       const photos = () => (existsSync(uploadsDir) ? readdirSync(uploadsDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).length : 0);
       while (photos() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
       assert.equal(photos(), 0, 'no uploaded photo outlives its generation, nor a create that never committed');
