@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import sharp from 'sharp';
 import { bearer, startTestApp, type TestApp } from './support/app.ts';
+import { generationFields } from './support/generation-app.ts';
 
 /**
  * The generations API under arbitrary input: whatever a caller sends, the answer is a success or
@@ -12,7 +13,6 @@ import { bearer, startTestApp, type TestApp } from './support/app.ts';
  */
 const runs = { numRuns: 150, seed: 20261122 };
 const topLevelFields = ['mode', 'image', 'products', 'hint', 'imageSize', 'metadata'];
-const generationFields = ['completedAt', 'createdAt', 'error', 'hint', 'id', 'imageSize', 'imageUrl', 'imageVariants', 'metadata', 'mode', 'object', 'products', 'status'];
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 

@@ -6,10 +6,9 @@ import { asValue } from 'awilix';
 import sharp from 'sharp';
 import { startWorkers } from '../core/lifecycle.ts';
 import { RenderError } from '../core/ports/render-engine.ts';
-import { startGenerationApp, photoJpeg, productPng, type GenerationApp } from './support/generation-app.ts';
+import { generationFields, startGenerationApp, photoJpeg, productPng, type GenerationApp } from './support/generation-app.ts';
 import { databaseMatrix, errorOf } from './support/databases.ts';
 
-const generationFields = ['completedAt', 'createdAt', 'error', 'hint', 'id', 'imageSize', 'imageUrl', 'imageVariants', 'metadata', 'mode', 'object', 'products', 'status'];
 
 const { databases, stop } = databaseMatrix();
 after(stop);

@@ -40,14 +40,19 @@ export function createLocalCdn(options: LocalCdnOptions): ImageCdn {
   const baseUrl = options.publicBaseUrl.replace(/\/+$/, '');
   const roots: Record<Visibility, string> = { public: path.join(root, 'public'), private: path.join(root, 'private') };
 
+  function rootFor(visibility: Visibility): string {
+    const base = roots[visibility];
+    if (!base) throw new Error(`Unknown visibility ${JSON.stringify(visibility)}.`);
+    return base;
+  }
+
   /**
    * The file for a key. Keys are validated first; the containment check after `path.resolve`
    * is a second wall, so even a key that slipped past validation cannot leave its visibility's tree.
    */
   function fileFor(key: string, visibility: Visibility): string {
     assertSafeKey(key);
-    const base = roots[visibility];
-    if (!base) throw new Error(`Unknown visibility ${JSON.stringify(visibility)}.`);
+    const base = rootFor(visibility);
     const file = path.resolve(base, key);
     if (!file.startsWith(base + path.sep)) throw new Error(`Blob key ${JSON.stringify(key)} resolves outside the ${visibility} store.`);
     return file;
@@ -127,8 +132,7 @@ export function createLocalCdn(options: LocalCdnOptions): ImageCdn {
 
     async *list(prefix, visibility): AsyncIterable<ListedObject> {
       assertSafePrefix(prefix);
-      const base = roots[visibility];
-      if (!base) throw new Error(`Unknown visibility ${JSON.stringify(visibility)}.`);
+      const base = rootFor(visibility);
       let entries;
       try {
         entries = await readdir(path.join(base, prefix), { recursive: true, withFileTypes: true });

@@ -81,10 +81,13 @@ export function createS3Cdn(options: S3CdnOptions): ImageCdn {
     return pathStyle ? `https://s3.${region}.amazonaws.com/${bucket}` : `https://${bucket}.s3.${region}.amazonaws.com`;
   })();
 
+  const prefixFor = (visibility: Visibility) => {
+    if (visibility !== 'public' && visibility !== 'private') throw new Error(`Unknown visibility ${JSON.stringify(visibility)}.`);
+    return visibility === 'public' ? publicPrefix : privatePrefix;
+  };
   const objectKey = (key: string, visibility: Visibility) => {
     assertSafeKey(key);
-    if (visibility !== 'public' && visibility !== 'private') throw new Error(`Unknown visibility ${JSON.stringify(visibility)}.`);
-    return (visibility === 'public' ? publicPrefix : privatePrefix) + key;
+    return prefixFor(visibility) + key;
   };
   // Safe keys and prefixes hold only characters that need no escaping in a URL path.
   const objectUrl = (name: string) => `${bucketBase}/${name}`;
@@ -99,9 +102,7 @@ export function createS3Cdn(options: S3CdnOptions): ImageCdn {
   }
 
   async function failure(operation: string, key: string, visibility: Visibility, name: string, response: Response): Promise<Error> {
-    const text = await response.text().catch(() => '');
-    // S3 error bodies are XML with a machine-readable <Code> (AccessDenied, NoSuchBucket …).
-    const code = /<Code>([^<]{1,100})<\/Code>/.exec(text)?.[1];
+    const code = errorCode(await response.text().catch(() => ''));
     return new Error(
       `S3 ${operation} of ${visibility} object ${JSON.stringify(key)} (s3://${bucket}/${name}) failed: HTTP ${response.status}${code ? ` ${code}` : ''}`,
     );
@@ -124,7 +125,7 @@ export function createS3Cdn(options: S3CdnOptions): ImageCdn {
       throw new Error(`S3 list of s3://${bucket}/${prefix} failed: ${(error as Error).message}`, { cause: error });
     }
     const text = await response.text();
-    if (!response.ok) throw new Error(`S3 list of s3://${bucket}/${prefix} failed: HTTP ${response.status} ${/<Code>([^<]{1,100})<\/Code>/.exec(text)?.[1] ?? ''}`.trim());
+    if (!response.ok) throw new Error(`S3 list of s3://${bucket}/${prefix} failed: HTTP ${response.status} ${errorCode(text) ?? ''}`.trim());
     const objects = [...text.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)].map(([, entry]) => ({
       name: /<Key>([^<]*)<\/Key>/.exec(entry!)?.[1] ?? '',
       modifiedAt: Date.parse(/<LastModified>([^<]*)<\/LastModified>/.exec(entry!)?.[1] ?? ''),
@@ -188,8 +189,7 @@ export function createS3Cdn(options: S3CdnOptions): ImageCdn {
 
     async *list(prefix, visibility): AsyncIterable<ListedObject> {
       assertSafePrefix(prefix);
-      if (visibility !== 'public' && visibility !== 'private') throw new Error(`Unknown visibility ${JSON.stringify(visibility)}.`);
-      const base = visibility === 'public' ? publicPrefix : privatePrefix;
+      const base = prefixFor(visibility);
       let marker: string | null = null;
       do {
         const page = await listPage(base + prefix, marker);
@@ -202,6 +202,9 @@ export function createS3Cdn(options: S3CdnOptions): ImageCdn {
     },
   };
 }
+
+/** S3 error bodies are XML with a machine-readable <Code> (AccessDenied, NoSuchBucket …). */
+const errorCode = (text: string) => /<Code>([^<]{1,100})<\/Code>/.exec(text)?.[1];
 
 const xmlEntities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 const unescapeXml = (text: string) => text.replace(/&(amp|lt|gt|quot|apos);/g, (_, name: string) => xmlEntities[name]!);

@@ -8,6 +8,9 @@ import { startHttpsServer, testCertificates } from './https-server.ts';
 export const photoJpeg = await sharp({ create: { width: 800, height: 1000, channels: 3, background: '#88aacc' } }).jpeg().toBuffer();
 export const productPng = await sharp({ create: { width: 300, height: 300, channels: 4, background: '#aa3311ff' } }).png().toBuffer();
 
+/** Every field of the spec's Generation, sorted: what a resource's keys must be. */
+export const generationFields = ['completedAt', 'createdAt', 'error', 'hint', 'id', 'imageSize', 'imageUrl', 'imageVariants', 'metadata', 'mode', 'object', 'products', 'status'];
+
 /**
  * An HTTPS image host on loopback, as customers' CDNs are: `/photo.jpg`, `/product.png`,
  * `/missing` (404), `/not-an-image`, `/down` (503 always), `/flaky/<token>` (503 twice, then the image).
