@@ -15,25 +15,55 @@ const types = {
     oid === INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
+/** Waits before the n-th attempt to reconnect the listener: 1 s, 2 s, 4 s … capped at 30 s. */
+const reconnectDelayMs = (attempt: number) => Math.min(30_000, 1_000 * 2 ** attempt);
+
 /**
  * Holds one dedicated connection LISTENing for job notifications, reconnecting after a loss
- * (workers poll meanwhile, so a gap delays jobs but never loses them).
+ * until it succeeds (workers poll meanwhile, so a gap delays jobs but never loses them). The
+ * first connection must succeed, so a worker pointed at a wrong database fails at start.
  */
 async function listenForJobs(connectionString: string, listener: () => void): Promise<() => Promise<void>> {
   let client: pg.Client | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
   const connect = async () => {
-    const next = new pg.Client({ connectionString, types });
-    next.on('notification', () => listener());
-    next.on('error', () => {
-      if (stopped) return;
+    // keepAlive: a server that vanishes without closing the socket is noticed too.
+    const next = new pg.Client({ connectionString, types, keepAlive: true });
+    let listening = false;
+    let lost = false;
+    const onLost = () => {
+      if (!listening || lost) return;
+      lost = true;
       next.end().catch(() => {});
-      retry = setTimeout(() => connect().catch(() => {}), 1_000);
-    });
-    await next.connect();
-    await next.query(`LISTEN ${jobsChannel}`);
-    client = next;
+      reconnect(0);
+    };
+    next.on('notification', () => listener());
+    // 'error' is always listened to: unhandled, it would crash the process. Before LISTEN has
+    // succeeded a failure also rejects connect(), whose caller decides about retrying.
+    next.on('error', onLost);
+    next.on('end', onLost);
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${jobsChannel}`);
+    } catch (error) {
+      await next.end().catch(() => {});
+      throw error;
+    }
+    listening = true;
+    if (stopped) await next.end().catch(() => {});
+    else client = next;
+  };
+  const reconnect = (attempt: number) => {
+    client = undefined;
+    if (stopped) return;
+    retry = setTimeout(() => {
+      connect().then(
+        // Jobs committed while nobody listened were not signalled: look for them now.
+        () => listener(),
+        () => reconnect(attempt + 1),
+      );
+    }, reconnectDelayMs(attempt));
   };
   await connect();
   return async () => {
