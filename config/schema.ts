@@ -95,6 +95,12 @@ export const configSchema = v.strictObject({
       maxAttempts: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20)), 4),
       /** Delay before the second attempt; doubles each time. */
       retryBaseDelayMs: v.optional(millis, 2_000),
+      /**
+       * When a generation that needed more than one attempt is terminal, the images an earlier
+       * attempt stored but never committed (it crashed or failed in between) are deleted this much
+       * later: long after any straggling run of that attempt could still be writing them.
+       */
+      strayImagesAfterMs: v.optional(millis, 10 * 60_000),
     }),
     {},
   ),

@@ -14,6 +14,7 @@ import type { ConversionService } from './services/conversions.ts';
 import type { EventService } from './services/events.ts';
 import type { GenerationService } from './services/generations.ts';
 import type { RenderGeneration } from './services/render-generation.ts';
+import type { SweepStrayImages } from './services/stray-images.ts';
 import type { DeliverWebhook } from './services/webhook-delivery.ts';
 import type { WebhookEndpointService } from './services/webhook-endpoints.ts';
 import type { TenantService } from './services/tenants.ts';
@@ -37,6 +38,7 @@ export interface Cradle {
   outbound: GuardedClient;
   generations: GenerationService;
   renderGeneration: RenderGeneration;
+  sweepStrayImages: SweepStrayImages;
   webhookEndpoints: WebhookEndpointService;
   deliverWebhook: DeliverWebhook;
   events: EventService;

@@ -13,6 +13,7 @@ import { conversionService } from './services/conversions.ts';
 import { eventService } from './services/events.ts';
 import { generationService } from './services/generations.ts';
 import { renderGeneration } from './services/render-generation.ts';
+import { sweepStrayImages } from './services/stray-images.ts';
 import { deliverWebhook } from './services/webhook-delivery.ts';
 import { webhookEndpointService } from './services/webhook-endpoints.ts';
 import { tenantService } from './services/tenants.ts';
@@ -91,6 +92,7 @@ export async function createKernel(config: Config, options: KernelOptions): Prom
       .disposer((client) => client.close()),
     generations: asFunction(generationService).singleton(),
     renderGeneration: asFunction(renderGeneration).singleton(),
+    sweepStrayImages: asFunction(sweepStrayImages).singleton(),
     webhookEndpoints: asFunction(webhookEndpointService).singleton(),
     deliverWebhook: asFunction(deliverWebhook).singleton(),
     events: asFunction(eventService).singleton(),

@@ -1,17 +1,19 @@
 import type { AwilixContainer } from 'awilix';
 import type { Cradle } from './cradle.ts';
 import { renderJobKind } from './services/generations.ts';
+import { strayImagesJobKind } from './services/stray-images.ts';
 import { uploadSweep } from './services/upload-sweep.ts';
 import { deliverJobKind } from './services/webhook-delivery.ts';
 
 /**
- * Starts this process's workers (none when `workers.concurrency` is 0): renders, and webhook
+ * Starts this process's workers (none when `workers.concurrency` is 0): renders (and the deletion
+ * of images a crashed render left), and webhook
  * deliveries in a lane of their own so a queue of slow renders never holds events back.
  */
 export async function startWorkers(cradle: Cradle): Promise<number> {
   const { concurrency } = cradle.config.workers;
   if (concurrency === 0) return 0;
-  await cradle.queue.work({ [renderJobKind]: cradle.renderGeneration }, { concurrency });
+  await cradle.queue.work({ [renderJobKind]: cradle.renderGeneration, [strayImagesJobKind]: cradle.sweepStrayImages }, { concurrency });
   await cradle.queue.work({ [deliverJobKind]: cradle.deliverWebhook }, { concurrency: cradle.config.webhooks.deliveryConcurrency });
   return concurrency;
 }

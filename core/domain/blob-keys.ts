@@ -11,6 +11,9 @@ export const MAX_KEY_LENGTH = 512;
 /** Where uploaded photos are kept (private): `uploads/<generation id>/<random>.<ext>`. */
 export const uploadPrefix = 'uploads/';
 
+/** Where a generation's rendered images are kept (public): `gen/<id>/<random per run>/<name>.<ext>`. */
+export const generationImagesPrefix = (generationId: string) => `gen/${generationId}/`;
+
 const allowedCharacters = /^[A-Za-z0-9/_.-]+$/;
 // A name before the final dot, so `a/.png` (a hidden file, not an image) is not a key.
 const endsInExtension = /[^/.]\.[A-Za-z0-9]+$/;

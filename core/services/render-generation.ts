@@ -1,4 +1,5 @@
 import type { Cradle } from '../cradle.ts';
+import { generationImagesPrefix } from '../domain/blob-keys.ts';
 import { eventBody, type EventType } from '../domain/generation.ts';
 import { encodeVariants, type EncodedVariant } from '../imaging/variants.ts';
 import { fetchImage, ImageFetchError, inspectImage, type FetchedImage } from '../outbound/fetch-image.ts';
@@ -6,6 +7,7 @@ import { RetryJob } from '../ports/job-queue.ts';
 import type { GenerationRecord, ImageVariants, QueuedJob } from '../ports/persistence.ts';
 import { RenderError } from '../ports/render-engine.ts';
 import { ownCdnKey, type RenderJobPayload } from './generations.ts';
+import { strayImagesJobKind, type StrayImagesJobPayload } from './stray-images.ts';
 import { emitEvent } from './webhook-delivery.ts';
 
 /** A failure that ends the generation, with the code and message its `error` object shows. */
@@ -65,13 +67,15 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
     }
   }
 
-  /** Public, permanent, unguessable: the generation id plus a random token no one can derive. */
-  async function publish(generation: GenerationRecord, render: Uint8Array, contentType: string, variants: EncodedVariant[]) {
-    const base = `gen/${generation.id}/${ids.secret(24)}`;
+  /** Public, permanent, unguessable: under `base`, the generation id plus a random token no one can derive. */
+  async function publish(base: string, render: Uint8Array, contentType: string, variants: EncodedVariant[]) {
     const originalExtension = contentType === 'image/png' ? 'png' : contentType === 'image/webp' ? 'webp' : 'jpg';
     const original = await cdn.put(`${base}/original.${originalExtension}`, render, { contentType, visibility: 'public' });
     const variantKeys = variants.map((variant) => `${base}/${variant.name}.${extension[variant.format]}`);
-    await Promise.all(variants.map((variant, index) => cdn.put(variantKeys[index]!, variant.bytes, { contentType: `image/${variant.format}`, visibility: 'public' })));
+    // Every write settles before a failure is reported, so deleting what was stored misses none.
+    const writes = await Promise.allSettled(variants.map((variant, index) => cdn.put(variantKeys[index]!, variant.bytes, { contentType: `image/${variant.format}`, visibility: 'public' })));
+    const failed = writes.find((write) => write.status === 'rejected');
+    if (failed) throw failed.reason;
     const jpeg = (name: keyof ImageVariants) => {
       const variant = variants.find((item) => item.name === name && item.format === 'jpeg')!;
       return { url: cdn.publicUrl(`${base}/${name}.jpg`), width: variant.width };
@@ -79,13 +83,31 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
     return { imageUrl: original.url!, imageVariants: { list: jpeg('list'), card: jpeg('card'), detail: jpeg('detail') }, keys: [original.key, ...variantKeys] };
   }
 
-  /** Applies `change` and its event in one transaction; false when the generation was already terminal. */
-  async function finish(generation: GenerationRecord, type: EventType, change: (tx: Parameters<Parameters<typeof persistence.transaction>[0]>[0]) => Promise<boolean>) {
+  /** Deletes whatever this run stored under `base`, for a run that will not commit it. */
+  async function discard(base: string) {
+    try {
+      for await (const { key } of cdn.list(`${base}/`, 'public')) await cdn.delete(key, 'public');
+    } catch (error) {
+      logger.warn('could not delete a run\'s uncommitted images', { base, error: String(error) });
+    }
+  }
+
+  /**
+   * Applies `change` and its event in one transaction; false when the generation was already
+   * terminal. When runs may have left images nobody refers to (`strays`), a job to delete them is
+   * queued in the same transaction.
+   */
+  async function finish(generation: GenerationRecord, strays: boolean, type: EventType, change: (tx: Parameters<Parameters<typeof persistence.transaction>[0]>[0]) => Promise<boolean>) {
     const applied = await persistence.transaction(async (tx) => {
       if (!(await change(tx))) return false; // already terminal: a duplicate run after a lost lease
       const finished = (await tx.generations.get(generation.organizationId, generation.id))!;
-      const event = { id: ids.id('evt_'), type, createdAt: clock.now() };
+      const now = clock.now();
+      const event = { id: ids.id('evt_'), type, createdAt: now };
       await emitEvent(tx, { ids, config }, { id: event.id, organizationId: generation.organizationId, type, body: eventBody(event, finished), createdAt: event.createdAt });
+      if (strays) {
+        const payload: StrayImagesJobPayload = { generationId: generation.id, organizationId: generation.organizationId };
+        await tx.jobs.enqueue({ id: ids.id('job_'), kind: strayImagesJobKind, payload, runAt: now + config.render.strayImagesAfterMs, createdAt: now });
+      }
       return true;
     });
     if (applied) queue.notify(); // the first delivery attempt starts now, not at the next poll
@@ -96,9 +118,9 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
     return applied;
   }
 
-  async function fail(generation: GenerationRecord, failure: GenerationFailure) {
+  async function fail(generation: GenerationRecord, strays: boolean, failure: GenerationFailure) {
     const at = clock.now();
-    await finish(generation, 'generation.failed', async (tx) => {
+    await finish(generation, strays, 'generation.failed', async (tx) => {
       if (!(await tx.generations.fail(generation.id, { code: failure.code, message: failure.message, completedAt: at }))) return false;
       // A failed generation gives its credits back, as a ledger entry of its own.
       await tx.credits.grant({ organizationId: generation.organizationId, amount: generation.creditsCharged, reason: 'generation_refund', reference: generation.id, ledgerEntryId: ids.id('cle_'), at });
@@ -110,6 +132,10 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
     const { generationId, organizationId } = job.payload as RenderJobPayload;
     const generation = await persistence.generations.get(organizationId, generationId);
     if (!generation || generation.status !== 'processing') return;
+    // An earlier run may have stored images and died before committing them.
+    let strays = job.attempts > 1;
+    /** Where this run stores its images, while it is storing them. */
+    let storing: string | undefined;
     try {
       const [photo, ...products] = await Promise.all([loadPhoto(generation.sourceImage), ...generation.products.map((product, index) => loadProduct(product.imageUrl, index))]);
       const result = await renderer.render({
@@ -124,12 +150,20 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
         })),
         hint: generation.hint,
       });
-      const { keys, ...published } = await publish(generation, result.image, result.contentType, await encodeVariants(result.image));
-      if (!(await finish(generation, 'generation.completed', (tx) => tx.generations.complete(generation.id, { ...published, completedAt: clock.now() })))) {
+      const variants = await encodeVariants(result.image);
+      const base = `${generationImagesPrefix(generation.id)}${ids.secret(24)}`;
+      storing = base;
+      const { keys, ...published } = await publish(base, result.image, result.contentType, variants);
+      // From here a failure may have committed after all (say, a connection lost at COMMIT), so the
+      // images stay; if they were not committed, whichever run ends the generation queues their deletion.
+      storing = undefined;
+      strays = true;
+      if (!(await finish(generation, job.attempts > 1, 'generation.completed', (tx) => tx.generations.complete(generation.id, { ...published, completedAt: clock.now() })))) {
         // Another run of this job (its lease had expired) finished first: nothing refers to these images.
         await Promise.all(keys.map((key) => cdn.delete(key, 'public'))).catch((error) => logger.warn('could not delete a losing run\'s images', { error: String(error) }));
       }
     } catch (error) {
+      if (storing) await discard(storing); // a store that failed halfway
       const failure = classify(error);
       const expected = error instanceof GenerationFailure || error instanceof ImageFetchError;
       if (!expected) {
@@ -138,7 +172,7 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       if (failure.transient && job.attempts < config.render.maxAttempts) {
         throw new RetryJob(config.render.retryBaseDelayMs * 2 ** (job.attempts - 1), `${failure.code}: ${failure.message}`);
       }
-      await fail(generation, failure);
+      await fail(generation, strays, failure);
     }
   };
 }

@@ -1,0 +1,44 @@
+import type { Cradle } from '../cradle.ts';
+import { generationImagesPrefix } from '../domain/blob-keys.ts';
+import type { QueuedJob } from '../ports/persistence.ts';
+
+/** The job that deletes a terminal generation's stray images (see `sweepStrayImages`). */
+export const strayImagesJobKind = 'delete_stray_images';
+
+export interface StrayImagesJobPayload {
+  generationId: string;
+  organizationId: string;
+}
+
+export type SweepStrayImages = ReturnType<typeof sweepStrayImages>;
+
+/**
+ * Each run of a render stores its images under a fresh random folder and then commits. A run that
+ * dies or fails between the two leaves a folder nothing refers to: public bytes of a customer's
+ * photo at a URL nobody was given. When a generation that needed more than one attempt becomes
+ * terminal, this job is queued (delayed by `render.strayImagesAfterMs`) and deletes every folder
+ * of the generation but the one its `imageUrl` points into.
+ */
+export function sweepStrayImages({ persistence, cdn, logger }: Pick<Cradle, 'persistence' | 'cdn' | 'logger'>) {
+  return async function handle(job: QueuedJob): Promise<void> {
+    const { generationId, organizationId } = job.payload as StrayImagesJobPayload;
+    const generation = await persistence.generations.get(organizationId, generationId);
+    if (generation?.status === 'processing') return; // never queued for one; nothing is certain to be stray
+    const prefix = generationImagesPrefix(generationId);
+    const listed: string[] = [];
+    for await (const { key } of cdn.list(prefix, 'public')) listed.push(key);
+    let stray = listed;
+    if (generation?.imageUrl) {
+      const kept = listed.find((key) => cdn.publicUrl(key) === generation.imageUrl);
+      if (!kept) {
+        // Public URLs changed since (a new CDN domain, say): which folder is live cannot be told, so none is touched.
+        logger.warn('stray image sweep skipped: the generation\'s image is not among its listed images', { generationId });
+        return;
+      }
+      const keptFolder = kept.slice(0, kept.lastIndexOf('/') + 1);
+      stray = listed.filter((key) => !key.startsWith(keptFolder));
+    }
+    await Promise.all(stray.map((key) => cdn.delete(key, 'public')));
+    if (stray.length > 0) logger.info('deleted images no run of the generation committed', { generationId, deleted: stray.length });
+  };
+}
