@@ -24,10 +24,11 @@ import { demoRoutes } from './routes/demo.ts';
  */
 export function createHttpApp(container: AwilixContainer<Cradle>): H3 {
   const { ids, logger } = container.cradle;
+  const databaseUnavailable = (error: unknown) => container.cradle.persistence.isUnavailable(error);
   const app = new H3({
     silent: true,
     // Errors raised before any middleware (a malformed URL, say) still get the envelope.
-    onError: (error, event) => errorResponse(error, requestIdFor(event.req.headers.get('x-request-id'), ids), logger),
+    onError: (error, event) => errorResponse(error, requestIdFor(event.req.headers.get('x-request-id'), ids), logger, databaseUnavailable),
   });
 
   app.use(async (event, next) => {
@@ -37,7 +38,7 @@ export function createHttpApp(container: AwilixContainer<Cradle>): H3 {
     try {
       return await next();
     } catch (error) {
-      return errorResponse(error, requestId, logger);
+      return errorResponse(error, requestId, logger, databaseUnavailable);
     }
   });
 

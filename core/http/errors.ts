@@ -25,14 +25,26 @@ export const bodyTooLarge = (limit?: number) =>
   new ApiError('invalid_request_error', 'body_too_large', `The request body is too large${limit ? ` (limit ${limit} bytes)` : ''}.`, null, 413, { connection: 'close' });
 
 /**
- * Turns anything thrown while handling a request into the error envelope. Unknown errors become
- * a bare `api_error` 500 — their details stay in the log, keyed by the request id.
+ * Turns anything thrown while handling a request into the error envelope. A database that cannot
+ * answer now is a 503 with `Retry-After`; other unknown errors become a bare `api_error` 500, their
+ * details in the log, keyed by the request id.
  */
-export function errorResponse(thrown: unknown, requestId: string, logger: Logger): Response {
+export function errorResponse(thrown: unknown, requestId: string, logger: Logger, databaseUnavailable: (error: unknown) => boolean): Response {
   let error = thrown instanceof ApiError ? thrown : null;
   if (!error && HTTPError.isError(thrown)) {
     const cause = (thrown as HTTPError).cause;
     error = cause instanceof ApiError ? cause : fromHttpError(thrown as HTTPError);
+  }
+  if (!error && databaseUnavailable(thrown)) {
+    logger.warn('database unavailable', { requestId, error: String(thrown) });
+    error = new ApiError(
+      'api_error',
+      'database_unavailable',
+      'The service is briefly unavailable. Retry in a moment; a create retried with the same Idempotency-Key is never done twice.',
+      null,
+      503,
+      { 'retry-after': '1' },
+    );
   }
   if (!error) {
     logger.error('unhandled error', {

@@ -460,5 +460,11 @@ export interface Persistence extends Repositories {
   listenForJobs?(listener: () => void): Promise<() => Promise<void>>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
+  /**
+   * True when `error` (or one of its causes) says the database could not be reached or was too
+   * busy to answer in time: connection refused or lost, server shutting down, a lock wait that
+   * timed out, a full disk. Retrying later may succeed. False for anything else, which is a bug.
+   */
+  isUnavailable(error: unknown): boolean;
   close(): Promise<void>;
 }

@@ -164,6 +164,8 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       }
     } catch (error) {
       if (storing) await discard(storing); // a store that failed halfway
+      // Our outage is not the render's failure: the queue retries the job until the database is back.
+      if (persistence.isUnavailable(error)) throw error;
       const failure = classify(error);
       const expected = error instanceof GenerationFailure || error instanceof ImageFetchError;
       if (!expected) {

@@ -9,7 +9,10 @@ export interface DbQueueOptions {
   leaseMs: number;
   /** How often idle workers look for due jobs when nobody signals them (retries, other processes on SQLite). */
   pollIntervalMs: number;
-  /** A job whose handler keeps throwing unexpected errors is given up after this many attempts. */
+  /**
+   * A job whose handler keeps throwing unexpected errors is given up after this many attempts;
+   * failures because the database is unavailable do not count (an outage must not lose work).
+   */
   maxAttempts: number;
 }
 
@@ -70,7 +73,11 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
       if (!completedInTransaction) await persistence.jobs.complete(job.id, workerId);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (!(error instanceof RetryJob)) {
+      // An outage is retried for as long as it lasts, at least once a minute; giving the job up
+      // would lose the work (a render's generation stuck in processing, an event never delivered).
+      const outage = !(error instanceof RetryJob) && persistence.isUnavailable(error);
+      if (outage) logger.warn('job postponed: database unavailable', { jobId: job.id, kind: job.kind, attempts: job.attempts, error: message });
+      else if (!(error instanceof RetryJob)) {
         logger.error('job handler failed', { jobId: job.id, kind: job.kind, attempts: job.attempts, error: error instanceof Error ? error.stack : message });
         if (job.attempts >= options.maxAttempts) {
           logger.error('job given up', { jobId: job.id, kind: job.kind });
@@ -78,7 +85,7 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
           return;
         }
       }
-      const delay = error instanceof RetryJob ? error.delayMs : backoff(job.attempts);
+      const delay = error instanceof RetryJob ? error.delayMs : outage ? Math.min(60_000, backoff(job.attempts)) : backoff(job.attempts);
       await persistence.jobs.reschedule(job.id, workerId, clock.now() + delay, message);
     }
   }

@@ -40,12 +40,28 @@ function repositories(db: Executor, dialect: Persistence['dialect']): Repositori
 
 type RunTransaction = <T>(work: (tx: Executor) => Promise<T>) => Promise<T>;
 
+/** The error and its causes, outermost first (drivers and Kysely wrap each other's errors). */
+function* causes(error: unknown): Generator<unknown> {
+  for (let depth = 0; error != null && depth < 8; depth++) {
+    yield error;
+    error = (error as { cause?: unknown }).cause;
+  }
+}
+
 /**
  * The persistence port on any Kysely dialect; the dialect plugins build the `Kysely` instance and
  * may choose how transactions run (SQLite group-commits them, see group-commit.ts); by default
  * each is its own, side by side on the pool.
  */
-export function kyselyPersistence(db: Kysely<Database>, dialect: Persistence['dialect'], options: { transaction?: RunTransaction } = {}): Persistence {
+export function kyselyPersistence(
+  db: Kysely<Database>,
+  dialect: Persistence['dialect'],
+  options: {
+    transaction?: RunTransaction;
+    /** The dialect's reading of one error (not its causes): see Persistence.isUnavailable. */
+    unavailable: (error: unknown) => boolean;
+  },
+): Persistence {
   const migrator = () => new Migrator({ db, provider: migrationProvider });
   const bound = new WeakMap<Executor, Repositories>();
   const repositoriesOf = (tx: Executor) => {
@@ -76,6 +92,7 @@ export function kyselyPersistence(db: Kysely<Database>, dialect: Persistence['di
     async ping() {
       await sql`select 1`.execute(db);
     },
+    isUnavailable: (error) => [...causes(error)].some(options.unavailable),
     close: () => db.destroy(),
   };
 }

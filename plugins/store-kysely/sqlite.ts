@@ -65,13 +65,24 @@ function cachePreparedStatements(database: BetterSqlite3.Database, size = 500) {
   }) as typeof database.prepare;
 }
 
-function connect(file: string): Persistence {
+/**
+ * SQLite's result codes for a database it cannot use now: locked by another process for longer
+ * than the busy timeout, a full disk, an I/O error, a file it cannot open.
+ */
+const unavailable = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN)/;
+const isUnavailable = (error: unknown) => {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && unavailable.test(code);
+};
+
+function connect(file: string, busyTimeoutMs: number): Persistence {
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
   const database = new BetterSqlite3(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
-  // Another process holding the write lock is waited for, not failed on.
-  database.pragma('busy_timeout = 10000');
+  // Another process holding the write lock is waited for, not failed on (better-sqlite3 waits
+  // synchronously, so this process does nothing else meanwhile).
+  database.pragma(`busy_timeout = ${busyTimeoutMs}`);
   database.pragma('foreign_keys = ON');
   cachePreparedStatements(database);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
@@ -89,7 +100,7 @@ function connect(file: string): Persistence {
       return () => (open = false);
     },
   });
-  return kyselyPersistence(db, 'sqlite', { transaction });
+  return kyselyPersistence(db, 'sqlite', { transaction, unavailable: isUnavailable });
 }
 
 /**
@@ -100,12 +111,13 @@ function connect(file: string): Persistence {
  */
 const open = new Map<string, { persistence: Persistence; users: number }>();
 
-export function openSqlite(file: string): Persistence {
-  if (file === ':memory:') return connect(file);
+/** `busyTimeoutMs` applies when this call opens the file's connection (the first user in the process). */
+export function openSqlite(file: string, { busyTimeoutMs = 10_000 } = {}): Persistence {
+  if (file === ':memory:') return connect(file, busyTimeoutMs);
   const key = path.resolve(file);
   let entry = open.get(key);
   if (!entry) {
-    entry = { persistence: connect(key), users: 0 };
+    entry = { persistence: connect(key, busyTimeoutMs), users: 0 };
     open.set(key, entry);
   }
   entry.users += 1;
@@ -130,11 +142,13 @@ export default definePlugin({
   configSchema: v.object({
     /** Database file; defaults to `visualizer.db` in the data dir. */
     file: v.optional(v.pipe(v.string(), v.minLength(1))),
+    /** How long a write waits for another process's lock before failing as unavailable (503 over HTTP). */
+    busyTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 10_000),
   }),
   register({ container, options, config }) {
     const file = options.file ? path.resolve(config.dataDir, options.file) : path.join(config.dataDir, 'visualizer.db');
     container.register({
-      persistence: asFunction(() => openSqlite(file))
+      persistence: asFunction(() => openSqlite(file, options))
         .singleton()
         .disposer((persistence) => persistence.close()),
     });

@@ -376,6 +376,30 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       assert.equal(await pending(kind), 0, 'a job given up is removed');
     });
 
+    it('never gives up a job because the database was unavailable: it runs again until it succeeds', testTimeout, async () => {
+      const kind = newKind('outage');
+      const maxAttempts = 2;
+      const queueClock = fastClock(100);
+      // What this dialect's driver throws while its database cannot answer.
+      const outage = () => Object.assign(new Error('the database is away'), { code: store.dialect === 'sqlite' ? 'SQLITE_BUSY' : 'ECONNREFUSED' });
+      assert.ok(store.isUnavailable(outage()));
+      const calls: number[] = [];
+      const queue = queueOn(store, { pollIntervalMs: 20, maxAttempts, leaseMs: 600_000 }, queueClock);
+      await queue.work(
+        {
+          [kind]: async (job) => {
+            calls.push(job.attempts);
+            if (job.attempts <= 4) throw outage();
+          },
+        },
+        { concurrency: 1 },
+      );
+      await enqueue(store, kind, [{}], queueClock.now());
+      queue.notify();
+      await waitFor('the job to succeed after the outage', async () => calls.length >= 5 && (await pending(kind)) === 0);
+      assert.deepEqual(calls, [1, 2, 3, 4, 5], `ran past maxAttempts (${maxAttempts}), until the handler succeeded`);
+    });
+
     it("claims a dead worker's job again once its lease expires", testTimeout, async () => {
       const kind = newKind('dead-worker');
       const [id] = await enqueue(store, kind, [{ orphan: true }]);

@@ -50,6 +50,20 @@ export function persistenceContract(label: string, createFixture: () => Promise<
       await store.ping();
     });
 
+    it('does not call a broken statement or a violated constraint "unavailable" (that would be a 503 for a bug)', async () => {
+      const created = await tenants().createOrganization({ name: 'Twice', credits: 0 });
+      const duplicate = await store.organizations.create({ id: created.organization.id, name: 'Again', createdAt: 0 }).then(
+        () => assert.fail('a second organization with the same id was stored'),
+        (error: unknown) => error,
+      );
+      assert.equal(store.isUnavailable(duplicate), false);
+      assert.equal(store.isUnavailable(new Error('boom')), false);
+      assert.equal(store.isUnavailable(null), false);
+      // The code each driver gives a connection that could not be made, wrapped as a cause.
+      const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: store.dialect === 'sqlite' ? 'SQLITE_BUSY' : 'ECONNREFUSED' });
+      assert.equal(store.isUnavailable(new Error('query failed', { cause: refused })), true);
+    });
+
     it('creates and reads organizations, stores and keys', async () => {
       const created = await tenants().createOrganization({ name: 'Acme', credits: 10 });
       const org = await store.organizations.get(created.organization.id);

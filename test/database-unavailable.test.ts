@@ -1,0 +1,167 @@
+/**
+ * A database that cannot answer now (Postgres unreachable, SQLite locked by another process past
+ * the busy timeout) gets a 503 `database_unavailable` with `Retry-After`, not a 500; nothing half
+ * done is left, and once the database is back a create retried with its Idempotency-Key is made once.
+ */
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import BetterSqlite3 from 'better-sqlite3';
+import { openPostgres } from '../plugins/store-kysely/postgres.ts';
+import { startGenerationApp, type GenerationApp } from './support/generation-app.ts';
+import { errorOf } from './support/databases.ts';
+import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
+
+/**
+ * A TCP relay to Postgres that can be cut: open connections are reset and new ones refused, as
+ * when the server goes down, until it is restored on the same port.
+ */
+async function cuttableRelay(target: { host: string; port: number }) {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => {});
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await listen(0);
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    port,
+    async cut() {
+      const closed = new Promise((resolve) => server.close(resolve));
+      for (const socket of sockets) socket.resetAndDestroy();
+      await closed;
+    },
+    restore: () => listen(port),
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** The same outage story on each database: while it lasts, and after. */
+function outageSuite(name: string, setup: () => Promise<{ g: GenerationApp; outage(): Promise<void>; recover(): Promise<void>; readsDuringOutage: number }>) {
+  describe(`an unavailable database (${name})`, () => {
+    let g: GenerationApp;
+    let outage: () => Promise<void>;
+    let recover: () => Promise<void>;
+    let readsDuringOutage: number;
+    before(async () => ({ g, outage, recover, readsDuringOutage } = await setup()));
+    after(() => g?.close());
+
+    it('answers 503 database_unavailable with Retry-After; after it, a retried create is made once', async () => {
+      const { apiKey } = await g.app.tenants.createOrganization({ name: 'Outage', credits: 10 });
+      const key = apiKey.key;
+      const idempotencyKey = `outage-${name.replace(/\W+/g, '-')}`;
+      await outage();
+      try {
+        const refused = await g.api.post(key, g.validBody(), { 'idempotency-key': idempotencyKey });
+        const error = await errorOf(refused, 503);
+        assert.equal(refused.headers.get('retry-after'), '1');
+        assert.ok(refused.headers.get('x-request-id'));
+        assert.equal(error.type, 'api_error');
+        assert.equal(error.code, 'database_unavailable');
+        assert.match(error.message, /Retry/);
+        assert.equal((await g.api.get(key, '/v1/generations')).status, readsDuringOutage);
+      } finally {
+        await recover();
+      }
+      const made = await g.api.post(key, g.validBody(), { 'idempotency-key': idempotencyKey });
+      assert.equal(made.status, 202, await made.clone().text());
+      const replayed = await g.api.post(key, g.validBody(), { 'idempotency-key': idempotencyKey });
+      assert.equal(replayed.status, 200);
+      assert.equal((await replayed.json()).id, (await made.json()).id);
+      const list = await (await g.api.get(key, '/v1/generations')).json();
+      assert.equal(list.data.length, 1, 'the refused create left nothing behind');
+      assert.equal((await (await g.api.get(key, '/v1/credits')).json()).balance, 9, 'charged once');
+    });
+
+    it('postpones a render that meets it, even on its last attempt, instead of failing the generation', async () => {
+      const { apiKey, organization } = await g.app.tenants.createOrganization({ name: 'Render outage', credits: 10 });
+      const { id } = await (await g.api.post(apiKey.key, g.validBody())).json();
+      const { renderGeneration, persistence, config } = g.app.container.cradle;
+      const job = (attempts: number) => ({ id: `job_${id}`, kind: 'render_generation', payload: { generationId: id, organizationId: organization.id }, attempts });
+      await outage();
+      try {
+        const thrown = await renderGeneration(job(config.render.maxAttempts)).then(() => assert.fail('the render finished during the outage'), (error: unknown) => error);
+        // The queue retries such an error for as long as the outage lasts (job-queue contract).
+        assert.ok(persistence.isUnavailable(thrown), String(thrown));
+      } finally {
+        await recover();
+      }
+      assert.equal((await (await g.api.get(apiKey.key, `/v1/generations/${id}`)).json()).status, 'processing');
+      await renderGeneration(job(config.render.maxAttempts + 1));
+      assert.equal((await (await g.api.get(apiKey.key, `/v1/generations/${id}`)).json()).status, 'complete');
+    });
+  });
+}
+
+outageSuite('sqlite, locked by another process', async () => {
+  const g = await startGenerationApp({ workers: false, config: { pluginOptions: { sqlite: { busyTimeoutMs: 200 } } } });
+  const holder = new BetterSqlite3(path.join(g.app.container.cradle.config.dataDir, 'visualizer.db'));
+  const close = g.close;
+  return {
+    g: { ...g, close: async () => (holder.close(), close()) },
+    // Another process's long write transaction: writers wait for it past the busy timeout.
+    outage: async () => void holder.exec('BEGIN IMMEDIATE'),
+    recover: async () => void holder.exec('ROLLBACK'),
+    readsDuringOutage: 200, // WAL: readers never wait for a writer
+  };
+});
+
+let postgres: PostgresTestServer | undefined;
+after(async () => postgres?.stop());
+
+outageSuite('postgres, server unreachable', async () => {
+  postgres ??= await startPostgresTestServer();
+  const url = new URL(await postgres.createDatabase());
+  const relay = await cuttableRelay({ host: url.hostname, port: Number(url.port) });
+  url.port = String(relay.port);
+  const g = await startGenerationApp({ workers: false, env: { DATABASE_URL: url.href }, config: { pluginOptions: { postgres: { connectTimeoutMs: 1_000 } } } });
+  const close = g.close;
+  return {
+    g: { ...g, close: async () => (await close(), await relay.close()) },
+    outage: () => relay.cut(),
+    recover: () => relay.restore(),
+    readsDuringOutage: 503,
+  };
+});
+
+describe('a Postgres connection lost mid-transaction', () => {
+  it('fails the transaction as unavailable, without an uncaught error, and the pool recovers', async () => {
+    postgres ??= await startPostgresTestServer();
+    const url = new URL(await postgres.createDatabase());
+    const relay = await cuttableRelay({ host: url.hostname, port: Number(url.port) });
+    url.port = String(relay.port);
+    const persistence = openPostgres(url.href, { connectTimeoutMs: 1_000 });
+    try {
+      await persistence.migrate();
+      let inside!: () => void;
+      const entered = new Promise<void>((resolve) => (inside = resolve));
+      // The connection is checked out of the pool, between two statements, when the server goes.
+      const transaction = persistence.transaction(async (tx) => {
+        await tx.generations.statusOf('agen_before');
+        inside();
+        await sleep(200);
+        return tx.generations.statusOf('agen_after');
+      });
+      await entered;
+      await relay.cut();
+      const error = await transaction.then(() => assert.fail('the transaction committed'), (thrown: unknown) => thrown);
+      assert.ok(persistence.isUnavailable(error), String(error));
+      await relay.restore();
+      assert.equal(await persistence.generations.statusOf('agen_after'), null, 'a fresh connection serves the next query');
+    } finally {
+      await persistence.close();
+      await relay.close();
+    }
+  });
+});
