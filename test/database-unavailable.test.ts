@@ -165,3 +165,75 @@ describe('a Postgres connection lost mid-transaction', () => {
     }
   });
 });
+
+describe('Postgres going away under load, with workers running', () => {
+  it('answers every create 202 or 503, and after it every generation completes, charged once', { timeout: 120_000 }, async () => {
+    postgres ??= await startPostgresTestServer();
+    const url = new URL(await postgres.createDatabase());
+    const relay = await cuttableRelay({ host: url.hostname, port: Number(url.port) });
+    url.port = String(relay.port);
+    const g = await startGenerationApp({
+      env: { DATABASE_URL: url.href },
+      config: { pluginOptions: { postgres: { connectTimeoutMs: 1_000 }, db: { pollIntervalMs: 50, leaseMs: 2_000 }, mock: { latencyMs: 50 } } },
+    });
+    try {
+      const credits = 1_000_000;
+      const { apiKey } = await g.app.tenants.createOrganization({ name: 'Load', credits });
+      const statuses: number[] = [];
+      const refusedKeys: string[] = [];
+      const made = new Set<string>();
+      let sent = 0;
+      let running = true;
+      const load = Promise.all(
+        Array.from({ length: 2 }, async () => {
+          while (running) {
+            const key = `load-${sent++}`;
+            const response = await g.api.post(apiKey.key, g.validBody(), { 'idempotency-key': key });
+            statuses.push(response.status);
+            if (response.status === 202) made.add((await response.json()).id);
+            else {
+              refusedKeys.push(key);
+              await response.body?.cancel();
+            }
+            await sleep(50); // a steady stream, not a flood the renders could not keep up with
+          }
+        }),
+      );
+      await sleep(700);
+      await relay.cut();
+      await sleep(1_500);
+      await relay.restore();
+      await sleep(700);
+      running = false;
+      await load;
+
+      assert.deepEqual([...new Set(statuses)].sort(), [202, 503], 'creates were answered before, during and after the outage, and only so');
+      // A 503 may still have committed (the answer to COMMIT lost): its key tells.
+      for (const key of refusedKeys) {
+        const response = await g.api.post(apiKey.key, g.validBody(), { 'idempotency-key': key });
+        assert.ok(response.status === 200 || response.status === 202, `${key}: ${response.status}`);
+        made.add((await response.json()).id);
+      }
+      const deadline = Date.now() + 90_000;
+      const notComplete = async () => {
+        const left: string[] = [];
+        for (const status of ['processing', 'failed']) {
+          const page = await (await g.api.get(apiKey.key, `/v1/generations?limit=100&status=${status}`)).json();
+          left.push(...page.data.map((generation: { id: string }) => `${generation.id} ${status}`));
+        }
+        return left;
+      };
+      let pending = await notComplete();
+      while (pending.length > 0 && Date.now() < deadline) {
+        await sleep(200);
+        pending = await notComplete();
+      }
+      assert.deepEqual(pending, [], 'every generation completed after the outage');
+      const balance = (await (await g.api.get(apiKey.key, '/v1/credits')).json()).balance;
+      assert.equal(balance, credits - made.size, 'each generation charged once, none refunded');
+    } finally {
+      await g.close();
+      await relay.close();
+    }
+  });
+});
