@@ -99,6 +99,27 @@ for (const [database, environment] of databases) {
       assert.equal((await fetch(`${g.app.url}/cdn/../private/uploads/${id}/x.jpg`)).status, 404);
     });
 
+    it('answers 503 storage_unavailable, charging nothing, when an uploaded photo cannot be stored', async () => {
+      const { cdn } = g.app.container.cradle;
+      const put = cdn.put;
+      cdn.put = async () => {
+        throw new Error('ENOSPC: no space left on device');
+      };
+      const before = await balance();
+      try {
+        const image = `data:image/jpeg;base64,${photoJpeg.toString('base64')}`;
+        const response = await g.api.post(key, g.validBody({ image }), { 'idempotency-key': 'storage-down' });
+        const error = await errorOf(response, 503);
+        assert.deepEqual([error.type, error.code], ['api_error', 'storage_unavailable']);
+        assert.equal(response.headers.get('retry-after'), '1');
+      } finally {
+        cdn.put = put;
+      }
+      assert.equal(await balance(), before, 'nothing was charged');
+      const retried = await g.api.post(key, g.validBody({ image: `data:image/jpeg;base64,${photoJpeg.toString('base64')}` }), { 'idempotency-key': 'storage-down' });
+      assert.equal(retried.status, 202, 'the key was not bound by the refused create');
+    });
+
     it('reads product images on its own CDN from storage', async () => {
       const { cdn } = g.app.container.cradle;
       const stored = await cdn.put('catalog/shirt.png', productPng, { contentType: 'image/png', visibility: 'public' });

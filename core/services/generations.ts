@@ -47,7 +47,7 @@ export function ownCdnKey({ cdn, config }: Pick<Cradle, 'cdn' | 'config'>, url: 
   return cdn.servedByApp && url.startsWith(prefix) ? url.slice(prefix.length) : null;
 }
 
-export function generationService({ persistence, ids, clock, cdn, queue, config }: Pick<Cradle, 'persistence' | 'ids' | 'clock' | 'cdn' | 'queue' | 'config'>) {
+export function generationService({ persistence, ids, clock, cdn, queue, config, logger }: Pick<Cradle, 'persistence' | 'ids' | 'clock' | 'cdn' | 'queue' | 'config' | 'logger'>) {
   async function replay(organizationId: string, generationId: string) {
     const generation = await persistence.generations.get(organizationId, generationId);
     if (!generation) throw new Error(`idempotency key bound to missing generation ${generationId}`);
@@ -66,7 +66,13 @@ export function generationService({ persistence, ids, clock, cdn, queue, config 
       throw error;
     }
     const key = `${uploadPrefix}${generationId}/${ids.secret(24)}.${format === 'jpeg' ? 'jpg' : format}`;
-    await cdn.put(key, bytes, { contentType: `image/${format}`, visibility: 'private' });
+    try {
+      await cdn.put(key, bytes, { contentType: `image/${format}`, visibility: 'private' });
+    } catch (error) {
+      // The key is ours and valid, so this is the storage failing (unreachable, full): our outage.
+      logger.warn('could not store an uploaded photo', { error: String(error) });
+      throw new ApiError('api_error', 'storage_unavailable', 'The photo could not be stored just now. Retry in a moment; a create retried with the same Idempotency-Key is never done twice.', null, 503, { 'retry-after': '1' });
+    }
     return `private:${key}`;
   }
 
