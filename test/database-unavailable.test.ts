@@ -9,6 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
+import { renderJobKind } from '../core/services/generations.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { startGenerationApp, type GenerationApp } from './support/generation-app.ts';
 import { errorOf } from './support/databases.ts';
@@ -88,7 +89,7 @@ function outageSuite(name: string, setup: () => Promise<{ g: GenerationApp; outa
       const { apiKey, organization } = await g.app.tenants.createOrganization({ name: 'Render outage', credits: 10 });
       const { id } = await (await g.api.post(apiKey.key, g.validBody())).json();
       const { renderGeneration, persistence, config } = g.app.container.cradle;
-      const job = (attempts: number) => ({ id: `job_${id}`, kind: 'render_generation', payload: { generationId: id, organizationId: organization.id }, attempts });
+      const job = (attempts: number) => ({ id: `job_${id}`, kind: renderJobKind, payload: { generationId: id, organizationId: organization.id }, attempts });
       await outage();
       try {
         const thrown = await renderGeneration(job(config.render.maxAttempts)).then(() => assert.fail('the render finished during the outage'), (error: unknown) => error);
