@@ -138,6 +138,10 @@ export const configSchema = v.strictObject({
   /** On a new SQLite database, `serve` creates a development organization and prints its keys once. */
   createDevOrganization: v.optional(v.boolean(), true),
   shutdownTimeoutMs: v.optional(millis, 10_000),
+  /** A client must send a request's headers within this (slow-header attacks; at most requestTimeoutMs); else 408 `request_timeout`. */
+  headersTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100)), 60_000),
+  /** …and its whole body within this (a 14 MB upload on a slow link fits); else 408. */
+  requestTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100)), 300_000),
 });
 
 export type ConfigInput = v.InferInput<typeof configSchema>;

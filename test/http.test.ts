@@ -224,3 +224,29 @@ describe('HTTP skeleton', () => {
     });
   });
 });
+
+describe('slow clients', () => {
+  let app: TestApp;
+  let apiKey: string;
+  before(async () => {
+    app = await startTestApp({ config: { headersTimeoutMs: 300, requestTimeoutMs: 600 } });
+    apiKey = (await app.tenants.createOrganization({ name: 'Slow', credits: 0 })).apiKey.key;
+  });
+  after(() => app.close());
+
+  it('answers 408 request_timeout in the envelope, and closes, when headers or body do not arrive in time', { timeout: 20_000 }, async () => {
+    const cases = [
+      // Headers begun, never finished (a slow-header attack).
+      'GET /healthz HTTP/1.1\r\nhost: x\r\nx-slow: 1\r\n',
+      // Headers complete (the handler starts reading), the announced body never is.
+      `POST /v1/stores HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${apiKey}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"name":`,
+    ];
+    for (const bytes of cases) {
+      const answer = await rawExchange(app.url, bytes);
+      assert.equal(answer.status, 408, bytes);
+      assert.equal(answer.headers.connection, 'close');
+      assert.match(answer.headers['x-request-id'] ?? '', /^req_/);
+      assert.deepEqual(JSON.parse(answer.body).error, { type: 'invalid_request_error', code: 'request_timeout', message: 'The request was not received in time.', param: null });
+    }
+  });
+});

@@ -15,8 +15,17 @@ export interface RunningServer {
 }
 
 export async function startHttpServer(container: AwilixContainer<Cradle>, { port, host }: { port: number; host: string }): Promise<RunningServer> {
-  const server = createServer(toNodeHandler(createHttpApp(container)));
-  const { ids } = container.cradle;
+  const { ids, config } = container.cradle;
+  const headersTimeout = Math.min(config.headersTimeoutMs, config.requestTimeoutMs);
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout: config.requestTimeoutMs,
+      // Node looks for expired requests this often (30 s by default, longer than a short timeout).
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(headersTimeout / 4))),
+    },
+    toNodeHandler(createHttpApp(container)),
+  );
   server.on('clientError', (error, socket) => answerClientError(error, socket, () => ids.id('req_')));
   // Keep-alive sockets outlive a request; close them once idle so shutdown is not held open by a client.
   server.keepAliveTimeout = 5_000;
