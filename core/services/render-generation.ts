@@ -71,19 +71,20 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
   async function publish(base: string, render: Uint8Array, contentType: string, variants: EncodedVariant[]) {
     const originalExtension = contentType === 'image/png' ? 'png' : contentType === 'image/webp' ? 'webp' : 'jpg';
     const original = await cdn.put(`${base}/original.${originalExtension}`, render, { contentType, visibility: 'public' });
-    const variantKeys = variants.map((variant) => `${base}/${variant.name}.${extension[variant.format]}`);
     // Every write settles before a failure is reported, so deleting what was stored misses none.
-    const writes = await Promise.allSettled(variants.map((variant, index) => cdn.put(variantKeys[index]!, variant.bytes, { contentType: `image/${variant.format}`, visibility: 'public' })));
+    const writes = await Promise.allSettled(
+      variants.map((variant) => cdn.put(`${base}/${variant.name}.${extension[variant.format]}`, variant.bytes, { contentType: `image/${variant.format}`, visibility: 'public' })),
+    );
     const failed = writes.find((write) => write.status === 'rejected');
     if (failed) throw failed.reason;
     const jpeg = (name: keyof ImageVariants) => {
       const variant = variants.find((item) => item.name === name && item.format === 'jpeg')!;
       return { url: cdn.publicUrl(`${base}/${name}.jpg`), width: variant.width };
     };
-    return { imageUrl: original.url!, imageVariants: { list: jpeg('list'), card: jpeg('card'), detail: jpeg('detail') }, keys: [original.key, ...variantKeys] };
+    return { imageUrl: original.url!, imageVariants: { list: jpeg('list'), card: jpeg('card'), detail: jpeg('detail') } };
   }
 
-  /** Deletes whatever this run stored under `base`, for a run that will not commit it. */
+  /** Deletes whatever this run stored under `base`, for a run whose images nothing will refer to. */
   async function discard(base: string) {
     try {
       for await (const { key } of cdn.list(`${base}/`, 'public')) await cdn.delete(key, 'public');
@@ -153,14 +154,14 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       const variants = await encodeVariants(result.image);
       const base = `${generationImagesPrefix(generation.id)}${ids.secret(24)}`;
       storing = base;
-      const { keys, ...published } = await publish(base, result.image, result.contentType, variants);
+      const published = await publish(base, result.image, result.contentType, variants);
       // From here a failure may have committed after all (say, a connection lost at COMMIT), so the
       // images stay; if they were not committed, whichever run ends the generation queues their deletion.
       storing = undefined;
       strays = true;
       if (!(await finish(generation, job.attempts > 1, 'generation.completed', (tx) => tx.generations.complete(generation.id, { ...published, completedAt: clock.now() })))) {
         // Another run of this job (its lease had expired) finished first: nothing refers to these images.
-        await Promise.all(keys.map((key) => cdn.delete(key, 'public'))).catch((error) => logger.warn('could not delete a losing run\'s images', { error: String(error) }));
+        await discard(base);
       }
     } catch (error) {
       if (storing) await discard(storing); // a store that failed halfway
