@@ -1,5 +1,5 @@
 import { HTTPError } from 'h3';
-import { ApiError } from '../domain/errors.ts';
+import { ApiError, unavailable } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
 
 /** Framework errors that are the caller's fault, mapped to the spec's envelope instead of a 500. */
@@ -37,14 +37,7 @@ export function errorResponse(thrown: unknown, requestId: string, logger: Logger
   }
   if (!error && databaseUnavailable(thrown)) {
     logger.warn('database unavailable', { requestId, error: String(thrown) });
-    error = new ApiError(
-      'api_error',
-      'database_unavailable',
-      'The service is briefly unavailable. Retry in a moment; a create retried with the same Idempotency-Key is never done twice.',
-      null,
-      503,
-      { 'retry-after': '1' },
-    );
+    error = unavailable('database_unavailable', 'The service is briefly unavailable.');
   }
   if (!error) {
     logger.error('unhandled error', {

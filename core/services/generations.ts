@@ -1,6 +1,6 @@
 import type { Cradle } from '../cradle.ts';
 import { uploadPrefix } from '../domain/blob-keys.ts';
-import { ApiError, notFound } from '../domain/errors.ts';
+import { ApiError, notFound, unavailable } from '../domain/errors.ts';
 import { creditCost } from '../domain/generation.ts';
 import { decodeDataUri, maxIdempotencyKeyLength, maxImageBytes, type CreateGenerationInput } from '../domain/generation-input.ts';
 import { inspectImage, ImageFetchError } from '../outbound/fetch-image.ts';
@@ -71,7 +71,7 @@ export function generationService({ persistence, ids, clock, cdn, queue, config,
     } catch (error) {
       // The key is ours and valid, so this is the storage failing (unreachable, full): our outage.
       logger.warn('could not store an uploaded photo', { error: String(error) });
-      throw new ApiError('api_error', 'storage_unavailable', 'The photo could not be stored just now. Retry in a moment; a create retried with the same Idempotency-Key is never done twice.', null, 503, { 'retry-after': '1' });
+      throw unavailable('storage_unavailable', 'The photo could not be stored just now.');
     }
     return `private:${key}`;
   }
