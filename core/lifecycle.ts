@@ -7,8 +7,8 @@ import { deliverJobKind } from './services/webhook-delivery.ts';
 
 /**
  * Starts this process's workers (none when `workers.concurrency` is 0): renders (and the deletion
- * of images a crashed render left), and webhook
- * deliveries in a lane of their own so a queue of slow renders never holds events back.
+ * of images a crashed render left), and webhook deliveries in a lane of their own so a queue of
+ * slow renders never holds events back.
  */
 export async function startWorkers(cradle: Cradle): Promise<number> {
   const { concurrency } = cradle.config.workers;
