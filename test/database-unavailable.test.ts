@@ -4,7 +4,6 @@
  * done is left, and once the database is back a create retried with its Idempotency-Key is made once.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,41 +11,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import { renderJobKind } from '../core/services/generations.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { startGenerationApp, type GenerationApp } from './support/generation-app.ts';
+import { cuttableRelay } from './support/cuttable-relay.ts';
 import { errorOf } from './support/databases.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
-
-/**
- * A TCP relay to Postgres that can be cut: open connections are reset and new ones refused, as
- * when the server goes down, until it is restored on the same port.
- */
-async function cuttableRelay(target: { host: string; port: number }) {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(target);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => {});
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  await listen(0);
-  const { port } = server.address() as net.AddressInfo;
-  return {
-    port,
-    async cut() {
-      const closed = new Promise((resolve) => server.close(resolve));
-      for (const socket of sockets) socket.resetAndDestroy();
-      await closed;
-    },
-    restore: () => listen(port),
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 /** The same outage story on each database: while it lasts, and after. */
 function outageSuite(name: string, setup: () => Promise<{ g: GenerationApp; outage(): Promise<void>; recover(): Promise<void>; readsDuringOutage: number }>) {

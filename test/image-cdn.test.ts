@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -18,9 +17,7 @@ import { createLocalCdn } from '../plugins/cdn-local/local-cdn.ts';
 import s3Plugin from '../plugins/cdn-s3/index.ts';
 import { createS3Cdn, type S3CdnOptions } from '../plugins/cdn-s3/s3-cdn.ts';
 import { imageCdnContract, unsafeKeys } from './contract/image-cdn.ts';
-
-// s3rver ships no type declarations; loading it through require keeps it `any` without a .d.ts.
-const S3rver = createRequire(import.meta.url)('s3rver');
+import { startS3rver } from './support/s3-server.ts';
 
 const tempDir = (prefix: string) => mkdtempSync(path.join(os.tmpdir(), prefix));
 const png = new Uint8Array(await sharp({ create: { width: 4, height: 3, channels: 3, background: '#c0ffee' } }).png().toBuffer());
@@ -66,24 +63,10 @@ imageCdnContract('local', async () => {
   };
 });
 
-/** One s3rver on a free loopback port for every S3 suite; s3rver accepts the S3RVER/S3RVER key pair. */
-let s3server: { close(): Promise<void> } | undefined;
-let s3Directory: string | undefined;
-let s3Url: Promise<string> | undefined;
-function s3Endpoint(): Promise<string> {
-  s3Url ??= (async () => {
-    s3Directory = tempDir('visualizer-s3rver-');
-    const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: s3Directory, configureBuckets: [{ name: 'visualizer-test' }] });
-    const address: AddressInfo = await server.run();
-    s3server = server;
-    return `http://127.0.0.1:${address.port}`;
-  })();
-  return s3Url;
-}
-after(async () => {
-  await s3server?.close();
-  if (s3Directory) rmSync(s3Directory, { recursive: true, force: true });
-});
+/** One s3rver for every S3 suite. */
+let s3server: ReturnType<typeof startS3rver> | undefined;
+const s3Endpoint = async () => (await (s3server ??= startS3rver('visualizer-test'))).endpoint;
+after(async () => (await s3server)?.close());
 
 const s3Options = (endpoint: string, extra: Partial<S3CdnOptions> = {}): S3CdnOptions => ({
   bucket: 'visualizer-test',

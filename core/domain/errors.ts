@@ -44,8 +44,8 @@ export class ApiError extends Error {
 }
 
 /** Our outage, not the caller's mistake: a 503 the caller may simply retry. */
-export const unavailable = (code: string, what: string) =>
-  new ApiError('api_error', code, `${what} Retry in a moment; a create retried with the same Idempotency-Key is never done twice.`, null, 503, { 'retry-after': '1' });
+export const unavailable = (code: string, what: string, advice = 'Retry in a moment; a create retried with the same Idempotency-Key is never done twice.') =>
+  new ApiError('api_error', code, `${what} ${advice}`, null, 503, { 'retry-after': '1' });
 
 export const notFound = (what: string, id: string, param: string | null = 'id') =>
   new ApiError('not_found_error', 'resource_missing', `No such ${what}: '${id}'.`, param);

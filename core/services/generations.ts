@@ -1,5 +1,5 @@
 import type { Cradle } from '../cradle.ts';
-import { uploadPrefix } from '../domain/blob-keys.ts';
+import { isSafeKey, uploadPrefix } from '../domain/blob-keys.ts';
 import { ApiError, notFound, unavailable } from '../domain/errors.ts';
 import { creditCost } from '../domain/generation.ts';
 import { decodeDataUri, maxIdempotencyKeyLength, maxImageBytes, type CreateGenerationInput } from '../domain/generation-input.ts';
@@ -41,10 +41,14 @@ export function validateIdempotencyKey(key: string | null): string | null {
   return key;
 }
 
-/** An image already on this service's own CDN, read from storage rather than fetched over the network. */
+/**
+ * An image already on this service's own CDN, read from storage rather than fetched over the
+ * network. A path no key could have (`%2F`, `//`, a query) names nothing there.
+ */
 export function ownCdnKey({ cdn, config }: Pick<Cradle, 'cdn' | 'config'>, url: string): string | null {
   const prefix = `${config.publicUrl}/cdn/`;
-  return cdn.servedByApp && url.startsWith(prefix) ? url.slice(prefix.length) : null;
+  const key = cdn.servedByApp && url.startsWith(prefix) ? url.slice(prefix.length) : null;
+  return key !== null && isSafeKey(key) ? key : null;
 }
 
 export function generationService({ persistence, ids, clock, cdn, queue, config, logger }: Pick<Cradle, 'persistence' | 'ids' | 'clock' | 'cdn' | 'queue' | 'config' | 'logger'>) {

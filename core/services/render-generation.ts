@@ -21,6 +21,22 @@ class GenerationFailure extends Error {
   }
 }
 
+/**
+ * Image storage failing under a render (unreachable, full, refusing): our outage, not the
+ * generation's failure. The keys a render uses are ours and checked, so any error from the store
+ * is the store's.
+ */
+class StorageOutage extends Error {
+  constructor(cause: unknown) {
+    super(`image storage failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+const fromStorage = <T>(operation: Promise<T>): Promise<T> =>
+  operation.catch((error: unknown) => {
+    throw new StorageOutage(error);
+  });
+
 const extension = { jpeg: 'jpg', webp: 'webp' } as const;
 
 const publicRenderMessages: Record<string, string> = {
@@ -37,7 +53,7 @@ function classify(error: unknown): GenerationFailure {
     const shown = error.code === 'content_blocked' ? error.message : (publicRenderMessages[error.code] ?? publicRenderMessages.render_failed!);
     return new GenerationFailure(error.code, shown, error.transient);
   }
-  // Anything else (a storage hiccup, a bug) is retried; if it persists the generation fails without leaking details.
+  // Anything else (a bug, an engine's unexpected answer) is retried; if it persists the generation fails without leaking details.
   return new GenerationFailure('render_failed', 'The visualization could not be completed.', true);
 }
 
@@ -47,7 +63,7 @@ export type RenderGeneration = ReturnType<typeof renderGeneration>;
 export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbound, logger, config, queue }: Cradle) {
   async function loadPhoto(source: string): Promise<FetchedImage> {
     if (!source.startsWith('private:')) return fetchImage(outbound, source);
-    const stored = await cdn.get(source.slice('private:'.length), 'private');
+    const stored = await fromStorage(cdn.get(source.slice('private:'.length), 'private'));
     if (!stored) throw new GenerationFailure('image_fetch_failed', 'The uploaded photo is no longer available.', false);
     return inspectImage(stored.body);
   }
@@ -56,7 +72,7 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
     try {
       const ownKey = ownCdnKey({ cdn, config }, url);
       if (ownKey) {
-        const stored = await cdn.get(ownKey, 'public').catch(() => null);
+        const stored = await fromStorage(cdn.get(ownKey, 'public'));
         if (!stored) throw new ImageFetchError('image_fetch_failed', 'The image is not on this service’s CDN.', false);
         return await inspectImage(stored.body);
       }
@@ -70,13 +86,13 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
   /** Public, permanent, unguessable: under `base`, the generation id plus a random token no one can derive. */
   async function publish(base: string, render: Uint8Array, contentType: string, variants: EncodedVariant[]) {
     const originalExtension = contentType === 'image/png' ? 'png' : contentType === 'image/webp' ? 'webp' : 'jpg';
-    const original = await cdn.put(`${base}/original.${originalExtension}`, render, { contentType, visibility: 'public' });
+    const original = await fromStorage(cdn.put(`${base}/original.${originalExtension}`, render, { contentType, visibility: 'public' }));
     // Every write settles before a failure is reported, so deleting what was stored misses none.
     const writes = await Promise.allSettled(
       variants.map((variant) => cdn.put(`${base}/${variant.name}.${extension[variant.format]}`, variant.bytes, { contentType: `image/${variant.format}`, visibility: 'public' })),
     );
     const failed = writes.find((write) => write.status === 'rejected');
-    if (failed) throw failed.reason;
+    if (failed) throw new StorageOutage(failed.reason);
     const jpeg = (name: keyof ImageVariants) => {
       const variant = variants.find((item) => item.name === name && item.format === 'jpeg')!;
       return { url: cdn.publicUrl(`${base}/${name}.jpg`), width: variant.width };
@@ -167,6 +183,11 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       if (storing) await discard(storing); // a store that failed halfway
       // Our outage is not the render's failure: the queue retries the job until the database is back.
       if (persistence.isUnavailable(error)) throw error;
+      // Nor is storage's; it is waited out the same way, at least once a minute.
+      if (error instanceof StorageOutage) {
+        logger.warn('render postponed: image storage failed', { generationId, attempt: job.attempts, error: error.message });
+        throw new RetryJob(Math.min(60_000, config.render.retryBaseDelayMs * 2 ** (job.attempts - 1)), error.message);
+      }
       const failure = classify(error);
       const expected = error instanceof GenerationFailure || error instanceof ImageFetchError;
       if (!expected) {

@@ -1,6 +1,7 @@
 import { asValue } from 'awilix';
 import sharp from 'sharp';
 import { startWorkers } from '../../core/lifecycle.ts';
+import type { Logger } from '../../core/logger.ts';
 import { createGuardedClient } from '../../core/outbound/guarded-client.ts';
 import { bearer, startTestApp } from './app.ts';
 import { startHttpsServer, testCertificates } from './https-server.ts';
@@ -37,7 +38,7 @@ export async function startImageHost() {
 }
 
 /** The real app with render workers, trusting the loopback image host (allowlisted, test CA). */
-export async function startGenerationApp(options: { env?: Record<string, string>; config?: Record<string, unknown>; workers?: boolean } = {}) {
+export async function startGenerationApp(options: { env?: Record<string, string>; config?: Record<string, unknown>; workers?: boolean; logger?: Logger } = {}) {
   const certs = await testCertificates();
   const host = await startImageHost();
   const app = await startTestApp({
@@ -49,6 +50,7 @@ export async function startGenerationApp(options: { env?: Record<string, string>
       rateLimits: { create: { perSecond: 1_000, burst: 1_000 }, read: { perSecond: 10_000, burst: 10_000 } },
       ...options.config,
     },
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   // The CA is handed to the client directly: NODE_EXTRA_CA_CERTS is only read when a process starts.
   app.container.register({ outbound: asValue(createGuardedClient({ allow: ['localhost'], ca: certs.caPem })) });

@@ -1,5 +1,6 @@
 import type { H3 } from 'h3';
-import { ApiError } from '../../domain/errors.ts';
+import { isSafeKey } from '../../domain/blob-keys.ts';
+import { ApiError, unavailable } from '../../domain/errors.ts';
 import { services } from '../context.ts';
 
 const notFound = () => new ApiError('not_found_error', 'resource_missing', 'No such image.');
@@ -10,14 +11,18 @@ const notFound = () => new ApiError('not_found_error', 'resource_missing', 'No s
  */
 export function cdnRoutes(app: H3) {
   app.get('/cdn/**', async (event) => {
-    const { cdn } = services(event);
+    const { cdn, logger } = services(event);
     if (!cdn.servedByApp) throw notFound();
     const key = event.url.pathname.slice('/cdn/'.length);
+    // A key the store would refuse (`..`, `%2e`, no extension) is, to a caller, simply not there.
+    if (!isSafeKey(key)) throw notFound();
     let object;
     try {
       object = await cdn.get(key, 'public');
-    } catch {
-      throw notFound(); // an unsafe key is refused by the adapter; to a caller it is simply not there
+    } catch (error) {
+      // Not a 404, which a browser or a CDN in front may cache (RFC 9111 §4.2.2) for an image that exists.
+      logger.warn('could not read a public image', { key, error: String(error) });
+      throw unavailable('storage_unavailable', 'The image cannot be read just now.', 'Retry in a moment.');
     }
     if (!object) throw notFound();
     const headers = {
