@@ -105,6 +105,24 @@ describe('images no run committed', () => {
     await sweepStrayImages({ id: 'job_sweep', kind: strayImagesJobKind, payload: { generationId: id, organizationId }, attempts: 1 });
     assert.deepEqual(await stored(id), before);
   });
+  it('waits out storage failing, however long, instead of giving the job up with the images left', async () => {
+    const id = await create();
+    await cradle().renderGeneration(renderJob(id, 1));
+    const { cdn, sweepStrayImages } = cradle();
+    const strayKey = `gen/${id}/strayrun/list.jpg`;
+    await cdn.put(strayKey, (await cdn.get((await stored(id))[0]!, 'public'))!.body, { contentType: 'image/jpeg', visibility: 'public' });
+    const sweep = (attempts: number) => sweepStrayImages({ id: 'job_sweep', kind: strayImagesJobKind, payload: { generationId: id, organizationId }, attempts });
+    patch(cdn, 'list', () => {
+      throw new Error('connect ECONNREFUSED');
+    });
+    // Far past the queue's maxAttempts: a RetryJob is never given up.
+    await assert.rejects(sweep(40), (error) => error instanceof RetryJob && error.delayMs === 60_000);
+    restores.splice(0).forEach((restore) => restore());
+    await sweep(41);
+    assert.ok(!(await stored(id)).includes(strayKey), 'deleted once storage answered');
+    assert.equal((await stored(id)).length, 7);
+  });
+
   // Last: it starts the workers, which would then also render the other tests' generations.
   it('a commit that failed leaves its images until the generation ends; the job that run queues then deletes them', async () => {
     const id = await create();

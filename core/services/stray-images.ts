@@ -1,5 +1,6 @@
 import type { Cradle } from '../cradle.ts';
 import { generationImagesPrefix } from '../domain/blob-keys.ts';
+import { RetryJob } from '../ports/job-queue.ts';
 import type { QueuedJob } from '../ports/persistence.ts';
 
 /** The job that deletes a terminal generation's stray images (see `sweepStrayImages`). */
@@ -20,25 +21,34 @@ export type SweepStrayImages = ReturnType<typeof sweepStrayImages>;
  * of the generation but the one its `imageUrl` points into.
  */
 export function sweepStrayImages({ persistence, cdn, logger }: Pick<Cradle, 'persistence' | 'cdn' | 'logger'>) {
+  /** Every key under the generation's folder but those of the folder `imageUrl` points into (none when that folder cannot be told). */
+  async function strayKeys(generationId: string, imageUrl: string | null): Promise<string[]> {
+    const listed: string[] = [];
+    for await (const { key } of cdn.list(generationImagesPrefix(generationId), 'public')) listed.push(key);
+    if (!imageUrl) return listed;
+    const kept = listed.find((key) => cdn.publicUrl(key) === imageUrl);
+    if (!kept) {
+      // Public URLs changed since (a new CDN domain, say): which folder is live cannot be told, so none is touched.
+      logger.warn('stray image sweep skipped: the generation\'s image is not among its listed images', { generationId });
+      return [];
+    }
+    const keptFolder = kept.slice(0, kept.lastIndexOf('/') + 1);
+    return listed.filter((key) => !key.startsWith(keptFolder));
+  }
+
   return async function handle(job: QueuedJob): Promise<void> {
     const { generationId, organizationId } = job.payload as StrayImagesJobPayload;
     const generation = await persistence.generations.get(organizationId, generationId);
     if (generation?.status === 'processing') return; // never queued for one; nothing is certain to be stray
-    const prefix = generationImagesPrefix(generationId);
-    const listed: string[] = [];
-    for await (const { key } of cdn.list(prefix, 'public')) listed.push(key);
-    let stray = listed;
-    if (generation?.imageUrl) {
-      const kept = listed.find((key) => cdn.publicUrl(key) === generation.imageUrl);
-      if (!kept) {
-        // Public URLs changed since (a new CDN domain, say): which folder is live cannot be told, so none is touched.
-        logger.warn('stray image sweep skipped: the generation\'s image is not among its listed images', { generationId });
-        return;
-      }
-      const keptFolder = kept.slice(0, kept.lastIndexOf('/') + 1);
-      stray = listed.filter((key) => !key.startsWith(keptFolder));
+    let stray: string[];
+    try {
+      stray = await strayKeys(generationId, generation?.imageUrl ?? null);
+      await Promise.all(stray.map((key) => cdn.delete(key, 'public')));
+    } catch (error) {
+      // Storage failing is waited out, at least once a minute, rather than the job given up with the images left.
+      logger.warn('stray image sweep postponed: image storage failed', { generationId, error: String(error) });
+      throw new RetryJob(Math.min(60_000, 1_000 * 2 ** (job.attempts - 1)), `image storage failed: ${String(error)}`);
     }
-    await Promise.all(stray.map((key) => cdn.delete(key, 'public')));
     if (stray.length > 0) logger.info('deleted images no run of the generation committed', { generationId, deleted: stray.length });
   };
 }
