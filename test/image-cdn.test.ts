@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -180,6 +180,27 @@ describe('local CDN', () => {
     for await (const object of cdn.list('crashed/', 'private')) listed.push(object.key);
     assert.deepEqual(listed, ['crashed/agen_1/kept.jpg'], 'temp files are never objects');
     assert.deepEqual(filesUnder(directory).sort(), ['kept.jpg', 'other.jpg.ba9876543210~'], 'the stale one is gone; a fresh one may be a write in progress');
+  });
+
+  it('removes the folders a delete empties, up to its tree, while writes into them race the deletes', async () => {
+    await cdn.put('dropped/agen_1/photo.jpg', png, { contentType: 'image/jpeg', visibility: 'private' });
+    await cdn.put('shelf/a/one.png', png, { contentType: 'image/png', visibility: 'public' });
+    await cdn.put('shelf/a/two.png', png, { contentType: 'image/png', visibility: 'public' });
+    await cdn.delete('dropped/agen_1/photo.jpg', 'private');
+    assert.ok(!existsSync(path.join(root, 'private/dropped')), 'dropped/agen_1/ and then dropped/ were emptied');
+    assert.ok(existsSync(path.join(root, 'private')), 'the tree itself stays');
+    await cdn.delete('shelf/a/one.png', 'public');
+    assert.deepEqual(filesUnder(path.join(root, 'public/shelf')), ['a/two.png'], 'a folder with something left stays');
+
+    // Each write lands in the folder that deleting its only object, at the same moment, empties and removes.
+    const key = (index: number) => `churn/agen_1/photo${index}.png`;
+    await cdn.put(key(0), png, { contentType: 'image/png', visibility: 'public' });
+    for (let index = 1; index <= 100; index++) {
+      await Promise.all([cdn.put(key(index), png, { contentType: 'image/png', visibility: 'public' }), cdn.delete(key(index - 1), 'public')]);
+    }
+    assert.deepEqual(filesUnder(path.join(root, 'public/churn')), ['agen_1/photo100.png']);
+    await cdn.delete(key(100), 'public');
+    assert.ok(!existsSync(path.join(root, 'public/churn')));
   });
 
   it('treats a directory or a path through a file as no object', async () => {

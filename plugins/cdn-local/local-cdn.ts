@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { assertContentTypeFitsKey, assertSafeKey, assertSafePrefix, contentTypeForKey, etagFor, isSafeKey } from '../../core/domain/blob-keys.ts';
 import type { FetchedObject, ImageCdn, ListedObject, StoredObject, Visibility } from '../../core/ports/image-cdn.ts';
@@ -68,6 +68,33 @@ export function createLocalCdn(options: LocalCdnOptions): ImageCdn {
     }
   }
 
+  /**
+   * Removes `directory` and then its parents, up to the visibility's root, while they are empty.
+   * Deleted keys leave no folders behind: every upload has one (`uploads/<generation id>/`), and
+   * the upload sweep reads the whole tree, so empty ones would slow it for ever.
+   */
+  async function removeEmptyDirectories(directory: string, base: string): Promise<void> {
+    for (let current = directory; current.startsWith(base + path.sep); current = path.dirname(current)) {
+      try {
+        await rmdir(current);
+      } catch {
+        return; // not empty (ENOTEMPTY), or gone already
+      }
+    }
+  }
+
+  /** Creates a write's temp file, and its directory when that is missing: new, or just removed by a delete that emptied it. */
+  async function openTemp(directory: string, temp: string) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await open(temp, 'wx');
+      } catch (error) {
+        if (errorCode(error) !== 'ENOENT' || attempt === 5) throw error;
+      }
+      await ensureDirectory(directory);
+    }
+  }
+
   return {
     servedByApp: true,
 
@@ -80,12 +107,12 @@ export function createLocalCdn(options: LocalCdnOptions): ImageCdn {
       const file = fileFor(key, visibility);
       assertContentTypeFitsKey(key, contentType);
       const directory = path.dirname(file);
-      await ensureDirectory(directory);
       // Write beside the target and rename over it: readers see the old object or the whole new
-      // one, never a torn write. `~` is not a key character, so a temp file is never a key.
+      // one, never a torn write. `~` is not a key character, so a temp file is never a key. While
+      // the temp file is there, the directory is not empty, so no delete removes it.
       const temp = `${file}.${randomBytes(6).toString('hex')}~`;
       try {
-        const handle = await open(temp, 'wx');
+        const handle = await openTemp(directory, temp);
         try {
           await handle.writeFile(body);
           await handle.sync();
@@ -128,6 +155,7 @@ export function createLocalCdn(options: LocalCdnOptions): ImageCdn {
         throw error;
       }
       await syncDirectory(path.dirname(file));
+      await removeEmptyDirectories(path.dirname(file), rootFor(visibility));
     },
 
     async *list(prefix, visibility): AsyncIterable<ListedObject> {
