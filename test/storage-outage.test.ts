@@ -74,10 +74,17 @@ describe('an unavailable image store (s3rver behind a cut relay)', () => {
     const fetched = await (await g.api.post(key, g.validBody())).json();
     const ids = [uploaded.id as string, fetched.id as string];
 
+    const { renderer } = g.app.container.cradle;
+    const render = renderer.render.bind(renderer);
+    let renders = 0;
+    renderer.render = (input) => (renders++, render(input));
     await relay.cut();
     try {
       await startWorkers(g.app.container.cradle);
       await postponed.atLeast(ids, maxAttempts + 2);
+      // The fetched photo's first run rendered, then could not store; every retry found storage
+      // still down before rendering again. The upload could not even be read.
+      assert.equal(renders, 1, 'no render is paid for again while storage is down');
       for (const id of ids) assert.equal((await (await g.api.get(key, `/v1/generations/${id}`)).json()).status, 'processing', 'not failed for our outage');
       assert.equal(await balance(), 8, 'not refunded either: it is still to be made');
     } finally {

@@ -100,6 +100,10 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
     return { imageUrl: original.url!, imageVariants: { list: jpeg('list'), card: jpeg('card'), detail: jpeg('detail') } };
   }
 
+  async function storageAnswers(generationId: string) {
+    for await (const _ of cdn.list(generationImagesPrefix(generationId), 'public')) break;
+  }
+
   /** Deletes whatever this run stored under `base`, for a run whose images nothing will refer to. */
   async function discard(base: string) {
     try {
@@ -154,6 +158,9 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
     /** Where this run stores its images, while it is storing them. */
     let storing: string | undefined;
     try {
+      // A retry (perhaps after storage failed) first checks that storage answers, so an outage
+      // costs one cheap listing per retry rather than another render (paid, with a real engine).
+      if (job.attempts > 1) await fromStorage(storageAnswers(generation.id));
       const [photo, ...products] = await Promise.all([loadPhoto(generation.sourceImage), ...generation.products.map((product, index) => loadProduct(product.imageUrl, index))]);
       const result = await renderer.render({
         mode: generation.mode,
