@@ -23,6 +23,12 @@ export class RetryJob extends Error {
   }
 }
 
+/**
+ * The delay before retrying work that our own outage stopped (the database, image storage):
+ * doubling from `baseMs`, at most a minute apart, so the work resumes soon after the outage ends.
+ */
+export const outageRetryDelay = (attempts: number, baseMs = 1_000) => Math.min(60_000, baseMs * 2 ** Math.max(0, attempts - 1));
+
 export interface JobContext {
   /**
    * Finishes the job inside the handler's own transaction, so its outcome and the job's removal

@@ -3,7 +3,7 @@ import { generationImagesPrefix } from '../domain/blob-keys.ts';
 import { eventBody, type EventType } from '../domain/generation.ts';
 import { encodeVariants, type EncodedVariant } from '../imaging/variants.ts';
 import { fetchImage, ImageFetchError, inspectImage, type FetchedImage } from '../outbound/fetch-image.ts';
-import { RetryJob } from '../ports/job-queue.ts';
+import { outageRetryDelay, RetryJob } from '../ports/job-queue.ts';
 import type { GenerationRecord, ImageVariants, QueuedJob } from '../ports/persistence.ts';
 import { RenderError } from '../ports/render-engine.ts';
 import { ownCdnKey, type RenderJobPayload } from './generations.ts';
@@ -193,7 +193,7 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       // Nor is storage's; it is waited out the same way, at least once a minute.
       if (error instanceof StorageOutage) {
         logger.warn('render postponed: image storage failed', { generationId, attempt: job.attempts, error: error.message });
-        throw new RetryJob(Math.min(60_000, config.render.retryBaseDelayMs * 2 ** (job.attempts - 1)), error.message);
+        throw new RetryJob(outageRetryDelay(job.attempts, config.render.retryBaseDelayMs), error.message);
       }
       const failure = classify(error);
       const expected = error instanceof GenerationFailure || error instanceof ImageFetchError;

@@ -1,6 +1,6 @@
 import type { Clock } from '../../core/ports/clock.ts';
 import type { IdGenerator } from '../../core/ports/ids.ts';
-import { RetryJob, type JobHandler, type JobQueue } from '../../core/ports/job-queue.ts';
+import { outageRetryDelay, RetryJob, type JobHandler, type JobQueue } from '../../core/ports/job-queue.ts';
 import type { Persistence, QueuedJob } from '../../core/ports/persistence.ts';
 import type { Logger } from '../../core/logger.ts';
 
@@ -85,7 +85,7 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
           return;
         }
       }
-      const delay = error instanceof RetryJob ? error.delayMs : outage ? Math.min(60_000, backoff(job.attempts)) : backoff(job.attempts);
+      const delay = error instanceof RetryJob ? error.delayMs : outage ? outageRetryDelay(job.attempts) : backoff(job.attempts);
       await persistence.jobs.reschedule(job.id, workerId, clock.now() + delay, message);
     }
   }
