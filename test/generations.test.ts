@@ -363,7 +363,7 @@ describe('two runs of one render job (a lease that expired while the first was s
     const { apiKey, organization } = await g.app.tenants.createOrganization({ name: 'Twice', credits: 3 });
     const { id } = await (await g.api.post(apiKey.key, g.validBody())).json();
     const { renderGeneration, cdn, persistence } = g.app.container.cradle;
-    const job = { id: 'job_twice', kind: 'render', payload: { generationId: id, organizationId: organization.id }, attempts: 1 };
+    const job = { id: 'job_twice', kind: 'render', payload: { generationId: id, organizationId: organization.id }, attempts: 1, failures: 0 };
     await Promise.all([renderGeneration(job), renderGeneration(job)]);
 
     const done = await (await g.api.get(apiKey.key, `/v1/generations/${id}`)).json();
@@ -375,5 +375,39 @@ describe('two runs of one render job (a lease that expired while the first was s
     const winner = new URL(done.imageUrl).pathname.replace('/cdn/', '').replace(/\/original\.\w+$/, '/');
     assert.equal(stored.length, 7, `the original and six variants of one run: ${stored}`);
     assert.ok(stored.every((key) => key.startsWith(winner)), `only the winning run's images are kept: ${stored}`);
+  });
+});
+
+describe('a render job whose runs kept dying (each lost its lease: the render takes its worker down)', () => {
+  let g: GenerationApp;
+  before(async () => {
+    g = await startGenerationApp({ workers: false });
+  });
+  after(() => g.close());
+
+  it('fails its generation with render_failed once render.maxAttempts runs have died, refunded, without rendering again', async () => {
+    const { apiKey, organization } = await g.app.tenants.createOrganization({ name: 'Poison', credits: 3 });
+    const { id } = await (await g.api.post(apiKey.key, g.validBody())).json();
+    const { renderGeneration, renderer, config, persistence } = g.app.container.cradle;
+    let renders = 0;
+    const render = renderer.render.bind(renderer);
+    renderer.render = (input) => (renders++, render(input));
+    const payload = { generationId: id, organizationId: organization.id };
+    const lastChance = config.render.maxAttempts - 1;
+    // One run short of the limit, it still renders (and completes this time).
+    const { id: otherId } = await (await g.api.post(apiKey.key, g.validBody())).json();
+    await renderGeneration({ id: 'job_survivor', kind: 'render', payload: { ...payload, generationId: otherId }, attempts: lastChance + 1, failures: lastChance });
+    assert.equal((await (await g.api.get(apiKey.key, `/v1/generations/${otherId}`)).json()).status, 'complete');
+    assert.equal(renders, 1);
+
+    const strayJobs = () => persistence.jobs.pending(['delete_stray_images']);
+    const strayJobsBefore = await strayJobs();
+    await renderGeneration({ id: 'job_poison', kind: 'render', payload, attempts: config.render.maxAttempts + 1, failures: config.render.maxAttempts });
+    const failed = await (await g.api.get(apiKey.key, `/v1/generations/${id}`)).json();
+    assert.equal(failed.status, 'failed');
+    assert.deepEqual(failed.error, { code: 'render_failed', message: 'The visualization could not be completed.' });
+    assert.equal(renders, 1, 'not rendered again');
+    assert.equal((await (await g.api.get(apiKey.key, '/v1/credits')).json()).balance, 2, 'refunded (the other one is charged)');
+    assert.equal(await strayJobs(), strayJobsBefore + 1, 'the runs that died may have stored images: their deletion is queued');
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Image storage that fails (S3 unreachable, a disk that cannot be read) is our outage, not the
  * customer's: a render that meets it is postponed for as long as it lasts, however many attempts
- * that takes, and completes once storage is back, charged once; the app's `/cdn/` route answers
+ * that takes, and completes once storage is back, charged once, with its retries for the engine's
+ * own failures unspent; the app's `/cdn/` route answers
  * 503, never a 404 that a browser or a CDN in front could cache for an image that exists.
  */
 import assert from 'node:assert/strict';
@@ -9,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startWorkers } from '../core/lifecycle.ts';
 import { silentLogger, type Logger } from '../core/logger.ts';
+import { RenderError } from '../core/ports/render-engine.ts';
 import { cuttableRelay } from './support/cuttable-relay.ts';
 import { errorOf } from './support/databases.ts';
 import { photoJpeg, productPng, startGenerationApp, type GenerationApp } from './support/generation-app.ts';
@@ -65,7 +67,7 @@ describe('an unavailable image store (s3rver behind a cut relay)', () => {
     await s3?.close();
   });
 
-  it(`postpones renders while it is down, past render.maxAttempts (${maxAttempts}), and completes them once it is back, charged once`, async () => {
+  it(`postpones renders while it is down, past render.maxAttempts (${maxAttempts}), and completes them once it is back, charged once, retries unspent`, async () => {
     const { apiKey } = await g.app.tenants.createOrganization({ name: 'Outage', credits: 10 });
     const key = apiKey.key;
     const balance = async () => (await (await g.api.get(key, '/v1/credits')).json()).balance as number;
@@ -77,7 +79,16 @@ describe('an unavailable image store (s3rver behind a cut relay)', () => {
     const { renderer } = g.app.container.cradle;
     const render = renderer.render.bind(renderer);
     let renders = 0;
-    renderer.render = (input) => (renders++, render(input));
+    /** The engine's own transient failures to answer with, once storage is back. */
+    let engineFailures = 0;
+    renderer.render = async (input) => {
+      renders++;
+      if (engineFailures > 0) {
+        engineFailures--;
+        throw new RenderError('renderer_unavailable', 'engine answered 503', true);
+      }
+      return render(input);
+    };
     await relay.cut();
     try {
       await startWorkers(g.app.container.cradle);
@@ -87,6 +98,9 @@ describe('an unavailable image store (s3rver behind a cut relay)', () => {
       assert.equal(renders, 1, 'no render is paid for again while storage is down');
       for (const id of ids) assert.equal((await (await g.api.get(key, `/v1/generations/${id}`)).json()).status, 'processing', 'not failed for our outage');
       assert.equal(await balance(), 8, 'not refunded either: it is still to be made');
+      // The first render after the outage meets a transient engine failure: the runs the outage
+      // postponed spent none of the render's retries, so it is retried rather than failed.
+      engineFailures = 1;
     } finally {
       await relay.restore();
     }
@@ -98,6 +112,7 @@ describe('an unavailable image store (s3rver behind a cut relay)', () => {
       assert.equal(image.status, 200, 'its images were stored once storage was back');
       await image.arrayBuffer();
     }
+    assert.equal(engineFailures, 0, 'the engine failure happened');
     const credits = await (await g.api.get(key, '/v1/credits')).json();
     assert.equal(credits.balance, 8, 'each charged once');
     assert.ok(!credits.ledger.some((entry: { reason: string }) => entry.reason === 'generation_refund'), 'nothing refunded');

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { startWorkers } from '../core/lifecycle.ts';
-import { RetryJob } from '../core/ports/job-queue.ts';
+import { PostponeJob, RetryJob } from '../core/ports/job-queue.ts';
 import type { QueuedJob } from '../core/ports/persistence.ts';
 import { renderJobKind } from '../core/services/generations.ts';
 import { strayImagesJobKind } from '../core/services/stray-images.ts';
@@ -36,7 +36,8 @@ describe('images no run committed', () => {
 
   const cradle = () => g.app.container.cradle;
   const create = async () => (await (await g.api.post(apiKey, g.validBody())).json()).id as string;
-  const renderJob = (generationId: string, attempts: number): QueuedJob => ({ id: `job_${generationId}_${attempts}`, kind: renderJobKind, payload: { generationId, organizationId }, attempts });
+  /** Run number `attempts` of a render job, every earlier run of which failed. */
+  const renderJob = (generationId: string, attempts: number): QueuedJob => ({ id: `job_${generationId}_${attempts}`, kind: renderJobKind, payload: { generationId, organizationId }, attempts, failures: attempts - 1 });
   const stored = async (generationId: string) => {
     const keys: string[] = [];
     for await (const { key } of cradle().cdn.list(`gen/${generationId}/`, 'public')) keys.push(key);
@@ -89,7 +90,7 @@ describe('images no run committed', () => {
     assert.equal(failed.imageUrl, null);
     assert.equal(await strayJobs(), strayJobsBefore + 1, 'the failing run queued a stray-image job');
     const { sweepStrayImages } = cradle();
-    await sweepStrayImages({ id: 'job_sweep', kind: strayImagesJobKind, payload: { generationId: id, organizationId }, attempts: 1 });
+    await sweepStrayImages({ id: 'job_sweep', kind: strayImagesJobKind, payload: { generationId: id, organizationId }, attempts: 1, failures: 0 });
     assert.deepEqual(await stored(id), []);
   });
 
@@ -102,7 +103,7 @@ describe('images no run committed', () => {
     // As after moving the public images to another domain: no listed key has the stored URL.
     const publicUrl = cdn.publicUrl.bind(cdn);
     patch(cdn, 'publicUrl', (key: string) => publicUrl(key).replace('http://', 'https://elsewhere.example/'));
-    await sweepStrayImages({ id: 'job_sweep', kind: strayImagesJobKind, payload: { generationId: id, organizationId }, attempts: 1 });
+    await sweepStrayImages({ id: 'job_sweep', kind: strayImagesJobKind, payload: { generationId: id, organizationId }, attempts: 1, failures: 0 });
     assert.deepEqual(await stored(id), before);
   });
   it('waits out storage failing, however long, instead of giving the job up with the images left', async () => {
@@ -111,12 +112,12 @@ describe('images no run committed', () => {
     const { cdn, sweepStrayImages } = cradle();
     const strayKey = `gen/${id}/strayrun/list.jpg`;
     await cdn.put(strayKey, (await cdn.get((await stored(id))[0]!, 'public'))!.body, { contentType: 'image/jpeg', visibility: 'public' });
-    const sweep = (attempts: number) => sweepStrayImages({ id: 'job_sweep', kind: strayImagesJobKind, payload: { generationId: id, organizationId }, attempts });
+    const sweep = (attempts: number) => sweepStrayImages({ id: 'job_sweep', kind: strayImagesJobKind, payload: { generationId: id, organizationId }, attempts, failures: 0 });
     patch(cdn, 'list', () => {
       throw new Error('connect ECONNREFUSED');
     });
-    // Far past the queue's maxAttempts: a RetryJob is never given up.
-    await assert.rejects(sweep(40), (error) => error instanceof RetryJob && error.delayMs === 60_000);
+    // Far past the queue's maxAttempts: a postponement is not a failure, and never gives the job up.
+    await assert.rejects(sweep(40), (error) => error instanceof PostponeJob && error.delayMs === 60_000);
     restores.splice(0).forEach((restore) => restore());
     await sweep(41);
     assert.ok(!(await stored(id)).includes(strayKey), 'deleted once storage answered');

@@ -12,7 +12,7 @@
  */
 import type { QueuedJob, Repositories } from './persistence.ts';
 
-/** Thrown by a handler to run its job again later (a transient failure). */
+/** Thrown by a handler to run its job again later: a transient failure, one of the job's `failures`. */
 export class RetryJob extends Error {
   constructor(
     readonly delayMs: number,
@@ -20,6 +20,18 @@ export class RetryJob extends Error {
   ) {
     super(message);
     this.name = 'RetryJob';
+  }
+}
+
+/**
+ * Thrown by a handler that our own outage stopped (image storage, say): the job runs again after
+ * `delayMs`, and the run is not one of its `failures`, so the work keeps every retry it had for its
+ * own failures once the outage is over. (An unavailable database is recognised by the queue itself.)
+ */
+export class PostponeJob extends RetryJob {
+  constructor(delayMs: number, message: string) {
+    super(delayMs, message);
+    this.name = 'PostponeJob';
   }
 }
 
@@ -38,7 +50,10 @@ export interface JobContext {
   completeIn(tx: Repositories): Promise<void>;
 }
 
-/** Resolving finishes the job; throwing `RetryJob` reschedules it; any other error is retried with backoff. */
+/**
+ * Resolving finishes the job; throwing `RetryJob` or `PostponeJob` reschedules it; any other error
+ * is retried with backoff.
+ */
 export type JobHandler = (job: QueuedJob, context: JobContext) => Promise<void>;
 
 export interface JobQueue {

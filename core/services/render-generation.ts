@@ -3,7 +3,7 @@ import { generationImagesPrefix } from '../domain/blob-keys.ts';
 import { eventBody, type EventType } from '../domain/generation.ts';
 import { encodeVariants, type EncodedVariant } from '../imaging/variants.ts';
 import { fetchImage, ImageFetchError, inspectImage, type FetchedImage } from '../outbound/fetch-image.ts';
-import { outageRetryDelay, RetryJob } from '../ports/job-queue.ts';
+import { outageRetryDelay, PostponeJob, RetryJob } from '../ports/job-queue.ts';
 import type { GenerationRecord, ImageVariants, QueuedJob } from '../ports/persistence.ts';
 import { RenderError } from '../ports/render-engine.ts';
 import { ownCdnKey, type RenderJobPayload } from './generations.ts';
@@ -54,8 +54,11 @@ function classify(error: unknown): GenerationFailure {
     return new GenerationFailure(error.code, shown, error.transient);
   }
   // Anything else (a bug, an engine's unexpected answer) is retried; if it persists the generation fails without leaking details.
-  return new GenerationFailure('render_failed', 'The visualization could not be completed.', true);
+  return notCompleted();
 }
+
+/** The failure shown for causes that stay in the server log (a bug, runs that kept dying). */
+const notCompleted = () => new GenerationFailure('render_failed', 'The visualization could not be completed.', true);
 
 export type RenderGeneration = ReturnType<typeof renderGeneration>;
 
@@ -155,6 +158,13 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
     if (!generation || generation.status !== 'processing') return;
     // An earlier run may have stored images and died before committing them.
     let strays = job.attempts > 1;
+    if (job.failures >= config.render.maxAttempts) {
+      // Only runs that died can bring it here (a failing run ends the generation at its last retry):
+      // a render that kills its worker each time ends rather than taking worker after worker down.
+      logger.error('render given up: its runs kept losing their worker', { generationId, attempts: job.attempts, failures: job.failures });
+      await fail(generation, strays, notCompleted());
+      return;
+    }
     /** Where this run stores its images, while it is storing them. */
     let storing: string | undefined;
     try {
@@ -190,18 +200,19 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       if (storing) await discard(storing); // a store that failed halfway
       // Our outage is not the render's failure: the queue retries the job until the database is back.
       if (persistence.isUnavailable(error)) throw error;
-      // Nor is storage's; it is waited out the same way, at least once a minute.
+      // Nor is storage's; it is waited out the same way, at least once a minute, and spends no retry.
       if (error instanceof StorageOutage) {
         logger.warn('render postponed: image storage failed', { generationId, attempt: job.attempts, error: error.message });
-        throw new RetryJob(outageRetryDelay(job.attempts, config.render.retryBaseDelayMs), error.message);
+        throw new PostponeJob(outageRetryDelay(job.attempts, config.render.retryBaseDelayMs), error.message);
       }
       const failure = classify(error);
       const expected = error instanceof GenerationFailure || error instanceof ImageFetchError;
       if (!expected) {
         logger.error('render failed', { generationId, attempt: job.attempts, code: failure.code, error: error instanceof Error ? error.stack : String(error) });
       }
-      if (failure.transient && job.attempts < config.render.maxAttempts) {
-        throw new RetryJob(config.render.retryBaseDelayMs * 2 ** (job.attempts - 1), `${failure.code}: ${failure.message}`);
+      // This run is failure number `failures + 1`; runs an outage postponed are not counted.
+      if (failure.transient && job.failures + 1 < config.render.maxAttempts) {
+        throw new RetryJob(config.render.retryBaseDelayMs * 2 ** job.failures, `${failure.code}: ${failure.message}`);
       }
       await fail(generation, strays, failure);
     }

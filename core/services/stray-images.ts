@@ -1,6 +1,6 @@
 import type { Cradle } from '../cradle.ts';
 import { generationImagesPrefix } from '../domain/blob-keys.ts';
-import { outageRetryDelay, RetryJob } from '../ports/job-queue.ts';
+import { outageRetryDelay, PostponeJob } from '../ports/job-queue.ts';
 import type { QueuedJob } from '../ports/persistence.ts';
 
 /** The job that deletes a terminal generation's stray images (see `sweepStrayImages`). */
@@ -47,7 +47,7 @@ export function sweepStrayImages({ persistence, cdn, logger }: Pick<Cradle, 'per
     } catch (error) {
       // Storage failing is waited out, at least once a minute, rather than the job given up with the images left.
       logger.warn('stray image sweep postponed: image storage failed', { generationId, error: String(error) });
-      throw new RetryJob(outageRetryDelay(job.attempts), `image storage failed: ${String(error)}`);
+      throw new PostponeJob(outageRetryDelay(job.attempts), `image storage failed: ${String(error)}`);
     }
     if (stray.length > 0) logger.info('deleted images no run of the generation committed', { generationId, deleted: stray.length });
   };

@@ -1,6 +1,6 @@
 import type { Clock } from '../../core/ports/clock.ts';
 import type { IdGenerator } from '../../core/ports/ids.ts';
-import { outageRetryDelay, RetryJob, type JobHandler, type JobQueue } from '../../core/ports/job-queue.ts';
+import { outageRetryDelay, PostponeJob, RetryJob, type JobHandler, type JobQueue } from '../../core/ports/job-queue.ts';
 import type { Persistence, QueuedJob } from '../../core/ports/persistence.ts';
 import type { Logger } from '../../core/logger.ts';
 
@@ -10,8 +10,8 @@ export interface DbQueueOptions {
   /** How often idle workers look for due jobs when nobody signals them (retries, other processes on SQLite). */
   pollIntervalMs: number;
   /**
-   * A job whose handler keeps throwing unexpected errors is given up after this many attempts;
-   * failures because the database is unavailable do not count (an outage must not lose work).
+   * A job whose handler keeps throwing unexpected errors is given up after this many failures (see
+   * `QueuedJob.failures`); runs that an outage postponed do not count (an outage must not lose work).
    */
   maxAttempts: number;
 }
@@ -78,15 +78,16 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
       const outage = !(error instanceof RetryJob) && persistence.isUnavailable(error);
       if (outage) logger.warn('job postponed: database unavailable', { jobId: job.id, kind: job.kind, attempts: job.attempts, error: message });
       else if (!(error instanceof RetryJob)) {
-        logger.error('job handler failed', { jobId: job.id, kind: job.kind, attempts: job.attempts, error: error instanceof Error ? error.stack : message });
-        if (job.attempts >= options.maxAttempts) {
+        logger.error('job handler failed', { jobId: job.id, kind: job.kind, attempts: job.attempts, failures: job.failures + 1, error: error instanceof Error ? error.stack : message });
+        if (job.failures + 1 >= options.maxAttempts) {
           logger.error('job given up', { jobId: job.id, kind: job.kind });
           await persistence.jobs.complete(job.id, workerId);
           return;
         }
       }
-      const delay = error instanceof RetryJob ? error.delayMs : outage ? outageRetryDelay(job.attempts) : backoff(job.attempts);
-      await persistence.jobs.reschedule(job.id, workerId, clock.now() + delay, message);
+      const delay = error instanceof RetryJob ? error.delayMs : outage ? outageRetryDelay(job.attempts) : backoff(job.failures + 1);
+      const failed = !outage && !(error instanceof PostponeJob);
+      await persistence.jobs.reschedule(job.id, workerId, { runAt: clock.now() + delay, error: message, failed });
     }
   }
 

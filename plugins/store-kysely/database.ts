@@ -132,6 +132,7 @@ export interface Database {
     payload: string;
     run_at: number;
     attempts: number;
+    failures: number;
     locked_by: string | null;
     locked_until: number | null;
     last_error: string | null;

@@ -3,7 +3,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { silentLogger } from '../../core/logger.ts';
 import type { Clock } from '../../core/ports/clock.ts';
-import { RetryJob, type JobHandler, type JobQueue } from '../../core/ports/job-queue.ts';
+import { PostponeJob, RetryJob, type JobHandler, type JobQueue } from '../../core/ports/job-queue.ts';
 import type { Persistence, QueuedJob } from '../../core/ports/persistence.ts';
 import { createDbQueue, type DbQueueOptions } from '../../plugins/queue-db/db-queue.ts';
 import { randomIds } from '../../plugins/ids-random/index.ts';
@@ -90,6 +90,9 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
     }
 
     const pending = (kind: string) => store.jobs.pending([kind]);
+
+    /** What this dialect's driver throws while its database cannot answer. */
+    const unavailable = () => Object.assign(new Error('the database is away'), { code: store.dialect === 'sqlite' ? 'SQLITE_BUSY' : 'ECONNREFUSED' });
 
     before(async () => {
       fixture = await createFixture();
@@ -380,8 +383,7 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       const kind = newKind('outage');
       const maxAttempts = 2;
       const queueClock = fastClock(100);
-      // What this dialect's driver throws while its database cannot answer.
-      const outage = () => Object.assign(new Error('the database is away'), { code: store.dialect === 'sqlite' ? 'SQLITE_BUSY' : 'ECONNREFUSED' });
+      const outage = unavailable;
       assert.ok(store.isUnavailable(outage()));
       const calls: number[] = [];
       const queue = queueOn(store, { pollIntervalMs: 20, maxAttempts, leaseMs: 600_000 }, queueClock);
@@ -400,6 +402,58 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       assert.deepEqual(calls, [1, 2, 3, 4, 5], `ran past maxAttempts (${maxAttempts}), until the handler succeeded`);
     });
 
+    /** Runs a job whose nth run does `script[n - 1]`; resolves with each run's (attempts, failures) once it is gone. */
+    async function runScripted(script: (() => void)[], maxAttempts: number) {
+      const kind = newKind('scripted');
+      const queueClock = fastClock(100); // backoffs of seconds pass in milliseconds
+      const runs: [attempts: number, failures: number][] = [];
+      const queue = queueOn(store, { pollIntervalMs: 20, maxAttempts, leaseMs: 600_000 }, queueClock);
+      await queue.work(
+        {
+          [kind]: async (job) => {
+            runs.push([job.attempts, job.failures]);
+            script[job.attempts - 1]?.();
+          },
+        },
+        { concurrency: 1 },
+      );
+      await enqueue(store, kind, [{}], queueClock.now());
+      queue.notify();
+      await waitFor('the job to be finished or given up', async () => (await pending(kind)) === 0);
+      await sleep(300); // 30 s of the queue's time: a further run would show up
+      return runs;
+    }
+    const postpone = () => {
+      throw new PostponeJob(1_000, 'image storage is away');
+    };
+
+    it('counts runs that threw RetryJob or an error as failures, and runs an outage postponed as attempts only', testTimeout, async () => {
+      const runs = await runScripted(
+        [
+          postpone,
+          () => {
+            throw unavailable();
+          },
+          () => {
+            throw new RetryJob(1_000, 'the engine answered 503');
+          },
+          () => {
+            throw new Error('boom');
+          },
+        ],
+        5,
+      );
+      assert.deepEqual(runs, [[1, 0], [2, 0], [3, 0], [4, 1], [5, 2]]);
+    });
+
+    it('gives a job up after maxAttempts failures, however many postponed runs come between them', testTimeout, async () => {
+      const boom = () => {
+        throw new Error('boom');
+      };
+      const runs = await runScripted([postpone, postpone, boom, postpone, boom], 2);
+      assert.deepEqual(runs, [[1, 0], [2, 0], [3, 0], [4, 1], [5, 1]], 'given up at its second failure, the fifth run');
+    });
+
     it("claims a dead worker's job again once its lease expires", testTimeout, async () => {
       const kind = newKind('dead-worker');
       const [id] = await enqueue(store, kind, [{ orphan: true }]);
@@ -410,16 +464,16 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
         [[id, 1]],
       );
       // The dead worker never completes it.
-      const runs: { attempts: number; at: number; deadCanComplete: boolean; deadCanReschedule: boolean }[] = [];
+      const runs: { attempts: number; failures: number; at: number; deadCanComplete: boolean; deadCanReschedule: boolean }[] = [];
       const queue = queueOn(store, { pollIntervalMs: 20 });
       await queue.work(
         {
           [kind]: async (job) => {
             const at = clock.now();
             // While the live worker holds the lease, the dead one's late calls change nothing.
-            const deadCanReschedule = await store.jobs.reschedule(job.id, 'dead', clock.now(), 'late');
+            const deadCanReschedule = await store.jobs.reschedule(job.id, 'dead', { runAt: clock.now(), error: 'late', failed: true });
             const deadCanComplete = await store.jobs.complete(job.id, 'dead');
-            runs.push({ attempts: job.attempts, at, deadCanComplete, deadCanReschedule });
+            runs.push({ attempts: job.attempts, failures: job.failures, at, deadCanComplete, deadCanReschedule });
           },
         },
         { concurrency: 1 },
@@ -429,6 +483,7 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       await sleep(200);
       assert.equal(runs.length, 1, 'it ran once');
       assert.equal(runs[0]!.attempts, 2, 'the dead worker’s claim counted as attempt 1');
+      assert.equal(runs[0]!.failures, 1, 'and its lost lease as a failure');
       assert.ok(runs[0]!.at >= claimedAt + 200, `not taken over before the lease expired (${runs[0]!.at - claimedAt} ms)`);
       assert.equal(runs[0]!.deadCanReschedule, false, 'a worker that lost its lease cannot reschedule the job');
       assert.equal(runs[0]!.deadCanComplete, false, 'a worker that lost its lease cannot complete the job');

@@ -7,6 +7,7 @@ import * as widgetsAttribution from './0005-widgets-attribution.ts';
 import * as jobReadiness from './0006-job-readiness.ts';
 import * as dropUnusedDeliveryIndex from './0007-drop-unused-delivery-index.ts';
 import * as partialGenerationIndexes from './0008-partial-generation-indexes.ts';
+import * as jobFailures from './0009-job-failures.ts';
 
 /**
  * Migrations are imported statically rather than read from a folder, so they load the same
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0006-job-readiness': jobReadiness,
   '0007-drop-unused-delivery-index': dropUnusedDeliveryIndex,
   '0008-partial-generation-indexes': partialGenerationIndexes,
+  '0009-job-failures': jobFailures,
 };
 
 export const migrationProvider: MigrationProvider = {

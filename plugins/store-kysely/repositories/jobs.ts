@@ -12,7 +12,8 @@ const completeJob = prepared((db, values: { id: string; workerId: string }) =>
  * Leases due jobs of `kinds.length` kinds (one per lane, in practice). A claimed job's run time
  * moves to the end of its lease, so "due" is one index range and a claim never steps over running
  * jobs; if the worker dies, the job is due again when its lease runs out. The lease check is kept
- * for rows claimed before that rule.
+ * for rows claimed before that rule. A job still locked when claimed lost its last lease: that run
+ * counts as a failure, so a job that kills its worker every time is not retried for ever.
  */
 function claimQuery(kindCount: number) {
   type Values = { workerId: string; now: number; leaseEnd: number; limit: number } & Record<`kind${number}`, string>;
@@ -30,9 +31,15 @@ function claimQuery(kindCount: number) {
     if (dialect === 'postgres') due = due.forUpdate().skipLocked();
     return db
       .updateTable('jobs')
-      .set({ locked_by: values.workerId, locked_until: values.leaseEnd, run_at: values.leaseEnd, attempts: sql`attempts + 1` })
+      .set({
+        locked_by: values.workerId,
+        locked_until: values.leaseEnd,
+        run_at: values.leaseEnd,
+        attempts: sql`attempts + 1`,
+        failures: sql`failures + case when locked_by is null then 0 else 1 end`,
+      })
       .where('id', 'in', due)
-      .returning(['id', 'kind', 'payload', 'attempts']);
+      .returning(['id', 'kind', 'payload', 'attempts', 'failures']);
   });
 }
 const claimQueries = new Map<number, ReturnType<typeof claimQuery>>();
@@ -49,6 +56,7 @@ export function jobRepository(db: Executor, dialect: Persistence['dialect']): Jo
         payload: JSON.stringify(job.payload),
         run_at: job.runAt,
         attempts: 0,
+        failures: 0,
         locked_by: null,
         locked_until: null,
         last_error: null,
@@ -63,7 +71,7 @@ export function jobRepository(db: Executor, dialect: Persistence['dialect']): Jo
       if (!query) claimQueries.set(kinds.length, (query = claimQuery(kinds.length)));
       const kindValues = Object.fromEntries(kinds.map((kind, index) => [`kind${index}`, kind]));
       const { rows } = await query(db, dialect, { workerId, now, leaseEnd: now + leaseMs, limit, ...kindValues });
-      return rows.map((row) => ({ id: row.id, kind: row.kind, payload: JSON.parse(row.payload), attempts: Number(row.attempts) }));
+      return rows.map((row) => ({ id: row.id, kind: row.kind, payload: JSON.parse(row.payload), attempts: Number(row.attempts), failures: Number(row.failures) }));
     },
 
     async complete(id, workerId) {
@@ -71,10 +79,10 @@ export function jobRepository(db: Executor, dialect: Persistence['dialect']): Jo
       return Number(result.numAffectedRows) === 1;
     },
 
-    async reschedule(id, workerId, runAt, error) {
+    async reschedule(id, workerId, { runAt, error, failed }) {
       const result = await db
         .updateTable('jobs')
-        .set({ locked_by: null, locked_until: null, run_at: runAt, last_error: error.slice(0, 2000) })
+        .set({ locked_by: null, locked_until: null, run_at: runAt, last_error: error.slice(0, 2000), failures: failed ? sql`failures + 1` : sql`failures` })
         .where('id', '=', id)
         .where('locked_by', '=', workerId)
         .executeTakeFirst();
