@@ -51,7 +51,10 @@ const GEMINI_1K: Record<string, [number, number]> = {
 };
 const SCALE = { '1K': 1, '2K': 2, '4K': 4 };
 
-const googleError = (status: number, message: string, code: string): Reply => ({ status, body: { error: { code: status, message, status: code } } });
+const googleError = (status: number, message: string, code: string, reason?: string): Reply => ({
+  status,
+  body: { error: { code: status, message, status: code, ...(reason ? { details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'googleapis.com' }] } : {}) } },
+});
 const answer = (parts: GeminiPart[], finishReason = 'STOP'): Reply => ({
   status: 200,
   body: { candidates: [{ content: { role: 'model', parts }, finishReason, index: 0 }], usageMetadata: { promptTokenCount: 1 } },
@@ -73,7 +76,7 @@ async function imageAnswer(request: GeminiRequest): Promise<Reply> {
 /** Checks the request as Google would, refusing malformed ones with Google's error shape. */
 function validate(method: string | undefined, path: string | undefined, headers: http.IncomingHttpHeaders, raw: string): Reply | GeminiRequest {
   if (method !== 'POST' || path !== `/v1beta/models/${MODEL}:generateContent`) return googleError(404, `Method not found: ${method} ${path}`, 'NOT_FOUND');
-  if (headers['x-goog-api-key'] !== API_KEY) return googleError(400, 'API key not valid. Please pass a valid API key.', 'INVALID_ARGUMENT');
+  if (headers['x-goog-api-key'] !== API_KEY) return googleError(400, 'API key not valid. Please pass a valid API key.', 'INVALID_ARGUMENT', 'API_KEY_INVALID');
   if (!String(headers['content-type']).startsWith('application/json')) return googleError(400, 'Invalid content type', 'INVALID_ARGUMENT');
   let request: GeminiRequest;
   try {
@@ -247,18 +250,44 @@ describe('gemini renderer', () => {
     });
   }
 
-  it("reports HTTP 400 as render_failed, final, with Google's message and never the key", async () => {
-    fake.next = () => googleError(400, `API key not valid: ${API_KEY}. Please pass a valid API key.`, 'INVALID_ARGUMENT');
+  it("reports a request Google calls invalid (HTTP 400) as render_failed, final, with Google's message and never the key", async () => {
+    fake.next = () => googleError(400, `Unable to process input image (key ${API_KEY}).`, 'INVALID_ARGUMENT');
     const error = await renderError(engine, request);
     assert.deepEqual([error.code, error.transient], ['render_failed', false]);
-    assert.match(error.message, /HTTP 400.*API key not valid/);
+    assert.match(error.message, /HTTP 400.*Unable to process input image/);
     assert.ok(!error.message.includes(API_KEY), 'the key is redacted');
   });
 
-  it('reports a wrong key (403) as render_failed, final', async () => {
-    fake.next = () => googleError(403, 'Method doesn\'t allow unregistered callers.', 'PERMISSION_DENIED');
-    const error = await renderError(engine, request);
-    assert.deepEqual([error.code, error.transient], ['render_failed', false]);
+  it('reads an error whose details are malformed as a plain 400', async () => {
+    for (const details of ['API_KEY_INVALID', [null, { reason: 7 }]]) {
+      fake.next = () => ({ status: 400, body: { error: { code: 400, message: 'Bad request.', status: 'INVALID_ARGUMENT', details } } });
+      const error = await renderError(engine, request);
+      assert.deepEqual([error.code, error.transient], ['render_failed', false], JSON.stringify(details));
+    }
+  });
+
+  // Google refusing the service's own account is the operator's to fix, not the shop's images' fault.
+  const refusals: [string, () => Reply][] = [
+    ['an invalid key (400, API_KEY_INVALID)', () => googleError(400, `API key not valid: ${API_KEY}. Please pass a valid API key.`, 'INVALID_ARGUMENT', 'API_KEY_INVALID')],
+    ['an expired key (400, API_KEY_EXPIRED)', () => googleError(400, 'API key expired. Please renew the API key.', 'INVALID_ARGUMENT', 'API_KEY_EXPIRED')],
+    ['no permission (403)', () => googleError(403, "Method doesn't allow unregistered callers.", 'PERMISSION_DENIED')],
+    ['an unknown model (404)', () => googleError(404, 'models/gemini-x is not found for API version v1beta.', 'NOT_FOUND')],
+    ['billing or region not set up (400, FAILED_PRECONDITION)', () => googleError(400, 'User location is not supported for the API use.', 'FAILED_PRECONDITION')],
+  ];
+  for (const [what, reply] of refusals) {
+    it(`reports ${what} as renderer_unavailable, worth retrying, never with the key`, async () => {
+      fake.next = reply;
+      const error = await renderError(engine, request);
+      assert.deepEqual([error.code, error.transient], ['renderer_unavailable', true]);
+      assert.match(error.message, /refused this service's account/);
+      assert.ok(!error.message.includes(API_KEY), 'the key is redacted');
+    });
+  }
+
+  it('reports a wrong key, as the real API answers it, as renderer_unavailable', async () => {
+    const error = await renderError(createGeminiRenderer({ apiKey: 'AIza-wrong', baseUrl: fake.baseUrl, model: MODEL }), request);
+    assert.deepEqual([error.code, error.transient], ['renderer_unavailable', true]);
+    assert.match(error.message, /HTTP 400.*API key not valid/);
   });
 
   it('gives up after timeoutMs with render_timeout, worth retrying', async () => {

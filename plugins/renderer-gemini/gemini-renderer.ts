@@ -34,7 +34,7 @@ interface GeminiPart {
 interface GeminiResponse {
   promptFeedback?: { blockReason?: string; blockReasonMessage?: string };
   candidates?: { content?: { parts?: GeminiPart[] }; finishReason?: string; finishMessage?: string }[];
-  error?: { message?: string };
+  error?: { message?: string; status?: string; details?: { reason?: string }[] };
 }
 
 /** The supported ratio nearest the photo's, compared on a log scale so 2:1 and 1:2 are equally far from 1:1. */
@@ -119,9 +119,24 @@ function imageFrom(answer: GeminiResponse): Buffer {
   return Buffer.from(image.inlineData.data, 'base64');
 }
 
+/**
+ * Google refusing *us* rather than this request: a key that is invalid or expired (400 with an
+ * `API_KEY_…` reason), no permission or the API disabled (401, 403), a model name it does not know
+ * (404), billing or region not set up (`FAILED_PRECONDITION`). The operator's to fix, and nothing
+ * to do with the shop's images.
+ */
+function refusesOurAccount(status: number, error: GeminiResponse['error']): boolean {
+  if (status === 401 || status === 403 || status === 404) return true;
+  const details: unknown[] = Array.isArray(error?.details) ? error.details : [];
+  return error?.status === 'FAILED_PRECONDITION' || details.some((detail) => String((detail as { reason?: unknown } | null)?.reason).startsWith('API_KEY_'));
+}
+
 function httpError(status: number, answer: GeminiResponse | null, text: string): RenderError {
   const message = clip(answer?.error?.message ?? text.trim()) || 'no details';
   if (status === 429 || status >= 500) return new RenderError('renderer_unavailable', `Gemini is unavailable (HTTP ${status}): ${message}`, true);
+  // Retried (a key being rotated, billing being fixed), then failed as the engine
+  // being unavailable: `render_failed` would tell the shop its images were the problem.
+  if (refusesOurAccount(status, answer?.error)) return new RenderError('renderer_unavailable', `Gemini refused this service's account (HTTP ${status}): ${message}`, true);
   return new RenderError('render_failed', `Gemini refused the request (HTTP ${status}): ${message}`, false);
 }
 
