@@ -383,15 +383,14 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       const kind = newKind('outage');
       const maxAttempts = 2;
       const queueClock = fastClock(100);
-      const outage = unavailable;
-      assert.ok(store.isUnavailable(outage()));
+      assert.ok(store.isUnavailable(unavailable()));
       const calls: number[] = [];
       const queue = queueOn(store, { pollIntervalMs: 20, maxAttempts, leaseMs: 600_000 }, queueClock);
       await queue.work(
         {
           [kind]: async (job) => {
             calls.push(job.attempts);
-            if (job.attempts <= 4) throw outage();
+            if (job.attempts <= 4) throw unavailable();
           },
         },
         { concurrency: 1 },
