@@ -6,6 +6,7 @@ import { asValue } from 'awilix';
 import sharp from 'sharp';
 import { startWorkers } from '../core/lifecycle.ts';
 import { RenderError } from '../core/ports/render-engine.ts';
+import { renderJobKind } from '../core/services/generations.ts';
 import { generationFields, startGenerationApp, photoJpeg, productPng, type GenerationApp } from './support/generation-app.ts';
 import { databaseMatrix, errorOf } from './support/databases.ts';
 
@@ -396,18 +397,54 @@ describe('a render job whose runs kept dying (each lost its lease: the render ta
     const lastChance = config.render.maxAttempts - 1;
     // One run short of the limit, it still renders (and completes this time).
     const { id: otherId } = await (await g.api.post(apiKey.key, g.validBody())).json();
-    await renderGeneration({ id: 'job_survivor', kind: 'render', payload: { ...payload, generationId: otherId }, attempts: lastChance + 1, failures: lastChance });
+    await renderGeneration({ id: 'job_survivor', kind: renderJobKind, payload: { ...payload, generationId: otherId }, attempts: lastChance + 1, failures: lastChance });
     assert.equal((await (await g.api.get(apiKey.key, `/v1/generations/${otherId}`)).json()).status, 'complete');
     assert.equal(renders, 1);
 
     const strayJobs = () => persistence.jobs.pending(['delete_stray_images']);
     const strayJobsBefore = await strayJobs();
-    await renderGeneration({ id: 'job_poison', kind: 'render', payload, attempts: config.render.maxAttempts + 1, failures: config.render.maxAttempts });
+    await renderGeneration({ id: 'job_poison', kind: renderJobKind, payload, attempts: config.render.maxAttempts + 1, failures: config.render.maxAttempts });
     const failed = await (await g.api.get(apiKey.key, `/v1/generations/${id}`)).json();
     assert.equal(failed.status, 'failed');
     assert.deepEqual(failed.error, { code: 'render_failed', message: 'The visualization could not be completed.' });
     assert.equal(renders, 1, 'not rendered again');
     assert.equal((await (await g.api.get(apiKey.key, '/v1/credits')).json()).balance, 2, 'refunded (the other one is charged)');
     assert.equal(await strayJobs(), strayJobsBefore + 1, 'the runs that died may have stored images: their deletion is queued');
+  });
+});
+
+describe('a worker stopping while it renders (shutdownTimeoutMs passed)', () => {
+  let g: GenerationApp;
+  before(async () => {
+    // An engine that takes a minute: the render is still running when the worker stops.
+    g = await startGenerationApp({ config: { pluginOptions: { db: { pollIntervalMs: 50, leaseMs: 600_000 }, mock: { latencyMs: 60_000 } } } });
+  });
+  after(() => g.close());
+
+  it('aborts the render, even on its last retry, and releases its job to other workers at once: not failed, not refunded, not a failure', async () => {
+    const { apiKey, organization } = await g.app.tenants.createOrganization({ name: 'Deploy', credits: 3 });
+    const { renderer, queue, persistence, config } = g.app.container.cradle;
+    let rendering = false;
+    let calls = 0;
+    const render = renderer.render.bind(renderer);
+    renderer.render = async (input) => {
+      // The engine fails transiently until the last retry, which is still running when the worker stops.
+      if (++calls < config.render.maxAttempts) throw new RenderError('renderer_unavailable', 'engine answered 503', true);
+      rendering = true;
+      return render(input);
+    };
+    const { id } = await (await g.api.post(apiKey.key, g.validBody())).json();
+    for (let waited = 0; !rendering; waited += 20) {
+      assert.ok(waited < 20_000, 'the render started');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await queue.stop(100);
+    const generation = await (await g.api.get(apiKey.key, `/v1/generations/${id}`)).json();
+    assert.equal(generation.status, 'processing', 'not failed: the worker stopped, the render did not fail');
+    assert.equal((await (await g.api.get(apiKey.key, '/v1/credits')).json()).balance, 2, 'charged, not refunded');
+    // The lease was 10 minutes: another worker can claim the job now only because it was released.
+    const [job] = await persistence.jobs.claim({ kinds: [renderJobKind], workerId: 'next', now: Date.now(), leaseMs: 60_000, limit: 1 });
+    const lastRetry = config.render.maxAttempts - 1;
+    assert.deepEqual(job && [job.payload, job.attempts, job.failures], [{ generationId: id, organizationId: organization.id }, lastRetry + 2, lastRetry]);
   });
 });

@@ -43,6 +43,12 @@ export const outageRetryDelay = (attempts: number, baseMs = 1_000) => Math.min(6
 
 export interface JobContext {
   /**
+   * Aborted when the queue is stopping and can wait for this run no longer (see `stop`). A handler
+   * that gives up its work then (throwing anything) has its job released to other workers at once,
+   * neither failed nor counted as one of its failures.
+   */
+  readonly signal: AbortSignal;
+  /**
    * Finishes the job inside the handler's own transaction, so its outcome and the job's removal
    * commit together (one commit instead of two). The handler must let that transaction's failure
    * propagate: a handler that throws is retried as if this had not been called.
@@ -64,6 +70,10 @@ export interface JobQueue {
    * for other kinds: each call is an independent lane, so slow kinds do not starve fast ones.
    */
   work(handlers: Record<string, JobHandler>, options: { concurrency: number }): Promise<void>;
-  /** Stops claiming and waits for running handlers to finish. */
-  stop(): Promise<void>;
+  /**
+   * Stops claiming and waits for running handlers to finish. Past `deadlineMs` it aborts their
+   * signals, waits briefly for those that heed them, and returns; a handler that ignores its signal
+   * keeps its job until the lease runs out.
+   */
+  stop(deadlineMs?: number): Promise<void>;
 }

@@ -3,7 +3,7 @@ import { generationImagesPrefix } from '../domain/blob-keys.ts';
 import { eventBody, type EventType } from '../domain/generation.ts';
 import { encodeVariants, type EncodedVariant } from '../imaging/variants.ts';
 import { fetchImage, ImageFetchError, inspectImage, type FetchedImage } from '../outbound/fetch-image.ts';
-import { outageRetryDelay, PostponeJob, RetryJob } from '../ports/job-queue.ts';
+import { outageRetryDelay, PostponeJob, RetryJob, type JobContext } from '../ports/job-queue.ts';
 import type { GenerationRecord, ImageVariants, QueuedJob } from '../ports/persistence.ts';
 import { RenderError } from '../ports/render-engine.ts';
 import { ownCdnKey, type RenderJobPayload } from './generations.ts';
@@ -152,7 +152,8 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
     });
   }
 
-  return async function handle(job: QueuedJob): Promise<void> {
+  /** `context.signal` aborts the engine's render when the worker is stopping (see `JobQueue.stop`). */
+  return async function handle(job: QueuedJob, context?: Pick<JobContext, 'signal'>): Promise<void> {
     const { generationId, organizationId } = job.payload as RenderJobPayload;
     const generation = await persistence.generations.get(organizationId, generationId);
     if (!generation || generation.status !== 'processing') return;
@@ -183,6 +184,7 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
           dimensions: product.dimensions ?? null,
         })),
         hint: generation.hint,
+        signal: context?.signal,
       });
       const variants = await encodeVariants(result.image);
       const base = `${generationImagesPrefix(generation.id)}${ids.secret(24)}`;
@@ -198,6 +200,8 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       }
     } catch (error) {
       if (storing) await discard(storing); // a store that failed halfway
+      // The worker is stopping and took the run back: the queue releases the job, not failed.
+      if (context?.signal.aborted) throw error;
       // Our outage is not the render's failure: the queue retries the job until the database is back.
       if (persistence.isUnavailable(error)) throw error;
       // Nor is storage's; it is waited out the same way, at least once a minute, and spends no retry.

@@ -16,6 +16,17 @@ export interface DbQueueOptions {
   maxAttempts: number;
 }
 
+/** How long a stop waits, after aborting the runs that outlived its deadline, for them to give up. */
+const abortGraceMs = 2_000;
+
+/** Whether `promise` settles within `ms` (Infinity: waits for it). */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  if (!Number.isFinite(ms)) return promise.then(() => true);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer));
+}
+
 /** Backoff for unexpected handler errors: 1 s, 2 s, 4 s … capped at 5 min. */
 const backoff = (attempts: number) => Math.min(300_000, 1_000 * 2 ** Math.max(0, attempts - 1));
 
@@ -38,6 +49,8 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
   const { persistence, clock, logger } = deps;
   const workerId = deps.ids.id('wkr_');
   const lanes: Lane[] = [];
+  /** Each running job's abort controller, aborted when a stop's deadline passes. */
+  const aborts = new Map<string, AbortController>();
   let stopped = false;
   let heartbeat: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
@@ -63,8 +76,11 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
 
   async function settle(job: QueuedJob, handler: JobHandler) {
     let completedInTransaction = false;
+    const abort = new AbortController();
+    aborts.set(job.id, abort);
     try {
       await handler(job, {
+        signal: abort.signal,
         async completeIn(tx) {
           await tx.jobs.complete(job.id, workerId);
           completedInTransaction = true;
@@ -73,6 +89,12 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
       if (!completedInTransaction) await persistence.jobs.complete(job.id, workerId);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
+      if (abort.signal.aborted) {
+        // This worker is stopping and took the run back: another worker starts it now, not after the lease.
+        logger.info('job released: the worker is stopping', { jobId: job.id, kind: job.kind });
+        await persistence.jobs.reschedule(job.id, workerId, { runAt: clock.now(), error: `released by a stopping worker: ${message}`, failed: false });
+        return;
+      }
       // An outage is retried for as long as it lasts, at least once a minute; giving the job up
       // would lose the work (a render's generation stuck in processing, an event never delivered).
       const outage = !(error instanceof RetryJob) && persistence.isUnavailable(error);
@@ -88,6 +110,8 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
       const delay = error instanceof RetryJob ? error.delayMs : outage ? outageRetryDelay(job.attempts) : backoff(job.failures + 1);
       const failed = !outage && !(error instanceof PostponeJob);
       await persistence.jobs.reschedule(job.id, workerId, { runAt: clock.now() + delay, error: message, failed });
+    } finally {
+      aborts.delete(job.id);
     }
   }
 
@@ -143,13 +167,18 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
       await starting;
       if (!stopped) lane.loop = run(lane);
     },
-    async stop() {
+    async stop(deadlineMs = Infinity) {
       if (stopped) return;
       stopped = true;
       notify();
       await starting?.catch(() => {});
       await Promise.all(lanes.map((lane) => lane.loop));
-      await Promise.all(lanes.flatMap((lane) => [...lane.running.values()]));
+      const running = Promise.all(lanes.flatMap((lane) => [...lane.running.values()]));
+      if (!(await settlesWithin(running, deadlineMs))) {
+        logger.warn('stopping: aborting the jobs still running', { jobs: [...aborts.keys()] });
+        for (const abort of aborts.values()) abort.abort(new Error('the worker is stopping'));
+        await settlesWithin(running, abortGraceMs);
+      }
       clearInterval(heartbeat);
       await unlisten?.();
     },

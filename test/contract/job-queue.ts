@@ -453,6 +453,82 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       assert.deepEqual(runs, [[1, 0], [2, 0], [3, 0], [4, 1], [5, 1]], 'given up at its second failure, the fifth run');
     });
 
+    it('on a stop past its deadline, aborts the running handlers and releases their jobs at once, not as failures', testTimeout, async () => {
+      const kind = newKind('stop-deadline');
+      const started = deferred();
+      let aborted = false;
+      const queue = queueOn(store, { pollIntervalMs: 20, leaseMs: 600_000 });
+      await queue.work(
+        {
+          [kind]: async (_job, { signal }) => {
+            started.resolve();
+            await new Promise((_resolve, reject) =>
+              signal.addEventListener('abort', () => ((aborted = true), reject(signal.reason)), { once: true }),
+            );
+          },
+        },
+        { concurrency: 1 },
+      );
+      await enqueue(store, kind, [{}]);
+      queue.notify();
+      await started.promise;
+      await queue.stop(100);
+      assert.ok(aborted, 'the handler saw its signal aborted');
+      assert.equal(await pending(kind), 1, 'the job is kept');
+      // Its lease had 10 minutes to run: a claim now succeeds only because the job was released.
+      const [released] = await store.jobs.claim({ kinds: [kind], workerId: 'next', now: clock.now(), leaseMs: 1_000, limit: 1 });
+      assert.deepEqual([released?.attempts, released?.failures], [2, 0], 'released at once, and not counted as a failure');
+      assert.equal(await store.jobs.complete(released!.id, 'next'), true);
+    });
+
+    it('on a stop, lets handlers that finish within the deadline finish, unaborted', testTimeout, async () => {
+      const kind = newKind('stop-in-time');
+      const started = deferred();
+      const seen: boolean[] = [];
+      const queue = queueOn(store, { pollIntervalMs: 20 });
+      await queue.work(
+        {
+          [kind]: async (_job, { signal }) => {
+            started.resolve();
+            await sleep(200);
+            seen.push(signal.aborted);
+          },
+        },
+        { concurrency: 1 },
+      );
+      await enqueue(store, kind, [{}]);
+      queue.notify();
+      await started.promise;
+      await queue.stop(20_000);
+      assert.deepEqual(seen, [false], 'it ran to the end, its signal never aborted');
+      assert.equal(await pending(kind), 0, 'and finished its job');
+    });
+
+    it('on a stop, leaves a handler that ignores its aborted signal to its lease, and still returns', testTimeout, async () => {
+      const kind = newKind('stop-ignored');
+      const started = deferred();
+      const gate = deferred();
+      releases.push(gate.resolve);
+      const queue = queueOn(store, { pollIntervalMs: 20, leaseMs: 600_000 });
+      await queue.work(
+        {
+          [kind]: async () => {
+            started.resolve();
+            await gate.promise;
+          },
+        },
+        { concurrency: 1 },
+      );
+      await enqueue(store, kind, [{}]);
+      queue.notify();
+      await started.promise;
+      await queue.stop(50); // returns although the handler is still running
+      const claimed = await store.jobs.claim({ kinds: [kind], workerId: 'next', now: clock.now(), leaseMs: 1_000, limit: 1 });
+      assert.deepEqual(claimed, [], 'the job keeps its lease');
+      gate.resolve();
+      await waitFor('the late handler to finish its job', async () => (await pending(kind)) === 0);
+    });
+
     it("claims a dead worker's job again once its lease expires", testTimeout, async () => {
       const kind = newKind('dead-worker');
       const [id] = await enqueue(store, kind, [{ orphan: true }]);
