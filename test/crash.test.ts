@@ -121,6 +121,50 @@ for (const database of ['sqlite', 'postgres'] as const) {
   });
 }
 
+describe('a worker stopped (SIGTERM) with a render still running at shutdownTimeoutMs', () => {
+  // A render that takes a minute, a stop that waits 300 ms for it, a lease of ten minutes.
+  const sandbox = crashSandbox('sqlite', { shutdownTimeoutMs: 300, pluginOptions: { mock: { latencyMs: 60_000 }, db: { leaseMs: 600_000, pollIntervalMs: 100 } } });
+
+  it('exits 0 after aborting it, and another worker renders the released job at once, charged once', async () => {
+    const { stdout } = await run(bin, ['orgs', 'create', '--name', 'deploy', '--credits', '5', '--json'], { env: { ...process.env, ...sandbox.env } });
+    const headers = { authorization: `Bearer ${JSON.parse(stdout).apiKey}`, 'content-type': 'application/json' };
+    const api = await start(['serve'], { ...sandbox.env, VISUALIZER_WORKER_CONCURRENCY: '0' }, /listening on (http:\S+)/);
+    sandbox.children.push(api.child);
+    const url = api.match[1]!;
+    const stopping = await start(['worker'], sandbox.env, /worker running/);
+    sandbox.children.push(stopping.child);
+    const created = await fetch(`${url}/v1/generations`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ mode: 'room-visualizer', image: `${sandbox.host.url}/photo.jpg`, products: [{ productId: 1, productTitle: 'Lamp', imageUrl: `${sandbox.host.url}/product.png` }] }),
+    });
+    const { id } = await created.json();
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // claimed, and waiting on the engine
+    stopping.child.kill('SIGTERM');
+    assert.equal(await exited(stopping.child), 0, 'it stopped cleanly');
+    const left = await (await fetch(`${url}/v1/generations/${id}`, { headers })).json();
+    assert.equal(left.status, 'processing', 'its render was aborted, not waited out, and the generation not failed for it');
+
+    // The successor's engine is quick. With a ten-minute lease, only a released job can reach it in time.
+    const quick = path.join(sandbox.dir, 'quick.json');
+    writeFileSync(quick, JSON.stringify({ pluginOptions: { db: { pollIntervalMs: 100 } } }));
+    const successor = await start(['worker'], { ...sandbox.env, VISUALIZER_CONFIG: quick }, /worker running/);
+    sandbox.children.push(successor.child);
+    const deadline = Date.now() + 60_000;
+    let generation: { status: string; error: unknown } = { status: 'processing', error: null };
+    while (generation.status === 'processing' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      generation = await (await fetch(`${url}/v1/generations/${id}`, { headers })).json();
+    }
+    assert.equal(generation.status, 'complete', JSON.stringify(generation.error));
+    assert.equal((await (await fetch(`${url}/v1/credits`, { headers })).json()).balance, 4, 'charged once, nothing refunded');
+    successor.child.kill('SIGTERM');
+    assert.equal(await exited(successor.child), 0);
+    api.child.kill('SIGTERM');
+    assert.equal(await exited(api.child), 0);
+  });
+});
+
 /** The generation ids of an organization, every page of `GET /v1/generations`. */
 async function listAll(url: string, headers: Record<string, string>) {
   const ids: string[] = [];
