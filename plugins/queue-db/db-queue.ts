@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../../core/ports/clock.ts';
 import type { IdGenerator } from '../../core/ports/ids.ts';
 import { outageRetryDelay, PostponeJob, RetryJob, type JobHandler, type JobQueue } from '../../core/ports/job-queue.ts';
@@ -74,6 +75,24 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
       lane.wake = done;
     });
 
+  /**
+   * Writes a job's outcome, waiting out a database outage while this worker runs (its heartbeat
+   * keeps the lease once the database is back). Given up at once, the outcome would be lost with the
+   * lease: a finished job run again, a postponed run counted as a failure when claimed again.
+   */
+  async function record(job: QueuedJob, write: () => Promise<unknown>): Promise<void> {
+    for (let tries = 1; ; tries++) {
+      try {
+        await write();
+        return;
+      } catch (error) {
+        if (stopped || !persistence.isUnavailable(error)) throw error;
+        if (tries === 1) logger.warn('recording a job outcome waits for the database', { jobId: job.id, error: String(error) });
+        await sleep(Math.min(5_000, 100 * 2 ** tries));
+      }
+    }
+  }
+
   async function settle(job: QueuedJob, handler: JobHandler) {
     let completedInTransaction = false;
     const abort = new AbortController();
@@ -86,13 +105,13 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
           completedInTransaction = true;
         },
       });
-      if (!completedInTransaction) await persistence.jobs.complete(job.id, workerId);
+      if (!completedInTransaction) await record(job, () => persistence.jobs.complete(job.id, workerId));
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (abort.signal.aborted) {
         // This worker is stopping and took the run back: another worker starts it now, not after the lease.
         logger.info('job released: the worker is stopping', { jobId: job.id, kind: job.kind });
-        await persistence.jobs.reschedule(job.id, workerId, { runAt: clock.now(), error: `released by a stopping worker: ${message}`, failed: false });
+        await record(job, () => persistence.jobs.reschedule(job.id, workerId, { runAt: clock.now(), error: `released by a stopping worker: ${message}`, failed: false }));
         return;
       }
       // An outage is retried for as long as it lasts, at least once a minute; giving the job up
@@ -103,13 +122,13 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
         logger.error('job handler failed', { jobId: job.id, kind: job.kind, attempts: job.attempts, failures: job.failures + 1, error: error instanceof Error ? error.stack : message });
         if (job.failures + 1 >= options.maxAttempts) {
           logger.error('job given up', { jobId: job.id, kind: job.kind });
-          await persistence.jobs.complete(job.id, workerId);
+          await record(job, () => persistence.jobs.complete(job.id, workerId));
           return;
         }
       }
       const delay = error instanceof RetryJob ? error.delayMs : outage ? outageRetryDelay(job.attempts) : backoff(job.failures + 1);
       const failed = !outage && !(error instanceof PostponeJob);
-      await persistence.jobs.reschedule(job.id, workerId, { runAt: clock.now() + delay, error: message, failed });
+      await record(job, () => persistence.jobs.reschedule(job.id, workerId, { runAt: clock.now() + delay, error: message, failed }));
     } finally {
       aborts.delete(job.id);
     }

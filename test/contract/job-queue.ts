@@ -453,6 +453,37 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       assert.deepEqual(runs, [[1, 0], [2, 0], [3, 0], [4, 1], [5, 1]], 'given up at its second failure, the fifth run');
     });
 
+    it("records a run's outcome once the database answers again, rather than losing it with the lease", testTimeout, async () => {
+      const kind = newKind('record-outage');
+      const runs: [attempts: number, failures: number][] = [];
+      const queueOwn = open(); // its own handle, so the patch below touches no other test's queue
+      const reschedule = queueOwn.jobs.reschedule.bind(queueOwn.jobs);
+      let refused = 0;
+      queueOwn.jobs.reschedule = async (...args) => {
+        if (refused < 3) {
+          refused++;
+          throw unavailable();
+        }
+        return reschedule(...args);
+      };
+      // A ten-minute lease: without the outcome recorded, the job would not run again within the test.
+      const queue = queueOn(queueOwn, { pollIntervalMs: 20, leaseMs: 600_000 });
+      await queue.work(
+        {
+          [kind]: async (job) => {
+            runs.push([job.attempts, job.failures]);
+            if (job.attempts === 1) postpone();
+          },
+        },
+        { concurrency: 1 },
+      );
+      await enqueue(store, kind, [{}]);
+      queue.notify();
+      await waitFor('the postponed job to run again and finish', async () => (await pending(kind)) === 0);
+      assert.equal(refused, 3, 'the database refused the outcome three times');
+      assert.deepEqual(runs, [[1, 0], [2, 0]], 'recorded as postponed, not lost with the lease (which would count a failure)');
+    });
+
     it('on a stop past its deadline, aborts the running handlers and releases their jobs at once, not as failures', testTimeout, async () => {
       const kind = newKind('stop-deadline');
       const started = deferred();
