@@ -28,8 +28,8 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
   return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer));
 }
 
-/** Backoff for unexpected handler errors: 1 s, 2 s, 4 s … capped at 5 min. */
-const backoff = (attempts: number) => Math.min(300_000, 1_000 * 2 ** Math.max(0, attempts - 1));
+/** Backoff after a job's nth failure (an unexpected handler error): 1 s, 2 s, 4 s … capped at 5 min. */
+const backoff = (failure: number) => Math.min(300_000, 1_000 * 2 ** Math.max(0, failure - 1));
 
 /**
  * One `work()` call: its own job kinds, concurrency and claim loop, so slow kinds (renders)
