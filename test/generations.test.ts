@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { startWorkers } from '../core/lifecycle.ts';
 import { RenderError } from '../core/ports/render-engine.ts';
 import { renderJobKind } from '../core/services/generations.ts';
-import { generationFields, startGenerationApp, photoJpeg, productPng, type GenerationApp } from './support/generation-app.ts';
+import { generationFields, oddImages, startGenerationApp, photoJpeg, productPng, type GenerationApp } from './support/generation-app.ts';
 import { databaseMatrix, errorOf } from './support/databases.ts';
 
 
@@ -140,6 +140,7 @@ for (const [database, environment] of databases) {
         [{ ...g.validBody(), image: 'http://example.com/a.jpg' }, 'image'],
         [{ ...g.validBody(), image: 'data:text/plain;base64,aGVsbG8=' }, 'image'],
         [{ ...g.validBody(), image: 'data:image/png;base64,aGVsbG8=' }, 'image', 'invalid_image'],
+        [{ ...g.validBody(), image: `data:image/heic;base64,${oddImages.heic.toString('base64')}` }, 'image', 'invalid_image'],
         [{ ...g.validBody(), image: `data:image/png;base64,${'A'.repeat(14_000_000)}` }, 'image'],
         [{ ...g.validBody(), products: [] }, 'products'],
         [{ ...g.validBody(), products: [product, product, product, product] }, 'products'],
@@ -233,6 +234,10 @@ for (const [database, environment] of databases) {
         [{ image: `${g.host.url}/down` }, 'image_fetch_failed', /503/],
         [{ image: g.host.url.replace('localhost', '127.0.0.1') + '/photo.jpg' }, 'image_fetch_failed', /private address/],
         [{ products: [{ productId: 1, productTitle: 'Gone', imageUrl: `${g.host.url}/missing` }] }, 'image_fetch_failed', /products\[0\]\.imageUrl/],
+        [{ image: `${g.host.url}/truncated.jpg` }, 'invalid_image', /^The image is damaged or truncated/],
+        [{ image: `data:image/jpeg;base64,${oddImages.truncated.toString('base64')}` }, 'invalid_image', /^The image is damaged or truncated/],
+        [{ image: `${g.host.url}/photo.heic` }, 'invalid_image', /^HEIC images .* are not supported/],
+        [{ products: [{ productId: 1, productTitle: 'Cut', imageUrl: `${g.host.url}/truncated.jpg` }] }, 'invalid_image', /^products\[0\]\.imageUrl: The image is damaged or truncated/],
       ];
       for (const [overrides, code, message] of cases) {
         const { id } = await (await g.api.post(key, g.validBody(overrides))).json();
@@ -249,6 +254,13 @@ for (const [database, environment] of databases) {
       assert.ok(ledger.some((entry: { reason: string }) => entry.reason === 'generation_refund'));
       const events = await g.app.container.cradle.persistence.events.list(organizationId, { limit: 100 });
       assert.ok(events.some((event) => event.type === 'generation.failed' && JSON.parse(event.body).data.error.code === 'image_fetch_failed'));
+    });
+
+    it('completes a photo with damaged data that still decodes, as browsers show it', async () => {
+      const { id } = await (await g.api.post(key, g.validBody({ image: `${g.host.url}/damaged.jpg` }))).json();
+      const done = await g.api.settled(key, id);
+      assert.equal(done.status, 'complete', JSON.stringify(done.error));
+      assert.equal(done.imageVariants.detail.width, 819, 'upright: a 1K portrait render is 819 px wide');
     });
 
     it('retries a transient failure before succeeding', async () => {

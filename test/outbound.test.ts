@@ -12,6 +12,7 @@ import {
 } from '../core/outbound/guarded-client.ts';
 import { fetchImage, ImageFetchError, inspectImage } from '../core/outbound/fetch-image.ts';
 import { startHttpsServer, testCertificates, type TestHttpsServer } from './support/https-server.ts';
+import { damagedJpeg, heicImage, truncatedJpeg } from './support/odd-images.ts';
 
 const defaults: OutboundRequest = { timeoutMs: 5000, maxBytes: 1024 * 1024, maxRedirects: 0 };
 
@@ -376,6 +377,33 @@ describe('fetchImage', () => {
     );
     assert.equal(err.code, 'image_fetch_failed');
     assert.equal(err.message, 'The image is larger than 16 bytes');
+  });
+
+  test('a HEIC is refused by its header, naming the format, without decoding', async () => {
+    for (const decode of [true, false]) {
+      await assert.rejects(inspectImage(await heicImage(), { decode }), (error: ImageFetchError) => {
+        assert.equal(error.code, 'invalid_image');
+        assert.equal(error.transient, false);
+        assert.match(error.message, /^HEIC images .* are not supported \(expected JPEG, PNG, WebP, GIF, AVIF or TIFF\)$/);
+        return true;
+      });
+    }
+  });
+
+  test('a truncated image is refused once its pixels are decoded, for good', async () => {
+    const truncated = await truncatedJpeg();
+    await assert.rejects(inspectImage(truncated), {
+      code: 'invalid_image',
+      transient: false,
+      message: 'The image is damaged or truncated: its pixels could not be decoded',
+    });
+    // The API's intake reads only the header; the worker decodes.
+    assert.equal((await inspectImage(truncated, { decode: false })).format, 'jpeg');
+  });
+
+  test('an image with damaged data that still decodes is accepted, upright', async () => {
+    const image = await inspectImage(await damagedJpeg());
+    assert.deepEqual([image.format, image.width, image.height], ['jpeg', 800, 1000]);
   });
 
   test('images wider than 12000 pixels are invalid', async () => {

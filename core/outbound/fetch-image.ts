@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { decodeAllPixels } from '../imaging/input-decoding.ts';
 import { OutboundError, type GuardedClient, type OutboundErrorCode } from './guarded-client.ts';
 
 export class ImageFetchError extends Error {
@@ -14,7 +15,7 @@ export class ImageFetchError extends Error {
 
 export interface FetchedImage {
   bytes: Uint8Array;
-  format: 'jpeg' | 'png' | 'webp' | 'gif' | 'avif' | 'heif' | 'tiff';
+  format: 'jpeg' | 'png' | 'webp' | 'gif' | 'avif' | 'tiff';
   width: number;
   height: number;
 }
@@ -25,10 +26,15 @@ const MAX_DIMENSION = 12000;
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 15000;
 const MAX_REDIRECTS = 3;
-const SUPPORTED = 'JPEG, PNG, WebP, GIF, AVIF, HEIF or TIFF';
+const SUPPORTED = 'JPEG, PNG, WebP, GIF, AVIF or TIFF';
 
-/** Decodes and checks bytes (from an upload or a fetch): sharp metadata must succeed, format in the list, width/height ≥ 1 and ≤ 12000. Otherwise invalid_image. */
-export async function inspectImage(bytes: Uint8Array): Promise<FetchedImage> {
+/**
+ * Checks bytes (from an upload or a fetch): sharp must read the header, the format must be one we
+ * decode, width/height ≥ 1 and ≤ 12000; and with `decode` (the default), every pixel must decode.
+ * Otherwise invalid_image. The API's intake of an upload skips the decode: the worker does it, so
+ * a request never waits for (nor an API process spends its CPU on) decoding a large image.
+ */
+export async function inspectImage(bytes: Uint8Array, { decode = true }: { decode?: boolean } = {}): Promise<FetchedImage> {
   if (bytes.byteLength === 0) throw new ImageFetchError('invalid_image', 'The image is empty', false);
   let metadata: Metadata;
   try {
@@ -38,11 +44,8 @@ export async function inspectImage(bytes: Uint8Array): Promise<FetchedImage> {
   }
   const format = imageFormat(metadata);
   if (!format) {
-    throw new ImageFetchError(
-      'invalid_image',
-      `Images in ${metadata.format} format are not supported (expected ${SUPPORTED})`,
-      false,
-    );
+    const kind = metadata.format === 'heif' ? 'HEIC images (HEIF with HEVC compression, as iPhones save photos)' : `Images in ${metadata.format} format`;
+    throw new ImageFetchError('invalid_image', `${kind} are not supported (expected ${SUPPORTED})`, false);
   }
   // Upright dimensions: what the user sees and what rendering works with after EXIF rotation.
   const width = metadata.autoOrient?.width ?? metadata.width;
@@ -57,6 +60,13 @@ export async function inspectImage(bytes: Uint8Array): Promise<FetchedImage> {
       false,
     );
   }
+  if (decode) {
+    try {
+      await decodeAllPixels(bytes);
+    } catch {
+      throw new ImageFetchError('invalid_image', 'The image is damaged or truncated: its pixels could not be decoded', false);
+    }
+  }
   return { bytes, format, width, height };
 }
 
@@ -69,8 +79,9 @@ function imageFormat(metadata: Metadata): FetchedImage['format'] | undefined {
     case 'tiff':
       return metadata.format;
     case 'heif':
-      // libvips reads AVIF through its HEIF loader; the codec tells them apart.
-      return metadata.compression === 'av1' ? 'avif' : 'heif';
+      // libvips reads AVIF through its HEIF loader; the codec tells them apart. Its build in sharp
+      // has no HEVC decoder (a patent-encumbered codec), so HEIC's header reads but its pixels do not.
+      return metadata.compression === 'av1' ? 'avif' : undefined;
     default:
       return undefined;
   }

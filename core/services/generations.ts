@@ -64,7 +64,7 @@ export function generationService({ persistence, ids, clock, cdn, queue, config,
     if (bytes.length > maxImageBytes) throw new ApiError('invalid_request_error', 'image_too_large', 'image must be at most 10 MB.', 'image');
     let format: string;
     try {
-      format = (await inspectImage(bytes)).format;
+      format = (await inspectImage(bytes, { decode: false })).format;
     } catch (error) {
       if (error instanceof ImageFetchError) throw new ApiError('invalid_request_error', 'invalid_image', `image: ${error.message}`, 'image');
       throw error;

@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { inputDecoding } from '../../core/imaging/input-decoding.ts';
 import { RenderError, type ImageSize, type RenderEngine, type RenderRequest, type RenderResult } from '../../core/ports/render-engine.ts';
 import { buildPrompt } from './prompt.ts';
 
@@ -62,7 +63,7 @@ async function toInlineImage(bytes: Uint8Array, label: string): Promise<{ inline
     const mimeType = MIME_TYPES[metadata.format];
     let data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (!mimeType || (metadata.orientation ?? 1) > 1) {
-      const upright = sharp(bytes).rotate();
+      const upright = sharp(bytes, inputDecoding).rotate();
       const encoded = mimeType === 'image/jpeg' ? upright.jpeg({ quality: 95 }) : mimeType === 'image/webp' ? upright.webp({ quality: 95 }) : upright.png();
       data = await encoded.toBuffer();
     }

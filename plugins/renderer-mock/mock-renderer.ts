@@ -9,6 +9,7 @@ import {
   type RenderRequest,
   type RenderResult,
 } from '../../core/ports/render-engine.ts';
+import { inputDecoding } from '../../core/imaging/input-decoding.ts';
 
 const LONG_SIDE: Record<ImageSize, number> = { '1K': 1024, '2K': 2048, '4K': 4096 };
 
@@ -105,10 +106,15 @@ function checkSignal(signal: AbortSignal | undefined) {
   if (signal?.aborted) throw aborted();
 }
 
+/** A layer to composite, with its size: sharp refuses a layer larger than the image under it. */
+interface Layer extends Box {
+  input: Buffer;
+}
+
 /** A product drawn as an overlay: white frame and a soft drop shadow, so it reads as pasted on. */
-async function overlay(image: Uint8Array, box: Box): Promise<OverlayOptions[]> {
+async function overlay(image: Uint8Array, box: Box): Promise<Layer[]> {
   const frame = Math.max(2, Math.round(Math.min(box.width, box.height) * 0.02));
-  const product = await sharp(image)
+  const product = await sharp(image, inputDecoding)
     .rotate()
     .resize(Math.max(1, box.width - 2 * frame), Math.max(1, box.height - 2 * frame), { fit: 'fill' })
     .flatten({ background: '#ffffff' })
@@ -125,9 +131,27 @@ async function overlay(image: Uint8Array, box: Box): Promise<OverlayOptions[]> {
     .toBuffer();
   return [
     // The shadow's rectangle sits `blur` px below and right of the product.
-    { input: shadow, left: box.left - blur, top: box.top - blur },
-    { input: product, left: box.left, top: box.top },
+    { input: shadow, left: box.left - blur, top: box.top - blur, width: box.width + 4 * blur, height: box.height + 4 * blur },
+    { input: product, ...box },
   ];
+}
+
+/**
+ * The part of a layer that lands on the canvas, or null when none does. Layers are cut only
+ * when larger than the canvas (a photo a few pixels high or wide); sharp crops the rest itself.
+ */
+async function onCanvas(layer: Layer, canvas: { width: number; height: number }): Promise<OverlayOptions | null> {
+  if (layer.width <= canvas.width && layer.height <= canvas.height) return { input: layer.input, left: layer.left, top: layer.top };
+  const left = Math.max(0, layer.left);
+  const top = Math.max(0, layer.top);
+  const width = Math.min(canvas.width, layer.left + layer.width) - left;
+  const height = Math.min(canvas.height, layer.top + layer.height) - top;
+  if (width <= 0 || height <= 0) return null;
+  const input = await sharp(layer.input)
+    .extract({ left: left - layer.left, top: top - layer.top, width, height })
+    .png()
+    .toBuffer();
+  return { input, left, top };
 }
 
 async function productAspect(image: Uint8Array, index: number, title: string): Promise<number> {
@@ -144,7 +168,7 @@ async function compose(request: RenderRequest): Promise<RenderResult> {
   let base: { data: Buffer; info: OutputInfo };
   try {
     // Decoded once to raw pixels; the long side is the contract's size, upscaling included.
-    base = await sharp(request.photo)
+    base = await sharp(request.photo, inputDecoding)
       .rotate()
       .resize(target, target, { fit: 'inside' })
       .flatten({ background: '#ffffff' })
@@ -162,24 +186,21 @@ async function compose(request: RenderRequest): Promise<RenderResult> {
     { width, height },
     request.products.map((product, index) => ({ aspect: aspects[index]!, dimensions: product.dimensions })),
   );
-  let layers: OverlayOptions[][];
+  let layers: OverlayOptions[];
   try {
-    layers = await Promise.all(request.products.map((product, index) => overlay(product.image, boxes[index]!)));
+    const drawn = await Promise.all(request.products.map((product, index) => overlay(product.image, boxes[index]!)));
+    const placed = await Promise.all(drawn.flat().map((layer) => onCanvas(layer, { width, height })));
+    layers = placed.filter((layer) => layer !== null);
   } catch (error) {
     throw new RenderError('render_failed', `A product image could not be drawn: ${(error as Error).message}`, false);
   }
   checkSignal(request.signal);
 
-  try {
-    const image = await sharp(base.data, { raw: { width, height, channels } })
-      .composite(layers.flat())
-      .jpeg({ quality: 90 })
-      .toBuffer();
-    return { image, contentType: 'image/jpeg' };
-  } catch (error) {
-    // Only degenerate photos get here (a few pixels wide, where an overlay cannot fit).
-    throw new RenderError('render_failed', `The products could not be drawn on the photo: ${(error as Error).message}`, false);
-  }
+  const image = await sharp(base.data, { raw: { width, height, channels } })
+    .composite(layers)
+    .jpeg({ quality: 90 })
+    .toBuffer();
+  return { image, contentType: 'image/jpeg' };
 }
 
 /**

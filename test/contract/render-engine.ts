@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
+import { damagedJpeg } from '../support/odd-images.ts';
 import { RenderError, type ImageSize, type Mode, type RenderEngine, type RenderProduct, type RenderRequest } from '../../core/ports/render-engine.ts';
 
 export interface RenderEngineFixture {
@@ -111,6 +112,25 @@ export function renderEngineContract(label: string, createFixture: () => Promise
       const metadata = await sharp(result.image).metadata();
       assert.ok(metadata.height > metadata.width, `expected a portrait, got ${metadata.width}×${metadata.height}`);
       assert.equal(metadata.height, 1024);
+    });
+
+    it('renders a photo with damaged data that still decodes, as browsers show it', async () => {
+      // What the intake check accepts (only a truncated file fails), every engine must read.
+      const result = await fixture.engine.render(request({ photo: await damagedJpeg() }));
+      const metadata = await sharp(result.image).metadata();
+      assert.ok(metadata.height > metadata.width, `expected the photo upright, a portrait; got ${metadata.width}×${metadata.height}`);
+      assert.equal(metadata.height, 1024);
+    });
+
+    it('renders a photo far wider or taller than any usual shape', async () => {
+      for (const [width, height] of [[1200, 60], [30, 2000]] as const) {
+        const strip = await sharp({ create: { width, height, channels: 3, background: '#8a9' } }).png().toBuffer();
+        for (const mode of modes) {
+          const result = await fixture.engine.render(request({ mode, photo: strip }));
+          const metadata = await sharp(result.image).metadata();
+          assert.equal(Math.max(metadata.width, metadata.height), 1024, `${mode}, ${width}×${height}`);
+        }
+      }
     });
 
     it('rejects with a RenderError when the signal is already aborted', async () => {

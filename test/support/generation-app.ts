@@ -5,16 +5,20 @@ import type { Logger } from '../../core/logger.ts';
 import { createGuardedClient } from '../../core/outbound/guarded-client.ts';
 import { bearer, startTestApp } from './app.ts';
 import { startHttpsServer, testCertificates } from './https-server.ts';
+import { damagedJpeg, heicImage, truncatedJpeg } from './odd-images.ts';
 
 export const photoJpeg = await sharp({ create: { width: 800, height: 1000, channels: 3, background: '#88aacc' } }).jpeg().toBuffer();
 export const productPng = await sharp({ create: { width: 300, height: 300, channels: 4, background: '#aa3311ff' } }).png().toBuffer();
+/** Images whose header reads but whose pixels may not (see odd-images.ts). */
+export const oddImages = { truncated: await truncatedJpeg(), damaged: await damagedJpeg(), heic: await heicImage() };
 
 /** Every field of the spec's Generation, sorted: what a resource's keys must be. */
 export const generationFields = ['completedAt', 'createdAt', 'error', 'hint', 'id', 'imageSize', 'imageUrl', 'imageVariants', 'metadata', 'mode', 'object', 'products', 'status'];
 
 /**
  * An HTTPS image host on loopback, as customers' CDNs are: `/photo.jpg`, `/product.png`,
- * `/missing` (404), `/not-an-image`, `/down` (503 always), `/flaky/<token>` (503 twice, then the image).
+ * `/missing` (404), `/not-an-image`, `/truncated.jpg`, `/damaged.jpg`, `/photo.heic`, `/down` (503
+ * always), `/flaky/<token>` (503 twice, then the image).
  */
 export async function startImageHost() {
   const flaky = new Map<string, number>();
@@ -27,6 +31,9 @@ export async function startImageHost() {
     if (path === '/photo.jpg') return send(photoJpeg, 'image/jpeg');
     if (path.startsWith('/product')) return send(productPng, 'image/png');
     if (path === '/not-an-image') return send(Buffer.from('<html>hello</html>'), 'text/html');
+    if (path === '/truncated.jpg') return send(oddImages.truncated, 'image/jpeg');
+    if (path === '/damaged.jpg') return send(oddImages.damaged, 'image/jpeg');
+    if (path === '/photo.heic') return send(oddImages.heic, 'image/heic');
     if (path === '/down') return void res.writeHead(503).end();
     if (path.startsWith('/flaky/')) {
       const seen = (flaky.get(path) ?? 0) + 1;
