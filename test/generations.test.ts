@@ -263,6 +263,15 @@ for (const [database, environment] of databases) {
       assert.equal(done.imageVariants.detail.width, 819, 'upright: a 1K portrait render is 819 px wide');
     });
 
+    it('fails at once on an image no retry can mend, even when another image failed transiently first', async () => {
+      const before = g.host.requests.filter((request) => request.path === '/late-missing').length;
+      const { id } = await (await g.api.post(key, g.validBody({ image: `${g.host.url}/late-missing`, products: [{ productId: 1, productTitle: 'Down', imageUrl: `${g.host.url}/down` }] }))).json();
+      const failed = await g.api.settled(key, id);
+      assert.equal(failed.error.code, 'image_fetch_failed');
+      assert.equal(failed.error.message, 'The image URL answered 404', "the photo's 404, not the product host's 503");
+      assert.equal(g.host.requests.filter((request) => request.path === '/late-missing').length - before, 1, 'no retry was spent');
+    });
+
     it('retries a transient failure before succeeding', async () => {
       const { id } = await (await g.api.post(key, g.validBody({ products: [{ productId: 1, productTitle: 'Flaky', imageUrl: `${g.host.url}/flaky/${database}` }] }))).json();
       const done = await g.api.settled(key, id);

@@ -57,6 +57,30 @@ function classify(error: unknown): GenerationFailure {
   return notCompleted();
 }
 
+/** A failure no retry can mend: the generation fails at once. */
+const isFinal = (error: unknown) => (error instanceof GenerationFailure || error instanceof ImageFetchError) && !error.transient;
+
+/**
+ * Every input image, or the failure that decides: one that no retry can mend rejects at once and
+ * wins over transient ones (a photo's 404 over a product host's 503), which are held until every
+ * load has settled. Otherwise a 503 answered first would spend the render's retries on a
+ * generation that cannot succeed, and fail it with the wrong cause.
+ */
+async function loadAll<T>(loads: Promise<T>[]): Promise<T[]> {
+  const held: unknown[] = [];
+  const values = await Promise.all(
+    loads.map((load) =>
+      load.catch((error: unknown) => {
+        if (isFinal(error)) throw error;
+        held.push(error);
+        return undefined as T;
+      }),
+    ),
+  );
+  if (held.length > 0) throw held[0];
+  return values;
+}
+
 /** The failure shown for causes that stay in the server log (a bug, runs that kept dying). */
 const notCompleted = () => new GenerationFailure('render_failed', 'The visualization could not be completed.', true);
 
@@ -172,7 +196,7 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       // A retry (perhaps after storage failed) first checks that storage answers, so an outage
       // costs one cheap listing per retry rather than another render (paid, with a real engine).
       if (job.attempts > 1) await fromStorage(storageAnswers(generation.id));
-      const [photo, ...products] = await Promise.all([loadPhoto(generation.sourceImage), ...generation.products.map((product, index) => loadProduct(product.imageUrl, index))]);
+      const [photo, ...products] = await loadAll([loadPhoto(generation.sourceImage), ...generation.products.map((product, index) => loadProduct(product.imageUrl, index))]);
       const result = await renderer.render({
         mode: generation.mode,
         imageSize: generation.imageSize,

@@ -17,8 +17,8 @@ export const generationFields = ['completedAt', 'createdAt', 'error', 'hint', 'i
 
 /**
  * An HTTPS image host on loopback, as customers' CDNs are: `/photo.jpg`, `/product.png`,
- * `/missing` (404), `/not-an-image`, `/truncated.jpg`, `/damaged.jpg`, `/photo.heic`, `/down` (503
- * always), `/flaky/<token>` (503 twice, then the image).
+ * `/missing` (404), `/late-missing` (404 after 300 ms), `/not-an-image`, `/truncated.jpg`,
+ * `/damaged.jpg`, `/photo.heic`, `/down` (503 always), `/flaky/<token>` (503 twice, then the image).
  */
 export async function startImageHost() {
   const flaky = new Map<string, number>();
@@ -35,6 +35,7 @@ export async function startImageHost() {
     if (path === '/damaged.jpg') return send(oddImages.damaged, 'image/jpeg');
     if (path === '/photo.heic') return send(oddImages.heic, 'image/heic');
     if (path === '/down') return void res.writeHead(503).end();
+    if (path === '/late-missing') return void setTimeout(() => res.writeHead(404).end(), 300);
     if (path.startsWith('/flaky/')) {
       const seen = (flaky.get(path) ?? 0) + 1;
       flaky.set(path, seen);
