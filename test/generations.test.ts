@@ -69,6 +69,18 @@ for (const [database, environment] of databases) {
         assert.equal(info.width, variant.width);
         assert.equal(variant.width, Math.min(nominal, 819), 'never upscaled beyond the 819 px render');
         assert.equal((await fetch(variant.url, { headers: { 'if-none-match': etag! } })).status, 304);
+        // If-None-Match as caches send it: a list, weak tags (compared weakly), or `*`.
+        for (const header of [`W/"other", ${etag}`, `W/${etag}`, '*']) {
+          assert.equal((await fetch(variant.url, { headers: { 'if-none-match': header } })).status, 304, header);
+        }
+        assert.equal((await fetch(variant.url, { headers: { 'if-none-match': '"other"' } })).status, 200);
+        // HEAD, as CDNs and link checkers ask: the GET's headers, no body.
+        const head = await fetch(variant.url, { method: 'HEAD' });
+        assert.equal(head.status, 200);
+        assert.equal(head.headers.get('etag'), etag);
+        assert.equal(head.headers.get('content-type'), 'image/jpeg');
+        assert.equal(Number(head.headers.get('content-length')), Number(image.headers.get('content-length')));
+        assert.equal((await head.arrayBuffer()).byteLength, 0);
         const webp = await fetch(variant.url.replace(/\.jpg$/, '.webp'));
         assert.equal(webp.headers.get('content-type'), 'image/webp', 'the WebP twin sits at the same path');
       }

@@ -128,6 +128,20 @@ describe('HTTP skeleton', () => {
     it('covers unknown routes', async () => {
       await expectEnvelope(await fetch(`${app.url}/nope`), 404, 'not_found_error', 'route_not_found');
       await expectEnvelope(await fetch(`${app.url}/v1/nope`, { method: 'DELETE', headers: bearer(apiKey) }), 404, 'not_found_error', 'route_not_found');
+      const head = await fetch(`${app.url}/nope`, { method: 'HEAD' });
+      assert.equal(head.status, 404);
+      assert.match(head.headers.get('content-type') ?? '', /^application\/json/);
+    });
+
+    it('answers HEAD as the GET of the same path, without a body', async () => {
+      // Load balancers' health checks and CDNs ask with HEAD; a catch-all route once took these.
+      const health = await fetch(`${app.url}/healthz`, { method: 'HEAD' });
+      assert.equal(health.status, 200);
+      assert.equal((await health.arrayBuffer()).byteLength, 0);
+      const stores = await fetch(`${app.url}/v1/stores`, { method: 'HEAD', headers: bearer(apiKey) });
+      assert.equal(stores.status, 200);
+      assert.ok(stores.headers.get('x-request-id'));
+      assert.equal((await fetch(`${app.url}/v1/stores`, { method: 'HEAD' })).status, 401, 'authenticated like the GET');
     });
 
     it('covers malformed JSON', async () => {

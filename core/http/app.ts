@@ -36,6 +36,12 @@ export function createHttpApp(container: AwilixContainer<Cradle>): H3 {
     attachState(event, { requestId, scope: container.createScope() });
     event.res.headers.set('x-request-id', requestId);
     try {
+      // No route matched. Said here rather than by a catch-all route, which would also catch a HEAD
+      // that h3 answers with the path's GET route when no route matched it (a CDN's or a load
+      // balancer's check of an image or /healthz).
+      if (!event.context.matchedRoute) {
+        throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
+      }
       return await next();
     } catch (error) {
       return errorResponse(error, requestId, logger, databaseUnavailable);
@@ -56,9 +62,5 @@ export function createHttpApp(container: AwilixContainer<Cradle>): H3 {
   widgetRoutes(app, limits, container.cradle.config);
   widgetAssetRoutes(app);
   demoRoutes(app, container.cradle.config);
-
-  app.all('/**', (event) => {
-    throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
-  });
   return app;
 }

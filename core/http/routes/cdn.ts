@@ -1,6 +1,7 @@
 import type { H3 } from 'h3';
 import { isSafeKey } from '../../domain/blob-keys.ts';
 import { ApiError, unavailable } from '../../domain/errors.ts';
+import { ifNoneMatchMatches } from '../conditional.ts';
 import { services } from '../context.ts';
 
 const notFound = () => new ApiError('not_found_error', 'resource_missing', 'No such image.');
@@ -31,7 +32,7 @@ export function cdnRoutes(app: H3) {
       'cache-control': 'public, max-age=31536000, immutable',
       'x-content-type-options': 'nosniff',
     };
-    if (event.req.headers.get('if-none-match') === object.etag) return new Response(null, { status: 304, headers });
+    if (ifNoneMatchMatches(event.req.headers.get('if-none-match'), object.etag)) return new Response(null, { status: 304, headers });
     return new Response(object.body as Uint8Array<ArrayBuffer>, { status: 200, headers: { ...headers, 'content-length': String(object.body.length) } });
   });
 }

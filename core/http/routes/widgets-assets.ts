@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { build, type BuildOptions } from 'esbuild';
 import type { H3, H3Event } from 'h3';
 import { ApiError } from '../../domain/errors.ts';
+import { ifNoneMatchMatches } from '../conditional.ts';
 import { services } from '../context.ts';
 
 /** One built file, plain and gzipped, each with its own strong validator. */
@@ -53,14 +54,6 @@ export function sdkAssets(): Promise<SdkAssets> {
   return assets;
 }
 
-function matches(ifNoneMatch: string | null, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(',').some((tag) => {
-    const candidate = tag.trim().replace(/^W\//, '');
-    return candidate === '*' || candidate === etag;
-  });
-}
-
 function serve(event: H3Event, file: BuiltAsset, cacheControl: string): Response {
   const gzip = /\bgzip\b/i.test(event.req.headers.get('accept-encoding') ?? '');
   const etag = gzip ? file.gzipEtag : file.etag;
@@ -73,7 +66,7 @@ function serve(event: H3Event, file: BuiltAsset, cacheControl: string): Response
     'x-content-type-options': 'nosniff',
   };
   if (gzip) headers['content-encoding'] = 'gzip';
-  if (matches(event.req.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });
+  if (ifNoneMatchMatches(event.req.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });
   const body = gzip ? file.gzip : file.body;
   return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers: { ...headers, 'content-length': String(body.length) } });
 }
