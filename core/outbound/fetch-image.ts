@@ -44,7 +44,7 @@ export async function inspectImage(bytes: Uint8Array, { decode = true }: { decod
   }
   const format = imageFormat(metadata);
   if (!format) {
-    const kind = metadata.format === 'heif' ? 'HEIC images (HEIF with HEVC compression, as iPhones save photos)' : `Images in ${metadata.format} format`;
+    const kind = metadata.format === 'heif' && metadata.compression === 'hevc' ? 'HEIC images (HEIF with HEVC compression, as iPhones save photos)' : `Images in ${metadata.format} format`;
     throw new ImageFetchError('invalid_image', `${kind} are not supported (expected ${SUPPORTED})`, false);
   }
   // Upright dimensions: what the user sees and what rendering works with after EXIF rotation.
