@@ -1,13 +1,31 @@
-import type { H3 } from 'h3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { getRouterParam, HTTPError, type H3, type H3Event } from 'h3';
+import { hashKey } from '../../core/domain/api-keys.ts';
 import type { startBenchApp } from './app.ts';
 import type { LoadRequest } from './load.ts';
+import { insertLike, sharedCommits } from './same-work.ts';
 
 type BenchApp = Awaited<ReturnType<typeof startBenchApp>>;
+type Row = Record<string, unknown>;
 
-/** One API benchmark's requests and the floor's routes: a bare h3 answering the same route with a constant resource. */
+/**
+ * One API benchmark's requests, the floor's routes (a bare h3 answering the same route with a
+ * constant resource) and the same-work ceiling's (see same-work.ts: the route's SQLite work on bare h3).
+ */
 export interface ApiLoad {
   requests: LoadRequest[];
   floorRoutes: (app: H3) => void;
+  sameWorkRoutes: (app: H3, db: BetterSqlite3.Database) => void;
+}
+
+/** The ceiling's authentication: the key's hash looked up, as every authenticated API call does. */
+function keyLookup(db: BetterSqlite3.Database) {
+  const byHash = db.prepare('select * from api_keys where key_hash = ?');
+  return (event: H3Event): Row => {
+    const key = byHash.get(hashKey(event.req.headers.get('authorization')?.slice('Bearer '.length) ?? '')) as Row | undefined;
+    if (!key || key.revoked_at !== null) throw new HTTPError({ status: 401 });
+    return key;
+  };
 }
 
 async function createGeneration(bench: BenchApp): Promise<Record<string, unknown>> {
@@ -28,6 +46,37 @@ export async function createLoad(bench: BenchApp): Promise<ApiLoad> {
         return resource;
       });
     },
+    // The statements of an API create (workers do nothing here): the key lookup, then in one shared
+    // commit the covered debit, the generation, its render job and the ledger entry.
+    sameWorkRoutes: (app, db) => {
+      const authenticate = keyLookup(db);
+      const sample = {
+        generation: db.prepare('select * from generations where id = ?').get(resource.id) as Row,
+        job: db.prepare("select * from jobs where payload like '%' || ? || '%'").get(resource.id) as Row,
+        ledger: db.prepare('select * from credit_ledger where reference = ?').get(resource.id) as Row,
+      };
+      const debit = db.prepare('update organizations set credit_balance = credit_balance - ? where id = ? and credit_balance >= ? returning credit_balance').pluck();
+      const insertGeneration = insertLike(db, 'generations', sample.generation);
+      const insertJob = insertLike(db, 'jobs', sample.job);
+      const insertLedgerEntry = insertLike(db, 'credit_ledger', sample.ledger);
+      const commit = sharedCommits(db);
+      const { ids } = bench.app.container.cradle;
+      app.post('/v1/generations', async (event) => {
+        const body = (await event.req.json()) as { products: unknown };
+        const organizationId = authenticate(event).organization_id;
+        const id = ids.id('agen_');
+        const now = Date.now();
+        await commit(() => {
+          const balance = debit.get(1, organizationId, 1);
+          if (balance === undefined) throw new HTTPError({ status: 403 });
+          insertGeneration.run({ ...sample.generation, id, products: JSON.stringify(body.products), created_at: now });
+          insertJob.run({ ...sample.job, id: ids.id('job_'), payload: JSON.stringify({ generationId: id, organizationId }), run_at: now, created_at: now });
+          insertLedgerEntry.run({ ...sample.ledger, id: ids.id('cle_'), reference: id, balance_after: balance, created_at: now });
+        });
+        event.res.status = 202;
+        return { ...resource, id, createdAt: new Date(now).toISOString() };
+      });
+    },
   };
 }
 
@@ -43,6 +92,32 @@ export async function readLoad(bench: BenchApp, count = 200): Promise<ApiLoad> {
     requests: ids.map((id) => ({ method: 'GET', path: `/v1/generations/${id}`, headers })),
     floorRoutes: (app) => {
       app.get('/v1/generations/:id', () => resource);
+    },
+    // The key lookup and the generation read, the row made into the resource.
+    sameWorkRoutes: (app, db) => {
+      const authenticate = keyLookup(db);
+      const byId = db.prepare('select * from generations where id = ? and organization_id = ?');
+      const json = (text: unknown) => (text === null ? null : JSON.parse(text as string));
+      const iso = (at: unknown) => (at === null ? null : new Date(at as number).toISOString());
+      app.get('/v1/generations/:id', (event) => {
+        const row = byId.get(getRouterParam(event, 'id'), authenticate(event).organization_id) as Row | undefined;
+        if (!row) throw new HTTPError({ status: 404 });
+        return {
+          id: row.id,
+          object: 'generation',
+          status: row.status,
+          mode: row.mode,
+          imageSize: row.image_size,
+          imageUrl: row.image_url,
+          imageVariants: json(row.image_variants),
+          products: json(row.products),
+          hint: row.hint,
+          error: row.error_code === null ? null : { code: row.error_code, message: row.error_message },
+          metadata: json(row.metadata),
+          createdAt: iso(row.created_at),
+          completedAt: iso(row.completed_at),
+        };
+      });
     },
   };
 }

@@ -2,7 +2,7 @@ import { fixed, percentile, table } from './report.ts';
 import { runLoad, type LoadRequest } from './load.ts';
 
 export const concurrency = 16;
-/** Floor and ours alternate, so drift on a shared machine (other processes, thermal) hits both alike. */
+/** The servers alternate, so drift on a shared machine (other processes, thermal) hits both alike. */
 const rounds = [
   { warmupMs: 2_000, durationMs: 4_000 },
   { warmupMs: 500, durationMs: 4_000 },
@@ -35,15 +35,14 @@ function combine(results: Array<Awaited<ReturnType<typeof runLoad>>>): Measured 
   };
 }
 
-/** Loads the floor and our server in alternating rounds with the same requests; both totals cover the same measured time. */
-export async function compareThroughput(floorOrigin: string, ourOrigin: string, requests: LoadRequest[]): Promise<{ bare: Measured; ours: Measured }> {
-  const bare = [];
-  const ours = [];
+/** Loads each server in turn, round after round, with the same requests; every total covers the same measured time. */
+export async function compareThroughput<Name extends string>(origins: Record<Name, string>, requests: LoadRequest[]): Promise<Record<Name, Measured>> {
+  const names = Object.keys(origins) as Name[];
+  const results = new Map<Name, Array<Awaited<ReturnType<typeof runLoad>>>>(names.map((name) => [name, []]));
   for (const round of rounds) {
-    bare.push(await runLoad({ origin: floorOrigin, requests, concurrency, ...round }));
-    ours.push(await runLoad({ origin: ourOrigin, requests, concurrency, ...round }));
+    for (const name of names) results.get(name)!.push(await runLoad({ origin: origins[name], requests, concurrency, ...round }));
   }
-  return { bare: combine(bare), ours: combine(ours) };
+  return Object.fromEntries(names.map((name) => [name, combine(results.get(name)!)])) as Record<Name, Measured>;
 }
 
 const statusText = (statuses: Record<string, number>) =>
@@ -70,6 +69,6 @@ export function throughputTable(rows: Array<[label: string, result: Measured]>):
 }
 
 export const setupLine = () =>
-  `load: ${concurrency} concurrent requests over keep-alive from a separate process; floor and ours alternate in ${rounds.length} rounds ` +
+  `load: ${concurrency} concurrent requests over keep-alive from a separate process; the servers alternate in ${rounds.length} rounds ` +
   `(${rounds.map((r) => `${r.warmupMs / 1000} s warm-up + ${r.durationMs / 1000} s`).join(', ')}), ${measuredSeconds} s measured each; ` +
   `CPU = cores used over the measured windows (a client near 100% means that server was not saturated).`;
