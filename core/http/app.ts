@@ -4,7 +4,7 @@ import type { Cradle } from '../cradle.ts';
 import { ApiError } from '../domain/errors.ts';
 import { attachState } from './context.ts';
 import { errorResponse } from './errors.ts';
-import { requestIdFor } from './request-id.ts';
+import { requestIdFor, withRequestId } from './request-id.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { cdnRoutes } from './routes/cdn.ts';
 import { conversionRoutes } from './routes/conversions.ts';
@@ -19,7 +19,7 @@ import { widgetAssetRoutes } from './routes/widgets-assets.ts';
 import { demoRoutes } from './routes/demo.ts';
 
 /**
- * The HTTP app: every request gets an id and its own container scope; every error, whether
+ * The HTTP app: every request gets an id, answered in `x-request-id`; every error, whether
  * thrown by a handler, the router or the framework, leaves as the spec's envelope.
  */
 export function createHttpApp(container: AwilixContainer<Cradle>): H3 {
@@ -33,8 +33,7 @@ export function createHttpApp(container: AwilixContainer<Cradle>): H3 {
 
   app.use(async (event, next) => {
     const requestId = requestIdFor(event.req.headers.get('x-request-id'), ids);
-    attachState(event, { requestId, scope: container.createScope() });
-    event.res.headers.set('x-request-id', requestId);
+    attachState(event, { requestId, services: container.cradle });
     try {
       // No route matched. Said here rather than by a catch-all route, which would also catch a HEAD
       // that h3 answers with the path's GET route when no route matched it (a CDN's or a load
@@ -42,7 +41,7 @@ export function createHttpApp(container: AwilixContainer<Cradle>): H3 {
       if (!event.context.matchedRoute) {
         throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
       }
-      return await next();
+      return withRequestId(event, await next(), requestId);
     } catch (error) {
       return errorResponse(error, requestId, logger, databaseUnavailable);
     }

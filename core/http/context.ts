@@ -1,12 +1,15 @@
-import type { AwilixContainer } from 'awilix';
 import type { H3Event } from 'h3';
 import type { Cradle } from '../cradle.ts';
 import type { ApiKey, ApiKeyKind } from '../ports/persistence.ts';
 
-/** What each request carries: its id, its own container scope, and the key it authenticated with. */
+/**
+ * What each request carries: its id, the services, and the key it authenticated with. Every
+ * service is a singleton, so requests share the container's cradle rather than each opening an
+ * awilix scope (which cost 6–10 µs and its garbage per request, and held nothing of the request).
+ */
 export interface RequestState {
   requestId: string;
-  scope: AwilixContainer<Cradle>;
+  services: Cradle;
   apiKey?: ApiKey;
 }
 
@@ -22,11 +25,11 @@ export function requestState(event: H3Event): RequestState {
   return state;
 }
 
-export const services = (event: H3Event) => requestState(event).scope.cradle;
+export const services = (event: H3Event) => requestState(event).services;
 
 /** Authenticates the request with a key of `kind` (once) and returns it. */
 export async function requireKey(event: H3Event, kind: ApiKeyKind): Promise<ApiKey> {
   const state = requestState(event);
-  state.apiKey ??= await state.scope.cradle.authenticator.authenticate(event.req.headers.get('authorization'), kind);
+  state.apiKey ??= await state.services.authenticator.authenticate(event.req.headers.get('authorization'), kind);
   return state.apiKey;
 }
