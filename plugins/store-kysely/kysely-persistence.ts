@@ -3,7 +3,8 @@ import { Migrator } from 'kysely/migration';
 import type { Persistence, Repositories } from '../../core/ports/persistence.ts';
 import type { Database, Executor } from './database.ts';
 import { migrationProvider } from './migrations/index.ts';
-import { apiKeyRepository } from './repositories/api-keys.ts';
+import { keyCache, type KeyCache } from './key-cache.ts';
+import { apiKeyRepository, type StoredApiKey } from './repositories/api-keys.ts';
 import { conversionRepository } from './repositories/conversions.ts';
 import { creditRepository } from './repositories/credits.ts';
 import { deliveryRepository } from './repositories/deliveries.ts';
@@ -18,12 +19,12 @@ import { visualizationRepository } from './repositories/visualizations.ts';
 import { webhookEndpointRepository } from './repositories/webhook-endpoints.ts';
 import { widgetRepository } from './repositories/widgets.ts';
 
-function repositories(db: Executor, dialect: Persistence['dialect']): Repositories {
+function repositories(db: Executor, dialect: Persistence['dialect'], keys?: KeyCache<StoredApiKey>): Repositories {
   const generations = generationRepository(db, dialect);
   return {
     organizations: organizationRepository(db),
     stores: storeRepository(db),
-    apiKeys: apiKeyRepository(db, dialect),
+    apiKeys: apiKeyRepository(db, dialect, keys),
     credits: creditRepository(db, dialect),
     generations,
     idempotencyKeys: idempotencyRepository(db, dialect),
@@ -60,19 +61,25 @@ export function kyselyPersistence(
     transaction?: RunTransaction;
     /** The dialect's reading of one error (not its causes): see Persistence.isUnavailable. */
     unavailable: (error: unknown) => boolean;
+    /**
+     * A value that changes whenever another connection commits (SQLite's `PRAGMA data_version`).
+     * Given one, API keys are cached between lookups (key-cache.ts); without, every lookup reads.
+     */
+    changeMarker?: () => unknown;
   },
 ): Persistence {
   const migrator = () => new Migrator({ db, provider: migrationProvider });
+  const keys = options.changeMarker ? keyCache<StoredApiKey>(options.changeMarker) : undefined;
   const bound = new WeakMap<Executor, Repositories>();
   const repositoriesOf = (tx: Executor) => {
     let found = bound.get(tx);
-    if (!found) bound.set(tx, (found = repositories(tx, dialect)));
+    if (!found) bound.set(tx, (found = repositories(tx, dialect, keys)));
     return found;
   };
   const transaction: RunTransaction = options.transaction ?? ((work) => db.transaction().execute(work));
   return {
     dialect,
-    ...repositories(db, dialect),
+    ...repositories(db, dialect, keys),
     // The units of one group commit share a transaction, and so its repositories.
     transaction: (work) => transaction((tx) => work(repositoriesOf(tx))),
     async migrate() {

@@ -100,7 +100,9 @@ function connect(file: string, busyTimeoutMs: number): Persistence {
       return () => (open = false);
     },
   });
-  return kyselyPersistence(db, 'sqlite', { transaction, unavailable: isUnavailable });
+  // Another connection's commit (another process) changes it; this connection's own commits do not.
+  const dataVersion = database.prepare('pragma data_version').pluck();
+  return kyselyPersistence(db, 'sqlite', { transaction, unavailable: isUnavailable, changeMarker: () => dataVersion.get() });
 }
 
 /**

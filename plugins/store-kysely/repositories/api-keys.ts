@@ -1,5 +1,6 @@
 import type { ApiKey, ApiKeyKind, ApiKeyRepository, Persistence } from '../../../core/ports/persistence.ts';
 import type { Database, Executor } from '../database.ts';
+import type { KeyCache } from '../key-cache.ts';
 import { prepared } from '../prepared.ts';
 
 /** Every authenticated request runs this. */
@@ -16,7 +17,15 @@ const toApiKey = (row: Database['api_keys']): ApiKey => ({
   lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
 });
 
-export function apiKeyRepository(db: Executor, dialect: Persistence['dialect']): ApiKeyRepository {
+export type StoredApiKey = ApiKey & { keyHash: string };
+
+/** `cache` (see key-cache.ts) serves lookups outside transactions; every change to a stored key forgets it. */
+export function apiKeyRepository(db: Executor, dialect: Persistence['dialect'], cache?: KeyCache<StoredApiKey>): ApiKeyRepository {
+  const forget = () => cache?.forget();
+  const readByHash = async (keyHash: string): Promise<StoredApiKey | null> => {
+    const [row] = (await byHash(db, dialect, { keyHash })).rows;
+    return row ? { ...toApiKey(row), keyHash: row.key_hash } : null;
+  };
   const findOwned = (organizationId: string, keyId: string) =>
     db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('organization_id', '=', organizationId).executeTakeFirst();
 
@@ -36,10 +45,7 @@ export function apiKeyRepository(db: Executor, dialect: Persistence['dialect']):
       await db.insertInto('api_keys').values(row).execute();
       return toApiKey(row);
     },
-    async findByHash(keyHash) {
-      const [row] = (await byHash(db, dialect, { keyHash })).rows;
-      return row ? { ...toApiKey(row), keyHash: row.key_hash } : null;
-    },
+    findByHash: (keyHash) => (cache && !db.isTransaction ? cache.find(keyHash, () => readByHash(keyHash)) : readByHash(keyHash)),
     async list(organizationId) {
       const rows = await db
         .selectFrom('api_keys')
@@ -51,6 +57,7 @@ export function apiKeyRepository(db: Executor, dialect: Persistence['dialect']):
       return rows.map(toApiKey);
     },
     async revoke(organizationId, keyId, at) {
+      forget();
       await db
         .updateTable('api_keys')
         .set({ revoked_at: at })
@@ -62,6 +69,7 @@ export function apiKeyRepository(db: Executor, dialect: Persistence['dialect']):
       return row ? toApiKey(row) : null;
     },
     async touch(keyId, at) {
+      forget();
       await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute();
     },
   };
