@@ -114,6 +114,8 @@ describe('blob keys', () => {
     assert.equal(contentTypeForKey('a/b.webp'), 'image/webp');
     assert.equal(contentTypeForKey('a/b.gif'), 'image/gif');
     assert.equal(contentTypeForKey('a/b.avif'), 'image/avif');
+    assert.equal(contentTypeForKey('a/b.tiff'), 'image/tiff');
+    assert.equal(contentTypeForKey('a/b.TIF'), 'image/tiff');
     assert.equal(contentTypeForKey('a/b.bin'), 'application/octet-stream');
   });
 });

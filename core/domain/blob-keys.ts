@@ -54,6 +54,8 @@ export function assertSafePrefix(prefix: string): void {
   if (!prefix.endsWith('/') || keyProblem(`${prefix}x.x`) !== null) throw new Error(`Unsafe blob key prefix ${JSON.stringify(prefix.slice(0, 80))}: it must be whole key segments, each ending in "/".`);
 }
 
+// Every format the intake accepts must be here: an upload is stored under its format's extension,
+// and a store refuses a content type its key's extension does not stand for.
 const contentTypes: Record<string, string> = {
   jpg: 'image/jpeg',
   jpeg: 'image/jpeg',
@@ -61,6 +63,8 @@ const contentTypes: Record<string, string> = {
   webp: 'image/webp',
   gif: 'image/gif',
   avif: 'image/avif',
+  tiff: 'image/tiff',
+  tif: 'image/tiff',
 };
 
 /** The content type a key's extension stands for; what a store that keeps no metadata serves. */
