@@ -278,6 +278,51 @@ describe('guarded client', () => {
     await rejectsWith(client(['localhost']).request(`${closed.url}/`, defaults), 'network', true);
   });
 
+  test('a redirect body that never arrives does not keep its connection open', async () => {
+    // Each stalled redirect's server-side socket, until it closes.
+    const stalled = new Set<unknown>();
+    const host = await startHttpsServer((req, res) => {
+      if (req.url === '/hello') return void res.end('hello');
+      stalled.add(req.socket);
+      req.socket.once('close', () => stalled.delete(req.socket));
+      // Declares a small body (which the client drains for reuse) and never sends it.
+      res.writeHead(302, { location: req.url === '/loop' ? '/loop' : '/hello', 'content-length': '10' });
+      res.flushHeaders();
+    });
+    try {
+      const c = client(['localhost']);
+      const res = await c.request(`${host.url}/stall`, { ...defaults, maxRedirects: 3 });
+      assert.equal(res.status, 200);
+      await waitFor(() => stalled.size === 0, 1000, 'the followed redirect closed its connection');
+
+      await rejectsWith(c.request(`${host.url}/loop`, { ...defaults, maxRedirects: 2 }), 'too_many_redirects', false);
+      await waitFor(() => stalled.size === 0, 1000, 'every redirect of the refused chain closed its connection');
+    } finally {
+      await host.close();
+    }
+  });
+
+  test('a redirect with its whole body keeps its connection for reuse', async () => {
+    let connections = 0;
+    const host = await startHttpsServer((req, res) => {
+      if (req.url === '/moved') {
+        res.writeHead(302, { location: '/hello', 'content-length': '5' });
+        return void res.end('moved');
+      }
+      res.end('hello');
+    });
+    host.server.on('secureConnection', () => connections++);
+    try {
+      const c = client(['localhost']);
+      await c.request(`${host.url}/moved`, { ...defaults, maxRedirects: 1 });
+      const opened = connections;
+      await c.request(`${host.url}/moved`, { ...defaults, maxRedirects: 1 });
+      assert.equal(connections, opened, 'both hops of the second request used pooled connections');
+    } finally {
+      await host.close();
+    }
+  });
+
   test('an unresolvable host is a transient dns_failed', async () => {
     // Generous timeout: where a resolver is configured but unreachable, getaddrinfo takes seconds to give up.
     await rejectsWith(
@@ -287,6 +332,14 @@ describe('guarded client', () => {
     );
   });
 });
+
+async function waitFor(condition: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) assert.fail(`not within ${ms} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 describe('isForbiddenAddress', () => {
   const forbidden = [

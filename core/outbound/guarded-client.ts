@@ -320,6 +320,8 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
     const timer = setTimeout(() => {
       cancellation.abort(new OutboundError('timeout', `No complete response within ${init.timeoutMs} ms`, true));
     }, init.timeoutMs);
+    // Redirect bodies being drained in the background, so that their sockets can be reused.
+    const draining: IncomingMessage[] = [];
 
     try {
       let target = parseTarget(url);
@@ -332,7 +334,7 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
         const res = await send(agentFor(target, addresses), target, method, headers, body, cancellation);
         const location = res.headers.location;
         if (init.maxRedirects > 0 && REDIRECT_STATUSES.has(res.statusCode ?? 0) && location) {
-          discard(res);
+          discard(res, draining);
           if (redirects >= init.maxRedirects) {
             throw new OutboundError('too_many_redirects', `More than ${init.maxRedirects} redirects`, false);
           }
@@ -366,6 +368,10 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
     } finally {
       clearTimeout(timer);
       init.signal?.removeEventListener('abort', onCallerAbort);
+      // A redirect body still missing when the whole request is done is not coming. Nothing else
+      // would close its socket (the agent's idle timeout only covers free sockets), so a host could
+      // make us hold one per redirect for good.
+      for (const res of draining) if (!res.complete) res.destroy();
     }
   }
 
@@ -510,12 +516,14 @@ function readBody(res: IncomingMessage, maxBytes: number, cancellation: Cancella
   });
 }
 
-function discard(res: IncomingMessage): void {
+/** Throws a redirect's body away: a small one is drained in the background and listed in `draining`; otherwise the socket is closed. */
+function discard(res: IncomingMessage, draining: IncomingMessage[]): void {
   const declared = Number(res.headers['content-length']);
   if (res.headers['content-length'] !== undefined && declared <= MAX_DISCARDED_REDIRECT_BODY) {
     // Draining lets the socket go back to the keep-alive pool.
     res.resume();
     res.on('error', () => {});
+    draining.push(res);
   } else {
     res.destroy();
   }
