@@ -4,12 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it, mock } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect } from 'kysely';
+import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import type { Persistence } from '../core/ports/persistence.ts';
 import { tenantService } from '../core/services/tenants.ts';
 import { randomIds } from '../plugins/ids-random/index.ts';
+import { migrationProvider } from '../plugins/store-kysely/migrations/index.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
-import { openSqlite } from '../plugins/store-kysely/sqlite.ts';
+import { ImmediateSqliteDialect, openSqlite } from '../plugins/store-kysely/sqlite.ts';
 import { persistenceContract } from './contract/persistence.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
 
@@ -126,5 +129,62 @@ describe('generation lookups by store, visitor, session and widget', () => {
       query.mock.restore();
       await persistence.close();
     }
+  });
+});
+
+/**
+ * Migration 0010 numbers the ledger entries a database already has: on SQLite in the order they
+ * were written (their rowids), on Postgres, which kept no such order, as they were listed before
+ * (time, then id). Either way an entry written afterwards is listed first.
+ */
+describe('migration 0010 on a ledger written before it', () => {
+  // In the order written; their times say otherwise.
+  const entries = [
+    { id: 'cle_b', delta: 10, balance_after: 10, created_at: 3_000 },
+    { id: 'cle_c', delta: -3, balance_after: 7, created_at: 1_000 },
+    { id: 'cle_a', delta: -1, balance_after: 6, created_at: 2_000 },
+  ];
+  async function writeBefore0010(db: Kysely<any>) {
+    try {
+      const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo('0009-job-failures');
+      if (error) throw error;
+      await db.insertInto('organizations').values({ id: 'org_old', name: 'Old', credit_balance: 6, created_at: 0 }).execute();
+      for (const entry of entries) await db.insertInto('credit_ledger').values({ ...entry, organization_id: 'org_old', reason: 'old', reference: null }).execute();
+    } finally {
+      await db.destroy();
+    }
+  }
+  async function balancesAfterMigrating(persistence: Persistence) {
+    try {
+      assert.deepEqual((await persistence.migrate()).applied, ['0010-credit-ledger-sequence']);
+      const before = (await persistence.credits.ledger('org_old', 10)).map((entry) => entry.balanceAfter);
+      await persistence.credits.debit({ organizationId: 'org_old', amount: 2, reason: 'new', ledgerEntryId: 'cle_0', at: 0 });
+      const after = (await persistence.credits.ledger('org_old', 10)).map((entry) => entry.balanceAfter);
+      return { before, after };
+    } finally {
+      await persistence.close();
+    }
+  }
+
+  it('on SQLite, numbers them in the order they were written', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-0010-'));
+    const file = path.join(dir, 'old.db');
+    try {
+      await writeBefore0010(new Kysely({ dialect: new ImmediateSqliteDialect({ database: new BetterSqlite3(file) }) }));
+      const { before, after } = await balancesAfterMigrating(openSqlite(file));
+      assert.deepEqual(before, [6, 7, 10]);
+      assert.deepEqual(after, [4, 6, 7, 10]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('on Postgres, numbers them as they were listed before, by time', async () => {
+    postgres ??= await startPostgresTestServer();
+    const url = await postgres.createDatabase();
+    await writeBefore0010(new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) }));
+    const { before, after } = await balancesAfterMigrating(openPostgres(url));
+    assert.deepEqual(before, [10, 6, 7]);
+    assert.deepEqual(after, [4, 10, 6, 7]);
   });
 });

@@ -71,7 +71,8 @@ export async function createLoad(bench: BenchApp): Promise<ApiLoad> {
           if (balance === undefined) throw new HTTPError({ status: 403 });
           insertGeneration.run({ ...sample.generation, id, products: JSON.stringify(body.products), created_at: now });
           insertJob.run({ ...sample.job, id: ids.id('job_'), payload: JSON.stringify({ generationId: id, organizationId }), run_at: now, created_at: now });
-          insertLedgerEntry.run({ ...sample.ledger, id: ids.id('cle_'), reference: id, balance_after: balance, created_at: now });
+          // seq null: SQLite numbers the entry, as for the app's insert, which names no seq.
+          insertLedgerEntry.run({ ...sample.ledger, seq: null, id: ids.id('cle_'), reference: id, balance_after: balance, created_at: now });
         });
         event.res.status = 202;
         return { ...resource, id, createdAt: new Date(now).toISOString() };

@@ -23,6 +23,8 @@ export interface Database {
     reason: string;
     reference: string | null;
     created_at: number;
+    /** Assigned by the database at insert, in the order entries are written: the ledger is listed by it. */
+    seq?: number;
   };
   generations: {
     id: string;

@@ -159,6 +159,28 @@ export function persistenceContract(label: string, createFixture: () => Promise<
       assert.ok(debits.every((entry) => entry.balanceAfter >= 0));
     });
 
+    it('lists the ledger in the order it was written, whatever the entries\' times and ids', async () => {
+      const { organization } = await tenants().createOrganization({ name: 'Order', credits: 100 });
+      const handlesForRace = [store, open(), open()];
+      // One millisecond for all, and ids that sort against the order of the calls: neither can order them.
+      const at = Date.now();
+      const ids = Array.from({ length: 30 }, () => randomIds.id('cle_')).sort().reverse();
+      await Promise.all(
+        ids.map((ledgerEntryId, index) => {
+          const change = { organizationId: organization.id, amount: 1 + (index % 4), reason: 'order', ledgerEntryId, at };
+          const credits = handlesForRace[index % handlesForRace.length]!.credits;
+          return index % 3 === 0 ? credits.grant(change) : credits.debit(change);
+        }),
+      );
+      const balance = (await store.organizations.get(organization.id))?.creditBalance;
+      const ledger = await store.credits.ledger(organization.id, 100);
+      assert.equal(ledger.length, 31, 'the opening grant and the 30 changes');
+      assert.equal(ledger[0]!.balanceAfter, balance, 'the newest entry ends at the balance');
+      for (let i = 0; i + 1 < ledger.length; i++) {
+        assert.equal(ledger[i]!.balanceAfter, ledger[i + 1]!.balanceAfter + ledger[i]!.delta, `entry ${i} follows entry ${i + 1}`);
+      }
+    });
+
     it('rolls a transaction back when its work throws', async () => {
       const id = randomIds.id('org_');
       await assert.rejects(

@@ -8,6 +8,7 @@ import * as jobReadiness from './0006-job-readiness.ts';
 import * as dropUnusedDeliveryIndex from './0007-drop-unused-delivery-index.ts';
 import * as partialGenerationIndexes from './0008-partial-generation-indexes.ts';
 import * as jobFailures from './0009-job-failures.ts';
+import * as creditLedgerSequence from './0010-credit-ledger-sequence.ts';
 
 /**
  * Migrations are imported statically rather than read from a folder, so they load the same
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0007-drop-unused-delivery-index': dropUnusedDeliveryIndex,
   '0008-partial-generation-indexes': partialGenerationIndexes,
   '0009-job-failures': jobFailures,
+  '0010-credit-ledger-sequence': creditLedgerSequence,
 };
 
 export const migrationProvider: MigrationProvider = {

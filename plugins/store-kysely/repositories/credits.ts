@@ -76,8 +76,8 @@ export function creditRepository(db: Executor, dialect: Persistence['dialect']):
         .selectFrom('credit_ledger')
         .selectAll()
         .where('organization_id', '=', organizationId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
+        // Newest first by the order of writing, which chains the balances; times may be out of order.
+        .orderBy('seq', 'desc')
         .limit(limit)
         .execute();
       return rows.map(toEntry);
