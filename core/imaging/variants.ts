@@ -39,3 +39,20 @@ export async function encodeVariants(render: Uint8Array): Promise<EncodedVariant
   );
   return Promise.all(jobs);
 }
+
+/** Formats a render's original is stored in as the engine made it: every browser and email client shows them. */
+const keptFormats = ['jpeg', 'png', 'webp'] as const;
+export type OriginalFormat = (typeof keptFormats)[number];
+
+/**
+ * A render's original as it is stored, by what its bytes are rather than the type the engine
+ * named (a third party's engine may name it in another case, or wrongly): the stored key's
+ * extension and type must agree, or the store refuses the write. JPEG, PNG and WebP are kept byte
+ * for byte; anything else (AVIF, GIF, TIFF…) becomes PNG, which loses nothing and keeps the alpha.
+ */
+export async function storableOriginal(render: Uint8Array): Promise<{ bytes: Uint8Array; format: OriginalFormat }> {
+  const { format } = await sharp(render).metadata();
+  if ((keptFormats as readonly string[]).includes(format)) return { bytes: render, format: format as OriginalFormat };
+  // Upright, as the variants are: the PNG keeps no EXIF orientation to apply later.
+  return { bytes: await sharp(render, { failOn: 'error' }).rotate().png().toBuffer(), format: 'png' };
+}

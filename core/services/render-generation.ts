@@ -1,7 +1,7 @@
 import type { Cradle } from '../cradle.ts';
 import { generationImagesPrefix } from '../domain/blob-keys.ts';
 import { eventBody, type EventType } from '../domain/generation.ts';
-import { encodeVariants, type EncodedVariant } from '../imaging/variants.ts';
+import { encodeVariants, storableOriginal, type EncodedVariant, type OriginalFormat } from '../imaging/variants.ts';
 import { fetchImage, ImageFetchError, inspectImage, type FetchedImage } from '../outbound/fetch-image.ts';
 import { outageRetryDelay, PostponeJob, RetryJob, type JobContext } from '../ports/job-queue.ts';
 import type { GenerationRecord, ImageVariants, QueuedJob } from '../ports/persistence.ts';
@@ -37,7 +37,8 @@ const fromStorage = <T>(operation: Promise<T>): Promise<T> =>
     throw new StorageOutage(error);
   });
 
-const extension = { jpeg: 'jpg', webp: 'webp' } as const;
+// One table for every image a render stores, so a key's extension always fits the type it is stored with.
+const extension = { jpeg: 'jpg', png: 'png', webp: 'webp' } as const;
 
 const publicRenderMessages: Record<string, string> = {
   render_failed: 'The visualization could not be rendered from these images.',
@@ -111,9 +112,8 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
   }
 
   /** Public, permanent, unguessable: under `base`, the generation id plus a random token no one can derive. */
-  async function publish(base: string, render: Uint8Array, contentType: string, variants: EncodedVariant[]) {
-    const originalExtension = contentType === 'image/png' ? 'png' : contentType === 'image/webp' ? 'webp' : 'jpg';
-    const original = await fromStorage(cdn.put(`${base}/original.${originalExtension}`, render, { contentType, visibility: 'public' }));
+  async function publish(base: string, render: { bytes: Uint8Array; format: OriginalFormat }, variants: EncodedVariant[]) {
+    const original = await fromStorage(cdn.put(`${base}/original.${extension[render.format]}`, render.bytes, { contentType: `image/${render.format}`, visibility: 'public' }));
     // Every write settles before a failure is reported, so deleting what was stored misses none.
     const writes = await Promise.allSettled(
       variants.map((variant) => cdn.put(`${base}/${variant.name}.${extension[variant.format]}`, variant.bytes, { contentType: `image/${variant.format}`, visibility: 'public' })),
@@ -210,10 +210,11 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
         hint: generation.hint,
         signal: context?.signal,
       });
-      const variants = await encodeVariants(result.image);
+      // The engine's contentType is not trusted to name the format: the bytes decide (see storableOriginal).
+      const [original, variants] = await Promise.all([storableOriginal(result.image), encodeVariants(result.image)]);
       const base = `${generationImagesPrefix(generation.id)}${ids.secret(24)}`;
       storing = base;
-      const published = await publish(base, result.image, result.contentType, variants);
+      const published = await publish(base, original, variants);
       // From here a failure may have committed after all (say, a connection lost at COMMIT), so the
       // images stay; if they were not committed, whichever run ends the generation queues their deletion.
       storing = undefined;
