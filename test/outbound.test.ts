@@ -63,14 +63,18 @@ before(async () => {
         res.end('status body');
         return;
       case '/big-declared':
-        res.writeHead(200, { 'content-length': '5000' });
+        res.writeHead(Number(url.searchParams.get('code') ?? 200), { 'content-length': '5000' });
         res.end(Buffer.alloc(5000));
         return;
       case '/big-streamed':
         // No Content-Length: chunked encoding, so only counting while streaming can catch it.
-        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        res.writeHead(Number(url.searchParams.get('code') ?? 200), { 'content-type': 'application/octet-stream' });
         for (let i = 0; i < 10; i++) res.write(Buffer.alloc(1000));
         res.end();
+        return;
+      case '/big-error':
+        res.writeHead(500, { 'content-length': String(200 * 1024) });
+        res.end(Buffer.alloc(200 * 1024));
         return;
       case '/hang':
         return; // never answers
@@ -239,6 +243,19 @@ describe('guarded client', () => {
     assert.equal(Buffer.from(res.body).toString(), 'status body');
   });
 
+  test('a 4xx or 5xx with a body over maxBytes is returned with the body cut, declared or streamed', async () => {
+    const c = client(['localhost']);
+    for (const path of ['/big-declared', '/big-streamed']) {
+      const res = await c.request(`${server.url}${path}?code=503`, { ...defaults, maxBytes: 4096 });
+      assert.equal(res.status, 503, path);
+      assert.equal(res.body.length, 4096, path);
+    }
+    // An error page is only kept for logs: at most 64 KB of it, whatever maxBytes allows.
+    const page = await c.request(`${server.url}/big-error`, defaults);
+    assert.equal(page.status, 500);
+    assert.equal(page.body.length, 64 * 1024);
+  });
+
   test('requests to one origin reuse a keep-alive connection', async () => {
     const c = client(['localhost']);
     const first = await c.request(`${server.url}/socket`, defaults);
@@ -369,6 +386,17 @@ describe('fetchImage', () => {
           res.writeHead(200, { 'content-type': 'image/png' });
           res.end('this is not an image');
           return;
+        case '/huge-503':
+          // Over the 10 MB cap, declared by Content-Length.
+          res.writeHead(503, { 'content-length': String(11 * 1024 * 1024) });
+          res.end(Buffer.alloc(11 * 1024 * 1024));
+          return;
+        case '/huge-404':
+          // Over the 10 MB cap, chunked: only counting while streaming sees it.
+          res.writeHead(404, { 'content-type': 'text/html' });
+          for (let i = 0; i < 11; i++) res.write(Buffer.alloc(1024 * 1024));
+          res.end();
+          return;
         default:
           res.writeHead(Number(req.url?.slice(1)) || 404);
           res.end();
@@ -411,6 +439,13 @@ describe('fetchImage', () => {
   test('503 and 429 fail transiently', async () => {
     await fetchFails(`${images.url}/503`, 'image_fetch_failed', true);
     await fetchFails(`${images.url}/429`, 'image_fetch_failed', true);
+  });
+
+  test('an error answer with a body over the byte cap fails as its status, not as too large', async () => {
+    const unavailable = await fetchFails(`${images.url}/huge-503`, 'image_fetch_failed', true);
+    assert.equal(unavailable.message, 'The image URL answered 503');
+    const missing = await fetchFails(`${images.url}/huge-404`, 'image_fetch_failed', false);
+    assert.equal(missing.message, 'The image URL answered 404');
   });
 
   test('a private address fails for good with a clear message', async () => {

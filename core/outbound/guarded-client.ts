@@ -53,7 +53,11 @@ export interface OutboundRequest {
   body?: Uint8Array | string;
   /** Total time for connect + response + body, ms. */
   timeoutMs: number;
-  /** Response bodies larger than this fail with too_large (checked against Content-Length first, then while streaming). */
+  /**
+   * A 2xx body larger than this fails with too_large (checked against Content-Length first, then
+   * while streaming). Any other answer is returned with its body cut at this or 64 KB, whichever is
+   * less: its status is the answer, and its body (an error page) only matters to a log.
+   */
   maxBytes: number;
   /** 0 = do not follow (a 3xx is returned as-is). Otherwise each hop is re-validated (https, DNS, address guard). */
   maxRedirects: number;
@@ -72,8 +76,8 @@ export interface OutboundResponse {
 export interface GuardedClient {
   /**
    * One request, following redirects if asked. The timeout covers all hops together. 4xx/5xx are
-   * returned, not thrown. If `init.signal` aborts, the promise rejects with the signal's reason
-   * (as `fetch` does), not with an OutboundError.
+   * returned, not thrown, whatever the size of their body. If `init.signal` aborts, the promise
+   * rejects with the signal's reason (as `fetch` does), not with an OutboundError.
    */
   request(url: string, init: OutboundRequest): Promise<OutboundResponse>;
   /** Closes pooled keep-alive sockets. */
@@ -220,6 +224,8 @@ const TLS_ERROR = /^(ERR_TLS_|ERR_SSL_)|CERT|UNABLE_TO_|SELF_SIGNED|HOSTNAME_MIS
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 // Redirect bodies are thrown away; past this size closing the socket is cheaper than draining it.
 const MAX_DISCARDED_REDIRECT_BODY = 64 * 1024;
+// Enough of an error page for a log (webhook attempts keep 2048 characters); the rest is never read.
+const MAX_KEPT_ERROR_BODY = 64 * 1024;
 // Agents hold no sockets once idle sockets time out, so dropping old ones from the cache is safe.
 const MAX_CACHED_AGENTS = 256;
 const IDLE_SOCKET_MS = 30_000;
@@ -352,9 +358,14 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
           target = next;
           continue;
         }
-        const responseBody = await readBody(res, init.maxBytes, cancellation);
+        const status = res.statusCode ?? 0;
+        // A 503 with a huge error page is still a 503 (retried by callers), not a final too_large.
+        const responseBody =
+          status >= 200 && status <= 299
+            ? await readBody(res, init.maxBytes, cancellation)
+            : await readBody(res, Math.min(init.maxBytes, MAX_KEPT_ERROR_BODY), cancellation, { cut: true });
         return {
-          status: res.statusCode ?? 0,
+          status,
           headers: flattenHeaders(res.headers),
           body: responseBody,
           url: target.url.href,
@@ -475,9 +486,10 @@ function classifyNetworkError(err: NodeJS.ErrnoException, host: string): Outboun
   return new OutboundError('network', `Could not reach ${host}: ${code || err.message}`, true);
 }
 
-function readBody(res: IncomingMessage, maxBytes: number, cancellation: Cancellation): Promise<Uint8Array> {
+/** The body, at most maxBytes of it: more fails with too_large, or with `cut` ends the body there. */
+function readBody(res: IncomingMessage, maxBytes: number, cancellation: Cancellation, { cut = false } = {}): Promise<Uint8Array> {
   const declared = Number(res.headers['content-length']);
-  if (res.headers['content-length'] !== undefined && Number.isFinite(declared) && declared > maxBytes) {
+  if (!cut && res.headers['content-length'] !== undefined && Number.isFinite(declared) && declared > maxBytes) {
     res.destroy();
     return Promise.reject(tooLarge(maxBytes, res.statusCode));
   }
@@ -501,7 +513,13 @@ function readBody(res: IncomingMessage, maxBytes: number, cancellation: Cancella
       if (settled) return;
       // Checked before keeping the chunk, so at most maxBytes are ever held.
       if (total + chunk.length > maxBytes) {
-        finish(tooLarge(maxBytes, res.statusCode));
+        if (cut) {
+          chunks.push(chunk.subarray(0, maxBytes - total));
+          finish(undefined, Buffer.concat(chunks, maxBytes));
+        } else {
+          finish(tooLarge(maxBytes, res.statusCode));
+        }
+        // The rest stays unread, so this connection cannot carry another request.
         res.destroy();
         return;
       }
