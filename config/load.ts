@@ -15,7 +15,7 @@ const envMapping: Array<[variable: string, field: string[], parse: (text: string
   ['HOST', ['host'], String],
   ['DATABASE_URL', ['databaseUrl'], String],
   ['VISUALIZER_DATA_DIR', ['dataDir'], String],
-  ['VISUALIZER_PUBLIC_URL', ['publicUrl'], (text) => text.replace(/\/+$/, '')],
+  ['VISUALIZER_PUBLIC_URL', ['publicUrl'], String],
   ['VISUALIZER_PERSISTENCE', ['plugins', 'persistence'], String],
   ['VISUALIZER_RENDERER', ['plugins', 'renderer'], String],
   ['VISUALIZER_CDN', ['plugins', 'cdn'], String],
@@ -82,7 +82,9 @@ export function loadConfig(env: Env = process.env, overrides: Record<string, unk
   return {
     ...config,
     dataDir: path.resolve(config.dataDir),
-    publicUrl: config.publicUrl ?? `http://localhost:${config.port}`,
+    // Without its trailing slashes, whatever set it: URLs are built as `${publicUrl}/cdn/…`, and one
+    // with `//` is not what the CDN hands out, so the service would not know its own images.
+    publicUrl: (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, ''),
     plugins: {
       ...config.plugins,
       persistence: config.plugins.persistence ?? (config.databaseUrl ? 'postgres' : 'sqlite'),

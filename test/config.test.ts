@@ -52,6 +52,13 @@ describe('configuration', () => {
     assert.deepEqual(config.pluginOptions, { sqlite: { file: 'x.db' } });
   });
 
+  it('drops trailing slashes from publicUrl wherever it is set, as URLs are built on it with "/"', () => {
+    const target = file('slash.json', JSON.stringify({ publicUrl: 'https://viz.example.com/images//' }));
+    assert.equal(loadConfig({ VISUALIZER_CONFIG: target }).publicUrl, 'https://viz.example.com/images');
+    assert.equal(loadConfig({}, { publicUrl: 'http://localhost:4999/' }).publicUrl, 'http://localhost:4999');
+    assert.equal(loadConfig({ VISUALIZER_PUBLIC_URL: 'https://viz.example.com///' }).publicUrl, 'https://viz.example.com');
+  });
+
   it('stops with a message naming each invalid field and where it came from', () => {
     assert.throws(() => loadConfig({ PORT: 'eighty' }), (error: Error) => error instanceof ConfigError && /port \(PORT\)/.test(error.message));
     assert.throws(() => loadConfig({ PORT: '70000' }), /port \(PORT\)/);
