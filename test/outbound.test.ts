@@ -340,6 +340,38 @@ describe('guarded client', () => {
     }
   });
 
+  test('an agent pushed out of the cache keeps no idle connection, and a busy one closes its own when done', async () => {
+    let release = () => {};
+    const open = new Set<unknown>();
+    const host = await startHttpsServer((req, res) => {
+      if (req.url === '/held') release = () => res.end('late');
+      else res.end('hello');
+    });
+    host.server.on('secureConnection', (socket) => {
+      open.add(socket);
+      socket.once('close', () => open.delete(socket));
+    });
+    try {
+      const c = client(['localhost', '127.0.0.0/8']);
+      await c.request(`${host.url}/hello`, defaults);
+      const held = c.request(`https://127.0.0.1:${host.port}/held`, defaults);
+      await waitFor(() => host.requests.some((r) => r.path === '/held'), 1000, 'the held request arrived');
+      assert.equal(open.size, 2, 'one idle pooled connection, one busy');
+
+      // 256 more origins (loopback addresses nothing listens on, refused at once) push both agents
+      // out of the cache of 256.
+      const refused = Array.from({ length: 256 }, (_, i) => `https://127.0.${1 + (i >> 7)}.${2 + (i & 127)}:${host.port}/`);
+      await Promise.all(refused.map((url) => rejectsWith(c.request(url, defaults), 'network', true)));
+      await waitFor(() => open.size === 1, 1000, 'the idle connection closed when its agent left the cache');
+
+      release();
+      assert.equal(Buffer.from((await held).body).toString(), 'late');
+      await waitFor(() => open.size === 0, 1000, 'the busy connection closed after its response instead of idling');
+    } finally {
+      await host.close();
+    }
+  });
+
   test('an unresolvable host is a transient dns_failed', async () => {
     // Generous timeout: where a resolver is configured but unreachable, getaddrinfo takes seconds to give up.
     await rejectsWith(

@@ -226,7 +226,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const MAX_DISCARDED_REDIRECT_BODY = 64 * 1024;
 // Enough of an error page for a log (webhook attempts keep 2048 characters); the rest is never read.
 const MAX_KEPT_ERROR_BODY = 64 * 1024;
-// Agents hold no sockets once idle sockets time out, so dropping old ones from the cache is safe.
+// One agent per origin and checked addresses; past this many, the least recently used is retired.
 const MAX_CACHED_AGENTS = 256;
 const IDLE_SOCKET_MS = 30_000;
 const MAX_SOCKETS_PER_ORIGIN = 64;
@@ -262,9 +262,9 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
     } as https.AgentOptions);
     agents.set(key, agent);
     if (agents.size > MAX_CACHED_AGENTS) {
-      const oldest = agents.keys().next().value;
-      // Not destroyed: it may carry a request in flight; its idle sockets time out by themselves.
-      if (oldest !== undefined) agents.delete(oldest);
+      const [oldestKey, oldest] = agents.entries().next().value!;
+      agents.delete(oldestKey);
+      retire(oldest);
     }
     return agent;
   }
@@ -393,6 +393,17 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
       agents.clear();
     },
   };
+}
+
+/**
+ * An agent out of the cache is never asked for again, and close() no longer sees it: its idle sockets
+ * close now (not after IDLE_SOCKET_MS), and those carrying a request close when it is done.
+ * Not destroyed outright, which would cut those requests.
+ */
+function retire(agent: https.Agent): void {
+  // The agent asks this before pooling a freed socket; false makes it close the socket instead.
+  agent.keepSocketAlive = () => false;
+  for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
 }
 
 function buildSecureContext(ca: string | string[] | undefined): tls.SecureContext | undefined {
