@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -182,6 +182,22 @@ describe('local CDN', () => {
     for await (const object of cdn.list('crashed/', 'private')) listed.push(object.key);
     assert.deepEqual(listed, ['crashed/agen_1/kept.jpg'], 'temp files are never objects');
     assert.deepEqual(filesUnder(directory).sort(), ['kept.jpg', 'other.jpg.ba9876543210~'], 'the stale one is gone; a fresh one may be a write in progress');
+
+    // A write that died as the first in its folder: the folder goes with its temp file, as a delete's would.
+    const lone = path.join(root, 'private/crashed/agen_2');
+    mkdirSync(lone);
+    writeFileSync(path.join(lone, 'photo.jpg.0123456789ab~'), png);
+    utimesSync(path.join(lone, 'photo.jpg.0123456789ab~'), twoHoursAgo, twoHoursAgo);
+    for await (const _ of cdn.list('crashed/', 'private'));
+    assert.ok(!existsSync(lone));
+    assert.deepEqual(filesUnder(path.join(root, 'private/crashed')).sort(), ['agen_1/kept.jpg', 'agen_1/other.jpg.ba9876543210~']);
+  });
+
+  it("counts a temp file as stale before the stray-image job lists a dead run's folder", () => {
+    // That listing comes once, render.strayImagesAfterMs after the generation ended; a temp file
+    // of a run a crash cut short must be stale by then, or nothing would ever remove it.
+    const { staleTempMs } = v.parse(localPlugin.configSchema!, {});
+    assert.ok(staleTempMs < loadConfig({}).render.strayImagesAfterMs, `${staleTempMs} ms`);
   });
 
   it('removes the folders a delete empties, up to its tree, while writes into them race the deletes', async () => {

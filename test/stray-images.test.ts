@@ -4,6 +4,8 @@
  * stray-image job that the run ending the generation queues.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { startWorkers } from '../core/lifecycle.ts';
 import { PostponeJob, RetryJob } from '../core/ports/job-queue.ts';
@@ -122,6 +124,28 @@ describe('images no run committed', () => {
     await sweep(41);
     assert.ok(!(await stored(id)).includes(strayKey), 'deleted once storage answered');
     assert.equal((await stored(id)).length, 7);
+  });
+
+  it("removes on the local CDN the temp files of a dead run's writes its process never finished, and their folders", async () => {
+    const id = await create();
+    await cradle().renderGeneration(renderJob(id, 1));
+    const { cdn, config, sweepStrayImages } = cradle();
+    const generationDir = path.join(config.dataDir, 'cdn', 'public', 'gen', id);
+    const files = () => readdirSync(generationDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.relative(generationDir, path.join(entry.parentPath, entry.name))).sort();
+    const committed = files();
+    // A run killed mid-write: one image stored, the next one's temp file never renamed; and a run
+    // killed at its first write, whose folder holds nothing but a temp file. The job runs
+    // render.strayImagesAfterMs (10 min) after the generation ended, so they are older than that.
+    await cdn.put(`gen/${id}/deadrun/list.jpg`, (await cdn.get(`gen/${id}/${committed[0]!}`, 'public'))!.body, { contentType: 'image/jpeg', visibility: 'public' });
+    const elevenMinutesAgo = new Date(Date.now() - 11 * 60_000);
+    mkdirSync(path.join(generationDir, 'firstwrite'));
+    for (const temp of ['deadrun/detail.jpg.a1b2c3d4e5f6~', 'firstwrite/original.png.0123456789ab~']) {
+      writeFileSync(path.join(generationDir, temp), Buffer.alloc(1000));
+      utimesSync(path.join(generationDir, temp), elevenMinutesAgo, elevenMinutesAgo);
+    }
+    await sweepStrayImages({ id: 'job_sweep', kind: strayImagesJobKind, payload: { generationId: id, organizationId }, attempts: 1, failures: 0 });
+    assert.deepEqual(files(), committed, 'only the committed run’s images are left');
+    assert.deepEqual(readdirSync(generationDir), [committed[0]!.split(path.sep)[0]], 'and only its folder');
   });
 
   // Last: it starts the workers, which would then also render the other tests' generations.

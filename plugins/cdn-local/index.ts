@@ -3,7 +3,7 @@ import { asValue } from 'awilix';
 import * as v from 'valibot';
 import { definePlugin } from '../../core/plugin.ts';
 import type { ImageCdn } from '../../core/ports/image-cdn.ts';
-import { createLocalCdn } from './local-cdn.ts';
+import { createLocalCdn, defaultStaleTempMs } from './local-cdn.ts';
 
 export { createLocalCdn } from './local-cdn.ts';
 
@@ -14,7 +14,7 @@ export default definePlugin({
     /** Directory for the objects, relative to the data dir; defaults to `<dataDir>/cdn`. */
     dir: v.optional(v.pipe(v.string(), v.minLength(1))),
     /** A write's temp file this old is the remains of a process that died mid-write; listing removes it. */
-    staleTempMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 3_600_000),
+    staleTempMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), defaultStaleTempMs),
   }),
   register({ container, options, config }) {
     const cdn: ImageCdn = createLocalCdn({

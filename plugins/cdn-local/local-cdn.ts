@@ -9,9 +9,16 @@ export interface LocalCdnOptions {
   root: string;
   /** Base of the app's public URLs (no trailing slash); objects are served at `<base>/cdn/<key>`. */
   publicBaseUrl: string;
-  /** A write's temp file this old is the remains of a process that died mid-write (default 1 hour); `list` removes it. */
+  /** A write's temp file this old is the remains of a process that died mid-write (default 5 minutes); `list` removes it. */
   staleTempMs?: number;
 }
+
+/**
+ * A write touches its temp file for a few seconds at most, so one untouched for 5 minutes was cut
+ * short by a crash. It must stay below `render.strayImagesAfterMs` (10 minutes): the stray-image
+ * job's listing of a generation is the only one that sees a dead run's folder, and it comes once.
+ */
+export const defaultStaleTempMs = 300_000;
 
 function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
@@ -168,7 +175,7 @@ export function createLocalCdn(options: LocalCdnOptions): ImageCdn {
         if (['ENOENT', 'ENOTDIR'].includes(errorCode(error) ?? '')) return;
         throw error;
       }
-      const staleBefore = Date.now() - (options.staleTempMs ?? 3_600_000);
+      const staleBefore = Date.now() - (options.staleTempMs ?? defaultStaleTempMs);
       for (const entry of entries) {
         if (!entry.isFile()) continue;
         const file = path.join(entry.parentPath, entry.name);
@@ -180,8 +187,9 @@ export function createLocalCdn(options: LocalCdnOptions): ImageCdn {
           yield { key, modifiedAt: info.mtimeMs };
         } else if (entry.name.endsWith('~') && info.mtimeMs < staleBefore) {
           // A put's temp file that was never renamed: its process died mid-write. Listing is how sweeps
-          // find what a crash left, so the bytes (a customer's photo, perhaps) go now rather than never.
-          await unlink(file).catch(() => {});
+          // find what a crash left, so the bytes (a customer's photo, perhaps) go now rather than never,
+          // and so does a folder they alone kept (a write that died was perhaps its first), as a delete's would.
+          if (await unlink(file).then(() => true, () => false)) await removeEmptyDirectories(entry.parentPath, base);
         }
       }
     },
