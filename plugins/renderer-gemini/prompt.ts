@@ -21,8 +21,14 @@ export function formatDimensions(dimensions: ProductDimensions | null): string |
   return known.length ? known.join(', ') : null;
 }
 
-/** Titles are merchant text: one line each, so they cannot break the numbered list. */
+/**
+ * Merchant and shopper text is kept to one line, so it cannot add lines that read as this
+ * service's own instructions (or break the numbered list).
+ */
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/** A title as a JSON string: a `"` in it is escaped, so it cannot end the quoting and go on as instructions. */
+const quoted = (title: string) => JSON.stringify(oneLine(title));
 
 /**
  * The instruction sent with the photo and the product images. The images follow the text in
@@ -34,7 +40,7 @@ export function buildPrompt({ mode, products, hint }: PromptInput): string {
   const list = products
     .map((product, index) => {
       const size = mode === 'room-visualizer' ? formatDimensions(product.dimensions) : null;
-      return `${index + 1}. "${oneLine(product.productTitle)}"${size ? `, real size ${size}` : ''}`;
+      return `${index + 1}. ${quoted(product.productTitle)}${size ? `, real size ${size}` : ''}`;
     })
     .join('\n');
 
@@ -55,7 +61,7 @@ export function buildPrompt({ mode, products, hint }: PromptInput): string {
           'Reproduce each product faithfully, and use only the product itself, not its image\'s background.',
         ];
   lines.push('Return only the edited photo.');
-  const guidance = hint?.trim();
+  const guidance = hint ? oneLine(hint) : '';
   if (guidance) lines.push(`Styling guidance: ${guidance}`);
   return lines.join('\n');
 }
