@@ -250,6 +250,64 @@ describe('gemini renderer', () => {
     });
   }
 
+  it('reports HTTP 408 as renderer_unavailable, worth retrying', async () => {
+    fake.next = () => googleError(408, 'Request timed out.', 'DEADLINE_EXCEEDED');
+    const error = await renderError(engine, request);
+    assert.deepEqual([error.code, error.transient], ['renderer_unavailable', true]);
+  });
+
+  // A proxy or the API itself may put an error object in a 200's body; it means what its code would as a status.
+  const errorsIn200: [number, string, [string, boolean]][] = [
+    [503, 'UNAVAILABLE', ['renderer_unavailable', true]],
+    [429, 'RESOURCE_EXHAUSTED', ['renderer_unavailable', true]],
+    [403, 'PERMISSION_DENIED', ['renderer_unavailable', true]],
+    [400, 'INVALID_ARGUMENT', ['render_failed', false]],
+  ];
+  for (const [code, status, expected] of errorsIn200) {
+    it(`reads a 200 whose body is a ${code} error as that status`, async () => {
+      fake.next = () => ({ ...googleError(code, 'The model is overloaded.', status), status: 200 });
+      const error = await renderError(engine, request);
+      assert.deepEqual([error.code, error.transient], expected);
+      assert.match(error.message, new RegExp(String(code)));
+    });
+  }
+
+  it('reads a 200 whose body is an error without a code as a 500, worth retrying', async () => {
+    fake.next = () => ({ status: 200, body: { error: { message: 'Internal error encountered.' } } });
+    const error = await renderError(engine, request);
+    assert.deepEqual([error.code, error.transient], ['renderer_unavailable', true]);
+    assert.match(error.message, /error without a code in an HTTP 200 answer.*Internal error/);
+  });
+
+  for (const reason of ['RECITATION', 'IMAGE_RECITATION']) {
+    it(`reports ${reason} as content_blocked, final`, async () => {
+      fake.next = () => answer([{ text: 'This resembles protected content.' }], reason);
+      const error = await renderError(engine, request);
+      assert.deepEqual([error.code, error.transient], ['content_blocked', false]);
+      assert.match(error.message, new RegExp(reason));
+    });
+  }
+
+  it('takes the first part that is an image, passing over inline data of another type', async () => {
+    fake.next = async (sent) => {
+      const reply = await imageAnswer(sent);
+      const parts = (reply.body as { candidates: { content: { parts: GeminiPart[] } }[] }).candidates[0]!.content.parts;
+      parts.splice(2, 0, { inlineData: { mimeType: 'text/plain', data: Buffer.from('hello').toString('base64') } }, { inlineData: { mimeType: 'application/json', data: Buffer.from('{}').toString('base64') } });
+      return reply;
+    };
+    const result = await engine.render(request);
+    const { data, info } = await sharp(result.image).raw().toBuffer({ resolveWithObject: true });
+    assert.deepEqual([info.width, info.height], [765, 1024]);
+    assert.deepEqual([...data.subarray(0, 3)], [0x20, 0xc0, 0x20], 'the real image');
+  });
+
+  it('reports an answer whose only inline data is not an image as render_failed, no image', async () => {
+    fake.next = () => answer([{ inlineData: { mimeType: 'text/plain', data: Buffer.from('hello').toString('base64') } }]);
+    const error = await renderError(engine, request);
+    assert.deepEqual([error.code, error.transient], ['render_failed', false]);
+    assert.match(error.message, /returned no image/);
+  });
+
   it("reports a request Google calls invalid (HTTP 400) as render_failed, final, with Google's message and never the key", async () => {
     fake.next = () => googleError(400, `Unable to process input image (key ${API_KEY}).`, 'INVALID_ARGUMENT');
     const error = await renderError(engine, request);

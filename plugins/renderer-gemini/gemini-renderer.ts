@@ -15,8 +15,11 @@ const LONG_SIDE: Record<ImageSize, number> = { '1K': 1024, '2K': 2048, '4K': 409
 /** The aspect ratios `imageConfig.aspectRatio` accepts. */
 export const ASPECT_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'] as const;
 
-/** Finish reasons that mean Google's safety systems refused: final, and not the merchant's bug. */
-const BLOCKED = new Set(['SAFETY', 'PROHIBITED_CONTENT', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'BLOCKLIST', 'SPII', 'RECITATION']);
+/**
+ * Finish reasons that mean Google's safety systems refused: final, and not the merchant's bug.
+ * Each text reason's IMAGE_ twin means the same for the image, so both are here.
+ */
+const BLOCKED = new Set(['SAFETY', 'PROHIBITED_CONTENT', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'BLOCKLIST', 'SPII', 'RECITATION', 'IMAGE_RECITATION']);
 const NO_IMAGE = new Set(['NO_IMAGE', 'IMAGE_OTHER', 'OTHER']);
 
 const MIME_TYPES: Partial<Record<string, string>> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
@@ -35,7 +38,7 @@ interface GeminiPart {
 interface GeminiResponse {
   promptFeedback?: { blockReason?: string; blockReasonMessage?: string };
   candidates?: { content?: { parts?: GeminiPart[] }; finishReason?: string; finishMessage?: string }[];
-  error?: { message?: string; status?: string; details?: { reason?: string }[] };
+  error?: { code?: number; message?: string; status?: string; details?: { reason?: string }[] };
 }
 
 /** The supported ratio nearest the photo's, compared on a log scale so 2:1 and 1:2 are equally far from 1:1. */
@@ -107,8 +110,9 @@ function imageFrom(answer: GeminiResponse): Buffer {
   const detail = candidate?.finishMessage ? `: ${clip(candidate.finishMessage)}` : '';
   if (reason && BLOCKED.has(reason)) throw new RenderError('content_blocked', `Gemini refused to render the image (${reason})${detail}`, false);
   const parts = candidate?.content?.parts ?? [];
-  // Thinking models send draft images marked `thought: true` before the answer; those are not the result.
-  const image = parts.find((part) => part.inlineData?.data && !part.thought);
+  // Thinking models send draft images marked `thought: true` before the answer; those are not the
+  // result, and neither is inline data of another type.
+  const image = parts.find((part) => part.inlineData?.data && !part.thought && part.inlineData.mimeType?.toLowerCase().startsWith('image/'));
   if (!image?.inlineData?.data || (reason && NO_IMAGE.has(reason))) {
     const said = parts
       .filter((part) => part.text && !part.thought)
@@ -132,13 +136,18 @@ function refusesOurAccount(status: number, error: GeminiResponse['error']): bool
   return error?.status === 'FAILED_PRECONDITION' || details.some((detail) => String((detail as { reason?: unknown } | null)?.reason).startsWith('API_KEY_'));
 }
 
-function httpError(status: number, answer: GeminiResponse | null, text: string): RenderError {
+/**
+ * `status` is the HTTP status, or the code of an error object in a 2xx's body, which means the
+ * same; `seen` says which it was, for the log.
+ */
+function httpError(status: number, answer: GeminiResponse | null, text: string, seen = `HTTP ${status}`): RenderError {
   const message = clip(answer?.error?.message ?? text.trim()) || 'no details';
-  if (status === 429 || status >= 500) return new RenderError('renderer_unavailable', `Gemini is unavailable (HTTP ${status}): ${message}`, true);
+  // 408: the request timed out on its way or at Google's end; another attempt may well get through.
+  if (status === 408 || status === 429 || status >= 500) return new RenderError('renderer_unavailable', `Gemini is unavailable (${seen}): ${message}`, true);
   // Retried (a key being rotated, billing being fixed), then failed as the engine
   // being unavailable: `render_failed` would tell the shop its images were the problem.
-  if (refusesOurAccount(status, answer?.error)) return new RenderError('renderer_unavailable', `Gemini refused this service's account (HTTP ${status}): ${message}`, true);
-  return new RenderError('render_failed', `Gemini refused the request (HTTP ${status}): ${message}`, false);
+  if (refusesOurAccount(status, answer?.error)) return new RenderError('renderer_unavailable', `Gemini refused this service's account (${seen}): ${message}`, true);
+  return new RenderError('render_failed', `Gemini refused the request (${seen}): ${message}`, false);
 }
 
 function parse(text: string): GeminiResponse | null {
@@ -211,6 +220,13 @@ export function createGeminiRenderer(options: GeminiRendererOptions): RenderEngi
     const answer = parse(text);
     if (status < 200 || status >= 300) throw httpError(status, answer, text);
     if (!answer) throw new RenderError('render_failed', `Gemini answered with something other than JSON: ${clip(text, 200)}`, false);
+    // An error object in a 200's body (as a proxy or the API may send) is read as its code would be
+    // as the status: a 503 there is as transient as a 503 status. One without a code counts as a 500.
+    if (answer.error) {
+      const { code } = answer.error;
+      const meant = Number.isInteger(code) && code! >= 400 && code! <= 599 ? code! : 500;
+      throw httpError(meant, answer, text, `error ${code ?? 'without a code'} in an HTTP ${status} answer`);
+    }
     return fitLongSide(imageFrom(answer), LONG_SIDE[request.imageSize]);
   }
 
