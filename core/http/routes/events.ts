@@ -1,12 +1,12 @@
-import { getRouterParam, type H3, type H3Event } from 'h3';
+import type { H3, H3Event } from 'h3';
 import * as v from 'valibot';
 import { eventTypes } from '../../domain/generation.ts';
 import type { DeliveryAttempt, DeliveryRecord, OutboxEvent } from '../../ports/persistence.ts';
 import { readValidJson, validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime, isoTimeOrNull } from '../format.ts';
+import { pathId, queryOf } from '../params.ts';
 import type { createRateLimiter } from '../rate-limit.ts';
-import { queryOf } from './generations.ts';
 import { pageQuerySchema } from './webhook-endpoints.ts';
 
 /** The event exactly as its deliveries carry it. */
@@ -43,8 +43,10 @@ export function eventRoutes(app: H3, limits: { read: ReturnType<typeof createRat
   const authorized = async (event: H3Event) => {
     const key = await requireKey(event, 'secret');
     limits.read.take(key.id);
-    return { organizationId: key.organizationId, events: services(event).events, id: getRouterParam(event, 'id', { decode: true }) ?? '' };
+    return { organizationId: key.organizationId, events: services(event).events };
   };
+  /** After authorized(): the caller is known before the id is looked at. */
+  const eventId = (event: H3Event) => pathId(event, 'id', 'event');
 
   app.get('/v1/events', async (event) => {
     const { organizationId, events } = await authorized(event);
@@ -55,19 +57,20 @@ export function eventRoutes(app: H3, limits: { read: ReturnType<typeof createRat
   });
 
   app.get('/v1/events/:id', async (event) => {
-    const { organizationId, events, id } = await authorized(event);
-    const found = await events.get(organizationId, id);
+    const { organizationId, events } = await authorized(event);
+    const found = await events.get(organizationId, eventId(event));
     return { ...eventResource(found.event), deliveries: found.deliveries.map(deliveryResource) };
   });
 
   app.get('/v1/events/:id/attempts', async (event) => {
-    const { organizationId, events, id } = await authorized(event);
-    const attempts = await events.attempts(organizationId, id);
+    const { organizationId, events } = await authorized(event);
+    const attempts = await events.attempts(organizationId, eventId(event));
     return { object: 'list', data: attempts.map(attemptResource), has_more: false };
   });
 
   app.post('/v1/events/:id/resend', async (event) => {
-    const { organizationId, events, id } = await authorized(event);
+    const { organizationId, events } = await authorized(event);
+    const id = eventId(event);
     const hasBody = (event.req.headers.get('content-length') ?? '0') !== '0' || event.req.headers.has('transfer-encoding');
     const body = hasBody ? await readValidJson(event, resendBody) : {};
     const deliveries = await events.resend(organizationId, id, body.endpointId);

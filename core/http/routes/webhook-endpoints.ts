@@ -1,12 +1,12 @@
-import { getRouterParam, type H3, type H3Event } from 'h3';
+import type { H3, H3Event } from 'h3';
 import * as v from 'valibot';
 import { createEndpointSchema, updateEndpointSchema } from '../../domain/webhook-endpoint-input.ts';
 import type { WebhookEndpointRecord } from '../../ports/persistence.ts';
 import { readValidJson, validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
+import { cursorSchema, pathId, queryOf } from '../params.ts';
 import type { createRateLimiter } from '../rate-limit.ts';
-import { queryOf } from './generations.ts';
 
 /** The endpoint as the API shows it; the secret only where it has just been made. */
 export function endpointResource(endpoint: WebhookEndpointRecord, options: { withSecret?: boolean } = {}) {
@@ -26,10 +26,10 @@ export function endpointResource(endpoint: WebhookEndpointRecord, options: { wit
 
 export const pageQuerySchema = v.object({
   limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1, 'must be 1 to 100'), v.maxValue(100, 'must be 1 to 100')), '10'),
-  starting_after: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
+  starting_after: v.optional(cursorSchema),
 });
 
-const idParam = (event: H3Event) => getRouterParam(event, 'id', { decode: true }) ?? '';
+const idParam = (event: H3Event) => pathId(event, 'id', 'webhook endpoint');
 
 export function webhookEndpointRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }) {
   const authorized = async (event: H3Event) => {

@@ -1,4 +1,4 @@
-import { getRouterParam, type H3, type H3Event } from 'h3';
+import type { H3, H3Event } from 'h3';
 import * as v from 'valibot';
 import type { Config } from '../../../config/schema.ts';
 import { browserId } from '../../domain/conversion-input.ts';
@@ -10,8 +10,8 @@ import { readValidJson, validate } from '../body.ts';
 import { allowWidgetOrigin, clientAddress, preflight, setAlways, takeToken } from '../browser-access.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
+import { pathId, queryOf } from '../params.ts';
 import { createRateLimiter } from '../rate-limit.ts';
-import { queryOf } from './generations.ts';
 import { pageQuerySchema } from './webhook-endpoints.ts';
 
 /** As for POST /v1/generations: a 10 MB photo as base64 plus a small rest. */
@@ -33,8 +33,6 @@ const publicWidgetResource = (widget: WidgetRecord) => ({ id: widget.id, object:
 
 const listQuery = v.object({ ...pageQuerySchema.entries, storeId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))) });
 const visitorQuery = v.object({ visitorId: browserId });
-
-const param = (event: H3Event, name: string) => getRouterParam(event, name, { decode: true }) ?? '';
 
 export function widgetRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }, config: Config) {
   const generationsPerIp = createRateLimiter(config.widgets.generationsPerIp);
@@ -60,7 +58,7 @@ export function widgetRoutes(app: H3, limits: { read: ReturnType<typeof createRa
   app.get('/v1/widgets/:id', async (event) => {
     const key = await requireKey(event, 'secret');
     limits.read.take(key.id);
-    return widgetResource(await services(event).widgets.get(key.organizationId, param(event, 'id')));
+    return widgetResource(await services(event).widgets.get(key.organizationId, pathId(event, 'id', 'widget')));
   });
 
   // Keyless endpoints the widget calls from shoppers' browsers, on the widget's allowed origins only.
@@ -69,7 +67,7 @@ export function widgetRoutes(app: H3, limits: { read: ReturnType<typeof createRa
   const widgetFor = async (event: H3Event) => {
     setAlways(event, 'vary', 'Origin');
     try {
-      const widget = await services(event).widgets.findPublic(param(event, 'widgetId'));
+      const widget = await services(event).widgets.findPublic(pathId(event, 'widgetId', 'widget'));
       allowWidgetOrigin(event, widget);
       return widget;
     } catch (error) {
@@ -105,6 +103,6 @@ export function widgetRoutes(app: H3, limits: { read: ReturnType<typeof createRa
     const widget = await widgetFor(event);
     takeToken(readsPerIp, clientAddress(event, config.trustProxy), 'address');
     const { visitorId } = validate(visitorQuery, queryOf(event));
-    return generationResource(await services(event).widgets.getGeneration(widget, visitorId, param(event, 'id')));
+    return generationResource(await services(event).widgets.getGeneration(widget, visitorId, pathId(event, 'id', 'generation')));
   });
 }

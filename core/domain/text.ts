@@ -1,0 +1,34 @@
+import * as v from 'valibot';
+
+declare global {
+  interface String {
+    /** ES2024 (Node 20 has it; the project's TypeScript lib is ES2023). */
+    isWellFormed(): boolean;
+  }
+}
+
+/**
+ * Text every database stores and gives back unchanged: Postgres refuses U+0000 in text, and a lone
+ * surrogate has no UTF-8 form (it would be stored as U+FFFD).
+ */
+export const isStorableText = (text: string) => !text.includes('\u0000') && text.isWellFormed();
+
+/** The offending characters written as `\u0000`, `\ud800`, so a message or `param` naming them stays printable. */
+export const escapeUnstorable = (text: string) =>
+  text.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** Characters as people count them (Unicode code points), not UTF-16 code units: an emoji is one. */
+export function characterCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/** A length limit in characters; text no longer than `max` code units is within it without counting. */
+export const maxCharacters = (max: number, message: string) => v.check<string, string>((text) => text.length <= max || characterCount(text) <= max, message);
+
+/** Ids this service issues are a prefix and 24 base62 characters; 64 leaves room for any prefix. */
+export const maxIdLength = 64;
+
+/** Whether `text` could be an id at all; what cannot is unknown without asking the database. */
+export const couldBeId = (text: string) => text.length > 0 && text.length <= maxIdLength && isStorableText(text);
