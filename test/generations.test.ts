@@ -6,9 +6,11 @@ import { asValue } from 'awilix';
 import sharp from 'sharp';
 import { startWorkers } from '../core/lifecycle.ts';
 import { RenderError } from '../core/ports/render-engine.ts';
+import { maxImageBytes } from '../core/domain/generation-input.ts';
 import { renderJobKind } from '../core/services/generations.ts';
 import { generationFields, oddImages, startGenerationApp, photoJpeg, productPng, type GenerationApp } from './support/generation-app.ts';
 import { databaseMatrix, errorOf } from './support/databases.ts';
+import { bearer } from './support/app.ts';
 
 
 const { databases, stop } = databaseMatrix();
@@ -209,6 +211,159 @@ for (const [database, environment] of databases) {
 
       const tooLong = await errorOf(await g.api.post(key, g.validBody(), { 'idempotency-key': 'k'.repeat(256) }), 400);
       assert.equal(tooLong.param, 'Idempotency-Key');
+    });
+
+    // Requests at the edges of the rules, on an organization of their own: the generations they make
+    // fail or complete in the background, which must not move the balance other tests check.
+    let edgeKey: string;
+    before(async () => {
+      edgeKey = (await g.app.tenants.createOrganization({ name: 'Edges', credits: 100 })).apiKey.key;
+    });
+
+    it('returns the generation of a bound Idempotency-Key whatever comes with it: an invalid body, one that is not JSON, or not sent as JSON', async () => {
+      const first = await g.api.post(edgeKey, g.validBody(), { 'idempotency-key': 'bound-k' });
+      assert.equal(first.status, 202);
+      const { id } = await first.json();
+      const before = await balance(edgeKey);
+      const resent = [
+        await g.api.post(edgeKey, {}, { 'idempotency-key': 'bound-k' }),
+        await g.api.post(edgeKey, 'not json', { 'idempotency-key': 'bound-k' }),
+        await fetch(`${g.app.url}/v1/generations`, { method: 'POST', headers: { ...bearer(edgeKey), 'content-type': 'text/plain', 'idempotency-key': 'bound-k' }, body: JSON.stringify(g.validBody()) }),
+      ];
+      for (const response of resent) {
+        const text = await response.text();
+        assert.equal(response.status, 200, text);
+        assert.equal(response.headers.get('idempotent-replayed'), 'true');
+        assert.equal(JSON.parse(text).id, id);
+      }
+      assert.equal(await balance(edgeKey), before, 'nothing more was charged');
+      // The key is checked and the caller authenticated before anything else.
+      assert.equal((await errorOf(await g.api.post(edgeKey, {}, { 'idempotency-key': 'bound k' }), 400)).param, 'Idempotency-Key');
+      assert.equal((await errorOf(await fetch(`${g.app.url}/v1/generations`, { method: 'POST', headers: { 'idempotency-key': 'bound-k' }, body: '{}' }), 401)).type, 'authentication_error');
+    });
+
+    it('answers the winner’s generation to a request that lost its key’s race, even when the winner took the last credit', async () => {
+      const { apiKey } = await g.app.tenants.createOrganization({ name: 'Last credit', credits: 1 });
+      const responses = await Promise.all(Array.from({ length: 10 }, () => g.api.post(apiKey.key, g.validBody(), { 'idempotency-key': 'last-credit' })));
+      const bodies = await Promise.all(responses.map((response) => response.json()));
+      assert.deepEqual(responses.map((response) => response.status).sort(), [...Array(9).fill(200), 202], JSON.stringify(bodies.find((body) => body.error)));
+      assert.equal(new Set(bodies.map((body) => body.id)).size, 1);
+      assert.equal(await balance(apiKey.key), 0);
+    });
+
+    it('refuses text the database cannot store (U+0000, a lone surrogate) anywhere in the body, naming the field', async () => {
+      const product = g.validBody().products[0]!;
+      const cases: Array<[string, string]> = [
+        [JSON.stringify(g.validBody({ hint: 'a\u0000b' })), 'hint'],
+        [JSON.stringify(g.validBody({ hint: '\ud800x' })), 'hint'],
+        [JSON.stringify(g.validBody({ hint: 'x\udc00' })), 'hint'],
+        [JSON.stringify(g.validBody({ products: [product, { ...product, productTitle: 'Shirt\ud83d' }] })), 'products[1].productTitle'],
+        [JSON.stringify(g.validBody({ products: [{ ...product, productId: 'sku\u0000' }] })), 'products[0].productId'],
+        [JSON.stringify(g.validBody({ metadata: { ok: 'v\u0000' } })), 'metadata.ok'],
+        // A key is named with its offending character written as an escape, so `param` stays printable.
+        [JSON.stringify(g.validBody({ metadata: { 'k\u0000': 'v' } })), 'metadata.k\\u0000'],
+        [JSON.stringify(g.validBody({ metadata: { ['\ud800']: 'v' } })), 'metadata.\\ud800'],
+        // Even in a field the schema would refuse anyway.
+        [JSON.stringify({ ...g.validBody(), colour: ['red', '\u0000'] }), 'colour[1]'],
+      ];
+      const before = await balance(edgeKey);
+      for (const [body, param] of cases) {
+        const error = await errorOf(await g.api.post(edgeKey, body), 400);
+        assert.deepEqual([error.type, error.code, error.param], ['invalid_request_error', 'parameter_invalid', param], error.message);
+        assert.match(error.message, /U\+0000|surrogate/);
+      }
+      assert.equal(await balance(edgeKey), before, 'nothing refused was charged');
+      // Escapes as such are fine: a body written all in \u escapes (Python's json.dumps) with an emoji as a surrogate pair.
+      const escaped = JSON.stringify(g.validBody({ hint: 'caf\u00e9 \ud83d\ude00' })).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      assert.match(escaped, /\\ud83d\\ude00/);
+      const accepted = await g.api.post(edgeKey, escaped);
+      assert.equal(accepted.status, 202);
+      const { id } = await accepted.json();
+      assert.equal((await (await g.api.get(edgeKey, `/v1/generations/${id}`)).json()).hint, 'café 😀', 'stored and read back unchanged');
+    });
+
+    it('answers ids and cursors that cannot be ids (U+0000, too long) with 404 and 400 without asking the database', async () => {
+      for (const id of ['abc%00', `agen_${'x'.repeat(60)}`]) {
+        const error = await errorOf(await g.api.get(edgeKey, `/v1/generations/${id}`), 404);
+        assert.deepEqual([error.type, error.code], ['not_found_error', 'resource_missing'], id);
+      }
+      for (const cursor of ['abc%00', `agen_${'x'.repeat(60)}`, '']) {
+        const error = await errorOf(await g.api.get(edgeKey, `/v1/generations?starting_after=${cursor}`), 400);
+        assert.equal(error.param, 'starting_after', cursor);
+      }
+    });
+
+    it('keeps metadata keys named like object internals as ordinary keys, and refuses an array', async () => {
+      const body = `{"mode":"virtual-try-on","image":"https://shop.example/photo.jpg","products":${JSON.stringify(g.validBody().products)},"metadata":{"constructor":"c","prototype":"p","__proto__":"x","ok":"z"}}`;
+      const response = await g.api.post(edgeKey, body);
+      assert.equal(response.status, 202);
+      const { id, metadata } = await response.json();
+      const expected = JSON.parse('{"constructor":"c","prototype":"p","__proto__":"x","ok":"z"}');
+      assert.deepEqual(metadata, expected);
+      assert.deepEqual((await (await g.api.get(edgeKey, `/v1/generations/${id}`)).json()).metadata, expected, 'stored and read back');
+      const cases: Array<[string, string]> = [
+        [JSON.stringify(g.validBody({ metadata: ['a', 'b'] })), 'metadata'],
+        [JSON.stringify(g.validBody({ metadata: { constructor: 5 } })), 'metadata.constructor'],
+        [body.replace('"__proto__":"x"', '"__proto__":{"polluted":"yes"}'), 'metadata.__proto__'],
+        [body.replace('"prototype":"p"', `"prototype":"${'p'.repeat(501)}"`), 'metadata.prototype'],
+        // 40 pairs with the three, then one more.
+        [body.replace('"ok":"z"', Array.from({ length: 37 }, (_, i) => `"k${i}":"v"`).join(',')), ''],
+        [body.replace('"ok":"z"', Array.from({ length: 38 }, (_, i) => `"k${i}":"v"`).join(',')), 'metadata'],
+      ];
+      for (const [text, param] of cases) {
+        const answer = await g.api.post(edgeKey, text);
+        if (param === '') assert.equal(answer.status, 202, 'exactly 40 pairs');
+        else assert.equal((await errorOf(answer, 400)).param, param, text.slice(-120));
+      }
+      assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    });
+
+    it('counts lengths in characters, so an emoji is one', async () => {
+      const emoji = '😀';
+      const product = g.validBody().products[0]!;
+      const within = {
+        hint: emoji.repeat(500),
+        products: [{ ...product, productId: emoji.repeat(200), productTitle: emoji.repeat(500) }],
+        metadata: { [emoji.repeat(40)]: emoji.repeat(500) },
+      };
+      const accepted = await g.api.post(edgeKey, g.validBody(within));
+      assert.equal(accepted.status, 202, await accepted.clone().text());
+      const generation = await accepted.json();
+      assert.deepEqual([generation.hint, generation.products, generation.metadata], [within.hint, within.products, within.metadata]);
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ hint: emoji.repeat(501) }, 'hint'],
+        [{ products: [{ ...product, productId: emoji.repeat(201) }] }, 'products[0].productId'],
+        [{ products: [{ ...product, productTitle: emoji.repeat(501) }] }, 'products[0].productTitle'],
+        [{ metadata: { [emoji.repeat(41)]: 'v' } }, `metadata.${emoji.repeat(41)}`],
+        [{ metadata: { k: emoji.repeat(501) } }, 'metadata.k'],
+      ];
+      for (const [overrides, param] of cases) {
+        const error = await errorOf(await g.api.post(edgeKey, g.validBody(overrides)), 400);
+        assert.equal(error.param, param);
+        assert.match(error.message, /at most \d+ characters/);
+      }
+    });
+
+    it('refuses a numeric productId that is not a safe integer, which JSON numbers would silently change', async () => {
+      const body = (productId: string) => `{"mode":"virtual-try-on","image":"https://shop.example/photo.jpg","products":[{"productId":${productId},"productTitle":"T","imageUrl":"https://shop.example/p.png"}]}`;
+      for (const productId of ['12345678901234567890', '9007199254740992', '-9007199254740992', '1e300']) {
+        const error = await errorOf(await g.api.post(edgeKey, body(productId)), 400);
+        assert.equal(error.param, 'products[0].productId');
+        assert.match(error.message, /as a string/);
+      }
+      for (const productId of ['9007199254740991', '-9007199254740991', '7', '12.5']) {
+        const response = await g.api.post(edgeKey, body(productId));
+        assert.equal(response.status, 202, productId);
+        assert.equal((await response.json()).products[0].productId, Number(productId));
+      }
+    });
+
+    it('refuses a photo over 10 MB with image_too_large, however far over', async () => {
+      for (const bytes of [maxImageBytes + 1, maxImageBytes + 100, maxImageBytes + 300_000]) {
+        const image = `data:image/png;base64,${Buffer.alloc(bytes, 1).toString('base64')}`;
+        const error = await errorOf(await g.api.post(edgeKey, g.validBody({ image })), 400);
+        assert.deepEqual([error.code, error.param], ['image_too_large', 'image'], `${bytes} bytes: ${error.message}`);
+      }
     });
 
     it('creates one generation and charges once for 20 simultaneous requests with one key', async () => {

@@ -2,7 +2,7 @@ import type { Cradle } from '../cradle.ts';
 import { isSafeKey, uploadPrefix } from '../domain/blob-keys.ts';
 import { ApiError, notFound, unavailable } from '../domain/errors.ts';
 import { creditCost } from '../domain/generation.ts';
-import { decodeDataUri, maxIdempotencyKeyLength, maxImageBytes, type CreateGenerationInput } from '../domain/generation-input.ts';
+import { dataUriBytes, decodeDataUri, maxIdempotencyKeyLength, maxImageBytes, type CreateGenerationInput } from '../domain/generation-input.ts';
 import { inspectImage, ImageFetchError } from '../outbound/fetch-image.ts';
 import type { GenerationRecord, GenerationStatus } from '../ports/persistence.ts';
 
@@ -60,8 +60,8 @@ export function generationService({ persistence, ids, clock, cdn, queue, config,
 
   /** Keeps an uploaded photo in private storage and returns how the worker finds it again. */
   async function storeUpload(generationId: string, dataUri: string): Promise<string> {
+    if (dataUriBytes(dataUri) > maxImageBytes) throw new ApiError('invalid_request_error', 'image_too_large', 'image: must be at most 10 MB (decoded).', 'image');
     const bytes = decodeDataUri(dataUri);
-    if (bytes.length > maxImageBytes) throw new ApiError('invalid_request_error', 'image_too_large', 'image must be at most 10 MB.', 'image');
     let format: string;
     try {
       format = (await inspectImage(bytes, { decode: false })).format;
@@ -82,15 +82,22 @@ export function generationService({ persistence, ids, clock, cdn, queue, config,
 
   return {
     /**
+     * The generation an idempotency key is bound to, or null. The API asks before it reads the
+     * body, since a bound key returns its generation whatever the new body is (even invalid).
+     */
+    async boundTo(organizationId: string, idempotencyKey: string) {
+      const bound = await persistence.idempotencyKeys.find(organizationId, idempotencyKey);
+      return bound ? (await replay(organizationId, bound)).generation : null;
+    },
+
+    /**
      * Accepts a generation: debits its credits, records it, binds the idempotency key and queues
-     * the render — all in one transaction, so either everything happened or nothing did.
+     * the render — all in one transaction, so either everything happened or nothing did. A key
+     * bound before the request is the caller's to answer (boundTo); one bound by a concurrent
+     * request is found when binding it here fails.
      */
     async create(requester: GenerationRequester, input: CreateGenerationInput, idempotencyKey: string | null) {
       const { organizationId } = requester;
-      if (idempotencyKey) {
-        const bound = await persistence.idempotencyKeys.find(organizationId, idempotencyKey);
-        if (bound) return replay(organizationId, bound);
-      }
       input.products.forEach((product, index) => {
         if (!product.imageUrl.startsWith('https://') && !ownCdnKey({ cdn, config }, product.imageUrl)) {
           throw new ApiError('invalid_request_error', 'parameter_invalid', `products[${index}].imageUrl: must be an https URL`, `products[${index}].imageUrl`);
@@ -135,7 +142,12 @@ export function generationService({ persistence, ids, clock, cdn, queue, config,
         });
       } catch (error) {
         if (sourceImage.startsWith('private:')) await cdn.delete(sourceImage.slice('private:'.length), 'private').catch(() => {});
-        if (error instanceof LostIdempotencyRace) return replay(organizationId, (await persistence.idempotencyKeys.find(organizationId, idempotencyKey!))!);
+        // A request that lost its key's race gets the winner's generation, also when the winner's
+        // debit left too little for its own (the key is bound: it always returns its generation).
+        if (idempotencyKey && (error instanceof LostIdempotencyRace || (error instanceof ApiError && error.code === 'insufficient_credits'))) {
+          const bound = await persistence.idempotencyKeys.find(organizationId, idempotencyKey);
+          if (bound) return replay(organizationId, bound);
+        }
         throw error;
       }
       queue.notify();

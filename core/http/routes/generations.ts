@@ -1,10 +1,11 @@
-import { getRouterParam, type H3, type H3Event } from 'h3';
+import type { H3 } from 'h3';
 import * as v from 'valibot';
 import { generationResource } from '../../domain/generation.ts';
 import { createGenerationSchema, maxImageBytes } from '../../domain/generation-input.ts';
 import { validateIdempotencyKey } from '../../services/generations.ts';
 import { readValidJson, validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
+import { cursorSchema, pathId, queryOf } from '../params.ts';
 import type { createRateLimiter } from '../rate-limit.ts';
 
 /** A 10 MB photo as base64 is 13.4 MB; the rest of the body is small. */
@@ -12,19 +13,22 @@ const createBodyLimit = Math.ceil((maxImageBytes * 4) / 3) + 512 * 1024;
 
 export const listQuerySchema = v.object({
   limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1, 'must be 1 to 100'), v.maxValue(100, 'must be 1 to 100')), '10'),
-  starting_after: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
+  starting_after: v.optional(cursorSchema),
   status: v.optional(v.picklist(['processing', 'complete', 'failed'], "must be 'processing', 'complete' or 'failed'")),
 });
-
-export const queryOf = (event: H3Event) => Object.fromEntries(event.url.searchParams);
 
 export function generationRoutes(app: H3, limits: { create: ReturnType<typeof createRateLimiter>; read: ReturnType<typeof createRateLimiter> }) {
   app.post('/v1/generations', async (event) => {
     const key = await requireKey(event, 'secret');
     limits.create.take(key.id);
     const idempotencyKey = validateIdempotencyKey(event.req.headers.get('idempotency-key'));
-    const input = await readValidJson(event, createGenerationSchema, createBodyLimit);
-    const { generation, replayed } = await services(event).generations.create({ organizationId: key.organizationId, apiKeyId: key.id }, input, idempotencyKey);
+    const { generations } = services(event);
+    // A bound key returns its generation whatever the new body is, even one that is invalid, not
+    // JSON or not sent as JSON (the spec: the new body is ignored), so it is looked up first.
+    const bound = idempotencyKey ? await generations.boundTo(key.organizationId, idempotencyKey) : null;
+    const { generation, replayed } = bound
+      ? { generation: bound, replayed: true }
+      : await generations.create({ organizationId: key.organizationId, apiKeyId: key.id }, await readValidJson(event, createGenerationSchema, createBodyLimit), idempotencyKey);
     event.res.status = replayed ? 200 : 202;
     if (replayed) event.res.headers.set('idempotent-replayed', 'true');
     return generationResource(generation);
@@ -41,7 +45,6 @@ export function generationRoutes(app: H3, limits: { create: ReturnType<typeof cr
   app.get('/v1/generations/:id', async (event) => {
     const key = await requireKey(event, 'secret');
     limits.read.take(key.id);
-    const id = getRouterParam(event, 'id', { decode: true }) ?? '';
-    return generationResource(await services(event).generations.get(key.organizationId, id));
+    return generationResource(await services(event).generations.get(key.organizationId, pathId(event, 'id', 'generation')));
   });
 }
