@@ -601,6 +601,30 @@ describe('a render job whose runs kept dying (each lost its lease: the render ta
   });
 });
 
+describe('a worker stopping while it fetches an image (shutdownTimeoutMs passed)', () => {
+  let g: GenerationApp;
+  before(async () => {
+    g = await startGenerationApp({ config: { pluginOptions: { db: { pollIntervalMs: 50, leaseMs: 600_000 } } } });
+  });
+  after(() => g.close());
+
+  it('aborts the fetch, so its job is released to other workers at once rather than waiting out the fetch timeout', async () => {
+    const { apiKey, organization } = await g.app.tenants.createOrganization({ name: 'Deploy while fetching', credits: 3 });
+    const { queue, persistence } = g.app.container.cradle;
+    const { id } = await (await g.api.post(apiKey.key, g.validBody({ image: `${g.host.url}/hang` }))).json();
+    for (let waited = 0; g.host.hanging() === 0; waited += 20) {
+      assert.ok(waited < 20_000, 'the photo fetch started');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // The fetch would wait 15 s for the host; the queue waits 100 ms, aborts, then at most 2 s more.
+    await queue.stop(100);
+    assert.equal((await (await g.api.get(apiKey.key, `/v1/generations/${id}`)).json()).status, 'processing');
+    // The lease was 10 minutes: another worker can claim the job now only because it was released.
+    const [job] = await persistence.jobs.claim({ kinds: [renderJobKind], workerId: 'next', now: Date.now(), leaseMs: 60_000, limit: 1 });
+    assert.deepEqual(job && [job.payload, job.failures], [{ generationId: id, organizationId: organization.id }, 0]);
+  });
+});
+
 describe('a worker stopping while it renders (shutdownTimeoutMs passed)', () => {
   let g: GenerationApp;
   before(async () => {

@@ -89,14 +89,15 @@ export type RenderGeneration = ReturnType<typeof renderGeneration>;
 
 /** The worker's side of a generation: fetch the images, render, store the variants, complete. */
 export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbound, logger, config, queue }: Cradle) {
-  async function loadPhoto(source: string): Promise<FetchedImage> {
-    if (!source.startsWith('private:')) return fetchImage(outbound, source);
+  // `signal`: a stopping worker aborts its fetches too, so its job is released within the grace period.
+  async function loadPhoto(source: string, signal: AbortSignal | undefined): Promise<FetchedImage> {
+    if (!source.startsWith('private:')) return fetchImage(outbound, source, { signal });
     const stored = await fromStorage(cdn.get(source.slice('private:'.length), 'private'));
     if (!stored) throw new GenerationFailure('image_fetch_failed', 'The uploaded photo is no longer available.', false);
     return inspectImage(stored.body);
   }
 
-  async function loadProduct(url: string, index: number): Promise<FetchedImage> {
+  async function loadProduct(url: string, index: number, signal: AbortSignal | undefined): Promise<FetchedImage> {
     try {
       const ownKey = ownCdnKey({ cdn, config }, url);
       if (ownKey) {
@@ -104,7 +105,7 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
         if (!stored) throw new ImageFetchError('image_fetch_failed', 'The image is not on this service’s CDN.', false);
         return await inspectImage(stored.body);
       }
-      return await fetchImage(outbound, url);
+      return await fetchImage(outbound, url, { signal });
     } catch (error) {
       if (error instanceof ImageFetchError) throw new ImageFetchError(error.code, `products[${index}].imageUrl: ${error.message}`, error.transient);
       throw error;
@@ -196,7 +197,11 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       // A retry (perhaps after storage failed) first checks that storage answers, so an outage
       // costs one cheap listing per retry rather than another render (paid, with a real engine).
       if (job.attempts > 1) await fromStorage(storageAnswers(generation.id));
-      const [photo, ...products] = await loadAll([loadPhoto(generation.sourceImage), ...generation.products.map((product, index) => loadProduct(product.imageUrl, index))]);
+      const signal = context?.signal;
+      const [photo, ...products] = await loadAll([
+        loadPhoto(generation.sourceImage, signal),
+        ...generation.products.map((product, index) => loadProduct(product.imageUrl, index, signal)),
+      ]);
       const result = await renderer.render({
         mode: generation.mode,
         imageSize: generation.imageSize,

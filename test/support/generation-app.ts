@@ -18,11 +18,13 @@ export const generationFields = ['completedAt', 'createdAt', 'error', 'hint', 'i
 /**
  * An HTTPS image host on loopback, as customers' CDNs are: `/photo.jpg`, `/product.png`,
  * `/missing` (404), `/late-missing` (404 after 300 ms), `/not-an-image`, `/truncated.jpg`,
- * `/damaged.jpg`, `/photo.heic`, `/down` (503 always), `/flaky/<token>` (503 twice, then the image).
+ * `/damaged.jpg`, `/photo.heic`, `/down` (503 always), `/flaky/<token>` (503 twice, then the image),
+ * `/hang` (never answers; `hanging` counts such requests).
  */
 export async function startImageHost() {
   const flaky = new Map<string, number>();
-  return startHttpsServer((req, res) => {
+  let hanging = 0;
+  const server = await startHttpsServer((req, res) => {
     const path = req.url ?? '/';
     const send = (bytes: Buffer, type: string) => {
       res.writeHead(200, { 'content-type': type, 'content-length': bytes.length });
@@ -36,6 +38,7 @@ export async function startImageHost() {
     if (path === '/photo.heic') return send(oddImages.heic, 'image/heic');
     if (path === '/down') return void res.writeHead(503).end();
     if (path === '/late-missing') return void setTimeout(() => res.writeHead(404).end(), 300);
+    if (path === '/hang') return void (hanging += 1);
     if (path.startsWith('/flaky/')) {
       const seen = (flaky.get(path) ?? 0) + 1;
       flaky.set(path, seen);
@@ -43,6 +46,7 @@ export async function startImageHost() {
     }
     res.writeHead(404).end();
   });
+  return Object.assign(server, { hanging: () => hanging });
 }
 
 /** The real app with render workers, trusting the loopback image host (allowlisted, test CA). */
