@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
 import { renderJobKind } from '../core/services/generations.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
-import { startGenerationApp, type GenerationApp } from './support/generation-app.ts';
+import { photoJpeg, startGenerationApp, type GenerationApp } from './support/generation-app.ts';
 import { cuttableRelay } from './support/cuttable-relay.ts';
 import { errorOf } from './support/databases.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
@@ -205,5 +205,45 @@ describe('Postgres going away under load, with workers running', () => {
       await g.close();
       await relay.close();
     }
+  });
+});
+
+describe('a create whose transaction may or may not have committed (sqlite)', () => {
+  let g: GenerationApp;
+  before(async () => (g = await startGenerationApp()));
+  after(() => g.close());
+
+  it('keeps the uploaded photo when the database failed, so the generation a retry replays can render', async () => {
+    const { apiKey } = await g.app.tenants.createOrganization({ name: 'Lost answer', credits: 5 });
+    const { persistence } = g.app.container.cradle;
+    const transaction = persistence.transaction;
+    // The commit happens, then its answer is lost, as with a connection cut at COMMIT.
+    persistence.transaction = async (work) => {
+      persistence.transaction = transaction;
+      await transaction(work);
+      throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+    };
+    const body = g.validBody({ image: `data:image/jpeg;base64,${photoJpeg.toString('base64')}` });
+    const lost = await g.api.post(apiKey.key, body, { 'idempotency-key': 'answer-lost' });
+    assert.equal((await errorOf(lost, 503)).code, 'database_unavailable');
+    const replayed = await g.api.post(apiKey.key, body, { 'idempotency-key': 'answer-lost' });
+    assert.equal(replayed.status, 200, 'it had committed');
+    const generation = await g.api.settled(apiKey.key, (await replayed.json()).id);
+    assert.equal(generation.status, 'complete', JSON.stringify(generation.error));
+  });
+
+  it("answers 503, not 500, when a request loses its key's race to a transaction that then failed", async () => {
+    const { apiKey } = await g.app.tenants.createOrganization({ name: 'Lost race', credits: 5 });
+    const { persistence } = g.app.container.cradle;
+    const transaction = persistence.transaction;
+    // Binding the key fails as if a concurrent request had bound it, in a shared commit that then failed.
+    persistence.transaction = (work) => {
+      persistence.transaction = transaction;
+      return transaction((tx) => work({ ...tx, idempotencyKeys: { ...tx.idempotencyKeys, bind: async () => false } }));
+    };
+    const refused = await g.api.post(apiKey.key, g.validBody(), { 'idempotency-key': 'race-lost' });
+    assert.equal((await errorOf(refused, 503)).code, 'database_unavailable');
+    const made = await g.api.post(apiKey.key, g.validBody(), { 'idempotency-key': 'race-lost' });
+    assert.equal(made.status, 202, 'nothing was bound: the retry creates');
   });
 });

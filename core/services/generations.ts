@@ -141,12 +141,19 @@ export function generationService({ persistence, ids, clock, cdn, queue, config,
           await tx.jobs.enqueue({ id: ids.id('job_'), kind: renderJobKind, payload: { generationId: id, organizationId } satisfies RenderJobPayload, runAt: now, createdAt: now });
         });
       } catch (error) {
-        if (sourceImage.startsWith('private:')) await cdn.delete(sourceImage.slice('private:'.length), 'private').catch(() => {});
+        // A database that failed may have committed after all (a connection lost at COMMIT): a
+        // retry with the key then replays this generation, which needs its photo. The upload sweep
+        // deletes the photo later if nothing was committed.
+        if (sourceImage.startsWith('private:') && !persistence.isUnavailable(error)) {
+          await cdn.delete(sourceImage.slice('private:'.length), 'private').catch(() => {});
+        }
         // A request that lost its key's race gets the winner's generation, also when the winner's
         // debit left too little for its own (the key is bound: it always returns its generation).
         if (idempotencyKey && (error instanceof LostIdempotencyRace || (error instanceof ApiError && error.code === 'insufficient_credits'))) {
           const bound = await persistence.idempotencyKeys.find(organizationId, idempotencyKey);
           if (bound) return replay(organizationId, bound);
+          // The winner's transaction failed too (a shared SQLite commit that failed): nothing was made.
+          if (error instanceof LostIdempotencyRace) throw unavailable('database_unavailable', 'The service is briefly unavailable.');
         }
         throw error;
       }
