@@ -108,6 +108,9 @@ for (const [database, environment] of matrix.databases) {
           [order({ items: [{ ...item, priceCents: 19.99, totalCents: 39.98 }] }), 'items[0].priceCents'],
           [order({ items: [{ ...item, quantity: 0, totalCents: 0 }] }), 'items[0].quantity'],
           [order({ items: [{ ...item, productId: '' }] }), 'items[0].productId'],
+          // It would lose digits (…567000) and never match the generation's id.
+          [order({ items: [{ ...item, productId: 12345678901234567890 }] }), 'items[0].productId'],
+          [order({ orderId: '😀'.repeat(201) }), 'orderId'],
           [order({ items: [{ ...item, price: 20 }] }), 'items[0].price'],
           [order({ items: Array.from({ length: 201 }, () => item) }), 'items'],
           [order({ items: 'sku-1' }), 'items'],
@@ -128,6 +131,8 @@ for (const [database, environment] of matrix.databases) {
           assert.equal(error.param, param, `${JSON.stringify(body).slice(0, 160)} → ${error.message}`);
         }
         assert.equal((await errorOf(await b.postOrder('{"orderId":', shop.conversionKey), 400)).code, 'invalid_json');
+        // Limits count characters: 200 emoji are 400 UTF-16 units.
+        assert.equal((await b.postOrder(order({ orderId: '😀'.repeat(200), items: [{ ...item, productId: 9007199254740991 }] }), shop.conversionKey)).status, 200);
         const plain = await fetch(b.url('/api/webhooks/orders'), { method: 'POST', headers: { authorization: `Bearer ${shop.conversionKey}`, 'content-type': 'text/plain' }, body: JSON.stringify(order()) });
         assert.equal((await errorOf(plain, 415)).code, 'unsupported_media_type');
       });

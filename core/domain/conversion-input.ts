@@ -1,4 +1,6 @@
 import * as v from 'valibot';
+import { numericProductId } from './generation-input.ts';
+import { maxCharacters } from './text.ts';
 
 /** Order statuses of the spec; `refunded` and `cancelled` void an order (see conversion.ts). */
 export const conversionStatuses = ['pending', 'processing', 'on-hold', 'completed', 'refunded', 'cancelled'] as const;
@@ -36,11 +38,14 @@ export function parseIsoTime(text: string): number | null {
 const cents = (what = 'must be') =>
   v.pipe(v.number('must be a whole number of cents'), v.integer('must be a whole number of cents'), v.minValue(0, `${what} 0 or more`), v.maxValue(Number.MAX_SAFE_INTEGER, 'is too large'));
 
-/** Item product ids are compared as strings with the productIds given to the widget; numbers are accepted and kept as their decimal text. */
+/**
+ * Item product ids are compared as strings with the productIds given to the widget; numbers are
+ * accepted and kept as their decimal text, within the range a generation's productId has.
+ */
 const productId = v.union(
   [
-    v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(conversionLimits.idLength, `must be at most ${conversionLimits.idLength} characters`)),
-    v.pipe(v.number(), v.finite(), v.transform(String)),
+    v.pipe(v.string(), v.minLength(1, 'must not be empty'), maxCharacters(conversionLimits.idLength, `must be at most ${conversionLimits.idLength} characters`)),
+    v.pipe(numericProductId, v.transform(String)),
   ],
   'must be a non-empty string',
 );
@@ -61,24 +66,24 @@ export const conversionItemSchema = v.pipe(
 const items = v.pipe(v.array(conversionItemSchema, 'must be an array of order items'), v.maxLength(conversionLimits.items, `must have at most ${conversionLimits.items} items`));
 const currency = v.pipe(v.string('must be a string'), v.regex(/^[A-Z]{3}$/, 'must be a 3-letter uppercase currency code such as USD'));
 const status = v.picklist(conversionStatuses, `must be one of ${conversionStatuses.join(', ')}`);
-const orderId = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(conversionLimits.idLength, `must be at most ${conversionLimits.idLength} characters`));
-const storeId = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(64, 'must be at most 64 characters'));
+const orderId = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), maxCharacters(conversionLimits.idLength, `must be at most ${conversionLimits.idLength} characters`));
+const storeId = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), maxCharacters(64, 'must be at most 64 characters'));
 
 /** Tracking ids passed through the shop's own form: may be empty (then the order is recorded but not attributed). */
-const passedThroughId = v.pipe(v.string('must be a string (empty when unknown)'), v.trim(), v.maxLength(conversionLimits.browserIdLength, `must be at most ${conversionLimits.browserIdLength} characters`));
+const passedThroughId = v.pipe(v.string('must be a string (empty when unknown)'), v.trim(), maxCharacters(conversionLimits.browserIdLength, `must be at most ${conversionLimits.browserIdLength} characters`));
 
 /** Ids the browser SDK generates itself: always present. */
 export const browserId = v.pipe(
   v.string('must be a string'),
   v.minLength(1, 'must not be empty'),
-  v.maxLength(conversionLimits.browserIdLength, `must be at most ${conversionLimits.browserIdLength} characters`),
+  maxCharacters(conversionLimits.browserIdLength, `must be at most ${conversionLimits.browserIdLength} characters`),
 );
 
 /** The order webhook body: the spec's Conversion table, field by field. */
 export const orderWebhookSchema = v.strictObject({
   orderId,
   storeId,
-  organizationId: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(64, 'must be at most 64 characters')),
+  organizationId: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), maxCharacters(64, 'must be at most 64 characters')),
   visitorId: passedThroughId,
   sessionId: passedThroughId,
   totalCents: cents(),
@@ -112,7 +117,7 @@ const conversionProps = v.strictObject({
 
 const traitValue = v.union(
   [
-    v.pipe(v.string(), v.maxLength(conversionLimits.traitValueLength, `must be at most ${conversionLimits.traitValueLength} characters`)),
+    v.pipe(v.string(), maxCharacters(conversionLimits.traitValueLength, `must be at most ${conversionLimits.traitValueLength} characters`)),
     v.pipe(v.number(), v.finite()),
     v.boolean(),
   ],
@@ -120,7 +125,7 @@ const traitValue = v.union(
 );
 
 const traits = v.pipe(
-  v.record(v.pipe(v.string(), v.minLength(1, 'keys must not be empty'), v.maxLength(conversionLimits.traitKeyLength, `keys must be at most ${conversionLimits.traitKeyLength} characters`)), traitValue, 'must be an object'),
+  v.record(v.pipe(v.string(), v.minLength(1, 'keys must not be empty'), maxCharacters(conversionLimits.traitKeyLength, `keys must be at most ${conversionLimits.traitKeyLength} characters`)), traitValue, 'must be an object'),
   v.check((record) => Object.keys(record).length <= conversionLimits.traits, `must have at most ${conversionLimits.traits} traits`),
 );
 
@@ -134,7 +139,7 @@ export const collectSchema = v.variant(
       storeId,
       visitorId: browserId,
       sessionId: browserId,
-      userId: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(conversionLimits.idLength, `must be at most ${conversionLimits.idLength} characters`)),
+      userId: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), maxCharacters(conversionLimits.idLength, `must be at most ${conversionLimits.idLength} characters`)),
       traits: v.optional(traits, {}),
     }),
   ],

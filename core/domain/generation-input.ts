@@ -25,18 +25,19 @@ const dimensions = v.pipe(
   v.check((d) => d.width !== undefined || d.height !== undefined || d.depth !== undefined, 'needs at least one of width, height, depth'),
 );
 
+/**
+ * JSON numbers beyond 2^53 lose digits when parsed (12345678901234567890 becomes
+ * 12345678901234567000), which would silently break attribution: such ids must come as strings.
+ */
+export const numericProductId = v.pipe(
+  v.number(),
+  v.finite(),
+  v.check((id: number) => Math.abs(id) <= Number.MAX_SAFE_INTEGER, `must be within ±${Number.MAX_SAFE_INTEGER} as a number, beyond which JSON numbers lose digits; send such an id as a string`),
+);
+
 export const productSchema = v.strictObject({
   productId: v.union(
-    [
-      v.pipe(v.string(), v.minLength(1, 'must not be empty'), maxCharacters(200, 'must be at most 200 characters')),
-      // JSON numbers beyond 2^53 lose digits when parsed (12345678901234567890 becomes
-      // 12345678901234567000), which would silently break attribution: such ids must come as strings.
-      v.pipe(
-        v.number(),
-        v.finite(),
-        v.check((id) => Math.abs(id) <= Number.MAX_SAFE_INTEGER, `must be within ±${Number.MAX_SAFE_INTEGER} as a number, beyond which JSON numbers lose digits; send such an id as a string`),
-      ),
-    ],
+    [v.pipe(v.string(), v.minLength(1, 'must not be empty'), maxCharacters(200, 'must be at most 200 characters')), numericProductId],
     'must be a non-empty string or a number',
   ),
   productTitle: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), maxCharacters(500, 'must be at most 500 characters')),

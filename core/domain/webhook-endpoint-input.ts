@@ -1,9 +1,10 @@
 import * as v from 'valibot';
+import { maxCharacters } from './text.ts';
 import { eventTypes } from './generation.ts';
 
 const url = v.pipe(
   v.string('must be a string'),
-  v.maxLength(2048, 'must be at most 2048 characters'),
+  maxCharacters(2048, 'must be at most 2048 characters'),
   v.url('must be an absolute URL'),
   v.startsWith('https://', 'must be an https URL'),
 );
@@ -15,7 +16,7 @@ const enabledEvents = v.pipe(
   v.transform((list) => [...new Set(list)]),
 );
 
-const description = v.nullish(v.pipe(v.string('must be a string'), v.maxLength(500, 'must be at most 500 characters')));
+const description = v.nullish(v.pipe(v.string('must be a string'), maxCharacters(500, 'must be at most 500 characters')));
 
 export const createEndpointSchema = v.strictObject({ url, enabledEvents, description });
 

@@ -1,12 +1,13 @@
 import type { H3 } from 'h3';
 import * as v from 'valibot';
+import { maxCharacters } from '../../domain/text.ts';
 import type { Store } from '../../ports/persistence.ts';
 import { readValidJson } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
 
 const createStoreBody = v.strictObject({
-  name: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),
+  name: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), maxCharacters(200, 'must be at most 200 characters')),
   attributionWindowDays: v.optional(v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(1), v.maxValue(365))),
 });
 
