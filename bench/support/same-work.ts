@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { H3 } from 'h3';
+import { startWalCheckpointer } from '../../plugins/store-kysely/wal-checkpointer.ts';
 import { startBareH3 } from './bare-h3.ts';
 
 /**
@@ -14,8 +15,8 @@ import { startBareH3 } from './bare-h3.ts';
  * floor, and ours/ceiling is the cost of everything around the database.
  *
  * It runs on its own copy of the benchmark's database (`VACUUM INTO`, taken once the benchmark's
- * data is in place), opened with the app's settings (WAL, synchronous NORMAL), so the two never
- * share a lock or a cache.
+ * data is in place), opened with the app's settings (WAL, synchronous NORMAL, checkpoints from a
+ * worker thread), so the two never share a lock or a cache.
  */
 export async function startSameWork(appDatabaseFile: string, routes: (app: H3, db: BetterSqlite3.Database) => void) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-same-work-'));
@@ -30,11 +31,13 @@ export async function startSameWork(appDatabaseFile: string, routes: (app: H3, d
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
+  const checkpointer = startWalCheckpointer(db, file);
   const server = await startBareH3((app) => routes(app, db));
   return {
     url: server.url,
     async close() {
       await server.close();
+      await checkpointer.stop();
       db.close();
       rmSync(dir, { recursive: true, force: true });
     },

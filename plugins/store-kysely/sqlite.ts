@@ -4,6 +4,8 @@ import { asFunction } from 'awilix';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
 import * as v from 'valibot';
+import type { Cradle } from '../../core/cradle.ts';
+import type { Logger } from '../../core/logger.ts';
 import { definePlugin } from '../../core/plugin.ts';
 import type { Persistence } from '../../core/ports/persistence.ts';
 import type { Database } from './database.ts';
@@ -11,6 +13,7 @@ import { groupCommit } from './group-commit.ts';
 import { runDirectly } from './prepared.ts';
 import { statementRunner } from './sqlite-statements.ts';
 import { kyselyPersistence } from './kysely-persistence.ts';
+import { startWalCheckpointer } from './wal-checkpointer.ts';
 
 /**
  * `BEGIN IMMEDIATE` takes the write lock at the start of a transaction. With the default
@@ -75,7 +78,13 @@ const isUnavailable = (error: unknown) => {
   return typeof code === 'string' && unavailable.test(code);
 };
 
-function connect(file: string, busyTimeoutMs: number): Persistence {
+interface SqliteOptions {
+  /** How long a write waits for another process's lock before failing as unavailable. */
+  busyTimeoutMs?: number;
+  logger?: Logger;
+}
+
+function connect(file: string, { busyTimeoutMs = 10_000, logger }: SqliteOptions): Persistence {
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
   const database = new BetterSqlite3(file);
   database.pragma('journal_mode = WAL');
@@ -102,7 +111,16 @@ function connect(file: string, busyTimeoutMs: number): Persistence {
   });
   // Another connection's commit (another process) changes it; this connection's own commits do not.
   const dataVersion = database.prepare('pragma data_version').pluck();
-  return kyselyPersistence(db, 'sqlite', { transaction, unavailable: isUnavailable, changeMarker: () => dataVersion.get() });
+  const persistence = kyselyPersistence(db, 'sqlite', { transaction, unavailable: isUnavailable, changeMarker: () => dataVersion.get() });
+  if (file === ':memory:') return persistence;
+  const checkpointer = startWalCheckpointer(database, file, { logger });
+  return {
+    ...persistence,
+    async close() {
+      await checkpointer.stop();
+      await persistence.close();
+    },
+  };
 }
 
 /**
@@ -113,13 +131,13 @@ function connect(file: string, busyTimeoutMs: number): Persistence {
  */
 const open = new Map<string, { persistence: Persistence; users: number }>();
 
-/** `busyTimeoutMs` applies when this call opens the file's connection (the first user in the process). */
-export function openSqlite(file: string, { busyTimeoutMs = 10_000 } = {}): Persistence {
-  if (file === ':memory:') return connect(file, busyTimeoutMs);
+/** The options apply when this call opens the file's connection (the first user in the process). */
+export function openSqlite(file: string, options: SqliteOptions = {}): Persistence {
+  if (file === ':memory:') return connect(file, options);
   const key = path.resolve(file);
   let entry = open.get(key);
   if (!entry) {
-    entry = { persistence: connect(key, busyTimeoutMs), users: 0 };
+    entry = { persistence: connect(key, options), users: 0 };
     open.set(key, entry);
   }
   entry.users += 1;
@@ -150,7 +168,7 @@ export default definePlugin({
   register({ container, options, config }) {
     const file = options.file ? path.resolve(config.dataDir, options.file) : path.join(config.dataDir, 'visualizer.db');
     container.register({
-      persistence: asFunction(() => openSqlite(file, options))
+      persistence: asFunction(({ logger }: Cradle) => openSqlite(file, { ...options, logger }))
         .singleton()
         .disposer((persistence) => persistence.close()),
     });
