@@ -3,7 +3,6 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
@@ -27,7 +26,10 @@ function writer(file: string) {
   database.pragma('wal_autocheckpoint = 0');
   database.exec('create table if not exists filler (body text)');
   const insert = database.prepare('insert into filler (body) values (?)');
-  return { database, writePages: (count: number) => database.transaction(() => { for (let i = 0; i < count; i++) insert.run('x'.repeat(3_000)); })() };
+  const writePages = database.transaction((count: number) => {
+    for (let i = 0; i < count; i++) insert.run('x'.repeat(3_000));
+  });
+  return { database, writePages };
 }
 
 describe('WAL checkpoints from a worker thread', () => {
@@ -103,7 +105,7 @@ describe('WAL checkpoints from a worker thread', () => {
     writer(file).database.close();
     const script = `
       import BetterSqlite3 from 'better-sqlite3';
-      import { startWalCheckpointer } from ${JSON.stringify(pathToFileURL(path.resolve('plugins/store-kysely/wal-checkpointer.ts')).href)};
+      import { startWalCheckpointer } from ${JSON.stringify(new URL('../plugins/store-kysely/wal-checkpointer.ts', import.meta.url).href)};
       const database = new BetterSqlite3(${JSON.stringify(file)});
       await startWalCheckpointer(database, ${JSON.stringify(file)}).stop();
       database.close();

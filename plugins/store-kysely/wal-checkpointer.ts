@@ -17,7 +17,7 @@ export const backstopPages = 4000;
 /**
  * Checkpoints the WAL from a worker thread, every `intervalMs`. SQLite's own automatic checkpoint
  * runs inside the COMMIT that crosses 1,000 pages, on the thread that committed: it copies the
- * pages into the database file and syncs it, 10–150 ms on this machine (bench/README.md), during
+ * pages into the database file and syncs it, 10–150 ms on this machine (README, Persistence), during
  * which the event loop answers nothing. From another thread it costs the event loop nothing, and
  * uses the core the server is not on.
  *
