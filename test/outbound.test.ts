@@ -13,6 +13,7 @@ import {
 import { fetchImage, ImageFetchError, inspectImage } from '../core/outbound/fetch-image.ts';
 import { startHttpsServer, testCertificates, type TestHttpsServer } from './support/https-server.ts';
 import { damagedJpeg, heicImage, truncatedJpeg } from './support/odd-images.ts';
+import { waitFor } from './support/wait-for.ts';
 
 const defaults: OutboundRequest = { timeoutMs: 5000, maxBytes: 1024 * 1024, maxRedirects: 0 };
 
@@ -310,10 +311,10 @@ describe('guarded client', () => {
       const c = client(['localhost']);
       const res = await c.request(`${host.url}/stall`, { ...defaults, maxRedirects: 3 });
       assert.equal(res.status, 200);
-      await waitFor(() => stalled.size === 0, 1000, 'the followed redirect closed its connection');
+      await waitFor('the followed redirect closed its connection', () => stalled.size === 0, 1000);
 
       await rejectsWith(c.request(`${host.url}/loop`, { ...defaults, maxRedirects: 2 }), 'too_many_redirects', false);
-      await waitFor(() => stalled.size === 0, 1000, 'every redirect of the refused chain closed its connection');
+      await waitFor('every redirect of the refused chain closed its connection', () => stalled.size === 0, 1000);
     } finally {
       await host.close();
     }
@@ -355,18 +356,18 @@ describe('guarded client', () => {
       const c = client(['localhost', '127.0.0.0/8']);
       await c.request(`${host.url}/hello`, defaults);
       const held = c.request(`https://127.0.0.1:${host.port}/held`, defaults);
-      await waitFor(() => host.requests.some((r) => r.path === '/held'), 1000, 'the held request arrived');
+      await waitFor('the held request arrived', () => host.requests.some((r) => r.path === '/held'), 1000);
       assert.equal(open.size, 2, 'one idle pooled connection, one busy');
 
       // 256 more origins (loopback addresses nothing listens on, refused at once) push both agents
       // out of the cache of 256.
       const refused = Array.from({ length: 256 }, (_, i) => `https://127.0.${1 + (i >> 7)}.${2 + (i & 127)}:${host.port}/`);
       await Promise.all(refused.map((url) => rejectsWith(c.request(url, defaults), 'network', true)));
-      await waitFor(() => open.size === 1, 1000, 'the idle connection closed when its agent left the cache');
+      await waitFor('the idle connection closed when its agent left the cache', () => open.size === 1, 1000);
 
       release();
       assert.equal(Buffer.from((await held).body).toString(), 'late');
-      await waitFor(() => open.size === 0, 1000, 'the busy connection closed after its response instead of idling');
+      await waitFor('the busy connection closed after its response instead of idling', () => open.size === 0, 1000);
     } finally {
       await host.close();
     }
@@ -381,14 +382,6 @@ describe('guarded client', () => {
     );
   });
 });
-
-async function waitFor(condition: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`not within ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('isForbiddenAddress', () => {
   const forbidden = [

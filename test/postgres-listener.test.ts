@@ -11,14 +11,7 @@ import type { Persistence } from '../core/ports/persistence.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { jobsChannel } from '../plugins/store-kysely/repositories/jobs.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
-
-async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
-}
+import { waitFor } from './support/wait-for.ts';
 
 describe('postgres job signal', { timeout: 120_000 }, () => {
   let server: PostgresTestServer;
@@ -44,7 +37,7 @@ describe('postgres job signal', { timeout: 120_000 }, () => {
     const pids = await listeners();
     assert.equal(pids.length, 1, 'exactly one listening connection');
     await admin.query('SELECT pg_terminate_backend($1)', [pids[0]]);
-    await waitFor('the listener to be gone', async () => !(await listeners()).includes(pids[0]!));
+    await waitFor('the listener to be gone', async () => !(await listeners()).includes(pids[0]!), 30_000);
   };
 
   /** A NOTIFY from another connection, as another process committing a job sends it, reaches the listener. */
@@ -77,7 +70,7 @@ describe('postgres job signal', { timeout: 120_000 }, () => {
     await assertSignalled();
     await terminateListener();
     const before = signals;
-    await waitFor('a new listening connection', async () => (await listeners()).length === 1);
+    await waitFor('a new listening connection', async () => (await listeners()).length === 1, 30_000);
     // Jobs committed during the gap were never notified: the reconnect itself wakes the workers.
     await waitFor('the catch-up signal', () => signals > before, 5_000);
     await assertSignalled();

@@ -3,21 +3,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Logger } from '../core/logger.ts';
 import { openSqlite } from '../plugins/store-kysely/sqlite.ts';
 import { backstopPages, startWalCheckpointer } from '../plugins/store-kysely/wal-checkpointer.ts';
-
-/** Polls until `check` holds, failing after `ms`. */
-async function eventually(check: () => boolean, what: string, ms = 5_000) {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) assert.fail(`not within ${ms} ms: ${what}`);
-    await sleep(10);
-  }
-}
+import { waitFor } from './support/wait-for.ts';
 
 /** A connection that never checkpoints by itself, so any checkpoint seen came from the thread. */
 function writer(file: string) {
@@ -48,7 +39,7 @@ describe('WAL checkpoints from a worker thread', () => {
       const before = statSync(file).size;
       writePages(300);
       // Nothing but the store's thread checkpoints here: the writer has automatic checkpoints off and the store does not write.
-      await eventually(() => statSync(file).size >= before + 300 * 3_000, 'the database file holds the written pages');
+      await waitFor('the database file holds the written pages', () => statSync(file).size >= before + 300 * 3_000, 5_000);
     } finally {
       database.close();
       await store.close();
@@ -66,7 +57,7 @@ describe('WAL checkpoints from a worker thread', () => {
       writePages(50);
       const version = dataVersion.get();
       const before = statSync(file).size;
-      await eventually(() => statSync(file).size > before, 'the thread checkpointed');
+      await waitFor('the thread checkpointed', () => statSync(file).size > before, 5_000);
       assert.equal(dataVersion.get(), version, 'a checkpoint is not another connection\'s commit');
     } finally {
       await checkpointer.stop();
@@ -82,7 +73,7 @@ describe('WAL checkpoints from a worker thread', () => {
     // The thread opens the file it is given; one that does not exist makes it fail at once.
     const checkpointer = startWalCheckpointer(database, path.join(dir, 'missing', 'nothing.db'), { intervalMs: 10, logger });
     try {
-      await eventually(() => database.pragma('wal_autocheckpoint', { simple: true }) === 1000, 'automatic checkpoints are back at SQLite\'s default');
+      await waitFor('automatic checkpoints are back at SQLite\'s default', () => database.pragma('wal_autocheckpoint', { simple: true }) === 1000, 5_000);
       assert.match(warnings.join('\n'), /WAL checkpoint thread failed/);
     } finally {
       await checkpointer.stop();

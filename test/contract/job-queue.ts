@@ -7,6 +7,7 @@ import { PostponeJob, RetryJob, type JobHandler, type JobQueue } from '../../cor
 import type { Persistence, QueuedJob } from '../../core/ports/persistence.ts';
 import { createDbQueue, type DbQueueOptions } from '../../plugins/queue-db/db-queue.ts';
 import { randomIds } from '../../plugins/ids-random/index.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 /** A fresh, empty database, and a way to open any number of handles (connections, pools) on it. */
 export interface JobQueueFixture {
@@ -30,15 +31,6 @@ function fastClock(factor: number): Clock {
 const testTimeout = { timeout: 60_000 };
 
 const defaults: DbQueueOptions = { leaseMs: 30_000, pollIntervalMs: 20, maxAttempts: 5 };
-
-/** Waits until `predicate` holds; fails with `what` after `timeoutMs` (generous: CI machines are slow). */
-async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 function deferred() {
   let resolve!: () => void;

@@ -4,18 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { threadId } from 'node:worker_threads';
 import type { Logger } from '../../core/logger.ts';
 import type { ScheduledTask, Scheduler } from '../../core/ports/scheduler.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 /** A hung test (say, a stop() that never resolves) fails after this instead of stalling the run. */
 const testTimeout = { timeout: 60_000 };
-
-/** Waits until `predicate` holds; fails with `what` after `timeoutMs` (generous: CI machines are slow). */
-async function waitFor(what: string, predicate: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 interface LogLine {
   level: 'info' | 'warn' | 'error';
