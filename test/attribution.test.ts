@@ -70,17 +70,27 @@ describe('merging reports of one order', () => {
     platform: 'custom', status: 'pending', items: [{ productId: 'a', quantity: 1, priceCents: 900, totalCents: 900 }], orderCreatedAt: 500, ...overrides,
   });
 
-  it('lets the server override a browser report, keeping the first known ids', () => {
+  it('lets the server override a browser report, its ids included', () => {
     const { record, reattribute } = mergeReport(stored, report({}), 2_000);
-    assert.deepEqual([record.source, record.totalCents, record.currency, record.status, record.orderCreatedAt, record.visitorId, record.sessionId], ['both', 900, 'EUR', 'pending', 500, 'v1', 's2']);
+    assert.deepEqual([record.source, record.totalCents, record.currency, record.status, record.orderCreatedAt, record.visitorId, record.sessionId], ['both', 900, 'EUR', 'pending', 500, 'v2', 's2']);
     assert.equal(record.updatedAt, 2_000);
     assert.equal(reattribute, true);
   });
 
   it('never lets the browser change what the server reported', () => {
-    const server = { ...stored, source: 'server' as const, status: 'refunded' as const };
-    const { record, reattribute } = mergeReport(server, report({ source: 'browser', status: 'completed', visitorId: 'v9', sessionId: null }), 2_000);
-    assert.deepEqual([record.status, record.totalCents, record.items, record.source], ['refunded', 0, [], 'both']);
+    const server = { ...stored, source: 'server' as const, status: 'refunded' as const, sessionId: 's1' };
+    const { record, reattribute } = mergeReport(server, report({ source: 'browser', status: 'completed', visitorId: 'v9', sessionId: 's9' }), 2_000);
+    assert.deepEqual([record.status, record.totalCents, record.items, record.source, record.visitorId, record.sessionId], ['refunded', 0, [], 'both', 'v1', 's1']);
     assert.equal(reattribute, false);
+  });
+
+  it('keeps ids a server report leaves empty, and takes the ids of a later server report as a correction', () => {
+    const server = { ...stored, source: 'server' as const, sessionId: 's1' };
+    const empty = mergeReport(server, report({ visitorId: null, sessionId: null }), 2_000);
+    assert.deepEqual([empty.record.visitorId, empty.record.sessionId], ['v1', 's1'], 'an empty id erases nothing');
+    const half = mergeReport(server, report({ visitorId: 'v2', sessionId: null }), 2_000);
+    assert.deepEqual([half.record.visitorId, half.record.sessionId, half.reattribute], ['v2', 's1', true], 'each id on its own');
+    const browserOnly = mergeReport({ ...stored, visitorId: null }, report({ source: 'browser', visitorId: 'v3', sessionId: 's3' }), 2_000);
+    assert.deepEqual([browserOnly.record.visitorId, browserOnly.record.sessionId], ['v3', 's3'], 'a browser report fills gaps');
   });
 });

@@ -161,9 +161,9 @@ for (const [database, environment] of matrix.databases) {
         assert.equal(enriched.items.length, 1);
         assert.deepEqual(enriched.attribution, { generationId: generation.id, attributedRevenueCents: 4_000, attributedItems: ['sku-1'] }, 're-attributed once the ids arrived');
 
-        const again = await report({ ...first, status: 'completed', visitorId: 'someone-else', items: [] });
+        const again = await report({ ...first, status: 'completed', visitorId: '', sessionId: '', items: [] });
         assert.equal(again.status, 'completed');
-        assert.equal(again.visitorId, 'visitor-dup', 'a known visitor id is kept');
+        assert.deepEqual([again.visitorId, again.sessionId], ['visitor-dup', 'session-dup'], 'empty ids erase no known id');
         assert.equal(again.items.length, 1, 'items once known are kept');
         assert.deepEqual(again.attribution, enriched.attribution, 'attribution kept');
         const listed = (await b.conversions(shop.apiKey, `?storeId=${shop.storeId}&limit=100`)).data.filter((conversion) => conversion.orderId === first.orderId);
@@ -172,6 +172,35 @@ for (const [database, environment] of matrix.databases) {
         const refunded = await report({ ...first, status: 'refunded' });
         assert.equal(refunded.status, 'refunded');
         assert.deepEqual(refunded.attribution, enriched.attribution, 'a refunded order keeps its attribution for the record');
+      });
+
+      it("lets the order webhook's ids win over made-up ones a keyless browser report sent, whichever arrives first", async () => {
+        const real = await b.visualize(widgetId, 'v-shopper', 's-shopper', ['sku-1']);
+        const decoy = await b.visualize(widgetId, 'v-made-up', 's-made-up', ['sku-1']);
+        const fromServer = (orderId: string) => order({ orderId, visitorId: 'v-shopper', sessionId: 's-shopper' });
+        const expected = { visitorId: 'v-shopper', sessionId: 's-shopper', attribution: { generationId: real.id, attributedRevenueCents: 4_000, attributedItems: ['sku-1'] } };
+        const identity = (conversion: { visitorId: string | null; sessionId: string | null; attribution: unknown }) => ({ visitorId: conversion.visitorId, sessionId: conversion.sessionId, attribution: conversion.attribution });
+
+        const browserFirst = nextOrderId();
+        await track(shop.storeId, 'v-made-up', 's-made-up', { orderId: browserFirst });
+        assert.equal((await b.conversion(shop.apiKey, shop.storeId, browserFirst)).attribution?.generationId, decoy.id, 'pinned to the made-up visitor until the shop reports');
+        assert.deepEqual(identity(await report(fromServer(browserFirst))), expected, "the server's ids replace the browser's and attribution is recomputed");
+
+        const voided = nextOrderId();
+        await track(shop.storeId, 'v-nobody', 's-nobody', { orderId: voided });
+        assert.equal((await b.conversion(shop.apiKey, shop.storeId, voided)).attribution, null);
+        assert.deepEqual(identity(await report(fromServer(voided))), expected, 'an attribution voided by made-up ids comes back');
+
+        const serverFirst = nextOrderId();
+        assert.deepEqual(identity(await report(fromServer(serverFirst))), expected);
+        await track(shop.storeId, 'v-made-up', 's-made-up', { orderId: serverFirst });
+        const kept = await b.conversion(shop.apiKey, shop.storeId, serverFirst);
+        assert.deepEqual(identity(kept), expected, 'a later browser report changes no id the server sent');
+        assert.equal(kept.source, 'both');
+
+        // The shop's own correction: a later server report with other ids replaces them.
+        const corrected = await report({ ...fromServer(serverFirst), visitorId: 'v-made-up', sessionId: 's-made-up' });
+        assert.deepEqual([corrected.visitorId, corrected.sessionId, corrected.attribution?.generationId], ['v-made-up', 's-made-up', decoy.id]);
       });
 
       it('ends concurrent server and browser reports of one order as one conversion', async () => {

@@ -13,7 +13,10 @@ const hasServer = (source: ConversionSource) => source !== 'browser';
  * Merges a later report of the same (storeId, orderId) into the stored conversion, so an order
  * never counts twice:
  *
- * - visitorId, sessionId: the first non-empty value is kept; a later report only fills a gap.
+ * - visitorId, sessionId: a server report's non-empty id replaces the stored one (the keyless
+ *   browser route is open to anyone, so its ids must not outrank the authenticated order webhook,
+ *   and a later server report is the shop's correction). A browser report, or an empty id in a
+ *   server report, only fills a gap: it never changes or erases a known id.
  * - A server report is the order's truth: over a browser-only row it replaces total, currency,
  *   status, items and orderCreatedAt; over a server row it updates the status (in arrival order),
  *   fills items when there were none, and fills the total (with its currency) when it was 0.
@@ -24,8 +27,9 @@ const hasServer = (source: ConversionSource) => source !== 'browser';
  */
 export function mergeReport(existing: ConversionRecord, report: ConversionReport, now: number): { record: ConversionRecord; reattribute: boolean } {
   const record: ConversionRecord = { ...existing, updatedAt: now };
-  record.visitorId = existing.visitorId ?? report.visitorId;
-  record.sessionId = existing.sessionId ?? report.sessionId;
+  const authoritative = report.source === 'server';
+  record.visitorId = authoritative ? (report.visitorId ?? existing.visitorId) : (existing.visitorId ?? report.visitorId);
+  record.sessionId = authoritative ? (report.sessionId ?? existing.sessionId) : (existing.sessionId ?? report.sessionId);
   record.source = existing.source === report.source ? existing.source : 'both';
 
   if (report.source === 'server' && !hasServer(existing.source)) {
