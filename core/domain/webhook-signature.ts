@@ -18,7 +18,7 @@ export function generateWebhookSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64');
 }
 
-/** Keys of the secrets signed with recently: every attempt to an endpoint signs with the same one or two. */
+/** Keys of the secrets signed with recently: every attempt to an endpoint signs with the same few. */
 const keys = new Map<string, KeyObject>();
 const MAX_CACHED_KEYS = 1_000;
 
@@ -60,8 +60,9 @@ export function signWebhook(secret: string, id: string, timestamp: number, body:
 }
 
 /**
- * The `webhook-signature` header: space-separated `v1,` entries, one per active secret. During a
- * rotation both the new and the previous secret sign, so receivers still holding either verify.
+ * The `webhook-signature` header: space-separated `v1,` entries, one per active secret. After a
+ * rotation the new secret and every previous one still in its grace period sign, so receivers
+ * holding any of them verify.
  */
 export function signatureHeader(secrets: string[], id: string, timestamp: number, body: string | Uint8Array): string {
   // A delivery without any signature can never verify; that is a caller bug, not a delivery outcome.

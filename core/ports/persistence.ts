@@ -241,9 +241,8 @@ export interface WebhookEndpointRecord {
   status: EndpointStatus;
   disabledReason: string | null;
   secret: string;
-  /** The secret before the last rotation, still signing until `previousSecretExpiresAt`. */
-  previousSecret: string | null;
-  previousSecretExpiresAt: number | null;
+  /** Secrets replaced by rotations, newest first, each still signing until its own `expiresAt` (see core/domain/webhook-secrets.ts). */
+  previousSecrets: Array<{ secret: string; expiresAt: number }>;
   /** When its deliveries started failing without a success since; null while healthy. */
   failingSince: number | null;
   createdAt: number;
@@ -252,8 +251,8 @@ export interface WebhookEndpointRecord {
 
 export interface WebhookEndpointRepository {
   create(endpoint: WebhookEndpointRecord): Promise<void>;
-  /** A live (not deleted) endpoint of the organization. */
-  get(organizationId: string, id: string): Promise<WebhookEndpointRecord | null>;
+  /** A live (not deleted) endpoint of the organization; inside a transaction `forUpdate` locks it (Postgres) until commit. */
+  get(organizationId: string, id: string, options?: { forUpdate?: boolean }): Promise<WebhookEndpointRecord | null>;
   /** Newest first. */
   list(organizationId: string, options: { limit: number; startingAfter?: string }): Promise<{ data: WebhookEndpointRecord[]; hasMore: boolean }>;
   count(organizationId: string): Promise<number>;

@@ -1,8 +1,8 @@
 import type { Cradle } from '../cradle.ts';
+import { activeSecrets } from '../domain/webhook-secrets.ts';
 import { signatureHeader } from '../domain/webhook-signature.ts';
 import { RetryJob, type JobContext } from '../ports/job-queue.ts';
 import type { DeliveryRecord, OutboxEvent, QueuedJob, Repositories, WebhookEndpointRecord } from '../ports/persistence.ts';
-import { activeSecrets } from './webhook-endpoints.ts';
 
 export const deliverJobKind = 'deliver_webhook';
 

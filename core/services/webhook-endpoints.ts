@@ -1,6 +1,7 @@
 import type { Cradle } from '../cradle.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
 import type { CreateEndpointInput, UpdateEndpointInput } from '../domain/webhook-endpoint-input.ts';
+import { rotateSecrets } from '../domain/webhook-secrets.ts';
 import { generateWebhookSecret } from '../domain/webhook-signature.ts';
 import type { WebhookEndpointRecord } from '../ports/persistence.ts';
 
@@ -12,6 +13,21 @@ export function webhookEndpointService({ persistence, ids, clock, config }: Pick
     const endpoint = await persistence.webhookEndpoints.get(organizationId, id);
     if (!endpoint) throw notFound('webhook endpoint', id);
     return endpoint;
+  }
+
+  /**
+   * Reads the endpoint with its row locked, derives its new state and writes it in one transaction:
+   * a write carries the whole row, so a PATCH racing a rotation must not put back the secrets the
+   * rotation replaced, nor two rotations keep only one of theirs.
+   */
+  function change(organizationId: string, id: string, next: (endpoint: WebhookEndpointRecord, now: number) => WebhookEndpointRecord) {
+    return persistence.transaction(async (tx) => {
+      const endpoint = await tx.webhookEndpoints.get(organizationId, id, { forUpdate: true });
+      if (!endpoint) throw notFound('webhook endpoint', id);
+      const changed = next(endpoint, clock.now());
+      await tx.webhookEndpoints.update(changed);
+      return changed;
+    });
   }
 
   return {
@@ -30,8 +46,7 @@ export function webhookEndpointService({ persistence, ids, clock, config }: Pick
         status: 'enabled',
         disabledReason: null,
         secret: generateWebhookSecret(),
-        previousSecret: null,
-        previousSecretExpiresAt: null,
+        previousSecrets: [],
         failingSince: null,
         createdAt: now,
         updatedAt: now,
@@ -44,48 +59,34 @@ export function webhookEndpointService({ persistence, ids, clock, config }: Pick
 
     list: (organizationId: string, options: { limit: number; startingAfter?: string }) => persistence.webhookEndpoints.list(organizationId, options),
 
-    async update(organizationId: string, id: string, patch: UpdateEndpointInput) {
-      const endpoint = await owned(organizationId, id);
-      const updated: WebhookEndpointRecord = {
-        ...endpoint,
-        url: patch.url ?? endpoint.url,
-        enabledEvents: patch.enabledEvents ?? endpoint.enabledEvents,
-        description: patch.description === undefined ? endpoint.description : patch.description,
-        updatedAt: clock.now(),
-      };
-      if (patch.status === 'enabled' && endpoint.status !== 'enabled') {
-        // Re-enabling starts afresh: the failing period that disabled it is over.
-        Object.assign(updated, { status: 'enabled', disabledReason: null, failingSince: null });
-      } else if (patch.status === 'disabled' && endpoint.status !== 'disabled') {
-        Object.assign(updated, { status: 'disabled', disabledReason: 'disabled_by_user' });
-      }
-      await persistence.webhookEndpoints.update(updated);
-      return updated;
+    update(organizationId: string, id: string, patch: UpdateEndpointInput) {
+      return change(organizationId, id, (endpoint, now) => {
+        const updated: WebhookEndpointRecord = {
+          ...endpoint,
+          url: patch.url ?? endpoint.url,
+          enabledEvents: patch.enabledEvents ?? endpoint.enabledEvents,
+          description: patch.description === undefined ? endpoint.description : patch.description,
+          updatedAt: now,
+        };
+        if (patch.status === 'enabled' && endpoint.status !== 'enabled') {
+          // Re-enabling starts afresh: the failing period that disabled it is over.
+          Object.assign(updated, { status: 'enabled', disabledReason: null, failingSince: null });
+        } else if (patch.status === 'disabled' && endpoint.status !== 'disabled') {
+          Object.assign(updated, { status: 'disabled', disabledReason: 'disabled_by_user' });
+        }
+        return updated;
+      });
     },
 
     async delete(organizationId: string, id: string) {
       if (!(await persistence.webhookEndpoints.delete(organizationId, id, clock.now()))) throw notFound('webhook endpoint', id);
     },
 
-    /** A new secret, returned once; the old one keeps signing alongside it for the grace period. */
+    /** A new secret, returned once; the replaced one keeps signing for the grace period, beside any earlier ones still in theirs. */
     async rotateSecret(organizationId: string, id: string) {
-      const endpoint = await owned(organizationId, id);
-      const now = clock.now();
-      const rotated: WebhookEndpointRecord = {
-        ...endpoint,
-        secret: generateWebhookSecret(),
-        previousSecret: endpoint.secret,
-        previousSecretExpiresAt: now + config.webhooks.secretGracePeriodMs,
-        updatedAt: now,
-      };
-      await persistence.webhookEndpoints.update(rotated);
-      return rotated;
+      const graceMs = config.webhooks.secretGracePeriodMs;
+      const endpoint = await change(organizationId, id, (current, now) => ({ ...current, ...rotateSecrets(current, generateWebhookSecret(), now, graceMs), updatedAt: now }));
+      return { endpoint, previousSecretExpiresAt: endpoint.updatedAt + graceMs };
     },
   };
-}
-
-/** The secrets a delivery is signed with now: the current one, and the previous one during its grace period. */
-export function activeSecrets(endpoint: WebhookEndpointRecord, now: number): string[] {
-  const previousActive = endpoint.previousSecret && endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > now;
-  return previousActive ? [endpoint.secret, endpoint.previousSecret!] : [endpoint.secret];
 }

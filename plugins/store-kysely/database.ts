@@ -59,8 +59,8 @@ export interface Database {
     enabled_events: string;
     status: string;
     secret: string;
-    previous_secret: string | null;
-    previous_secret_expires_at: number | null;
+    /** JSON `[{ secret, expiresAt }]`, newest first (migration 0012). */
+    previous_secrets: string;
     failing_since: number | null;
     disabled_reason: string | null;
     deleted_at: number | null;

@@ -30,7 +30,7 @@ function repositories(db: Executor, dialect: Persistence['dialect'], keys?: KeyC
     idempotencyKeys: idempotencyRepository(db, dialect),
     events: eventRepository(db, dialect),
     jobs: jobRepository(db, dialect),
-    webhookEndpoints: webhookEndpointRepository(db),
+    webhookEndpoints: webhookEndpointRepository(db, dialect),
     deliveries: deliveryRepository(db, dialect),
     conversions: conversionRepository(db, dialect),
     visualizations: visualizationRepository(db),

@@ -73,6 +73,6 @@ export function webhookEndpointRoutes(app: H3, limits: { read: ReturnType<typeof
   app.post('/v1/webhook-endpoints/:id/rotate-secret', async (event) => {
     const { organizationId, endpoints } = await authorized(event);
     const rotated = await endpoints.rotateSecret(organizationId, idParam(event));
-    return { ...endpointResource(rotated, { withSecret: true }), previousSecretExpiresAt: isoTime(rotated.previousSecretExpiresAt!) };
+    return { ...endpointResource(rotated.endpoint, { withSecret: true }), previousSecretExpiresAt: isoTime(rotated.previousSecretExpiresAt) };
   });
 }

@@ -9,6 +9,7 @@ import * as dropUnusedDeliveryIndex from './0007-drop-unused-delivery-index.ts';
 import * as partialGenerationIndexes from './0008-partial-generation-indexes.ts';
 import * as jobFailures from './0009-job-failures.ts';
 import * as creditLedgerSequence from './0010-credit-ledger-sequence.ts';
+import * as webhookPreviousSecrets from './0012-webhook-previous-secrets.ts';
 
 /**
  * Migrations are imported statically rather than read from a folder, so they load the same
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0008-partial-generation-indexes': partialGenerationIndexes,
   '0009-job-failures': jobFailures,
   '0010-credit-ledger-sequence': creditLedgerSequence,
+  '0012-webhook-previous-secrets': webhookPreviousSecrets,
 };
 
 export const migrationProvider: MigrationProvider = {

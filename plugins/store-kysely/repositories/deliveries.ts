@@ -6,7 +6,7 @@ import { toEndpoint } from './webhook-endpoints.ts';
 
 const endpointColumns = [
   'id', 'organization_id', 'url', 'description', 'enabled_events', 'status', 'disabled_reason', 'secret',
-  'previous_secret', 'previous_secret_expires_at', 'failing_since', 'deleted_at', 'created_at', 'updated_at',
+  'previous_secrets', 'failing_since', 'deleted_at', 'created_at', 'updated_at',
 ] as const satisfies ReadonlyArray<keyof Database['webhook_endpoints']>;
 const eventColumns = ['id', 'organization_id', 'type', 'body', 'created_at'] as const satisfies ReadonlyArray<keyof Database['events']>;
 

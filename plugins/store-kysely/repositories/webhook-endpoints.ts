@@ -13,8 +13,7 @@ export const toEndpoint = (row: Row): WebhookEndpointRecord => ({
   status: row.status as WebhookEndpointRecord['status'],
   disabledReason: row.disabled_reason,
   secret: row.secret,
-  previousSecret: row.previous_secret,
-  previousSecretExpiresAt: row.previous_secret_expires_at === null ? null : Number(row.previous_secret_expires_at),
+  previousSecrets: JSON.parse(row.previous_secrets),
   failingSince: row.failing_since === null ? null : Number(row.failing_since),
   createdAt: Number(row.created_at),
   updatedAt: Number(row.updated_at),
@@ -29,14 +28,13 @@ const toRow = (record: WebhookEndpointRecord): Omit<Row, 'deleted_at'> => ({
   status: record.status,
   disabled_reason: record.disabledReason,
   secret: record.secret,
-  previous_secret: record.previousSecret,
-  previous_secret_expires_at: record.previousSecretExpiresAt,
+  previous_secrets: JSON.stringify(record.previousSecrets),
   failing_since: record.failingSince,
   created_at: record.createdAt,
   updated_at: record.updatedAt,
 });
 
-export function webhookEndpointRepository(db: Executor): WebhookEndpointRepository {
+export function webhookEndpointRepository(db: Executor, dialect: 'sqlite' | 'postgres'): WebhookEndpointRepository {
   const live = (organizationId: string) =>
     db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
 
@@ -44,8 +42,11 @@ export function webhookEndpointRepository(db: Executor): WebhookEndpointReposito
     async create(endpoint) {
       await db.insertInto('webhook_endpoints').values({ ...toRow(endpoint), deleted_at: null }).execute();
     },
-    async get(organizationId, id) {
-      const row = await live(organizationId).where('id', '=', id).executeTakeFirst();
+    async get(organizationId, id, options = {}) {
+      let query = live(organizationId).where('id', '=', id);
+      // SQLite transactions already hold the write lock (BEGIN IMMEDIATE); Postgres locks the row.
+      if (options.forUpdate && dialect === 'postgres') query = query.forUpdate();
+      const row = await query.executeTakeFirst();
       return row ? toEndpoint(row) : null;
     },
     async list(organizationId, { limit, startingAfter }) {
