@@ -73,7 +73,8 @@ export function loadConfig(env: Env = process.env, overrides: Record<string, unk
   if (!result.success) {
     const lines = result.issues.map((issue) => {
       const field = v.getDotPath(issue) ?? '(config)';
-      const source = sources.get(field) ?? (env.VISUALIZER_CONFIG ? `config file ${env.VISUALIZER_CONFIG}` : 'config');
+      // A list's entry (outbound.allow.1) came from the variable that set the whole list.
+      const source = sources.get(field) ?? sources.get(field.replace(/\.\d+$/, '')) ?? (env.VISUALIZER_CONFIG ? `config file ${env.VISUALIZER_CONFIG}` : 'config');
       return `  ${field} (${source}): ${issue.message}`;
     });
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);

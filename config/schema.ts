@@ -1,5 +1,5 @@
-import ipaddr from 'ipaddr.js';
 import * as v from 'valibot';
+import { allowEntryProblem } from '../core/outbound/allow-list.ts';
 
 /** A plugin is chosen by a built-in name (`sqlite`) or a module specifier (`./my-plugin.ts`, `@acme/visualizer-cdn`). */
 const pluginChoice = v.pipe(v.string(), v.trim(), v.minLength(1, 'must name a plugin'));
@@ -37,13 +37,13 @@ export const configSchema = v.strictObject({
   pluginOptions: v.optional(v.record(v.string(), v.unknown()), {}),
   outbound: v.optional(
     v.strictObject({
-      /** Hosts or CIDRs exempt from the private-address guard (e.g. a loopback test receiver). */
+      /** Hosts, IPs or CIDRs exempt from the private-address guard (e.g. a loopback test receiver), optionally `:port`. */
       allow: v.optional(
         v.array(
           v.pipe(
             v.string(),
             v.minLength(1),
-            v.check((entry) => !entry.includes('/') || ipaddr.isValidCIDR(entry), 'must be a hostname, an IP address or a valid CIDR'),
+            v.check((entry) => allowEntryProblem(entry) === null, (issue) => `"${issue.input}" ${allowEntryProblem(String(issue.input))}`),
           ),
         ),
         [],

@@ -91,6 +91,9 @@ describe('CLI', () => {
     const pg = await cli(['orgs', 'list'], { ...env, VISUALIZER_PERSISTENCE: 'postgres' });
     assert.equal(pg.code, 1);
     assert.match(pg.stderr, /plugins\.persistence: .*needs DATABASE_URL/);
+    const allow = await cli(['orgs', 'list'], { ...env, VISUALIZER_OUTBOUND_ALLOW: 'hooks.test:https' });
+    assert.equal(allow.code, 1);
+    assert.match(allow.stderr, /outbound\.allow\.0 \(VISUALIZER_OUTBOUND_ALLOW\): "hooks\.test:https" has an invalid port "https"/);
   });
 
   it('loads a third-party plugin named in a config file', async () => {

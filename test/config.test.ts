@@ -66,6 +66,9 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ VISUALIZER_PUBLIC_URL: 'not a url' }), /publicUrl \(VISUALIZER_PUBLIC_URL\)/);
     assert.throws(() => loadConfig({ VISUALIZER_WEBHOOK_RETRY_SCHEDULE: '0,soon' }), /webhooks\.retrySchedule\.1 \(config\)|webhooks\.retrySchedule/);
     assert.throws(() => loadConfig({ VISUALIZER_OUTBOUND_ALLOW: 'localhost,10.0.0.0/33' }), /outbound\.allow\.1 .*valid CIDR/);
+    assert.throws(() => loadConfig({ VISUALIZER_OUTBOUND_ALLOW: 'localhost:99999' }), /outbound\.allow\.0 .*invalid port "99999"/);
+    assert.throws(() => loadConfig({ VISUALIZER_OUTBOUND_ALLOW: '[::1]8443' }), /outbound\.allow\.0 .*\[IPv6 address or CIDR\]/);
+    assert.deepEqual(loadConfig({ VISUALIZER_OUTBOUND_ALLOW: 'hooks.test:8443,[::1]:8443,127.0.0.0/8:9000' }).outbound.allow, ['hooks.test:8443', '[::1]:8443', '127.0.0.0/8:9000']);
     const typo = file('typo.json', JSON.stringify({ prot: 1 }));
     assert.throws(() => loadConfig({ VISUALIZER_CONFIG: typo }), /prot/);
   });

@@ -132,8 +132,55 @@ describe('guarded client', () => {
     await rejectsWith(c.request(`https://user:pass@localhost:${server.port}/hello`, defaults), 'invalid_url', false);
   });
 
-  test('refuses an allowlist entry that is not a valid CIDR', () => {
+  test('an entry with a port admits that port only; one without covers every port', async () => {
+    const other = await startHttpsServer((_req, res) => {
+      res.end('other');
+    });
+    try {
+      const portA = server.port;
+      const urlA = `https://127.0.0.1:${portA}/hello`;
+      const urlB = `https://127.0.0.1:${other.port}/`;
+      const hostA = `https://localhost:${portA}/hello`;
+      const hostB = `https://localhost:${other.port}/`;
+      const sent = other.requests.length;
+
+      const byAddress = client([`127.0.0.1:${portA}`]);
+      assert.equal((await byAddress.request(urlA, defaults)).status, 200);
+      const refused = await rejectsWith(byAddress.request(urlB, defaults), 'blocked_address', false);
+      assert.match(refused.message, /resolves to 127\.0\.0\.1, a private or reserved address, which is not allowed/);
+      // The hostname resolves to loopback too, and the address entry names portA alone.
+      assert.equal((await byAddress.request(hostA, defaults)).status, 200);
+      await rejectsWith(byAddress.request(hostB, defaults), 'blocked_address', false);
+
+      const byHost = client([`LOCALHOST:${portA}`]);
+      assert.equal((await byHost.request(hostA, defaults)).status, 200);
+      await rejectsWith(byHost.request(hostB, defaults), 'blocked_address', false);
+
+      const byRange = client([`127.0.0.0/8:${portA}`, `[::1]:${other.port}`]);
+      assert.equal((await byRange.request(urlA, defaults)).status, 200);
+      await rejectsWith(byRange.request(urlB, defaults), 'blocked_address', false);
+      await rejectsWith(byRange.request(`https://[::ffff:127.0.0.1]:${other.port}/`, defaults), 'blocked_address', false);
+      assert.equal(other.requests.length, sent, 'nothing reached the port no entry covers');
+
+      for (const everyPort of [client(['127.0.0.1']), client(['127.0.0.0/8'])]) {
+        assert.equal((await everyPort.request(urlB, defaults)).status, 200);
+        assert.equal((await everyPort.request(hostB, defaults)).status, 200);
+      }
+      assert.equal((await client(['localhost']).request(hostB, defaults)).status, 200);
+      // A URL without a port is port 443.
+      await rejectsWith(client([`localhost:${portA}`]).request('https://localhost/', defaults), 'blocked_address', false);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('refuses a malformed allowlist entry, naming what is wrong', () => {
     assert.throws(() => createGuardedClient({ allow: ['10.0.0.0/33'] }), /not a valid CIDR/);
+    assert.throws(() => createGuardedClient({ allow: ['localhost:0'] }), /"localhost:0" has an invalid port/);
+    assert.throws(() => createGuardedClient({ allow: ['localhost:https'] }), /has an invalid port/);
+    assert.throws(() => createGuardedClient({ allow: ['[::1]8443'] }), /\[IPv6 address or CIDR\]/);
+    assert.throws(() => createGuardedClient({ allow: ['[localhost]:8443'] }), /\[IPv6 address or CIDR\]/);
+    assert.throws(() => createGuardedClient({ allow: ['host name'] }), /must be a hostname, an IP address or a CIDR/);
   });
 
   test('follows redirects and re-checks every hop', async () => {

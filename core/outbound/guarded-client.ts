@@ -6,6 +6,7 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
+import { allowsAddress, allowsHost, parseAllowList } from './allow-list.ts';
 import { Cancellation } from './cancellation.ts';
 
 /**
@@ -41,7 +42,7 @@ export class OutboundError extends Error {
 }
 
 export interface GuardedClientOptions {
-  /** Hosts (exact hostname, case-insensitive) or CIDRs (v4 or v6) exempt from the address guard. */
+  /** Hostnames (exact, case-insensitive), IP addresses or CIDRs exempt from the address guard, each on every port or on one (`host:port`, `[v6]:port`); see allow-list.ts. */
   allow: string[];
   /** Extra trusted CA certificates (PEM); tests pass theirs here. NODE_EXTRA_CA_CERTS is honoured by Node anyway. */
   ca?: string | string[];
@@ -143,11 +144,6 @@ function embeddedIPv4(v6: ipaddr.IPv6, firstPart: number): ipaddr.IPv4 {
   return new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
 }
 
-interface AllowList {
-  hosts: Set<string>;
-  ranges: Array<[Address, number]>;
-}
-
 function normalizeHost(host: string): string {
   let h = host.toLowerCase();
   if (h.startsWith('[') && h.endsWith(']')) h = h.slice(1, -1);
@@ -155,44 +151,12 @@ function normalizeHost(host: string): string {
   return h;
 }
 
-function parseAllowList(entries: string[]): AllowList {
-  const allow: AllowList = { hosts: new Set(), ranges: [] };
-  for (const raw of entries) {
-    const entry = normalizeHost(raw.trim());
-    if (entry === '') continue;
-    if (entry.includes('/')) {
-      if (!ipaddr.isValidCIDR(entry)) {
-        // A typo in an allowlist should stop startup, not silently allow nothing (or everything).
-        throw new Error(`Outbound allowlist entry "${raw}" is not a valid CIDR`);
-      }
-      allow.ranges.push(ipaddr.parseCIDR(entry));
-    } else if (ipaddr.IPv4.isValidFourPartDecimal(entry) || ipaddr.IPv6.isValid(entry)) {
-      const address = ipaddr.parse(entry);
-      allow.ranges.push([address, address.kind() === 'ipv4' ? 32 : 128]);
-      allow.hosts.add(entry);
-    } else {
-      allow.hosts.add(entry);
-    }
-  }
-  return allow;
-}
-
-function isAllowedAddress(allow: AllowList, address: string): boolean {
-  const parsed = parseAddress(address);
-  if (!parsed) return false;
-  // Compare both the literal form and the IPv4 behind an IPv4-mapped address, so "127.0.0.0/8"
-  // also admits ::ffff:127.0.0.1.
-  const forms: Address[] = [parsed];
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    forms.push((parsed as ipaddr.IPv6).toIPv4Address());
-  }
-  return allow.ranges.some(([range, bits]) => forms.some((f) => f.kind() === range.kind() && f.match(range, bits)));
-}
-
 interface Target {
   url: URL;
   /** Hostname without IPv6 brackets. */
   host: string;
+  /** The URL's port, 443 when it names none. */
+  port: number;
 }
 
 function parseTarget(input: string | URL, base?: URL): Target {
@@ -212,7 +176,7 @@ function parseTarget(input: string | URL, base?: URL): Target {
   }
   const host = normalizeHost(url.hostname);
   if (host === '') throw new OutboundError('invalid_url', `${what} has no host`, false);
-  return { url, host };
+  return { url, host, port: url.port === '' ? 443 : Number(url.port) };
 }
 
 interface ResolvedAddress {
@@ -304,8 +268,8 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
         throw new OutboundError('dns_failed', `Host ${target.host} has no addresses`, true);
       }
     }
-    if (!allow.hosts.has(target.host)) {
-      const blocked = addresses.find((a) => isForbiddenAddress(a.address) && !isAllowedAddress(allow, a.address));
+    if (!allowsHost(allow, target.host, target.port)) {
+      const blocked = addresses.find((a) => isForbiddenAddress(a.address) && !allowsAddress(allow, a.address, target.port));
       if (blocked) {
         throw new OutboundError(
           'blocked_address',
@@ -458,7 +422,7 @@ function send(
         agent,
         method,
         host: target.host,
-        port: target.url.port === '' ? 443 : Number(target.url.port),
+        port: target.port,
         path: target.url.pathname + target.url.search,
         headers: requestHeaders,
         // SNI must not carry an IP literal (RFC 6066); certificate checks then use the IP itself.
