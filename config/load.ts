@@ -22,10 +22,19 @@ const envMapping: Array<[variable: string, field: string[], parse: (text: string
   ['VISUALIZER_WORKER_CONCURRENCY', ['workers', 'concurrency'], asNumber],
   ['VISUALIZER_OUTBOUND_ALLOW', ['outbound', 'allow'], asList],
   ['VISUALIZER_WEBHOOK_RETRY_SCHEDULE', ['webhooks', 'retrySchedule'], (text) => asList(text).map(asNumber)],
+  ['VISUALIZER_DEMO', ['demo', 'enabled'], asBoolean],
 ];
 
 function asNumber(text: string): unknown {
   return /^\s*-?\d+(\.\d+)?\s*$/.test(text) ? Number(text) : text;
+}
+
+/** Anything else stays text, which the schema then refuses naming the variable. */
+function asBoolean(text: string): unknown {
+  const word = text.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(word)) return true;
+  if (['false', '0', 'no', 'off'].includes(word)) return false;
+  return text;
 }
 
 function asList(text: string): string[] {

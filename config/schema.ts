@@ -133,7 +133,7 @@ export const configSchema = v.strictObject({
   ),
   /** Take the client address for per-IP limits from the first `X-Forwarded-For` entry (only behind a proxy that overwrites it). */
   trustProxy: v.optional(v.boolean(), false),
-  /** The demo shop at `/demo` (development): served unless `enabled` is false; unset means on unless NODE_ENV=production. */
+  /** The demo shop at `/demo`: `enabled` true or false decides; unset, it is on only when nobody else can reach it (demo/availability.ts). */
   demo: v.optional(v.strictObject({ enabled: v.optional(v.boolean()) }), {}),
   /** On a new SQLite database, `serve` creates a development organization and prints its keys once. */
   createDevOrganization: v.optional(v.boolean(), true),

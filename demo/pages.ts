@@ -1,4 +1,5 @@
 import { stubSnippet } from '../sdk/snippet.ts';
+import type { ConversionRecord } from '../core/ports/persistence.ts';
 import type { DemoProduct } from './catalogue.ts';
 
 /** Text for HTML content and attributes. */
@@ -242,99 +243,137 @@ tryOn.addEventListener('click', function () {
   );
 }
 
-export function confirmationPage(context: PageContext, orderId: string | null, products: DemoProduct[]): string {
-  if (!orderId) {
-    return layout('Order', context, `<main><h1>No order</h1><p>Go to the <a href="/demo">shop</a> and check out to get here.</p></main>`);
+export function checkoutPage(context: PageContext): string {
+  return layout(
+    'Checkout',
+    context,
+    `<main class="steps">
+  <h1>Checkout</h1>
+  <table><thead><tr><th>Item</th><th>Qty</th><th>Total</th></tr></thead><tbody id="checkout-lines"></tbody>
+  <tfoot><tr><th colspan="2">Total</th><th id="checkout-total"></th></tr></tfoot></table>
+  <p id="checkout-empty" hidden>Your cart is empty: <a href="/demo">pick a product</a> first.</p>
+  <form method="post" action="/demo/checkout" id="checkout-form">
+    <input type="hidden" name="items" value="">
+    <input type="hidden" name="visitorId" value="">
+    <input type="hidden" name="sessionId" value="">
+    <p><button class="btn primary" type="submit" id="place-order" disabled>Place order</button></p>
+  </form>
+  <section>
+    <h2>What happens</h2>
+    <p>Nothing is ordered until you press <strong>Place order</strong>. The form carries <code>visitorId</code> and
+    <code>sessionId</code> from <code>Visualizer.getIdentity()</code> in hidden fields; the shop's server
+    (<code>POST /demo/checkout</code>) prices the cart from its catalogue and reports the order to the order webhook with
+    its conversion key, then redirects to the confirmation page, which a reload does not order again.</p>
+  </section>
+</main>`,
+    `
+function cartTable(lines, body, total) {
+  body.textContent = '';
+  var cents = 0;
+  lines.forEach(function (line) {
+    var row = body.insertRow();
+    row.insertCell().textContent = line.title + (line.variationName ? ' — ' + line.variationName : '');
+    row.insertCell().textContent = String(line.quantity);
+    row.insertCell().textContent = '$' + (line.priceCents * line.quantity / 100).toFixed(2);
+    cents += line.priceCents * line.quantity;
+  });
+  total.textContent = '$' + (cents / 100).toFixed(2);
+}
+var form = document.getElementById('checkout-form');
+var button = document.getElementById('place-order');
+var identified = false;
+function show() {
+  var lines = window.demoCart.read();
+  cartTable(lines, document.getElementById('checkout-lines'), document.getElementById('checkout-total'));
+  var quantities = {};
+  lines.forEach(function (line) { quantities[line.productId] = (quantities[line.productId] || 0) + line.quantity; });
+  form.elements.items.value = JSON.stringify(Object.keys(quantities).map(function (id) { return { productId: id, quantity: quantities[id] }; }));
+  document.getElementById('checkout-empty').hidden = lines.length > 0;
+  button.disabled = !lines.length || !identified;
+}
+Visualizer.ready(function (sdk) {
+  var identity = sdk.getIdentity();
+  form.elements.visitorId.value = identity.visitorId;
+  form.elements.sessionId.value = identity.sessionId;
+  identified = true;
+  show();
+});
+// Should the SDK never load (blocked), the order is still placed, only not attributed.
+setTimeout(function () { identified = true; show(); }, 3000);
+// Back from the confirmation page the cart is empty: the page from the back/forward cache must say so.
+window.addEventListener('pageshow', show);
+// One press, one order.
+form.addEventListener('submit', function () { setTimeout(function () { button.disabled = true; }); });
+show();
+`,
+  );
+}
+
+export function confirmationPage(context: PageContext, order: ConversionRecord | null, products: DemoProduct[]): string {
+  if (!order) {
+    return layout('Order', context, `<main><h1>No such order</h1><p>Go to the <a href="/demo">shop</a> and check out to get here.</p></main>`);
   }
-  const prices = Object.fromEntries(products.map((product) => [product.id, product.priceCents]));
+  const titles = Object.fromEntries(products.map((product) => [product.id, product.title]));
+  const rows = order.items
+    .map((item) => `<tr><td>${escapeHtml(titles[item.productId] ?? item.productId)}</td><td>${item.quantity}</td><td>${money(item.totalCents)}</td></tr>`)
+    .join('');
+  const items = order.items.map(({ productId, quantity, priceCents, totalCents }) => ({ productId, quantity, priceCents, totalCents }));
+  const attribution = order.attribution
+    ? `attributed to the visualization <code>${escapeHtml(order.attribution.generationId)}</code> (${money(order.attribution.attributedRevenueCents)} of it)`
+    : 'not attributed to a visualization';
   return layout(
     'Thank you',
     context,
     `<main class="steps">
   <h1>Thank you for your order!</h1>
-  <p>Order <code id="order-id">${escapeHtml(orderId)}</code></p>
-  <table><thead><tr><th>Item</th><th>Qty</th><th>Total</th></tr></thead><tbody id="order-lines"></tbody>
-  <tfoot><tr><th colspan="2">Total</th><th id="order-total"></th></tr></tfoot></table>
+  <p>Order <code id="order-id">${escapeHtml(order.orderId)}</code></p>
+  <table><thead><tr><th>Item</th><th>Qty</th><th>Total</th></tr></thead><tbody id="order-lines">${rows}</tbody>
+  <tfoot><tr><th colspan="2">Total</th><th id="order-total">${money(order.totalCents)}</th></tr></tfoot></table>
   <section>
-    <h2>1 · Reported by the browser</h2>
-    <p><code>Visualizer.track('$conversion', { orderId, totalCents, currency, items })</code> — sent once per browser session:
-    reload this page and nothing is sent again.</p>
+    <h2>1 · Reported by the shop's server</h2>
+    <p>The checkout form carried <code>visitorId</code> and <code>sessionId</code> from <code>Visualizer.getIdentity()</code>;
+    the shop's server (<code>POST /demo/checkout</code>) called the order webhook with them and its conversion key.
+    Visualizer recorded the order, <span id="order-attribution">${attribution}</span>.</p>
+  </section>
+  <section>
+    <h2>2 · Reported by the browser</h2>
+    <p><code>Visualizer.track('$conversion', { orderId, totalCents, currency, items })</code> reports the same order, counted once;
+    it is sent once per browser session: reload this page and nothing is sent again.</p>
     <p id="track-status" role="status">Reporting…</p>
   </section>
-  <section>
-    <h2>2 · Reported by the shop's server</h2>
-    <p>The spec's recommended flow: this form carries <code>visitorId</code> and <code>sessionId</code> from
-    <code>Visualizer.getIdentity()</code> in hidden fields; the shop's server (here <code>POST /demo/orders</code>) copies them into
-    the order webhook, authenticated with its conversion key.</p>
-    <form method="post" action="/demo/orders" id="order-form">
-      <input type="hidden" name="orderId" value="${escapeHtml(orderId)}">
-      <input type="hidden" name="visitorId" value="">
-      <input type="hidden" name="sessionId" value="">
-      <input type="hidden" name="items" value="">
-      <button class="btn primary" type="submit" id="report-order" disabled>Report the order from the server</button>
-    </form>
-  </section>
 </main>
-<script type="application/json" id="order-data">${scriptJson({ orderId, prices })}</script>`,
+<script type="application/json" id="order-data">${scriptJson({ orderId: order.orderId, totalCents: order.totalCents, currency: order.currency, items })}</script>`,
     `
 var order = JSON.parse(document.getElementById('order-data').textContent);
-// The order is fixed on first view (kept per tab), and the cart emptied: a reload shows the same order.
-var snapshotKey = 'demo.order.' + order.orderId;
-var lines;
-try { lines = JSON.parse(sessionStorage.getItem(snapshotKey) || 'null'); } catch (e) { lines = null; }
-if (!lines) {
-  lines = window.demoCart.read();
-  try { sessionStorage.setItem(snapshotKey, JSON.stringify(lines)); } catch (e) {}
+// The first view of this order in this tab empties the cart it was placed from; later views leave a new cart alone.
+var placedKey = 'demo.placed.' + order.orderId;
+var seen;
+try { seen = sessionStorage.getItem(placedKey); } catch (e) { seen = null; }
+if (!seen) {
+  try { sessionStorage.setItem(placedKey, '1'); } catch (e) {}
   window.demoCart.write([]);
   renderCart();
 }
-var byProduct = {};
-lines.forEach(function (line) {
-  var item = byProduct[line.productId] || (byProduct[line.productId] = { productId: line.productId, quantity: 0, priceCents: order.prices[line.productId] || line.priceCents, totalCents: 0 });
-  item.quantity += line.quantity;
-  item.totalCents = item.priceCents * item.quantity;
-});
-var items = Object.keys(byProduct).map(function (id) { return byProduct[id]; });
-var totalCents = items.reduce(function (sum, item) { return sum + item.totalCents; }, 0);
-var body = document.getElementById('order-lines');
-lines.forEach(function (line) {
-  var row = body.insertRow();
-  row.insertCell().textContent = line.title + (line.variationName ? ' — ' + line.variationName : '');
-  row.insertCell().textContent = String(line.quantity);
-  row.insertCell().textContent = '$' + (line.priceCents * line.quantity / 100).toFixed(2);
-});
-if (!lines.length) body.insertRow().insertCell().textContent = 'No items (reported as a lead).';
-document.getElementById('order-total').textContent = '$' + (totalCents / 100).toFixed(2);
-
 var trackStatus = document.getElementById('track-status');
-Visualizer.track('$conversion', { orderId: order.orderId, totalCents: totalCents, currency: 'USD', items: items }).then(function (ok) {
+Visualizer.track('$conversion', order).then(function (ok) {
   trackStatus.textContent = ok ? 'Reported with Visualizer.track().' : 'Visualizer.track() did not report it (see the console).';
   trackStatus.className = ok ? 'ok' : 'bad';
-});
-
-var form = document.getElementById('order-form');
-form.elements.items.value = JSON.stringify(items.map(function (item) { return { productId: item.productId, quantity: item.quantity }; }));
-Visualizer.ready(function (sdk) {
-  var identity = sdk.getIdentity();
-  form.elements.visitorId.value = identity.visitorId;
-  form.elements.sessionId.value = identity.sessionId;
-  document.getElementById('report-order').disabled = false;
 });
 `,
   );
 }
 
-export function orderReportedPage(context: PageContext, result: { ok: boolean; status: number; orderId: string; request: unknown; answer: unknown }): string {
+export function orderNotPlacedPage(context: PageContext, result: { status: number; request: unknown; answer: unknown }): string {
   return layout(
-    result.ok ? 'Order reported' : 'Order not reported',
+    'Order not placed',
     context,
     `<main class="steps">
-  <h1 id="order-result" class="${result.ok ? 'ok' : 'bad'}">${result.ok ? 'Order reported' : 'Order not reported'}</h1>
-  <p>The demo server called <code>POST ${escapeHtml(context.base)}/api/webhooks/orders</code> with the shop's conversion key for order
-  <code>${escapeHtml(result.orderId)}</code> and got <strong>${result.status}</strong>:</p>
+  <h1 id="order-result" class="bad">Order not placed</h1>
+  <p>The demo server called <code>POST ${escapeHtml(context.base)}/api/webhooks/orders</code> with the shop's conversion key
+  and got <strong>${result.status || 'no answer'}</strong>:</p>
   <pre id="webhook-answer">${escapeHtml(JSON.stringify(result.answer, null, 2))}</pre>
   <details><summary>Request body</summary><pre>${escapeHtml(JSON.stringify(result.request, null, 2))}</pre></details>
-  <p><a class="btn" href="/demo">Back to the shop</a></p>
+  <p><a class="btn" href="/demo/checkout">Back to the checkout</a></p>
 </main>`,
   );
 }

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { bin, cli } from './support/cli.ts';
+import { waitFor } from './support/wait-for.ts';
 
 /** Starts `visualizer serve` and resolves once it prints its URL. */
 function serve(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; stdout: () => string; exited: Promise<number | null> }> {
@@ -182,6 +183,55 @@ describe('CLI', () => {
         await assert.rejects(fetch(`${running.url}/healthz`));
       } finally {
         rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    /** `serve` on HOST, answering on 127.0.0.1 whatever it listens on; its banner's demo line once printed. */
+    async function serveDemo(host: string, extra: Record<string, string> = {}) {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-serve-demo-'));
+      const running = await serve({ VISUALIZER_DATA_DIR: dir, HOST: host, ...extra });
+      await waitFor('the demo line of the banner', () => /Demo shop: .*\n/.test(running.stdout()));
+      const port = new URL(running.url).port;
+      return {
+        banner: /Demo shop: .*/.exec(running.stdout())![0],
+        get: (pathname: string) => fetch(`http://127.0.0.1:${port}${pathname}`),
+        async stop() {
+          running.child.kill('SIGTERM');
+          assert.equal(await running.exited, 0);
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    }
+
+    it('does not serve the demo shop on an address other machines reach, and says so in its banner', async () => {
+      const open = await serveDemo('0.0.0.0');
+      try {
+        const response = await open.get('/demo');
+        assert.equal(response.status, 404);
+        assert.equal((await response.json()).error.code, 'route_not_found');
+        assert.equal((await open.get('/demo/checkout')).status, 404);
+        assert.match(open.banner, /^Demo shop: off, because HOST 0\.0\.0\.0 is not loopback alone .* To serve it anyway: VISUALIZER_DEMO=true, or "demo": \{ "enabled": true \} in the config file\.$/);
+      } finally {
+        await open.stop();
+      }
+    });
+
+    it('serves the demo shop on loopback alone, and anywhere when demo.enabled is true', async () => {
+      const local = await serveDemo('127.0.0.1');
+      try {
+        assert.match(local.banner, /^Demo shop: http:\/\/localhost:\d+\/demo \(on: listening on 127\.0\.0\.1, loopback alone\)$/);
+        assert.equal((await local.get('/demo')).status, 200);
+      } finally {
+        await local.stop();
+      }
+      const config = path.join(dataDir, 'demo-enabled.json');
+      writeFileSync(config, JSON.stringify({ demo: { enabled: true } }));
+      const askedFor = await serveDemo('0.0.0.0', { VISUALIZER_CONFIG: config });
+      try {
+        assert.match(askedFor.banner, /^Demo shop: http:\/\/localhost:\d+\/demo \(on: demo\.enabled is true\)$/);
+        assert.equal((await askedFor.get('/demo')).status, 200);
+      } finally {
+        await askedFor.stop();
       }
     });
   });

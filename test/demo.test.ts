@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'node:test';
-import { startTestApp } from './support/app.ts';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../config/load.ts';
+import { demoAvailability, demoBannerLine } from '../demo/availability.ts';
+import type { DemoState } from '../demo/setup.ts';
+import { bearer, startTestApp, type TestApp } from './support/app.ts';
 
 describe('demo shop', () => {
   it('is served in development: pages carry the embed tag with the demo store id; state is kept in demo.json', async () => {
@@ -26,32 +29,6 @@ describe('demo shop', () => {
       assert.equal(image.headers.get('content-type'), 'image/png');
 
       assert.equal((await fetch(`${app.url}/demo/product?id=nope`)).status, 404);
-      const checkout = await fetch(`${app.url}/demo/checkout`, { redirect: 'manual' });
-      assert.equal(checkout.status, 303);
-      assert.match(checkout.headers.get('location')!, /^\/demo\/confirmation\?order=demo-\w{12}$/);
-
-      // The shop's server handler shows what the order webhook answered, errors included.
-      const refused = await fetch(`${app.url}/demo/orders`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ orderId: '', visitorId: 'v', sessionId: 's', items: '[]' }),
-      });
-      assert.equal(refused.status, 502);
-      const answer = await refused.text();
-      assert.match(answer, /Order not reported/);
-      assert.match(answer, /orderId/);
-
-      const reported = await fetch(`${app.url}/demo/orders`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ orderId: 'demo-form-1', visitorId: 'v-1', sessionId: 's-1', items: JSON.stringify([{ productId: 'linen-shirt', quantity: 2 }]) }),
-      });
-      assert.equal(reported.status, 200);
-      assert.match(await reported.text(), /Order reported/);
-      const listed = await (await fetch(`${app.url}/v1/conversions?storeId=${state.storeId}`, { headers: { authorization: `Bearer ${state.apiKey}` } })).json();
-      const conversion = listed.data.find((entry: { orderId: string }) => entry.orderId === 'demo-form-1');
-      assert.equal(conversion.totalCents, 11800, 'priced by the shop server from its catalogue');
-      assert.deepEqual(conversion.items, [{ productId: 'linen-shirt', quantity: 2, priceCents: 5900, totalCents: 11800 }]);
     } finally {
       await app.close();
     }
@@ -115,5 +92,111 @@ describe('demo shop', () => {
       if (previous === undefined) delete process.env.NODE_ENV;
       else process.env.NODE_ENV = previous;
     }
+  });
+
+  it('is on by default only where nobody else can reach it; demo.enabled or VISUALIZER_DEMO decides either way', () => {
+    const config = (env: Record<string, string>, file: Record<string, unknown> = {}) => loadConfig({ VISUALIZER_DATA_DIR: '/tmp/unused', ...env }, file);
+    const development = {};
+    for (const host of ['127.0.0.1', '127.0.0.2', '::1', '[::1]', 'localhost', 'LOCALHOST', '::ffff:127.0.0.1']) {
+      assert.deepEqual(demoAvailability(config({ HOST: host }), development), { enabled: true, reason: `listening on ${host}, loopback alone` }, host);
+    }
+    for (const host of ['0.0.0.0', '::', '192.168.1.20', 'shop.example']) {
+      assert.equal(demoAvailability(config({ HOST: host }), development).enabled, false, host);
+    }
+    assert.match(demoAvailability(config({ VISUALIZER_PUBLIC_URL: 'https://visualizer.example' }), development).reason, /public URL https:\/\/visualizer\.example is not on this machine/);
+    assert.match(demoAvailability(config({}, { trustProxy: true }), development).reason, /trustProxy/);
+    assert.deepEqual(demoAvailability(config({}), { NODE_ENV: 'production' }), { enabled: false, reason: 'NODE_ENV is production' });
+
+    assert.equal(demoAvailability(config({ HOST: '0.0.0.0' }, { demo: { enabled: true } }), { NODE_ENV: 'production' }).enabled, true);
+    assert.equal(demoAvailability(config({ HOST: '0.0.0.0', VISUALIZER_DEMO: 'true' }), development).enabled, true);
+    assert.equal(demoAvailability(config({ VISUALIZER_DEMO: 'off' }), development).enabled, false);
+    assert.throws(() => config({ VISUALIZER_DEMO: 'maybe' }), /demo\.enabled \(VISUALIZER_DEMO\)/);
+
+    assert.equal(demoBannerLine(config({ HOST: '0.0.0.0', PORT: '3000' }), development), 'Demo shop: off, because HOST 0.0.0.0 is not loopback alone (other machines can reach it). To serve it anyway: VISUALIZER_DEMO=true, or "demo": { "enabled": true } in the config file.');
+    assert.equal(demoBannerLine(config({ PORT: '3000' }), development), 'Demo shop: http://localhost:3000/demo (on: listening on 127.0.0.1, loopback alone)');
+    assert.equal(demoBannerLine(config({ VISUALIZER_DEMO: 'false' }), development), 'Demo shop: off, because demo.enabled is false.');
+  });
+
+  describe('checkout', () => {
+    let app: TestApp;
+    let state: DemoState;
+    const form = (fields: Record<string, string>) =>
+      fetch(`${app.url}/demo/checkout`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+    const conversions = async (): Promise<Array<{ orderId: string; totalCents: number; items: unknown[]; visitorId: string; source: string }>> => {
+      const response = await fetch(`${app.url}/v1/conversions?storeId=${state.storeId}&limit=100`, { headers: bearer(state.apiKey) });
+      assert.equal(response.status, 200);
+      return (await response.json()).data;
+    };
+
+    before(async () => {
+      app = await startTestApp();
+      assert.equal((await fetch(`${app.url}/demo`)).status, 200);
+      state = JSON.parse(readFileSync(path.join(app.container.cradle.config.dataDir, 'demo.json'), 'utf8'));
+    });
+    after(() => app.close());
+
+    it('a GET shows the cart and a form that posts it, and places nothing however often it is loaded', async () => {
+      for (let load = 0; load < 3; load++) {
+        const page = await fetch(`${app.url}/demo/checkout`, { redirect: 'manual' });
+        assert.equal(page.status, 200, 'a page, not a redirect to a confirmation');
+        const html = await page.text();
+        assert.match(html, /<form method="post" action="\/demo\/checkout" id="checkout-form">/);
+        assert.match(html, /<button class="btn primary" type="submit" id="place-order" disabled>Place order<\/button>/);
+      }
+      assert.deepEqual(await conversions(), []);
+      const unknown = await fetch(`${app.url}/demo/confirmation?order=demo-nothing`);
+      assert.equal(unknown.status, 404, 'a confirmation is only for an order the shop placed');
+      assert.match(await unknown.text(), /No such order/);
+      assert.deepEqual(await conversions(), []);
+    });
+
+    it('an empty cart cannot place an order', async () => {
+      for (const items of ['[]', '', 'not json', JSON.stringify([{ productId: 'nope', quantity: 1 }, { productId: 'tee-classic', quantity: 0 }])]) {
+        const refused = await form({ items, visitorId: 'v-empty', sessionId: 's-empty' });
+        assert.equal(refused.status, 400, items);
+        assert.deepEqual((await refused.json()).error, { type: 'invalid_request_error', code: 'parameter_invalid', message: 'The cart is empty: add a product before placing an order.', param: 'items' });
+      }
+      assert.deepEqual(await conversions(), []);
+    });
+
+    it('a POST with a cart places one order, priced by the shop server, and redirects to its confirmation, which a reload does not order again', async () => {
+      const placed = await form({
+        visitorId: 'v-1',
+        sessionId: 's-1',
+        items: JSON.stringify([{ productId: 'linen-shirt', quantity: 2, priceCents: 1 }, { productId: 'tee-classic', quantity: 1 }, { productId: 'nope', quantity: 3 }]),
+      });
+      assert.equal(placed.status, 303);
+      const location = placed.headers.get('location')!;
+      const orderId = /^\/demo\/confirmation\?order=(demo-\w{12})$/.exec(location)?.[1];
+      assert.ok(orderId, location);
+
+      const expected = [{ orderId, totalCents: 14700, source: 'server', visitorId: 'v-1' }];
+      const summary = (list: Awaited<ReturnType<typeof conversions>>) => list.map(({ orderId, totalCents, source, visitorId }) => ({ orderId, totalCents, source, visitorId }));
+      const [conversion] = await conversions();
+      assert.deepEqual(conversion!.items, [
+        { productId: 'linen-shirt', quantity: 2, priceCents: 5900, totalCents: 11800 },
+        { productId: 'tee-classic', quantity: 1, priceCents: 2900, totalCents: 2900 },
+      ], 'priced from the catalogue, whatever the form said');
+      for (let load = 0; load < 3; load++) {
+        const confirmation = await fetch(`${app.url}${location}`);
+        assert.equal(confirmation.status, 200);
+        const html = await confirmation.text();
+        assert.ok(html.includes(`<code id="order-id">${orderId}</code>`));
+        assert.ok(html.includes('<th id="order-total">$147.00</th>'));
+        assert.deepEqual(summary(await conversions()), expected);
+      }
+    });
+
+    it('shows what the order webhook answered when it refuses the order', async () => {
+      const before = await conversions();
+      const keys = await app.tenants.listKeys(state.organizationId);
+      await app.tenants.revokeKey(state.organizationId, keys.find((key) => key.kind === 'conversion')!.id);
+      const refused = await form({ visitorId: 'v-2', sessionId: 's-2', items: JSON.stringify([{ productId: 'tee-classic', quantity: 1 }]) });
+      assert.equal(refused.status, 502);
+      const html = await refused.text();
+      assert.match(html, /Order not placed/);
+      assert.match(html, /authentication_error/);
+      assert.deepEqual(await conversions(), before);
+    });
   });
 });

@@ -2,9 +2,9 @@ import { once } from 'node:events';
 import { shutdown, startScheduler, startWorkers } from '../../core/lifecycle.ts';
 import type { Cradle } from '../../core/cradle.ts';
 import { freePort } from '../../core/http/free-port.ts';
-import { demoEnabled } from '../../core/http/routes/demo.ts';
 import { startHttpServer } from '../../core/http/server.ts';
 import { createLogger } from '../../core/logger.ts';
+import { demoBannerLine } from '../../demo/availability.ts';
 import { boot } from '../boot.ts';
 import { UsageError, type Command } from '../command.ts';
 import type { Output } from '../output.ts';
@@ -51,8 +51,7 @@ export const serve: Command = {
       const workers = await startWorkers(container.cradle);
       await startScheduler(container.cradle);
       output.out(`Visualizer listening on ${server.url} (public URL ${config.publicUrl}; ${workers} render workers)`);
-      // The demo's widget allows the public URL's origin, so that is the address to open it at.
-      if (demoEnabled(config)) output.out(`Demo shop: ${config.publicUrl}/demo`);
+      output.out(demoBannerLine(config));
 
       await stopSignal();
       output.err('Stopping: finishing in-flight requests and renders…');

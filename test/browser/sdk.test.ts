@@ -176,16 +176,19 @@ describe('browser identity', () => {
 
 describe('track', () => {
   it('sends a conversion once per browser session: refreshing the confirmation page does not count it twice', async () => {
-    const { context, errors, collected, preflights } = await sdkContext({});
+    const orderId = `refresh-${Date.now()}`;
+    // A shop's confirmation page: it reports the order on every view.
+    const confirmation = `${embedTag()}<script>Visualizer.track('$conversion', { orderId: '${orderId}', totalCents: 1500 }).then(function (ok) { window.results = { tracked: ok }; });</script>`;
+    const { context, errors, collected, preflights } = await sdkContext({ confirmation });
     try {
-      const orderId = `refresh-${Date.now()}`;
       const page = await context.newPage();
-      await page.goto(`${base}/demo/confirmation?order=${orderId}`);
-      await page.waitForSelector('#track-status.ok');
+      const tracked = () => page.waitForFunction(() => window.results?.tracked === true);
+      await page.goto(`${base}/sdk-test/confirmation`);
+      await tracked();
       await page.reload();
-      await page.waitForSelector('#track-status.ok');
+      await tracked();
       await page.reload();
-      await page.waitForSelector('#track-status.ok');
+      await tracked();
       const conversions = collected.filter((entry) => (entry.body as { type: string }).type === '$conversion');
       assert.equal(conversions.length, 1, 'one request for three views');
       assert.equal((conversions[0]!.body as { props: { orderId: string } }).props.orderId, orderId);

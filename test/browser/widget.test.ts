@@ -115,8 +115,18 @@ describe('widget and demo shop', () => {
       assert.equal(await page.textContent('#cart-count'), '2');
 
       await page.click(inWidget('.checkout'));
+      // The checkout page orders nothing by itself: its form carries the cart and the identity to the shop's server.
+      await page.waitForURL(/\/demo\/checkout$/);
+      await page.waitForSelector('#place-order:not([disabled])');
+      assert.equal(await page.inputValue('input[name="visitorId"]'), identity.visitorId);
+      assert.equal(await page.inputValue('input[name="sessionId"]'), identity.sessionId);
+      assert.deepEqual(JSON.parse(await page.inputValue('input[name="items"]')), [{ productId: 'tee-classic', quantity: 2 }]);
+      await page.click('#place-order');
       await page.waitForURL(/\/demo\/confirmation\?order=demo-/);
       const orderId = new URL(page.url()).searchParams.get('order')!;
+      assert.equal(await page.textContent('#order-total'), '$58.00');
+      assert.match((await page.textContent('#order-attribution'))!, new RegExp(`attributed to the visualization ${generationId}`));
+      assert.equal(await page.textContent('#cart-count'), '0', 'the cart is emptied once the order is placed');
       await page.waitForSelector('#track-status.ok');
       const tracked = collected.filter((entry) => (entry.body as { type: string }).type === '$conversion');
       assert.equal(tracked.length, 1);
@@ -127,18 +137,14 @@ describe('widget and demo shop', () => {
         ...identity,
       });
 
-      // The form carries the identity in hidden fields to the shop's server, which calls the order webhook.
-      assert.equal(await page.inputValue('input[name="visitorId"]'), identity.visitorId);
-      assert.equal(await page.inputValue('input[name="sessionId"]'), identity.sessionId);
-      await page.click('#report-order');
-      await page.waitForSelector('#order-result');
-      assert.equal(await page.textContent('#order-result'), 'Order reported');
-      assert.deepEqual(JSON.parse((await page.textContent('#webhook-answer'))!), { success: true });
-
+      // Reloading the confirmation page orders nothing again.
+      await page.reload();
+      await page.waitForSelector('#track-status.ok');
       const listed = await (await g.api.get(demo.apiKey, `/v1/conversions?storeId=${demo.storeId}&limit=100`)).json();
       const conversions = listed.data.filter((conversion: { orderId: string }) => conversion.orderId === orderId);
-      assert.equal(conversions.length, 1, 'reported twice (track and webhook), counted once');
+      assert.equal(conversions.length, 1, 'reported twice (webhook and track), counted once');
       const conversion = conversions[0];
+      assert.equal(conversion.source, 'both');
       assert.equal(conversion.visitorId, identity.visitorId);
       assert.equal(conversion.sessionId, identity.sessionId);
       assert.equal(conversion.totalCents, 5800);
@@ -150,6 +156,30 @@ describe('widget and demo shop', () => {
       assert.equal(after.conversions - before.conversions, 1);
       assert.equal(after.attributedConversions - before.attributedConversions, 1);
       assert.equal((after.attributedRevenue.USD ?? 0) - (before.attributedRevenue.USD ?? 0), 5800);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('loading the checkout with an empty cart, and reloading it, orders nothing', async () => {
+    const { context, page, errors } = await shopper();
+    try {
+      const collected = recordRequests(context, '/api/collect');
+      const listed = async () => (await (await g.api.get(demo.apiKey, `/v1/conversions?storeId=${demo.storeId}&limit=100`)).json()).data.length;
+      const before = await listed();
+      await page.goto(`${base}/demo/checkout`);
+      for (let load = 0; load < 3; load++) {
+        if (load) await page.reload();
+        await page.waitForFunction(() => !!(window.Visualizer as unknown as { __sdk?: boolean }).__sdk);
+        // Whatever the page would send, it has sent by then.
+        await page.waitForLoadState('networkidle');
+        assert.equal(await listed(), before, 'no order recorded');
+        assert.deepEqual(collected, [], 'nothing reported from the browser');
+        assert.equal(new URL(page.url()).pathname, '/demo/checkout', 'still the checkout page');
+        assert.equal(await page.isVisible('#checkout-empty'), true, 'it says the cart is empty');
+        assert.equal(await page.isDisabled('#place-order'), true, 'and offers no order');
+      }
       assert.deepEqual(errors, []);
     } finally {
       await context.close();

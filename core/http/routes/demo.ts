@@ -1,7 +1,9 @@
 import { assertBodySize, type H3, type H3Event } from 'h3';
 import type { Config } from '../../../config/schema.ts';
+import { demoAvailability } from '../../../demo/availability.ts';
 import { demoProducts, findDemoProduct } from '../../../demo/catalogue.ts';
-import { confirmationPage, indexPage, orderReportedPage, productPage, type PageContext } from '../../../demo/pages.ts';
+import { pricedItems, reportOrder, type DemoOrder } from '../../../demo/order.ts';
+import { checkoutPage, confirmationPage, indexPage, orderNotPlacedPage, productPage, type PageContext } from '../../../demo/pages.ts';
 import { demoState } from '../../../demo/setup.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { bodyTooLarge } from '../errors.ts';
@@ -13,9 +15,6 @@ const html = (body: string, status = 200) =>
     headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
   });
 
-/** Whether the demo shop is served: `demo.enabled`, by default on unless NODE_ENV is production. */
-export const demoEnabled = (config: Pick<Config, 'demo'>) => config.demo.enabled ?? process.env.NODE_ENV !== 'production';
-
 async function pageContext(event: H3Event): Promise<PageContext & { state: Awaited<ReturnType<typeof demoState>> }> {
   const cradle = services(event);
   const state = await demoState(cradle);
@@ -23,12 +22,12 @@ async function pageContext(event: H3Event): Promise<PageContext & { state: Await
 }
 
 /**
- * The demo shop (development): a product page that opens the widget, a confirmation page that
- * reports the order with `track` and through a form, and the shop's own server handler
- * (`POST /demo/orders`) that calls the order webhook with the demo's conversion key.
+ * The demo shop (development): a product page that opens the widget, a checkout whose form the
+ * shop's own server handler (`POST /demo/checkout`) turns into an order webhook call with the demo's
+ * conversion key, and a confirmation page that also reports the order with `track`.
  */
 export function demoRoutes(app: H3, config: Config) {
-  if (!demoEnabled(config)) return;
+  if (!demoAvailability(config).enabled) return;
 
   app.get('/demo', async (event) => html(indexPage(await pageContext(event), demoProducts)));
 
@@ -39,21 +38,16 @@ export function demoRoutes(app: H3, config: Config) {
     return html(productPage(await pageContext(event), product));
   });
 
-  /** Checkout is instant in the demo: a new order id, then the confirmation page. */
-  app.get('/demo/checkout', (event) => {
-    const orderId = `demo-${services(event).ids.id('').slice(0, 12)}`;
-    return new Response(null, { status: 303, headers: { location: `/demo/confirmation?order=${encodeURIComponent(orderId)}`, 'cache-control': 'no-store' } });
-  });
+  /** Shows the cart and the form that places the order: a GET, so a reload or a prefetch places nothing. */
+  app.get('/demo/checkout', async (event) => html(checkoutPage(await pageContext(event))));
 
-  app.get('/demo/confirmation', async (event) => {
-    const orderId = event.url.searchParams.get('order')?.trim().slice(0, 200) || null;
-    return html(confirmationPage(await pageContext(event), orderId, demoProducts));
-  });
-
-  /** The shop's server: reads the form, prices the items from its catalogue, reports the order. */
-  app.post('/demo/orders', async (event) => {
+  /**
+   * The shop's server: prices the posted cart from its catalogue, reports the order with the order
+   * webhook, then redirects (Post/Redirect/Get) so reloading the confirmation page places nothing again.
+   */
+  app.post('/demo/checkout', async (event) => {
     const context = await pageContext(event);
-    const { config: current, clock } = services(event);
+    const { config: current, clock, ids } = services(event);
     let text: string;
     try {
       assertBodySize(event, 64 * 1024);
@@ -63,20 +57,12 @@ export function demoRoutes(app: H3, config: Config) {
       throw error;
     }
     const form = new URLSearchParams(text);
-    let requested: unknown;
-    try {
-      requested = JSON.parse(form.get('items') || '[]');
-    } catch {
-      requested = [];
+    const items = pricedItems(form.get('items'));
+    if (items.length === 0) {
+      throw new ApiError('invalid_request_error', 'parameter_invalid', 'The cart is empty: add a product before placing an order.', 'items');
     }
-    const items = (Array.isArray(requested) ? requested : []).flatMap((entry: { productId?: unknown; quantity?: unknown }) => {
-      const product = findDemoProduct(String(entry?.productId));
-      const quantity = Number(entry?.quantity);
-      if (!product || !Number.isInteger(quantity) || quantity < 1 || quantity > 100) return [];
-      return [{ productId: product.id, quantity, priceCents: product.priceCents, totalCents: product.priceCents * quantity }];
-    });
-    const conversion = {
-      orderId: form.get('orderId') ?? '',
+    const order: DemoOrder = {
+      orderId: `demo-${ids.secret(12)}`,
       storeId: context.state.storeId,
       organizationId: context.state.organizationId,
       visitorId: form.get('visitorId') ?? '',
@@ -88,21 +74,16 @@ export function demoRoutes(app: H3, config: Config) {
       orderCreatedAt: new Date(clock.now()).toISOString(),
       items,
     };
-    let status = 0;
-    let answer: unknown;
-    try {
-      const response = await fetch(`${current.publicUrl}/api/webhooks/orders`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${context.state.conversionKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify(conversion),
-        signal: AbortSignal.timeout(15_000),
-      });
-      status = response.status;
-      answer = await response.json().catch(() => null);
-    } catch (error) {
-      answer = { error: { message: `The order webhook could not be reached: ${(error as Error).message}` } };
-    }
-    const ok = status >= 200 && status < 300;
-    return html(orderReportedPage(context, { ok, status, orderId: conversion.orderId, request: { ...conversion }, answer }), ok ? 200 : 502);
+    const { ok, status, answer } = await reportOrder(current.publicUrl, context.state.conversionKey, order);
+    if (!ok) return html(orderNotPlacedPage(context, { status, request: order, answer }), 502);
+    return new Response(null, { status: 303, headers: { location: `/demo/confirmation?order=${encodeURIComponent(order.orderId)}`, 'cache-control': 'no-store' } });
+  });
+
+  /** An order the shop's server placed, as Visualizer recorded it; any other order id is not found. */
+  app.get('/demo/confirmation', async (event) => {
+    const context = await pageContext(event);
+    const orderId = event.url.searchParams.get('order')?.trim().slice(0, 200);
+    const order = orderId ? await services(event).persistence.conversions.findByOrder(context.state.storeId, orderId) : null;
+    return html(confirmationPage(context, order, demoProducts), order ? 200 : 404);
   });
 }
