@@ -196,6 +196,52 @@ describe('HTTP skeleton', () => {
       await expectEnvelope(await fetch(`${app.url}/v1/%ZZ`), 400, 'invalid_request_error');
     });
 
+    it('sends X-Content-Type-Options: nosniff with every JSON answer, successes and errors alike', async () => {
+      const storeId = (await app.tenants.listStores(organizationId))[0]!.id;
+      const widget = await (
+        await fetch(`${app.url}/v1/widgets`, {
+          method: 'POST',
+          headers: { ...bearer(apiKey), 'content-type': 'application/json' },
+          body: JSON.stringify({ storeId, mode: 'virtual-try-on', allowedOrigins: ['https://shop.example'] }),
+        })
+      ).json();
+      const origin = { origin: 'https://shop.example' };
+      const collect = (body: unknown) => fetch(`${app.url}/api/collect`, { method: 'POST', headers: { 'content-type': 'text/plain', ...origin }, body: JSON.stringify(body) });
+      const answers: Array<[string, Response, number]> = [
+        ['/healthz', await fetch(`${app.url}/healthz`), 200],
+        ['HEAD /healthz', await fetch(`${app.url}/healthz`, { method: 'HEAD' }), 200],
+        ['/v1/stores', await fetch(`${app.url}/v1/stores`, { headers: bearer(apiKey) }), 200],
+        ['/v1/stores without a key', await fetch(`${app.url}/v1/stores`), 401],
+        ['a body not sent as JSON', await fetch(`${app.url}/v1/stores`, { method: 'POST', headers: { ...bearer(apiKey), 'content-type': 'text/plain' }, body: 'x' }), 415],
+        ['an unknown route', await fetch(`${app.url}/nope`), 404],
+        ['a malformed URL', await fetch(`${app.url}/v1/%ZZ`), 400],
+        ['the keyless widget', await fetch(`${app.url}/api/widgets/${widget.id}`, { headers: origin }), 200],
+        ['the keyless widget from another origin', await fetch(`${app.url}/api/widgets/${widget.id}`, { headers: { origin: 'https://evil.example' } }), 403],
+        ['a collected conversion', await collect({ type: '$conversion', storeId, visitorId: 'v-sniff', sessionId: 's-sniff', props: { orderId: 'o-sniff' } }), 202],
+        ['an invalid collected event', await collect({ type: '$conversion', storeId }), 400],
+      ];
+      for (const [what, response, status] of answers) {
+        assert.equal(response.status, status, what);
+        assert.equal(response.headers.get('x-content-type-options'), 'nosniff', what);
+        await response.arrayBuffer();
+      }
+      const rejected = await rawExchange(app.url, 'NOT HTTP AT ALL\r\n\r\n');
+      assert.equal(rejected.headers['x-content-type-options'], 'nosniff', "a request node's parser rejects");
+    });
+
+    it('repeats a path id in a 404 only when it has the shape of an id the service issues', async () => {
+      const issued = `gen_${'A1b2C3d4'.repeat(3)}`;
+      const known = (await (await fetch(`${app.url}/v1/generations/${issued}`, { headers: bearer(apiKey) })).json()).error;
+      assert.deepEqual([known.code, known.message, known.param], ['resource_missing', `No such generation: '${issued}'.`, 'id']);
+      const planted = ['Your%20account%20is%20locked%3B%20call%20%2B1%20555%200100', '%3Cscript%3Ealert(1)%3C%2Fscript%3E', 'gen_short', `gen_${'x'.repeat(70)}`, 'abc%00'];
+      for (const text of planted) {
+        for (const path of [`/v1/generations/${text}`, `/v1/webhook-endpoints/${text}`, `/v1/events/${text}`, `/v1/widgets/${text}`, `/api/widgets/${text}`]) {
+          const error = await expectEnvelope(await fetch(`${app.url}${path}`, { headers: { ...bearer(apiKey), origin: 'https://shop.example' } }), 404, 'not_found_error', 'resource_missing');
+          assert.match(error.message, /^No such [a-z ]+\.$/, `${path}: ${error.message}`);
+        }
+      }
+    });
+
     it('hides internal errors behind api_error and logs them with the request id', async () => {
       const persistence = app.container.cradle.persistence;
       const original = persistence.stores.list;

@@ -25,6 +25,8 @@ const statusByType: Record<ApiErrorType, number> = {
  */
 export class ApiError extends Error {
   readonly status: number;
+  /** What an HTTP caller is told, when it must differ from `message` (which the CLI and logs show). */
+  publicMessage?: string;
   constructor(
     readonly type: ApiErrorType,
     readonly code: string,
@@ -39,7 +41,7 @@ export class ApiError extends Error {
   }
 
   toEnvelope() {
-    return { error: { type: this.type, code: this.code, message: this.message, param: this.param } };
+    return { error: { type: this.type, code: this.code, message: this.publicMessage ?? this.message, param: this.param } };
   }
 }
 
@@ -47,5 +49,16 @@ export class ApiError extends Error {
 export const unavailable = (code: string, what: string, advice = 'Retry in a moment; a create retried with the same Idempotency-Key is never done twice.') =>
   new ApiError('api_error', code, `${what} ${advice}`, null, 503, { 'retry-after': '1' });
 
-export const notFound = (what: string, id: string, param: string | null = 'id') =>
-  new ApiError('not_found_error', 'resource_missing', `No such ${what}: '${id}'.`, param);
+/** The shape of the ids this service issues (see IdGenerator). */
+const issuedId = /^[a-z]+_[0-9A-Za-z]{24}$/;
+
+/**
+ * An unknown resource. HTTP callers see the id repeated only when it has the shape of an issued id:
+ * any other text came from whoever wrote the URL or body, perhaps a link made to put words in the
+ * service's mouth. The CLI's operator sees the id as typed.
+ */
+export function notFound(what: string, id: string, param: string | null = 'id') {
+  const error = new ApiError('not_found_error', 'resource_missing', `No such ${what}: '${id}'.`, param);
+  if (!issuedId.test(id)) error.publicMessage = `No such ${what}.`;
+  return error;
+}

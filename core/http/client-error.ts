@@ -32,6 +32,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
   socket.end(
     `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\n` +
       'content-type: application/json; charset=utf-8\r\n' +
+      'x-content-type-options: nosniff\r\n' +
       `content-length: ${Buffer.byteLength(body)}\r\n` +
       `x-request-id: ${requestId()}\r\n` +
       'connection: close\r\n\r\n' +

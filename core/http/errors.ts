@@ -48,6 +48,6 @@ export function errorResponse(thrown: unknown, requestId: string, logger: Logger
   }
   return new Response(JSON.stringify(error.toEnvelope()), {
     status: error.status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId, ...error.headers },
+    headers: { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'x-request-id': requestId, ...error.headers },
   });
 }
