@@ -24,8 +24,13 @@ export function characterCount(text: string): number {
   return count;
 }
 
-/** A length limit in characters; text no longer than `max` code units is within it without counting. */
-export const maxCharacters = (max: number, message: string) => v.check<string, string>((text) => text.length <= max || characterCount(text) <= max, message);
+/**
+ * A length limit in characters. Text no longer than `max` code units is within it and text longer
+ * than `2 × max` is beyond it (a character is one or two units) without counting, so a 12 MB string
+ * is not walked on the event loop.
+ */
+export const maxCharacters = (max: number, message: string) =>
+  v.check<string, string>((text) => text.length <= max || (text.length <= 2 * max && characterCount(text) <= max), message);
 
 /** Ids this service issues are a prefix and 24 base62 characters; 64 leaves room for any prefix. */
 export const maxIdLength = 64;

@@ -5,6 +5,7 @@ import { toNodeHandler } from 'h3';
 import type { Cradle } from '../cradle.ts';
 import { createHttpApp } from './app.ts';
 import { answerClientError } from './client-error.ts';
+import { drainUnreadBody } from './unread-body.ts';
 
 export interface RunningServer {
   /** Where the server listens, e.g. http://127.0.0.1:3000. */
@@ -17,6 +18,7 @@ export interface RunningServer {
 export async function startHttpServer(container: AwilixContainer<Cradle>, { port, host }: { port: number; host: string }): Promise<RunningServer> {
   const { ids, config } = container.cradle;
   const headersTimeout = Math.min(config.headersTimeoutMs, config.requestTimeoutMs);
+  const handle = toNodeHandler(createHttpApp(container));
   const server = createServer(
     {
       headersTimeout,
@@ -24,7 +26,10 @@ export async function startHttpServer(container: AwilixContainer<Cradle>, { port
       // Node looks for expired requests this often (30 s by default, longer than a short timeout).
       connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(headersTimeout / 4))),
     },
-    toNodeHandler(createHttpApp(container)),
+    (req, res) => {
+      drainUnreadBody(req, res);
+      return handle(req, res);
+    },
   );
   server.on('clientError', (error, socket) => answerClientError(error, socket, () => ids.id('req_')));
   // Keep-alive sockets outlive a request; close them once idle so shutdown is not held open by a client.

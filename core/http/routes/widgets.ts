@@ -8,6 +8,7 @@ import { createWidgetSchema, widgetGenerationSchema } from '../../domain/widget-
 import type { WidgetRecord } from '../../ports/persistence.ts';
 import { readValidJson, validate } from '../body.ts';
 import { allowWidgetOrigin, clientAddress, preflight, setAlways, takeToken } from '../browser-access.ts';
+import { readJsonWithPhoto } from '../photo-body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
 import { pathId, queryOf } from '../params.ts';
@@ -16,6 +17,8 @@ import { pageQuerySchema } from './webhook-endpoints.ts';
 
 /** As for POST /v1/generations: a 10 MB photo as base64 plus a small rest. */
 const generationBodyLimit = Math.ceil((maxImageBytes * 4) / 3) + 512 * 1024;
+/** All of a shopper's generation but the photo: ids, three products and a hint need a few KB. */
+export const widgetBodyLimitBesidesPhoto = 64 * 1024;
 
 export const widgetResource = (widget: WidgetRecord) => ({
   id: widget.id,
@@ -92,7 +95,7 @@ export function widgetRoutes(app: H3, limits: { read: ReturnType<typeof createRa
   app.post('/api/widgets/:widgetId/generations', async (event) => {
     const widget = await widgetFor(event);
     takeToken(generationsPerIp, clientAddress(event, config.trustProxy), 'address');
-    const input = await readValidJson(event, widgetGenerationSchema, generationBodyLimit);
+    const input = validate(widgetGenerationSchema, await readJsonWithPhoto(event, { limit: generationBodyLimit, restLimit: widgetBodyLimitBesidesPhoto }));
     takeToken(generationsPerVisitor, `${widget.id}:${input.visitorId}`, 'visitor');
     const generation = await services(event).widgets.createGeneration(widget, input);
     event.res.status = 202;
