@@ -68,8 +68,7 @@ for (const [database, environment] of databases) {
         const etag = image.headers.get('etag');
         assert.ok(etag);
         const info = await sharp(Buffer.from(await image.arrayBuffer())).metadata();
-        assert.equal(info.width, variant.width);
-        assert.equal(variant.width, Math.min(nominal, 819), 'never upscaled beyond the 819 px render');
+        assert.equal(info.width, Math.min(nominal, 819), 'never upscaled beyond the 819 px render');
         assert.equal((await fetch(variant.url, { headers: { 'if-none-match': etag! } })).status, 304);
         // If-None-Match as caches send it: a list, weak tags (compared weakly), or `*`.
         for (const header of [`W/"other", ${etag}`, `W/${etag}`, '*']) {
@@ -99,6 +98,22 @@ for (const [database, environment] of databases) {
       assert.match(body.id, /^evt_[0-9A-Za-z]{24}$/);
       assert.match(body.createdAt, /\.\d{3}Z$/);
       assert.deepEqual(body.data, done);
+    });
+
+    it("reports each variant's maximum width, 200/600/1200, though a 1K portrait's detail image is 819 px wide", async () => {
+      const { id } = await (await g.api.post(key, g.validBody())).json();
+      const done = await g.api.settled(key, id);
+      assert.equal(done.status, 'complete', JSON.stringify(done.error));
+      const reported = { list: done.imageVariants.list.width, card: done.imageVariants.card.width, detail: done.imageVariants.detail.width };
+      assert.deepEqual(reported, { list: 200, card: 600, detail: 1200 }, 'the spec: width is the maximum width');
+      const pixels = async (url: string) => (await sharp(Buffer.from(await (await fetch(url)).arrayBuffer())).metadata()).width;
+      assert.equal(await pixels(done.imageUrl), 819, 'a 1K portrait render');
+      assert.equal(await pixels(done.imageVariants.detail.url), 819, 'the detail image is not upscaled');
+      assert.equal(await pixels(done.imageVariants.detail.url.replace(/\.jpg$/, '.webp')), 819);
+      // Webhook deliveries carry the same resource.
+      const events = await g.app.container.cradle.persistence.events.list(organizationId, { limit: 50 });
+      const event = events.find((item) => JSON.parse(item.body).data.id === id)!;
+      assert.deepEqual(JSON.parse(event.body).data.imageVariants, done.imageVariants);
     });
 
     it('takes an uploaded photo as a data URI and keeps it private', async () => {
@@ -427,7 +442,8 @@ for (const [database, environment] of databases) {
       const { id } = await (await g.api.post(key, g.validBody({ image: `${g.host.url}/damaged.jpg` }))).json();
       const done = await g.api.settled(key, id);
       assert.equal(done.status, 'complete', JSON.stringify(done.error));
-      assert.equal(done.imageVariants.detail.width, 819, 'upright: a 1K portrait render is 819 px wide');
+      const detail = await sharp(Buffer.from(await (await fetch(done.imageVariants.detail.url)).arrayBuffer())).metadata();
+      assert.equal(detail.width, 819, 'upright: a 1K portrait render is 819 px wide');
     });
 
     it('fails at once on an image no retry can mend, even when another image failed transiently first', async () => {

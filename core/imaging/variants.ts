@@ -1,6 +1,9 @@
 import sharp, { type Sharp } from 'sharp';
 
-/** The variant surfaces and their widths (spec: list 200, card 600, detail 1200). */
+/**
+ * The variant surfaces and their maximum widths (spec: list 200, card 600, detail 1200), which
+ * the API reports as `imageVariants.*.width`; a narrower render's variant keeps the render's width.
+ */
 export const variantWidths = { list: 200, card: 600, detail: 1200 } as const;
 export type VariantName = keyof typeof variantWidths;
 export const variantFormats = ['jpeg', 'webp'] as const;

@@ -1,7 +1,7 @@
 import type { Cradle } from '../cradle.ts';
 import { generationImagesPrefix } from '../domain/blob-keys.ts';
 import { eventBody, type EventType } from '../domain/generation.ts';
-import { encodeVariants, storableOriginal, type EncodedVariant, type OriginalFormat } from '../imaging/variants.ts';
+import { encodeVariants, storableOriginal, variantWidths, type EncodedVariant, type OriginalFormat } from '../imaging/variants.ts';
 import { fetchImage, ImageFetchError, inspectImage, type FetchedImage } from '../outbound/fetch-image.ts';
 import { outageRetryDelay, PostponeJob, RetryJob, type JobContext } from '../ports/job-queue.ts';
 import type { GenerationRecord, ImageVariants, QueuedJob } from '../ports/persistence.ts';
@@ -121,10 +121,8 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
     );
     const failed = writes.find((write) => write.status === 'rejected');
     if (failed) throw new StorageOutage(failed.reason);
-    const jpeg = (name: keyof ImageVariants) => {
-      const variant = variants.find((item) => item.name === name && item.format === 'jpeg')!;
-      return { url: cdn.publicUrl(`${base}/${name}.jpg`), width: variant.width };
-    };
+    // The spec's `width` is the surface's maximum, not the pixels: a render narrower than that is never upscaled.
+    const jpeg = (name: keyof ImageVariants) => ({ url: cdn.publicUrl(`${base}/${name}.jpg`), width: variantWidths[name] });
     return { imageUrl: original.url!, imageVariants: { list: jpeg('list'), card: jpeg('card'), detail: jpeg('detail') } };
   }
 
