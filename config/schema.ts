@@ -101,6 +101,12 @@ export const configSchema = v.strictObject({
        * later: long after any straggling run of that attempt could still be writing them.
        */
       strayImagesAfterMs: v.optional(millis, 10 * 60_000),
+      /**
+       * Memory in MB that one process's image work (preparing inputs, the engine's call, encoding
+       * the results) may hold at once; work waits its turn beyond it. At least 512: preparing one
+       * image may take 256 MB for its decode plus its resize.
+       */
+      imageMemoryMb: v.optional(v.pipe(v.number(), v.integer(), v.minValue(512), v.maxValue(1_048_576)), 1024),
     }),
     {},
   ),

@@ -8,6 +8,7 @@ import type { Persistence } from './ports/persistence.ts';
 import type { RenderEngine } from './ports/render-engine.ts';
 import type { Scheduler } from './ports/scheduler.ts';
 import type { WebhookTransport } from './ports/webhook-transport.ts';
+import type { MemoryBudget } from './imaging/memory-budget.ts';
 import type { GuardedClient } from './outbound/guarded-client.ts';
 import type { Authenticator } from './services/authenticate.ts';
 import type { ConversionService } from './services/conversions.ts';
@@ -36,6 +37,8 @@ export interface Cradle {
   authenticator: Authenticator;
   /** The one guarded client for every outbound fetch of a customer-chosen URL. */
   outbound: GuardedClient;
+  /** The process's budget for image decoding and encoding, shared by every render it runs. */
+  imageMemory: MemoryBudget;
   generations: GenerationService;
   renderGeneration: RenderGeneration;
   sweepStrayImages: SweepStrayImages;

@@ -7,6 +7,7 @@ import type { Config } from '../config/schema.ts';
 import type { Cradle } from './cradle.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { Plugin, PortName } from './plugin.ts';
+import { createMemoryBudget } from './imaging/memory-budget.ts';
 import { createGuardedClient } from './outbound/guarded-client.ts';
 import { authenticator } from './services/authenticate.ts';
 import { conversionService } from './services/conversions.ts';
@@ -90,6 +91,7 @@ export async function createKernel(config: Config, options: KernelOptions): Prom
     outbound: asFunction(({ config }: Cradle) => createGuardedClient({ allow: config.outbound.allow }))
       .singleton()
       .disposer((client) => client.close()),
+    imageMemory: asValue(createMemoryBudget(config.render.imageMemoryMb * 1024 * 1024)),
     generations: asFunction(generationService).singleton(),
     renderGeneration: asFunction(renderGeneration).singleton(),
     sweepStrayImages: asFunction(sweepStrayImages).singleton(),

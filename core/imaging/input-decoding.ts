@@ -1,4 +1,4 @@
-import sharp, { type SharpOptions } from 'sharp';
+import type { SharpOptions } from 'sharp';
 
 /**
  * How every decode of a photo or product image reads it, the intake check's and the renderers'
@@ -7,10 +7,3 @@ import sharp, { type SharpOptions } from 'sharp';
  */
 export const inputDecoding = { failOn: 'truncated' } as const satisfies SharpOptions;
 
-/**
- * Decodes every pixel, or throws libvips's error. Small output keeps it cheap: JPEG and WebP
- * shrink while decoding, and libvips streams the rest, so even a 12000 px image needs little memory.
- */
-export async function decodeAllPixels(bytes: Uint8Array): Promise<void> {
-  await sharp(bytes, inputDecoding).resize(64, 64, { fit: 'inside' }).raw().toBuffer();
-}

@@ -1,4 +1,7 @@
-import sharp, { type Sharp } from 'sharp';
+import sharp, { type Metadata, type Sharp } from 'sharp';
+import { RenderError } from '../ports/render-engine.ts';
+import { decodeMemory, maxImageDecodeBytes, resizeMemory } from './decode-memory.ts';
+import type { MemoryBudget } from './memory-budget.ts';
 
 /**
  * The variant surfaces and their maximum widths (spec: list 200, card 600, detail 1200), which
@@ -41,6 +44,28 @@ export async function encodeVariants(render: Uint8Array): Promise<EncodedVariant
     }),
   );
   return Promise.all(jobs);
+}
+
+/**
+ * Memory that encoding a render holds at most (storableOriginal and encodeVariants at once): one
+ * decode of it, the six variants' pipelines, and for a format converted to PNG, that encode.
+ */
+function encodingMemory(metadata: Metadata): number {
+  const variants = (Object.keys(variantWidths) as VariantName[]).length * variantFormats.length;
+  const conversion = (keptFormats as readonly string[]).includes(metadata.format) ? 0 : resizeMemory(metadata.width, metadata.height);
+  return decodeMemory(metadata) + variants * variantWidths.detail * variantWidths.detail * 4 + resizeMemory(0, 0) + conversion;
+}
+
+/**
+ * The render's original and variants, encoded within the process's image budget. An engine's
+ * image that would need more memory to decode than any input may is refused, not retried.
+ */
+export async function encodeRender(render: Uint8Array, budget: MemoryBudget, signal?: AbortSignal) {
+  const metadata = await sharp(render).metadata();
+  if (decodeMemory(metadata) > maxImageDecodeBytes) {
+    throw new RenderError('render_failed', `The engine returned a ${metadata.format} image of ${metadata.width}×${metadata.height} pixels, too large to decode.`, false);
+  }
+  return budget.reserve(encodingMemory(metadata), () => Promise.all([storableOriginal(render), encodeVariants(render)]), signal);
 }
 
 /** Formats a render's original is stored in as the engine made it: every browser and email client shows them. */

@@ -1,5 +1,5 @@
-import sharp from 'sharp';
-import { decodeAllPixels } from '../imaging/input-decoding.ts';
+import sharp, { type Metadata } from 'sharp';
+import { decodeMemory, maxImageDecodeBytes } from '../imaging/decode-memory.ts';
 import { OutboundError, type GuardedClient, type OutboundErrorCode } from './guarded-client.ts';
 
 export class ImageFetchError extends Error {
@@ -18,9 +18,10 @@ export interface FetchedImage {
   format: 'jpeg' | 'png' | 'webp' | 'gif' | 'avif' | 'tiff';
   width: number;
   height: number;
+  /** The header as sharp read it, for planning the decode. */
+  metadata: Metadata;
 }
 
-type Metadata = Awaited<ReturnType<ReturnType<typeof sharp>['metadata']>>;
 
 const MAX_DIMENSION = 12000;
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
@@ -29,12 +30,12 @@ const MAX_REDIRECTS = 3;
 const SUPPORTED = 'JPEG, PNG, WebP, GIF, AVIF or TIFF';
 
 /**
- * Checks bytes (from an upload or a fetch): sharp must read the header, the format must be one we
- * decode, width/height ≥ 1 and ≤ 12000; and with `decode` (the default), every pixel must decode.
- * Otherwise invalid_image. The API's intake of an upload skips the decode: the worker does it, so
- * a request never waits for (nor an API process spends its CPU on) decoding a large image.
+ * Checks an image's header (from an upload or a fetch): sharp must read it, the format must be one
+ * we decode, width/height ≥ 1 and ≤ 12000, and decoding it must fit in `maxImageDecodeBytes`.
+ * Otherwise invalid_image. Its pixels are decoded later, by the worker (`prepareInputImage`), so a
+ * request never waits for (nor an API process spends its CPU on) decoding a large image.
  */
-export async function inspectImage(bytes: Uint8Array, { decode = true }: { decode?: boolean } = {}): Promise<FetchedImage> {
+export async function inspectImage(bytes: Uint8Array): Promise<FetchedImage> {
   if (bytes.byteLength === 0) throw new ImageFetchError('invalid_image', 'The image is empty', false);
   let metadata: Metadata;
   try {
@@ -60,14 +61,21 @@ export async function inspectImage(bytes: Uint8Array, { decode = true }: { decod
       false,
     );
   }
-  if (decode) {
-    try {
-      await decodeAllPixels(bytes);
-    } catch {
-      throw new ImageFetchError('invalid_image', 'The image is damaged or truncated: its pixels could not be decoded', false);
-    }
+  const needed = decodeMemory(metadata);
+  if (needed > maxImageDecodeBytes) {
+    throw new ImageFetchError('invalid_image', `${decodeDescription(metadata, format)} would need ${megabytes(needed)} of memory to decode, more than the ${megabytes(maxImageDecodeBytes)} an image may use. Save it as a baseline JPEG or a non-interlaced PNG, or with fewer pixels`, false);
   }
-  return { bytes, format, width, height };
+  return { bytes, format, width, height, metadata };
+}
+
+const megabytes = (bytes: number) => `${Math.ceil(bytes / (1024 * 1024))} MB`;
+
+/** What makes an image costly to decode, in the words its author would use. */
+function decodeDescription(metadata: Metadata, format: FetchedImage['format']): string {
+  const kind =
+    format === 'png' && metadata.isProgressive ? 'An interlaced PNG' : format === 'jpeg' && metadata.isProgressive ? 'A progressive JPEG' : `${format === 'avif' ? 'An' : 'A'} ${format.toUpperCase()} image`;
+  const depth = metadata.depth === 'ushort' ? ', 16 bits per sample,' : '';
+  return `${kind} of ${metadata.width}×${metadata.height} pixels${depth}`;
 }
 
 function imageFormat(metadata: Metadata): FetchedImage['format'] | undefined {

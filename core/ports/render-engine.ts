@@ -8,9 +8,16 @@
  * - It throws `RenderError` with `transient: true` only for failures worth retrying
  *   (timeouts, 429, 5xx), and `transient: false` for final ones (content blocked, no image).
  * - It has no side effects beyond its own network calls: the core stores the result.
+ *
+ * The core hands it images whose every pixel has decoded and whose long side is at most the
+ * output's; any that needed changing for that arrive upright, as JPEG or PNG. The core reserves
+ * memory for one output-size decode and encode from the process's image budget around each call.
  */
 export type Mode = 'virtual-try-on' | 'room-visualizer';
 export type ImageSize = '1K' | '2K' | '4K';
+
+/** The long side in pixels of each output size. */
+export const longSideOf: Record<ImageSize, number> = { '1K': 1024, '2K': 2048, '4K': 4096 };
 
 export interface ProductDimensions {
   width?: number;

@@ -64,7 +64,7 @@ export function generationService({ persistence, ids, clock, cdn, queue, config,
     const bytes = decodeDataUri(dataUri);
     let format: string;
     try {
-      format = (await inspectImage(bytes, { decode: false })).format;
+      format = (await inspectImage(bytes)).format;
     } catch (error) {
       if (error instanceof ImageFetchError) throw new ApiError('invalid_request_error', 'invalid_image', `image: ${error.message}`, 'image');
       throw error;

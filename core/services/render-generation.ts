@@ -1,11 +1,13 @@
 import type { Cradle } from '../cradle.ts';
 import { generationImagesPrefix } from '../domain/blob-keys.ts';
 import { eventBody, type EventType } from '../domain/generation.ts';
-import { encodeVariants, storableOriginal, variantWidths, type EncodedVariant, type OriginalFormat } from '../imaging/variants.ts';
+import { resizeMemory } from '../imaging/decode-memory.ts';
+import { prepareInputImage } from '../imaging/input-images.ts';
+import { encodeRender, variantWidths, type EncodedVariant, type OriginalFormat } from '../imaging/variants.ts';
 import { fetchImage, ImageFetchError, inspectImage, type FetchedImage } from '../outbound/fetch-image.ts';
 import { outageRetryDelay, PostponeJob, RetryJob, type JobContext } from '../ports/job-queue.ts';
 import type { GenerationRecord, ImageVariants, QueuedJob } from '../ports/persistence.ts';
-import { RenderError } from '../ports/render-engine.ts';
+import { longSideOf, RenderError } from '../ports/render-engine.ts';
 import { ownCdnKey, type RenderJobPayload } from './generations.ts';
 import { strayImagesJobKind, type StrayImagesJobPayload } from './stray-images.ts';
 import { emitEvent } from './webhook-delivery.ts';
@@ -88,24 +90,37 @@ const notCompleted = () => new GenerationFailure('render_failed', 'The visualiza
 export type RenderGeneration = ReturnType<typeof renderGeneration>;
 
 /** The worker's side of a generation: fetch the images, render, store the variants, complete. */
-export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbound, logger, config, queue }: Cradle) {
-  // `signal`: a stopping worker aborts its fetches too, so its job is released within the grace period.
-  async function loadPhoto(source: string, signal: AbortSignal | undefined): Promise<FetchedImage> {
-    if (!source.startsWith('private:')) return fetchImage(outbound, source, { signal });
-    const stored = await fromStorage(cdn.get(source.slice('private:'.length), 'private'));
-    if (!stored) throw new GenerationFailure('image_fetch_failed', 'The uploaded photo is no longer available.', false);
-    return inspectImage(stored.body);
+export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbound, logger, config, queue, imageMemory }: Cradle) {
+  /**
+   * The image as the engine gets it: every pixel decoded and at most the output's long side, within
+   * the process's image memory (see prepareInputImage).
+   */
+  async function prepare(image: FetchedImage, longSide: number, signal: AbortSignal | undefined): Promise<Uint8Array> {
+    try {
+      return await prepareInputImage(image, longSide, imageMemory, signal);
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw new ImageFetchError('invalid_image', 'The image is damaged or truncated: its pixels could not be decoded', false);
+    }
   }
 
-  async function loadProduct(url: string, index: number, signal: AbortSignal | undefined): Promise<FetchedImage> {
+  // `signal`: a stopping worker aborts its fetches too, so its job is released within the grace period.
+  async function loadPhoto(source: string, longSide: number, signal: AbortSignal | undefined): Promise<Uint8Array> {
+    if (!source.startsWith('private:')) return prepare(await fetchImage(outbound, source, { signal }), longSide, signal);
+    const stored = await fromStorage(cdn.get(source.slice('private:'.length), 'private'));
+    if (!stored) throw new GenerationFailure('image_fetch_failed', 'The uploaded photo is no longer available.', false);
+    return prepare(await inspectImage(stored.body), longSide, signal);
+  }
+
+  async function loadProduct(url: string, index: number, longSide: number, signal: AbortSignal | undefined): Promise<Uint8Array> {
     try {
       const ownKey = ownCdnKey({ cdn, config }, url);
       if (ownKey) {
         const stored = await fromStorage(cdn.get(ownKey, 'public'));
         if (!stored) throw new ImageFetchError('image_fetch_failed', 'The image is not on this service’s CDN.', false);
-        return await inspectImage(stored.body);
+        return await prepare(await inspectImage(stored.body), longSide, signal);
       }
-      return await fetchImage(outbound, url, { signal });
+      return await prepare(await fetchImage(outbound, url, { signal }), longSide, signal);
     } catch (error) {
       if (error instanceof ImageFetchError) throw new ImageFetchError(error.code, `products[${index}].imageUrl: ${error.message}`, error.transient);
       throw error;
@@ -196,25 +211,32 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       // costs one cheap listing per retry rather than another render (paid, with a real engine).
       if (job.attempts > 1) await fromStorage(storageAnswers(generation.id));
       const signal = context?.signal;
+      const longSide = longSideOf[generation.imageSize];
       const [photo, ...products] = await loadAll([
-        loadPhoto(generation.sourceImage, signal),
-        ...generation.products.map((product, index) => loadProduct(product.imageUrl, index, signal)),
+        loadPhoto(generation.sourceImage, longSide, signal),
+        ...generation.products.map((product, index) => loadProduct(product.imageUrl, index, longSide, signal)),
       ]);
-      const result = await renderer.render({
-        mode: generation.mode,
-        imageSize: generation.imageSize,
-        photo: photo!.bytes,
-        products: generation.products.map((product, index) => ({
-          productId: product.productId,
-          productTitle: product.productTitle,
-          image: products[index]!.bytes,
-          dimensions: product.dimensions ?? null,
-        })),
-        hint: generation.hint,
-        signal: context?.signal,
-      });
+      // Held for the whole call: an engine may decode and encode an image of the output's size here.
+      const result = await imageMemory.reserve(
+        resizeMemory(longSide, longSide),
+        () =>
+          renderer.render({
+            mode: generation.mode,
+            imageSize: generation.imageSize,
+            photo: photo!,
+            products: generation.products.map((product, index) => ({
+              productId: product.productId,
+              productTitle: product.productTitle,
+              image: products[index]!,
+              dimensions: product.dimensions ?? null,
+            })),
+            hint: generation.hint,
+            signal,
+          }),
+        signal,
+      );
       // The engine's contentType is not trusted to name the format: the bytes decide (see storableOriginal).
-      const [original, variants] = await Promise.all([storableOriginal(result.image), encodeVariants(result.image)]);
+      const [original, variants] = await encodeRender(result.image, imageMemory, signal);
       const base = `${generationImagesPrefix(generation.id)}${ids.secret(24)}`;
       storing = base;
       const published = await publish(base, original, variants);

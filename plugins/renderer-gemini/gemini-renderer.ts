@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { inputDecoding } from '../../core/imaging/input-decoding.ts';
-import { RenderError, type ImageSize, type RenderEngine, type RenderRequest, type RenderResult } from '../../core/ports/render-engine.ts';
+import { longSideOf, RenderError, type ImageSize, type RenderEngine, type RenderRequest, type RenderResult } from '../../core/ports/render-engine.ts';
 import { buildPrompt } from './prompt.ts';
 
 export interface GeminiRendererOptions {
@@ -9,8 +9,6 @@ export interface GeminiRendererOptions {
   model?: string;
   timeoutMs?: number;
 }
-
-const LONG_SIDE: Record<ImageSize, number> = { '1K': 1024, '2K': 2048, '4K': 4096 };
 
 /** The aspect ratios `imageConfig.aspectRatio` accepts. */
 export const ASPECT_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'] as const;
@@ -227,7 +225,7 @@ export function createGeminiRenderer(options: GeminiRendererOptions): RenderEngi
       const meant = Number.isInteger(code) && code! >= 400 && code! <= 599 ? code! : 500;
       throw httpError(meant, answer, text, `error ${code ?? 'without a code'} in an HTTP ${status} answer`);
     }
-    return fitLongSide(imageFrom(answer), LONG_SIDE[request.imageSize]);
+    return fitLongSide(imageFrom(answer), longSideOf[request.imageSize]);
   }
 
   return {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp, { type OutputInfo, type OverlayOptions } from 'sharp';
 import {
+  longSideOf,
   RenderError,
   type ImageSize,
   type Mode,
@@ -10,8 +11,6 @@ import {
   type RenderResult,
 } from '../../core/ports/render-engine.ts';
 import { inputDecoding } from '../../core/imaging/input-decoding.ts';
-
-const LONG_SIDE: Record<ImageSize, number> = { '1K': 1024, '2K': 2048, '4K': 4096 };
 
 /** The room width the whole photo is taken to show, so a 200 cm sofa spans half of it. */
 const ROOM_WIDTH_CM = 400;
@@ -164,7 +163,7 @@ async function productAspect(image: Uint8Array, index: number, title: string): P
 }
 
 async function compose(request: RenderRequest): Promise<RenderResult> {
-  const target = LONG_SIDE[request.imageSize];
+  const target = longSideOf[request.imageSize];
   let base: { data: Buffer; info: OutputInfo };
   try {
     // Decoded once to raw pixels; the long side is the contract's size, upscaling included.
