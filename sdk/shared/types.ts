@@ -11,6 +11,7 @@ export interface Identity {
 /** One entry of `productData.productImages`: a variation the shopper can pick (colour, finish…). */
 export interface ProductImage {
   id: string | number;
+  /** As `ProductData.productImage`. */
   src: string;
   alt?: string;
 }
@@ -24,6 +25,7 @@ export interface AddToCartResult {
 export interface ProductData {
   productId: string | number;
   productTitle: string;
+  /** https, or an image of the service's own store (`{base}/cdn/…`): the only images the service takes. */
   productImage: string;
   productImages?: ProductImage[];
   productUrl?: string;

@@ -8,6 +8,7 @@ export interface WidgetConfig {
 
 export interface ImageVariant {
   url: string;
+  /** The surface's maximum width (list 200, card 600, detail 1200); the image may be narrower. */
   width: number;
 }
 
@@ -25,12 +26,16 @@ export interface GenerationRequest {
   products: Array<{ productId: string | number; productTitle: string; imageUrl: string; productUrl?: string }>;
 }
 
-/** A refused or failed call: `status` 0 means the network, `code` is the envelope's. */
+/**
+ * A refused call or a failed generation: `status` is the HTTP status (0 for the network, a
+ * timeout or a failed generation), `code` and `param` are the error envelope's.
+ */
 export class WidgetApiError extends Error {
   constructor(
     message: string,
     readonly status: number,
     readonly code: string,
+    readonly param: string | null = null,
   ) {
     super(message);
   }
@@ -47,13 +52,14 @@ async function call<T>(url: string, init?: RequestInit, probe = true): Promise<T
       () => true,
       () => false,
     ));
-    if (reachable) throw new WidgetApiError('This site is not allowed to use this widget.', 403, 'origin_not_allowed');
+    if (reachable) throw new WidgetApiError(`${location.origin} is not among this widget's allowed origins.`, 403, 'origin_not_allowed');
     throw new WidgetApiError('Could not reach the server. Check your connection and try again.', 0, 'network');
   }
   const body = await response.json().catch(() => null);
   if (response.ok && body) return body as T;
   const error = (body && body.error) || {};
-  throw new WidgetApiError(String(error.message || `The server answered ${response.status}.`), response.status, String(error.code || 'http_' + response.status));
+  const param = typeof error.param === 'string' ? error.param : null;
+  throw new WidgetApiError(String(error.message || `The server answered ${response.status}.`), response.status, String(error.code || 'http_' + response.status), param);
 }
 
 export function widgetApi(base: string, widgetId: string) {
@@ -68,30 +74,3 @@ export function widgetApi(base: string, widgetId: string) {
 }
 
 export type WidgetApi = ReturnType<typeof widgetApi>;
-
-/** What the shopper is told for a refused request or a failed generation. */
-export function friendlyMessage(error: { status?: number; code: string; message?: string }): string {
-  switch (error.code) {
-    case 'network':
-      return 'Could not reach the server. Check your connection and try again.';
-    case 'origin_not_allowed':
-      return 'This widget is not enabled for this website.';
-    case 'insufficient_credits':
-    case 'daily_cap_reached':
-      return 'Visualizations are not available right now. Please try again later.';
-    case 'invalid_image':
-    case 'image_too_large':
-      return 'This photo could not be used. Please try a JPEG or PNG photo.';
-    case 'content_blocked':
-      return 'This photo could not be used for a visualization. Please try a different photo.';
-    case 'image_fetch_failed':
-      return 'A product image could not be loaded, so the visualization failed. Please try again later.';
-    case 'timeout':
-      return 'This is taking longer than expected. Please try again.';
-    case 'resource_missing':
-    case 'route_not_found':
-      return 'This widget is not available.';
-  }
-  if (error.status === 429) return 'Too many tries in a short time. Please wait a minute and try again.';
-  return 'Something went wrong while creating your visualization. Please try again.';
-}

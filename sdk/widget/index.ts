@@ -24,7 +24,7 @@ function widgetConfig(context: WidgetContext, widgetId: string): Promise<WidgetC
 
 const widget: WidgetModule = {
   async open(context, widgetId, productData) {
-    const problem = productDataProblem(widgetId, productData);
+    const problem = productDataProblem(widgetId, productData, context.base);
     if (problem) {
       console.error(`[Visualizer] ${problem}`);
       return false;

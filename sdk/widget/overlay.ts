@@ -1,7 +1,9 @@
 import type { ProductData, ProductImage, WidgetContext } from '../shared/types.ts';
-import { friendlyMessage, WidgetApiError, type Generation, type WidgetApi, type WidgetConfig } from './api.ts';
+import { WidgetApiError, type Generation, type WidgetApi, type WidgetConfig } from './api.ts';
+import { explain, logProblem, type Next } from './explain.ts';
 import { PhotoError, photoToDataUri } from './photo.ts';
-import { absoluteUrl, cartProduct } from './product-data.ts';
+import { cartProduct } from './product-data.ts';
+import { absoluteUrl } from './url-rules.ts';
 import { styles } from './styles.ts';
 
 /** Polling cadence and overall patience (the spec: poll every 1–2 s, with an overall timeout). */
@@ -194,12 +196,21 @@ export function openOverlay(context: WidgetContext, api: WidgetApi, config: Widg
     }, 1000);
   }
 
-  /** `retry` sends the same photo again, `pick` goes back to choosing one, `none` leaves only Close. */
-  function showError(error: unknown, next: 'retry' | 'pick' | 'none') {
+  /** Shows what went wrong; `next` overrides what the error itself offers (see `explain`). */
+  function showError(error: unknown, next?: Next) {
     stopClock();
+    let explained: { words: string; next: Next };
+    if (error instanceof PhotoError) explained = { words: error.message, next: 'pick' };
+    else if (error instanceof WidgetApiError) {
+      logProblem(error);
+      explained = explain(error);
+    } else {
+      console.error('[Visualizer]', error);
+      explained = explain({ status: 0, code: 'unknown', message: String(error), param: null });
+    }
+    const words = explained.words;
+    next = next || explained.next;
     retryable = next === 'retry' && !!photo;
-    const words = error instanceof PhotoError ? error.message : error instanceof WidgetApiError ? friendlyMessage(error) : friendlyMessage({ code: 'unknown' });
-    if (!(error instanceof WidgetApiError) && !(error instanceof PhotoError)) console.error('[Visualizer]', error);
     errorText.textContent = words;
     retryButton.hidden = !retryable;
     $('.other').hidden = next === 'none';
@@ -244,9 +255,9 @@ export function openOverlay(context: WidgetContext, api: WidgetApi, config: Widg
       const product: { productId: string | number; productTitle: string; imageUrl: string; productUrl?: string } = {
         productId: data.productId,
         productTitle: data.productTitle,
-        imageUrl: absoluteUrl(variation ? variation.src : data.productImage),
+        imageUrl: absoluteUrl(variation ? variation.src : data.productImage) ?? data.productImage,
       };
-      if (data.productUrl) product.productUrl = absoluteUrl(data.productUrl);
+      if (data.productUrl) product.productUrl = absoluteUrl(data.productUrl) ?? data.productUrl;
       let generation = await api.create({ visitorId: identity.visitorId, sessionId: identity.sessionId, image: photo, products: [product] });
       if (stale()) return;
       status.textContent = mode === 'room-visualizer' ? 'Placing it in your room…' : 'Creating your try-on…';
@@ -271,10 +282,7 @@ export function openOverlay(context: WidgetContext, api: WidgetApi, config: Widg
       await showResult(generation);
     } catch (error) {
       if (stale()) return;
-      const code = error instanceof WidgetApiError ? error.code : '';
-      const photoProblem = ['invalid_image', 'image_too_large', 'content_blocked'].indexOf(code) >= 0;
-      const permanent = ['origin_not_allowed', 'resource_missing', 'route_not_found', 'insufficient_credits'].indexOf(code) >= 0;
-      showError(error, permanent ? 'none' : photoProblem ? 'pick' : 'retry');
+      showError(error);
     }
   }
 

@@ -252,8 +252,135 @@ describe('widget and demo shop', () => {
     }
   });
 
-  it('explains an unknown widget and a site the widget does not allow, offering only Close', async () => {
+  it('refuses product images and links the service would refuse, naming the field; takes https and its own image store', async () => {
+    const { context, page, errors } = await shopper();
+    try {
+      // The https image is answered here, so the page reaches no host beyond loopback.
+      const png = Buffer.from(await (await fetch(`${base}/cdn/demo/tee-classic-red.png`)).arrayBuffer());
+      await context.route('https://shop.example/**', (route) => route.fulfill({ status: 200, contentType: 'image/png', body: png }));
+      await productPage(page);
+      const own = `${base}/cdn/demo/tee-classic-red.png`;
+      const product = { productId: 'tee', productTitle: 'Tee', productImage: own };
+      const refused: Array<[data: Record<string, unknown>, error: string]> = [
+        [{ ...product, productImage: 'http://shop.example/tee.png' }, `productImage must be an https URL or an image of this service (${base}/cdn/…); open() got "http://shop.example/tee.png".`],
+        [{ ...product, productImages: [{ id: 'red', src: own }, { id: 'blue', src: 'http://shop.example/tee-blue.png' }] }, `productImages[1].src must be an https URL or an image of this service (${base}/cdn/…); open() got "http://shop.example/tee-blue.png".`],
+        // The service reads its own images by key, and `?v=2` is part of no key.
+        [{ ...product, productImage: `${own}?v=2` }, `productImage must be an https URL or an image of this service (${base}/cdn/…); open() got "${own}?v=2".`],
+        [{ ...product, productUrl: 'javascript:void 0' }, 'productUrl must be an http or https URL when given; open() got "javascript:void 0".'],
+        [{ ...product, productId: 2 ** 53 }, 'productId must be within ±9007199254740991 as a number; send a larger id as a string.'],
+      ];
+      const accepted = [own, '/cdn/demo/tee-classic-red.png', 'https://shop.example/tee.png'];
+      const outcomes = await page.evaluate(
+        async ([widgetId, refusedData, acceptedImages]) => {
+          const results: boolean[] = [];
+          for (const data of refusedData) results.push(await window.Visualizer.open(widgetId, data as never));
+          for (const image of acceptedImages) results.push(await window.Visualizer.open(widgetId, { productId: 'tee', productTitle: 'Tee', productImage: image }));
+          return results;
+        },
+        [demo.widgetId, refused.map(([data]) => data), accepted] as const,
+      );
+      assert.deepEqual(outcomes, [...refused.map(() => false), ...accepted.map(() => true)]);
+      assert.deepEqual(errors, refused.map(([, error]) => `[Visualizer] ${error}`));
+      await page.locator(inWidget('.photo-input')).waitFor({ state: 'attached' });
+      assert.equal(await page.locator(widget).count(), 1, 'each accepted open replaced the one before');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('takes exactly the product image URLs the service takes', async () => {
+    // An organization without credits: the service checks the URLs first, then refuses to charge (403), so nothing renders.
+    const { apiKey } = await g.app.tenants.createOrganization({ name: 'Broke', credits: 0 }).then((created) => ({ apiKey: created.apiKey.key }));
+    const urls = [
+      `${base}/cdn/demo/tee-classic-red.png`,
+      `${base}/cdn/demo/tee-classic-red.png?v=2`,
+      `${base}/cdn/demo/a%20b.png`,
+      `${base}/cdn/demo/tee`,
+      `${base}/cdn/demo//tee.png`,
+      `${base}/cdnx/tee.png`,
+      'http://localhost:1/tee.png',
+      'https://localhost:1/tee.png',
+    ];
+    const server: boolean[] = [];
+    for (const imageUrl of urls) {
+      const response = await g.api.post(apiKey, { mode: 'virtual-try-on', image: 'https://localhost:1/me.jpg', products: [{ productId: 'tee', productTitle: 'Tee', imageUrl }] });
+      const { error } = await response.json();
+      assert.ok([400, 403].includes(response.status), `${imageUrl}: ${response.status} ${error.code}`);
+      server.push(response.status === 403);
+    }
+    assert.deepEqual(server, [true, false, false, false, false, false, false, true]);
+
     const { context, page } = await shopper();
+    try {
+      await productPage(page);
+      const sdk = await page.evaluate(async ([widgetId, list]) => {
+        const taken: boolean[] = [];
+        for (const productImage of list) taken.push(await window.Visualizer.open(widgetId, { productId: 'tee', productTitle: 'Tee', productImage }));
+        return taken;
+      }, [demo.widgetId, urls] as const);
+      assert.deepEqual(sdk, server);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("logs a refusal the SDK cannot foresee with its param and message, and tells the shopper the product can't be tried on", async () => {
+    const { context, page, errors } = await shopper();
+    try {
+      // The script comes from the service's other address, so `{that address}/cdn/…` looks like the
+      // service's own image store to the SDK, while the service only reads its public URL's.
+      const other = g.app.url;
+      assert.notEqual(new URL(other).origin, new URL(base).origin);
+      // A page of the service's own (Chromium lets only a loopback page load scripts from loopback), rewritten as a shop's.
+      await page.goto(`${base}/healthz`);
+      await page.setContent(`<!doctype html><script async src="${other}/widgets/embed.js" data-store-id="${demo.storeId}"></script>`);
+      await page.waitForFunction(() => !!(window.Visualizer as unknown as { __sdk?: boolean } | undefined)?.__sdk);
+      const productImage = `${other}/cdn/demo/tee-classic-red.png`;
+      const posts = recordRequests(page, `/api/widgets/${demo.widgetId}/generations`);
+      assert.equal(await page.evaluate(([id, image]) => window.Visualizer.open(id!, { productId: 'tee', productTitle: 'Tee', productImage: image! }), [demo.widgetId, productImage]), true);
+      await page.setInputFiles(inWidget('.photo-input'), { name: 'me.jpg', mimeType: 'image/jpeg', buffer: photo });
+      await page.locator(inWidget('.error-text')).waitFor({ state: 'visible', timeout: 30_000 });
+      assert.equal(posts.length, 1);
+      assert.equal(await page.textContent(inWidget('.error-text')), "This product can't be tried on right now.");
+      assert.equal(await page.locator(inWidget('.retry')).isVisible(), false, 'a retry would be refused alike');
+      assert.equal(await page.locator(inWidget('.other')).isVisible(), false, 'another photo would be refused alike');
+      assert.deepEqual(errors.filter((line) => line.startsWith('[Visualizer]')), [
+        '[Visualizer] the service answered 400 parameter_invalid (param products[0].imageUrl): products[0].imageUrl: must be an https URL',
+      ]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('tells the shopper visualizations are unavailable once the daily cap is reached, and logs it', async () => {
+    const response = await fetch(`${g.app.url}/v1/widgets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${demo.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ storeId: demo.storeId, mode: 'virtual-try-on', allowedOrigins: [new URL(base).origin], dailyGenerationCap: 1 }),
+    });
+    assert.equal(response.status, 201, await response.clone().text());
+    const capped = (await response.json()).id as string;
+    const { context, page, errors } = await shopper();
+    try {
+      await productPage(page);
+      const image = `${base}/cdn/demo/tee-classic-red.png`;
+      assert.equal(await page.evaluate(([id, src]) => window.Visualizer.open(id!, { productId: 'tee', productTitle: 'Tee', productImage: src! }), [capped, image]), true);
+      await uploadAndWait(page);
+      await page.click(inWidget('.again'));
+      await page.setInputFiles(inWidget('.photo-input'), { name: 'me.jpg', mimeType: 'image/jpeg', buffer: photo });
+      await page.locator(inWidget('.error-text')).waitFor({ state: 'visible', timeout: 30_000 });
+      assert.equal(await page.textContent(inWidget('.error-text')), 'Visualizations are not available right now. Please try again later.');
+      assert.equal(await page.locator(inWidget('.retry')).isVisible(), false);
+      const logged = errors.filter((line) => line.startsWith('[Visualizer]'));
+      assert.equal(logged.length, 1, logged.join('\n'));
+      assert.match(logged[0]!, /^\[Visualizer\] the service answered 429 daily_cap_reached: .+/);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('explains an unknown widget and a site the widget does not allow, offering only Close, and logs why', async () => {
+    const { context, page, errors } = await shopper();
     try {
       // The demo's pages, but served from the app's other address (127.0.0.1 rather than localhost):
       // another origin, which the demo widget does not allow.
@@ -266,7 +393,8 @@ describe('widget and demo shop', () => {
         [demo.widgetId, 'This widget is not enabled for this website.'],
       ];
       for (const [widgetId, message] of cases) {
-        assert.equal(await page.evaluate((id) => window.Visualizer.open(id, { productId: 'tee', productTitle: 'Tee', productImage: `${location.origin}/cdn/demo/tee-classic-red.png` }), widgetId), true);
+        const productImage = `${base}/cdn/demo/tee-classic-red.png`; // on the service the script came from
+        assert.equal(await page.evaluate(([id, image]) => window.Visualizer.open(id!, { productId: 'tee', productTitle: 'Tee', productImage: image! }), [widgetId, productImage]), true);
         await page.locator(inWidget('.error-text')).waitFor({ state: 'visible' });
         assert.equal(await page.textContent(inWidget('.error-text')), message);
         assert.equal(await page.locator(inWidget('.retry')).isVisible(), false);
@@ -275,6 +403,10 @@ describe('widget and demo shop', () => {
         await page.keyboard.press('Escape');
         await page.locator(widget).waitFor({ state: 'detached' });
       }
+      assert.deepEqual(errors.filter((line) => line.startsWith('[Visualizer]')), [
+        "[Visualizer] the service answered 404 resource_missing (param widgetId): No such widget: 'wdg_doesnotexist000000000000'.",
+        `[Visualizer] the service answered 403 origin_not_allowed: ${foreign} is not among this widget's allowed origins.`,
+      ]);
     } finally {
       await context.close();
     }
