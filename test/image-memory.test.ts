@@ -78,6 +78,14 @@ describe('a memory budget', () => {
     await holder;
     assert.equal(await budget.reserve(10 * MiB, async () => 'all of it is free again'), 'all of it is free again');
   });
+
+  it('refuses a caller whose signal has already aborted, taking no place in line', async () => {
+    const budget = createMemoryBudget(10 * MiB);
+    const controller = new AbortController();
+    controller.abort(new Error('stopped before asking'));
+    await assert.rejects(budget.reserve(10 * MiB, async () => assert.fail('must not run'), controller.signal), /stopped before asking/);
+    assert.equal(await budget.reserve(10 * MiB, async () => 'all of it is free'), 'all of it is free');
+  });
 });
 
 /** A field of /proc/PID/status, in bytes. */

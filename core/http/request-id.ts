@@ -20,7 +20,7 @@ const isPlainJson = (value: unknown): value is object => {
  * browser reads an answer as another type than its label says (a JSON body as HTML). A JSON answer
  * (most of the API) is made into a response here, its headers a plain object: setting the header
  * through `event.res.headers` makes h3 build two undici `Headers` (its own and a merge with the JSON
- * content type), about 10 µs of a 130 µs GET. Other answers (text, bytes, responses) get both through
+ * content type) on every request. Other answers (text, bytes, responses) get both through
  * h3 as before; so do headers a handler staged on `event.res.headers`, which h3 merges into either.
  */
 export function withRequestId(event: H3Event, answer: unknown, requestId: string): unknown {

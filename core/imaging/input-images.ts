@@ -9,15 +9,13 @@ export interface InputImage {
   metadata: Metadata;
 }
 
-/** Upright size of an image, as it shows after its EXIF orientation. */
-const uprightSize = (metadata: Metadata) => ({ width: metadata.autoOrient.width, height: metadata.autoOrient.height });
-
 /**
  * Whether the bytes can go to a render engine as they are: a format every engine reads, streamed
  * by libvips (so the engine's own decode stays small), upright and no larger than needed.
  */
 function usableAsIs({ metadata }: InputImage, longSide: number): boolean {
-  const { width, height } = uprightSize(metadata);
+  // Upright, as the image shows after its EXIF orientation.
+  const { width, height } = metadata.autoOrient;
   if (Math.max(width, height) > longSide || (metadata.orientation ?? 1) > 1) return false;
   if (metadata.format === 'webp') return true;
   return (metadata.format === 'jpeg' || metadata.format === 'png') && !metadata.isProgressive;
@@ -25,7 +23,7 @@ function usableAsIs({ metadata }: InputImage, longSide: number): boolean {
 
 /** The size an image is scaled to so that its long side is at most `longSide`, never up. */
 function fittedSize(metadata: Metadata, longSide: number) {
-  const { width, height } = uprightSize(metadata);
+  const { width, height } = metadata.autoOrient;
   const scale = Math.min(1, longSide / Math.max(width, height));
   return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
 }

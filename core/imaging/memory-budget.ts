@@ -7,8 +7,6 @@ const MiB = 1024 * 1024;
  * what it will hold before it starts and waits, first come first served, while the budget is spent.
  */
 export interface MemoryBudget {
-  /** Total bytes the budget holds. */
-  readonly bytes: number;
   /**
    * Runs `work` once `bytes` are free (at most the whole budget is asked for), releasing them when
    * it settles. An abort while waiting rejects with the signal's reason and reserves nothing.
@@ -22,9 +20,10 @@ export function createMemoryBudget(totalBytes: number): MemoryBudget {
   const semaphore = new Semaphore(total);
 
   async function acquire(weight: number, signal: AbortSignal | undefined): Promise<() => void> {
+    // Before taking a place in line: an aborted caller must not hold one it will never give back.
+    signal?.throwIfAborted();
     const acquiring = semaphore.acquire(weight).then(([, release]) => release);
     if (!signal) return acquiring;
-    signal.throwIfAborted();
     let onAbort!: () => void;
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => reject(signal.reason);
@@ -42,7 +41,6 @@ export function createMemoryBudget(totalBytes: number): MemoryBudget {
   }
 
   return {
-    bytes: total * MiB,
     async reserve(bytes, work, signal) {
       const release = await acquire(Math.min(total, Math.max(1, Math.ceil(bytes / MiB))), signal);
       try {

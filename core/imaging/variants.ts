@@ -65,7 +65,7 @@ export async function encodeRender(render: Uint8Array, budget: MemoryBudget, sig
   if (decodeMemory(metadata) > maxImageDecodeBytes) {
     throw new RenderError('render_failed', `The engine returned a ${metadata.format} image of ${metadata.width}×${metadata.height} pixels, too large to decode.`, false);
   }
-  return budget.reserve(encodingMemory(metadata), () => Promise.all([storableOriginal(render), encodeVariants(render)]), signal);
+  return budget.reserve(encodingMemory(metadata), () => Promise.all([storableOriginal(render, metadata.format), encodeVariants(render)]), signal);
 }
 
 /** Formats a render's original is stored in as the engine made it: every browser and email client shows them. */
@@ -77,9 +77,9 @@ export type OriginalFormat = (typeof keptFormats)[number];
  * named (a third party's engine may name it in another case, or wrongly): the stored key's
  * extension and type must agree, or the store refuses the write. JPEG, PNG and WebP are kept byte
  * for byte; anything else (AVIF, GIF, TIFF…) becomes PNG, which loses nothing and keeps the alpha.
+ * `format` is what sharp read from the render's header.
  */
-export async function storableOriginal(render: Uint8Array): Promise<{ bytes: Uint8Array; format: OriginalFormat }> {
-  const { format } = await sharp(render).metadata();
+async function storableOriginal(render: Uint8Array, format: string): Promise<{ bytes: Uint8Array; format: OriginalFormat }> {
   if ((keptFormats as readonly string[]).includes(format)) return { bytes: render, format: format as OriginalFormat };
   // Upright, as the variants are: the PNG keeps no EXIF orientation to apply later.
   return { bytes: await sharp(render, { failOn: 'error' }).rotate().png().toBuffer(), format: 'png' };
