@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it, mock } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
-import { Migrator } from 'kysely/migration';
+import { Migrator } from 'kysely';
 import pg from 'pg';
 import type { Persistence } from '../core/ports/persistence.ts';
 import { tenantService } from '../core/services/tenants.ts';

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { asValue } from 'awilix';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
-import { Migrator } from 'kysely/migration';
+import { Migrator } from 'kysely';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { activeSecrets, maxPreviousSecrets, rotateSecrets } from '../core/domain/webhook-secrets.ts';

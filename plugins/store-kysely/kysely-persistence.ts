@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { Migrator } from 'kysely/migration';
+import { Migrator } from 'kysely';
 import type { Persistence, Repositories } from '../../core/ports/persistence.ts';
 import type { Database, Executor } from './database.ts';
 import { migrationProvider } from './migrations/index.ts';

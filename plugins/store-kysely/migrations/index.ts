@@ -1,4 +1,4 @@
-import type { Migration, MigrationProvider } from 'kysely/migration';
+import type { Migration, MigrationProvider } from 'kysely';
 import * as tenantsAndKeys from './0001-tenants-and-keys.ts';
 import * as generationsWebhooksConversions from './0002-generations-webhooks-conversions.ts';
 import * as jobs from './0003-jobs.ts';
