@@ -1,8 +1,27 @@
 import * as v from 'valibot';
 import { allowEntryProblem } from '../core/outbound/allow-list.ts';
+import { portNames, type PortName } from '../core/ports/index.ts';
 
 /** A plugin is chosen by a built-in name (`sqlite`) or a module specifier (`./my-plugin.ts`, `@acme/visualizer-cdn`). */
 const pluginChoice = v.pipe(v.string(), v.trim(), v.minLength(1, 'must name a plugin'));
+
+/** The built-in plugin of each port unless config names another; persistence follows `databaseUrl` (see load.ts). */
+const defaultPlugins: Record<Exclude<PortName, 'persistence'>, string> = {
+  clock: 'system',
+  ids: 'random',
+  cdn: 'local',
+  renderer: 'mock',
+  queue: 'db',
+  transport: 'http',
+  scheduler: 'bree',
+};
+
+type PluginChoices = { persistence: v.OptionalSchema<typeof pluginChoice, undefined> } & {
+  [K in keyof typeof defaultPlugins]: v.OptionalSchema<typeof pluginChoice, string>;
+};
+const pluginChoices = Object.fromEntries(
+  portNames.map((port) => [port, port === 'persistence' ? v.optional(pluginChoice) : v.optional(pluginChoice, defaultPlugins[port])]),
+) as PluginChoices;
 
 const millis = v.pipe(v.number(), v.integer(), v.minValue(0));
 
@@ -20,19 +39,7 @@ export const configSchema = v.strictObject({
   dataDir: v.optional(v.pipe(v.string(), v.minLength(1)), './data'),
   /** `postgres://…` selects the Postgres store; unset means SQLite under the data dir. */
   databaseUrl: v.optional(v.pipe(v.string(), v.regex(/^(postgres|postgresql):\/\//, 'must start with postgres:// or postgresql://'))),
-  plugins: v.optional(
-    v.strictObject({
-      persistence: v.optional(pluginChoice),
-      clock: v.optional(pluginChoice, 'system'),
-      ids: v.optional(pluginChoice, 'random'),
-      cdn: v.optional(pluginChoice, 'local'),
-      renderer: v.optional(pluginChoice, 'mock'),
-      queue: v.optional(pluginChoice, 'db'),
-      transport: v.optional(pluginChoice, 'http'),
-      scheduler: v.optional(pluginChoice, 'bree'),
-    }),
-    {},
-  ),
+  plugins: v.optional(v.strictObject(pluginChoices), {}),
   /** Options for each plugin, keyed by plugin name; each plugin validates its own section. */
   pluginOptions: v.optional(v.record(v.string(), v.unknown()), {}),
   outbound: v.optional(
@@ -153,5 +160,5 @@ export const configSchema = v.strictObject({
 export type ConfigInput = v.InferInput<typeof configSchema>;
 export type Config = v.InferOutput<typeof configSchema> & {
   publicUrl: string;
-  plugins: { persistence: string; clock: string; ids: string; cdn: string; renderer: string; queue: string; transport: string; scheduler: string };
+  plugins: Record<PortName, string>;
 };

@@ -1,13 +1,6 @@
 import type { Config } from '../config/schema.ts';
 import type { Logger } from './logger.ts';
-import type { Clock } from './ports/clock.ts';
-import type { IdGenerator } from './ports/ids.ts';
-import type { ImageCdn } from './ports/image-cdn.ts';
-import type { JobQueue } from './ports/job-queue.ts';
-import type { Persistence } from './ports/persistence.ts';
-import type { RenderEngine } from './ports/render-engine.ts';
-import type { Scheduler } from './ports/scheduler.ts';
-import type { WebhookTransport } from './ports/webhook-transport.ts';
+import type { Ports } from './ports/index.ts';
 import type { MemoryBudget } from './imaging/memory-budget.ts';
 import type { GuardedClient } from './outbound/guarded-client.ts';
 import type { Authenticator } from './services/authenticate.ts';
@@ -21,18 +14,10 @@ import type { WebhookEndpointService } from './services/webhook-endpoints.ts';
 import type { TenantService } from './services/tenants.ts';
 import type { WidgetService } from './services/widgets.ts';
 
-/** Everything the container can resolve, by name. Plugins register ports under these names. */
-export interface Cradle {
+/** Everything the container can resolve, by name: the ports (which plugins provide), then the core's own. */
+export interface Cradle extends Ports {
   config: Config;
   logger: Logger;
-  persistence: Persistence;
-  clock: Clock;
-  ids: IdGenerator;
-  cdn: ImageCdn;
-  renderer: RenderEngine;
-  queue: JobQueue;
-  transport: WebhookTransport;
-  scheduler: Scheduler;
   tenants: TenantService;
   authenticator: Authenticator;
   /** The one guarded client for every outbound fetch of a customer-chosen URL. */

@@ -39,11 +39,11 @@ export async function startScheduler(cradle: Cradle): Promise<void> {
 
 /**
  * Stops in dependency order: workers finish their jobs while the database is still open, then
- * everything else is disposed (awilix disposes all singletons at once, not in order). Jobs still
- * running after `shutdownTimeoutMs` are aborted and released to other workers.
+ * the container disposes the rest (see createKernel). Jobs still running after
+ * `shutdownTimeoutMs` are aborted and released to other workers.
  */
 export async function shutdown(container: AwilixContainer<Cradle>): Promise<void> {
-  if (container.cache.has('scheduler')) await container.cradle.scheduler.stop();
-  if (container.cache.has('queue')) await container.cradle.queue.stop(container.cradle.config.shutdownTimeoutMs);
+  await container.cradle.scheduler.stop();
+  await container.cradle.queue.stop(container.cradle.config.shutdownTimeoutMs);
   await container.dispose();
 }

@@ -1,30 +1,57 @@
-import type { AwilixContainer } from 'awilix';
 import type * as v from 'valibot';
 import type { Config } from '../config/schema.ts';
-import type { Cradle } from './cradle.ts';
+import type { Logger } from './logger.ts';
+import type { GuardedClient } from './outbound/guarded-client.ts';
+import type { PortName, Ports } from './ports/index.ts';
 
-/** The ports a plugin can provide; config picks one plugin per port. */
-export type PortName = 'persistence' | 'clock' | 'ids' | 'cdn' | 'renderer' | 'queue' | 'transport' | 'scheduler';
+export { portNames, type PortName, type Ports } from './ports/index.ts';
 
+/** What `register` is given. */
 export interface PluginContext<Options> {
-  /** The container to register into. Register the port under its cradle name (see `Cradle`). */
-  container: AwilixContainer<Cradle>;
   /** This plugin's options from `pluginOptions[name]`, validated by `configSchema`. */
   options: Options;
   /** The whole application config (data dir, public URL, database URL …). */
   config: Config;
+  logger: Logger;
+  /** The process's one client for customer-chosen URLs: SSRF guard, allowlist, no redirects. */
+  outbound: GuardedClient;
+  /**
+   * A port registered before this plugin's, in `portNames` order (the queue may ask for
+   * persistence, clock and ids). Asking for a later one throws.
+   */
+  port<K extends PortName>(name: K): Ports[K];
 }
 
-export interface Plugin<Options = unknown> {
+/**
+ * What `register` returns: an implementation of each port the plugin provides, and how to release
+ * them. (`Provided` alone, for any plugin, requires no particular port.)
+ */
+export type Provided<P extends PortName = PortName> = (PortName extends P ? Partial<Ports> : Pick<Ports, P> & Partial<Ports>) & {
+  /** Called once when the process shuts down, after the plugins registered later have been disposed. */
+  dispose?(): void | Promise<void>;
+};
+
+export interface Plugin<Options = unknown, P extends PortName = PortName> {
   /** Unique name; also the key of this plugin's section in `pluginOptions`. */
   name: string;
-  provides: PortName[];
+  provides: readonly P[];
   /** Validates `pluginOptions[name]`; missing options are validated as `{}`. */
   configSchema?: v.GenericSchema<unknown, Options>;
-  register(context: PluginContext<Options>): void | Promise<void>;
+  register(context: PluginContext<Options>): Provided<P> | Promise<Provided<P>>;
 }
 
-/** Identity function that gives a plugin definition its types; every plugin module default-exports one. */
-export function definePlugin<Options = Record<string, never>>(plugin: Plugin<Options>): Plugin<Options> {
+/** Any plugin, whatever it provides: what catalogues and the kernel hold. */
+export interface AnyPlugin {
+  name: string;
+  provides: readonly PortName[];
+  configSchema?: v.GenericSchema<unknown, any>;
+  register(context: PluginContext<any>): Provided | Promise<Provided>;
+}
+
+/**
+ * Gives a plugin definition its types, and checks that `register` returns every port listed in
+ * `provides`; every plugin module default-exports one.
+ */
+export function definePlugin<Options = Record<string, never>, P extends PortName = never>(plugin: Plugin<Options, P>): Plugin<Options, P> {
   return plugin;
 }

@@ -1,7 +1,7 @@
-import type { PluginCatalogue } from '../core/kernel.ts';
+import type { AnyPlugin } from '../kit/plugin.ts';
 
 /** The plugins that ship with Visualizer, by the name config uses. Third-party plugins are named by module path instead. */
-export const builtinPlugins: PluginCatalogue = {
+export const builtinPlugins: Record<string, () => Promise<{ default: AnyPlugin }>> = {
   sqlite: () => import('./store-kysely/sqlite.ts'),
   postgres: () => import('./store-kysely/postgres.ts'),
   system: () => import('./clock-system/index.ts'),

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { attribute, dayMs } from '../core/domain/attribution.ts';
 import { parseIsoTime } from '../core/domain/conversion-input.ts';
 import { mergeReport, type ConversionReport } from '../core/domain/conversion.ts';
-import type { AttributionCandidate, ConversionRecord } from '../core/ports/persistence.ts';
+import type { AttributionCandidate } from '../core/domain/attribution.ts';
+import type { ConversionRecord } from '../core/domain/conversion.ts';
 
 const order = Date.UTC(2025, 5, 10, 12);
 const generation = (overrides: Partial<AttributionCandidate>): AttributionCandidate => ({

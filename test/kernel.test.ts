@@ -6,17 +6,20 @@ import { after, describe, it } from 'node:test';
 import { loadConfig } from '../config/load.ts';
 import { createKernel } from '../core/kernel.ts';
 import { silentLogger } from '../core/logger.ts';
+import { definePlugin, type AnyPlugin, type Clock } from '../kit/plugin.ts';
 import { builtinPlugins } from '../plugins/catalogue.ts';
 
 describe('kernel and plugins', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-kernel-'));
   after(() => rmSync(dataDir, { recursive: true, force: true }));
-  const kernel = (overrides: Record<string, unknown>) =>
-    createKernel(loadConfig({ VISUALIZER_DATA_DIR: dataDir }, overrides), { catalogue: builtinPlugins, logger: silentLogger, cwd: import.meta.dirname });
+  const kernel = (overrides: Record<string, unknown>, extra: Record<string, AnyPlugin> = {}) => {
+    const catalogue = { ...builtinPlugins, ...Object.fromEntries(Object.entries(extra).map(([name, plugin]) => [name, async () => ({ default: plugin })])) };
+    return createKernel(loadConfig({ VISUALIZER_DATA_DIR: dataDir }, overrides), { catalogue, logger: silentLogger, cwd: import.meta.dirname });
+  };
 
   it('wires the built-in plugins chosen by name', async () => {
     const container = await kernel({});
-    assert.equal(container.cradle.persistence.dialect, 'sqlite');
+    assert.equal(container.cradle.persistence.capabilities.embedded, true, 'SQLite keeps its schema current itself');
     assert.match(container.cradle.ids.id('agen_'), /^agen_[0-9A-Za-z]{24}$/);
     await container.dispose();
   });
@@ -38,5 +41,64 @@ describe('kernel and plugins', () => {
     await assert.rejects(kernel({ plugins: { clock: './fixtures/not-a-clock-plugin.ts' } }), /plugins\.clock: plugin 'not-a-clock' provides ids, not clock/);
     await assert.rejects(kernel({ plugins: { clock: './fixtures/frozen-clock-plugin.ts' }, pluginOptions: { 'frozen-clock': { at: 'soon' } } }), /pluginOptions\.frozen-clock\.at: must be an ISO timestamp/);
     await assert.rejects(kernel({ plugins: { persistence: 'postgres' } }), /needs DATABASE_URL/);
+  });
+
+  it('refuses a plugin whose register() does not return a port it provides', async () => {
+    const forgetful = { name: 'forgetful', provides: ['clock'], register: () => ({}) } as AnyPlugin;
+    await assert.rejects(kernel({ plugins: { clock: 'forgetful' } }, { forgetful }), /plugins\.clock: plugin 'forgetful' says it provides clock but its register\(\) returned no clock/);
+  });
+
+  it('gives a plugin the ports before its own, and refuses a later one by name', async () => {
+    let seen: Clock | undefined;
+    const counting = definePlugin({
+      name: 'counting-ids',
+      provides: ['ids'],
+      register({ port }) {
+        seen = port('clock');
+        let next = 0;
+        return { ids: { id: (prefix: string) => `${prefix}${String(next++).padStart(24, '0')}`, secret: (length: number) => 'x'.repeat(length) } };
+      },
+    });
+    const container = await kernel({ plugins: { ids: 'counting-ids' } }, { 'counting-ids': counting });
+    assert.equal(seen, container.cradle.clock, 'the clock registered before it');
+    assert.match(container.cradle.ids.id('agen_'), /^agen_0{20}\d{4}$/, 'the container resolves the plugin\'s ids');
+    await container.dispose();
+
+    const early = definePlugin({
+      name: 'early',
+      provides: ['clock'],
+      register({ port }) {
+        port('queue');
+        return { clock: { now: () => 0 } };
+      },
+    });
+    await assert.rejects(kernel({ plugins: { clock: 'early' } }, { early }), /plugins\.clock: plugin 'early' asked for the queue port, which is not registered yet/);
+  });
+
+  it('disposes each plugin once on shutdown, the later ones first', async () => {
+    const disposed: string[] = [];
+    const tracked = (name: string, plugin: AnyPlugin): AnyPlugin => ({
+      ...plugin,
+      name,
+      async register(context) {
+        const provided = await plugin.register(context);
+        return { ...provided, dispose: async () => { await provided.dispose?.(); disposed.push(name); } };
+      },
+    });
+    const clock = (await builtinPlugins.system!()).default;
+    const ids = (await builtinPlugins.random!()).default;
+    const container = await kernel({ plugins: { clock: 'tracked-clock', ids: 'tracked-ids' } }, { 'tracked-clock': tracked('tracked-clock', clock), 'tracked-ids': tracked('tracked-ids', ids) });
+    assert.deepEqual(disposed, []);
+    await Promise.all([container.dispose(), container.dispose()]);
+    await container.dispose();
+    assert.deepEqual(disposed, ['tracked-ids', 'tracked-clock']);
+  });
+
+  it('disposes the plugins already started when a later one cannot start', async () => {
+    const disposed: string[] = [];
+    const clock = definePlugin({ name: 'clock-once', provides: ['clock'], register: () => ({ clock: { now: () => 0 }, dispose: () => void disposed.push('clock-once') }) });
+    const broken = definePlugin({ name: 'broken', provides: ['cdn'], register: (): never => { throw new Error('no disk'); } });
+    await assert.rejects(kernel({ plugins: { clock: 'clock-once', cdn: 'broken' } }, { 'clock-once': clock, broken }), /plugins\.cdn: plugin 'broken' could not start: no disk/);
+    assert.deepEqual(disposed, ['clock-once']);
   });
 });

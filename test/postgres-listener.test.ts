@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import type { Persistence } from '../core/ports/persistence.ts';
+import type { Persistence } from '../core/ports/persistence/index.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { jobsChannel } from '../plugins/store-kysely/repositories/jobs.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { startWorkers } from '../core/lifecycle.ts';
 import { PostponeJob, RetryJob } from '../core/ports/job-queue.ts';
-import type { QueuedJob } from '../core/ports/persistence.ts';
+import type { QueuedJob } from '../core/domain/job.ts';
 import { renderJobKind } from '../core/services/generations.ts';
 import { strayImagesJobKind } from '../core/services/stray-images.ts';
 import { startGenerationApp, type GenerationApp } from './support/generation-app.ts';

@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { asValue } from 'awilix';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import { Migrator } from 'kysely';
@@ -11,7 +10,7 @@ import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { activeSecrets, maxPreviousSecrets, rotateSecrets } from '../core/domain/webhook-secrets.ts';
 import { startWorkers } from '../core/lifecycle.ts';
-import type { Persistence } from '../core/ports/persistence.ts';
+import type { Persistence } from '../core/ports/persistence/index.ts';
 import { migrationProvider } from '../plugins/store-kysely/migrations/index.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { ImmediateSqliteDialect, openSqlite } from '../plugins/store-kysely/sqlite.ts';
@@ -67,9 +66,9 @@ for (const [database, environment] of matrix.databases) {
 
     before(async () => {
       receiver = await startHttpsServer((_req, res) => void res.writeHead(204).end());
-      g = await startGenerationApp({ env: await environment(), config: { webhooks: { secretGracePeriodMs: graceMs } }, workers: false });
-      // Registered before the workers start, so the delivery worker and the queue read this clock.
-      g.app.container.register({ clock: asValue({ now: () => Date.now() + offsetMs }) });
+      // The kernel's clock, so the delivery worker and the queue read it.
+      const clock = { now: () => Date.now() + offsetMs };
+      g = await startGenerationApp({ env: await environment(), config: { webhooks: { secretGracePeriodMs: graceMs } }, workers: false, ports: { clock } });
       await startWorkers(g.app.container.cradle);
       const created = await g.app.tenants.createOrganization({ name: 'Rotations', credits: 10 });
       key = created.apiKey.key;

@@ -1,7 +1,5 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { asValue, createContainer, InjectionMode } from 'awilix';
-import type { Config } from '../config/schema.ts';
 import { createGuardedClient, OutboundError, type GuardedClient } from '../core/outbound/guarded-client.ts';
 import { freePort } from '../core/http/free-port.ts';
 import type { DeliveryRequest, WebhookTransport } from '../core/ports/webhook-transport.ts';
@@ -10,6 +8,7 @@ import httpTransportPlugin from '../plugins/transport-http/index.ts';
 import { createHttpTransport, parseRetryAfter, responseText } from '../plugins/transport-http/http-transport.ts';
 import { verifyWebhook } from '../webhooks/verify.ts';
 import { startHttpsServer, testCertificates, type TestHttpsServer } from './support/https-server.ts';
+import { pluginContext } from './support/plugin-context.ts';
 
 const FIXED_NOW = 1_800_000_000_000;
 const secret = generateWebhookSecret();
@@ -259,12 +258,8 @@ describe('http webhook transport with a stub client', () => {
 
 describe('the http plugin', () => {
   test('registers transport on the shared outbound client', async () => {
-    const container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
-    container.register({ outbound: asValue(client) });
-    await httpTransportPlugin.register({ container: container as never, options: {}, config: {} as Config });
-    const resolved = container.resolve<WebhookTransport>('transport');
-    assert.equal(resolved, container.resolve('transport'), 'a singleton');
-    assert.equal((await resolved.send(delivery('/ok'))).status, 200);
+    const { transport: registered } = await httpTransportPlugin.register(pluginContext({}, { outbound: client }));
+    assert.equal((await registered.send(delivery('/ok'))).status, 200);
     assert.deepEqual(httpTransportPlugin.provides, ['transport']);
   });
 });

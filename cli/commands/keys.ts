@@ -1,4 +1,4 @@
-import type { ApiKeyKind } from '../../core/ports/persistence.ts';
+import type { ApiKeyKind } from '../../core/domain/api-keys.ts';
 import { jsonOption, requireText, UsageError, type Command } from '../command.ts';
 import { printRecords } from '../output.ts';
 import { iso, withServices } from './tenant-commands.ts';

@@ -1,7 +1,7 @@
 import { ApiError } from '../../core/domain/errors.ts';
 import { validate } from '../../core/http/body.ts';
 import { createWidgetSchema } from '../../core/domain/widget-input.ts';
-import type { WidgetRecord } from '../../core/ports/persistence.ts';
+import type { WidgetRecord } from '../../core/domain/widget.ts';
 import { jsonOption, requireInteger, requireText, UsageError, type Command } from '../command.ts';
 import { printRecords } from '../output.ts';
 import { iso, withServices } from './tenant-commands.ts';

@@ -1,6 +1,36 @@
 import { hash, timingSafeEqual } from 'node:crypto';
-import type { ApiKeyKind } from '../ports/persistence.ts';
-import type { IdGenerator } from '../ports/ids.ts';
+
+/** `secret` keys (`visualizer_…`) call `/v1`; `conversion` keys (`viz_…`) call the order webhook. */
+export type ApiKeyKind = 'secret' | 'conversion';
+
+export interface ApiKey {
+  id: string;
+  organizationId: string;
+  kind: ApiKeyKind;
+  name: string | null;
+  /** The first characters of the key, kept so people can tell keys apart; never enough to use it. */
+  displayPrefix: string;
+  createdAt: number;
+  revokedAt: number | null;
+  lastUsedAt: number | null;
+}
+
+export interface NewApiKey {
+  id: string;
+  organizationId: string;
+  kind: ApiKeyKind;
+  name: string | null;
+  displayPrefix: string;
+  /** SHA-256 (hex) of the full key; the key itself is never stored. */
+  keyHash: string;
+  createdAt: number;
+}
+
+/** Where a key's random body comes from: the id generator port satisfies it. */
+export interface SecretSource {
+  /** A random base62 string of `length` characters from a cryptographic source. */
+  secret(length: number): string;
+}
 
 /** Secret API keys start with the service name, conversion-webhook keys with its short form. */
 export const keyPrefixes: Record<ApiKeyKind, string> = { secret: 'visualizer_', conversion: 'viz_' };
@@ -20,7 +50,7 @@ export function hashesEqual(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-export function issueKey(kind: ApiKeyKind, ids: IdGenerator) {
+export function issueKey(kind: ApiKeyKind, ids: SecretSource) {
   const key = keyPrefixes[kind] + ids.secret(keyBodyLength);
   return { key, keyHash: hashKey(key), displayPrefix: key.slice(0, keyPrefixes[kind].length + 4) };
 }

@@ -1,6 +1,18 @@
-import type { AttributionCandidate, ConversionAttribution, ConversionItem } from '../ports/persistence.ts';
+import type { ConversionAttribution, ConversionItem } from './conversion.ts';
+import type { GenerationStatus } from './generation.ts';
 
 export const dayMs = 86_400_000;
+
+/** A generation as attribution sees it. */
+export interface AttributionCandidate {
+  id: string;
+  storeId: string;
+  visitorId: string | null;
+  sessionId: string | null;
+  status: GenerationStatus;
+  productIds: string[];
+  createdAt: number;
+}
 
 /** What attribution needs to know of a conversion. */
 export interface AttributableConversion {

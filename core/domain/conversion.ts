@@ -1,4 +1,42 @@
-import type { ConversionItem, ConversionRecord, ConversionSource, ConversionStatus } from '../ports/persistence.ts';
+export type ConversionStatus = 'pending' | 'processing' | 'on-hold' | 'completed' | 'refunded' | 'cancelled';
+
+/** Who reported an order: the shop's server (order webhook), the browser SDK, or both (merged). */
+export type ConversionSource = 'server' | 'browser' | 'both';
+
+export interface ConversionItem {
+  productId: string;
+  quantity: number;
+  priceCents: number;
+  totalCents: number;
+}
+
+/** Which visualization earned a conversion, and the revenue of the items it showed. */
+export interface ConversionAttribution {
+  generationId: string;
+  attributedRevenueCents: number;
+  /** Product ids (as strings) of the order's items that the generation visualized, in item order. */
+  attributedItems: string[];
+}
+
+export interface ConversionRecord {
+  id: string;
+  organizationId: string;
+  storeId: string;
+  orderId: string;
+  /** Null when the report carried none (an empty string is stored as null). */
+  visitorId: string | null;
+  sessionId: string | null;
+  totalCents: number;
+  currency: string;
+  platform: string;
+  status: ConversionStatus;
+  items: ConversionItem[];
+  source: ConversionSource;
+  attribution: ConversionAttribution | null;
+  orderCreatedAt: number;
+  createdAt: number;
+  updatedAt: number;
+}
 
 /** Orders in these statuses stay stored (with their attribution) but count neither as conversions nor as revenue. */
 export const voidedStatuses: readonly ConversionStatus[] = ['refunded', 'cancelled'];

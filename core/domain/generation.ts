@@ -1,10 +1,56 @@
-import type { GenerationRecord } from '../ports/persistence.ts';
+export type GenerationMode = 'virtual-try-on' | 'room-visualizer';
+export type ImageSize = '1K' | '2K' | '4K';
+export type GenerationStatus = 'processing' | 'complete' | 'failed';
 
 /** Credits each output size costs (spec: 1K = 1, 2K = 2, 4K = 3). */
 export const creditCost = { '1K': 1, '2K': 2, '4K': 3 } as const;
 
-/** Long side in pixels of each output size. */
-export const longSide = { '1K': 1024, '2K': 2048, '4K': 4096 } as const;
+/** The long side in pixels of each output size. */
+export const longSideOf: Record<ImageSize, number> = { '1K': 1024, '2K': 2048, '4K': 4096 };
+
+export interface ProductInput {
+  productId: string | number;
+  productTitle: string;
+  imageUrl: string;
+  productUrl?: string;
+  dimensions?: { width?: number; height?: number; depth?: number; unit: 'cm' | 'in' };
+}
+
+export interface ImageVariant {
+  url: string;
+  width: number;
+}
+
+export interface ImageVariants {
+  list: ImageVariant;
+  card: ImageVariant;
+  detail: ImageVariant;
+}
+
+export interface GenerationRecord {
+  id: string;
+  organizationId: string;
+  storeId: string | null;
+  apiKeyId: string | null;
+  widgetId: string | null;
+  status: GenerationStatus;
+  mode: GenerationMode;
+  imageSize: ImageSize;
+  creditsCharged: number;
+  /** An https URL to fetch, or `private:<key>` for an upload kept in private blob storage. */
+  sourceImage: string;
+  products: ProductInput[];
+  hint: string | null;
+  metadata: Record<string, string> | null;
+  imageUrl: string | null;
+  imageVariants: ImageVariants | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  visitorId: string | null;
+  sessionId: string | null;
+  createdAt: number;
+  completedAt: number | null;
+}
 
 export const eventTypes = ['generation.completed', 'generation.failed'] as const;
 export type EventType = (typeof eventTypes)[number];

@@ -1,6 +1,6 @@
 import { getRequestIP, type H3Event } from 'h3';
 import { ApiError } from '../domain/errors.ts';
-import type { WidgetRecord } from '../ports/persistence.ts';
+import type { WidgetRecord } from '../domain/widget.ts';
 import { parseJson, readText } from './body.ts';
 import type { createRateLimiter } from './rate-limit.ts';
 

@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
 import type { Cradle } from '../cradle.ts';
-import type { ApiKey, ApiKeyKind } from '../ports/persistence.ts';
+import type { ApiKey, ApiKeyKind } from '../domain/api-keys.ts';
 
 /**
  * What each request carries: its id, the services, and the key it authenticated with. Every

@@ -10,7 +10,8 @@
  *   process, is picked up without waiting for a polling interval.
  * - Bounded concurrency: at most `concurrency` handlers run at once per `work()` call.
  */
-import type { QueuedJob, Repositories } from './persistence.ts';
+import type { QueuedJob } from '../domain/job.ts';
+import type { Repositories } from './persistence/index.ts';
 
 /** Thrown by a handler to run its job again later: a transient failure, one of the job's `failures`. */
 export class RetryJob extends Error {

@@ -13,11 +13,10 @@
  * output's; any that needed changing for that arrive upright, as JPEG or PNG. The core reserves
  * memory for one output-size decode and encode from the process's image budget around each call.
  */
-export type Mode = 'virtual-try-on' | 'room-visualizer';
-export type ImageSize = '1K' | '2K' | '4K';
+import type { GenerationMode, ImageSize } from '../domain/generation.ts';
 
-/** The long side in pixels of each output size. */
-export const longSideOf: Record<ImageSize, number> = { '1K': 1024, '2K': 2048, '4K': 4096 };
+export type Mode = GenerationMode;
+export type { ImageSize };
 
 export interface ProductDimensions {
   width?: number;

@@ -1,7 +1,7 @@
 import type { Cradle } from '../cradle.ts';
 import { hashKey, hashesEqual, keyPrefixes, kindOfKey } from '../domain/api-keys.ts';
 import { ApiError } from '../domain/errors.ts';
-import type { ApiKey, ApiKeyKind } from '../ports/persistence.ts';
+import type { ApiKey, ApiKeyKind } from '../domain/api-keys.ts';
 
 export type Authenticator = ReturnType<typeof authenticator>;
 

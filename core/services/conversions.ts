@@ -3,7 +3,9 @@ import { attribute, attributionWindow } from '../domain/attribution.ts';
 import { mergeReport, type ConversionReport } from '../domain/conversion.ts';
 import type { CollectInput, OrderWebhookInput } from '../domain/conversion-input.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
-import type { ConversionAttribution, ConversionRecord, Repositories, Store } from '../ports/persistence.ts';
+import type { ConversionAttribution, ConversionRecord } from '../domain/conversion.ts';
+import type { Store } from '../domain/store.ts';
+import type { Repositories } from '../ports/persistence/index.ts';
 
 export type ConversionService = ReturnType<typeof conversionService>;
 

@@ -4,7 +4,7 @@ import { ApiError, notFound, unavailable } from '../domain/errors.ts';
 import { creditCost } from '../domain/generation.ts';
 import { dataUriBytes, decodeDataUri, maxIdempotencyKeyLength, maxImageBytes, type CreateGenerationInput } from '../domain/generation-input.ts';
 import { inspectImage, ImageFetchError } from '../outbound/fetch-image.ts';
-import type { GenerationRecord, GenerationStatus } from '../ports/persistence.ts';
+import type { GenerationRecord, GenerationStatus } from '../domain/generation.ts';
 
 export const renderJobKind = 'render_generation';
 

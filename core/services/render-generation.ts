@@ -1,13 +1,13 @@
 import type { Cradle } from '../cradle.ts';
 import { generationImagesPrefix } from '../domain/blob-keys.ts';
-import { eventBody, type EventType } from '../domain/generation.ts';
+import { eventBody, longSideOf, type EventType, type GenerationRecord, type ImageVariants } from '../domain/generation.ts';
 import { resizeMemory } from '../imaging/decode-memory.ts';
 import { prepareInputImage } from '../imaging/input-images.ts';
 import { encodeRender, variantWidths, type EncodedVariant, type OriginalFormat } from '../imaging/variants.ts';
 import { fetchImage, ImageFetchError, inspectImage, type FetchedImage } from '../outbound/fetch-image.ts';
 import { outageRetryDelay, PostponeJob, RetryJob, type JobContext } from '../ports/job-queue.ts';
-import type { GenerationRecord, ImageVariants, QueuedJob } from '../ports/persistence.ts';
-import { longSideOf, RenderError } from '../ports/render-engine.ts';
+import type { QueuedJob } from '../domain/job.ts';
+import { RenderError } from '../ports/render-engine.ts';
 import { ownCdnKey, type RenderJobPayload } from './generations.ts';
 import { strayImagesJobKind, type StrayImagesJobPayload } from './stray-images.ts';
 import { emitEvent } from './webhook-delivery.ts';

@@ -1,7 +1,7 @@
 import type { Cradle } from '../cradle.ts';
 import { generationImagesPrefix } from '../domain/blob-keys.ts';
 import { outageRetryDelay, PostponeJob } from '../ports/job-queue.ts';
-import type { QueuedJob } from '../ports/persistence.ts';
+import type { QueuedJob } from '../domain/job.ts';
 
 /** The job that deletes a terminal generation's stray images (see `sweepStrayImages`). */
 export const strayImagesJobKind = 'delete_stray_images';

@@ -1,7 +1,8 @@
 import type { Cradle } from '../cradle.ts';
 import { issueKey } from '../domain/api-keys.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
-import type { ApiKey, ApiKeyKind, Repositories } from '../ports/persistence.ts';
+import type { ApiKey, ApiKeyKind } from '../domain/api-keys.ts';
+import type { Repositories } from '../ports/persistence/index.ts';
 
 export interface IssuedKey {
   /** The full key: shown once, never stored. */

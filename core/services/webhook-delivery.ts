@@ -2,7 +2,11 @@ import type { Cradle } from '../cradle.ts';
 import { activeSecrets } from '../domain/webhook-secrets.ts';
 import { signatureHeader } from '../domain/webhook-signature.ts';
 import { RetryJob, type JobContext } from '../ports/job-queue.ts';
-import type { DeliveryRecord, OutboxEvent, QueuedJob, Repositories, WebhookEndpointRecord } from '../ports/persistence.ts';
+import type { DeliveryRecord } from '../domain/delivery.ts';
+import type { QueuedJob } from '../domain/job.ts';
+import type { OutboxEvent } from '../domain/outbox-event.ts';
+import type { WebhookEndpointRecord } from '../domain/webhook-endpoint.ts';
+import type { Repositories } from '../ports/persistence/index.ts';
 
 export const deliverJobKind = 'deliver_webhook';
 

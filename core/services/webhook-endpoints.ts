@@ -3,7 +3,7 @@ import { ApiError, notFound } from '../domain/errors.ts';
 import type { CreateEndpointInput, UpdateEndpointInput } from '../domain/webhook-endpoint-input.ts';
 import { rotateSecrets } from '../domain/webhook-secrets.ts';
 import { generateWebhookSecret } from '../domain/webhook-signature.ts';
-import type { WebhookEndpointRecord } from '../ports/persistence.ts';
+import type { WebhookEndpointRecord } from '../domain/webhook-endpoint.ts';
 
 export type WebhookEndpointService = ReturnType<typeof webhookEndpointService>;
 

@@ -2,7 +2,7 @@ import type { Cradle } from '../cradle.ts';
 import { dayMs } from '../domain/attribution.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
 import type { CreateWidgetInput, WidgetGenerationInput } from '../domain/widget-input.ts';
-import type { WidgetRecord } from '../ports/persistence.ts';
+import type { WidgetRecord } from '../domain/widget.ts';
 
 export type WidgetService = ReturnType<typeof widgetService>;
 

@@ -1,8 +1,6 @@
 import path from 'node:path';
-import { asValue } from 'awilix';
 import * as v from 'valibot';
-import { definePlugin } from '../../core/plugin.ts';
-import type { ImageCdn } from '../../core/ports/image-cdn.ts';
+import { definePlugin } from '../../kit/plugin.ts';
 import { createLocalCdn, defaultStaleTempMs } from './local-cdn.ts';
 
 export { createLocalCdn } from './local-cdn.ts';
@@ -16,13 +14,13 @@ export default definePlugin({
     /** A write's temp file this old is the remains of a process that died mid-write; listing removes it. */
     staleTempMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), defaultStaleTempMs),
   }),
-  register({ container, options, config }) {
-    const cdn: ImageCdn = createLocalCdn({
+  register({ options, config }) {
+    const cdn = createLocalCdn({
       root: path.resolve(config.dataDir, options.dir ?? 'cdn'),
       publicBaseUrl: config.publicUrl,
       staleTempMs: options.staleTempMs,
     });
     // Nothing to dispose: every operation opens and closes its own files.
-    container.register({ cdn: asValue(cdn) });
+    return { cdn };
   },
 });

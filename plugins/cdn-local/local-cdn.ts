@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { assertContentTypeFitsKey, assertSafeKey, assertSafePrefix, contentTypeForKey, etagFor, isSafeKey } from '../../core/domain/blob-keys.ts';
-import type { FetchedObject, ImageCdn, ListedObject, StoredObject, Visibility } from '../../core/ports/image-cdn.ts';
+import { assertContentTypeFitsKey, assertSafeKey, assertSafePrefix, contentTypeForKey, etagFor, isSafeKey, type FetchedObject, type ImageCdn, type ListedObject, type StoredObject, type Visibility } from '../../kit/plugin.ts';
 
 export interface LocalCdnOptions {
   /** Directory holding `public/` and `private/`; created on first write. */

@@ -1,7 +1,5 @@
-import { asValue } from 'awilix';
 import * as v from 'valibot';
-import { definePlugin } from '../../core/plugin.ts';
-import type { ImageCdn } from '../../core/ports/image-cdn.ts';
+import { definePlugin } from '../../kit/plugin.ts';
 import { createS3Cdn } from './s3-cdn.ts';
 
 export { createS3Cdn, type S3CdnOptions } from './s3-cdn.ts';
@@ -30,7 +28,7 @@ export default definePlugin({
     publicAcl: v.optional(v.boolean(), false),
     requestTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 60_000),
   }),
-  register({ container, options }) {
+  register({ options }) {
     const env = process.env;
     const accessKeyId = options.accessKeyId ?? env.AWS_ACCESS_KEY_ID;
     const secretAccessKey = options.secretAccessKey ?? env.AWS_SECRET_ACCESS_KEY;
@@ -39,13 +37,13 @@ export default definePlugin({
     }
     // A session token only makes sense with the environment's own keys (temporary credentials).
     const sessionToken = options.accessKeyId ? undefined : env.AWS_SESSION_TOKEN || undefined;
-    const cdn: ImageCdn = createS3Cdn({
+    const cdn = createS3Cdn({
       ...options,
       region: options.region ?? (env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1'),
       accessKeyId,
       secretAccessKey,
       ...(sessionToken ? { sessionToken } : {}),
     });
-    container.register({ cdn: asValue(cdn) });
+    return { cdn };
   },
 });

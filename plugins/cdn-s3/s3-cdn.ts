@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AwsClient } from 'aws4fetch';
-import { assertContentTypeFitsKey, assertSafeKey, assertSafePrefix, contentTypeForKey, etagFor, isSafeKey } from '../../core/domain/blob-keys.ts';
-import type { FetchedObject, ImageCdn, ListedObject, StoredObject, Visibility } from '../../core/ports/image-cdn.ts';
+import { assertContentTypeFitsKey, assertSafeKey, assertSafePrefix, contentTypeForKey, etagFor, isSafeKey, type FetchedObject, type ImageCdn, type ListedObject, type StoredObject, type Visibility } from '../../kit/plugin.ts';
 
 export interface S3CdnOptions {
   bucket: string;

@@ -1,10 +1,9 @@
-import { asValue } from 'awilix';
-import { definePlugin } from '../../core/plugin.ts';
+import { definePlugin } from '../../kit/plugin.ts';
 
 export default definePlugin({
   name: 'system',
   provides: ['clock'],
-  register({ container }) {
-    container.register({ clock: asValue({ now: () => Date.now() }) });
+  register() {
+    return { clock: { now: () => Date.now() } };
   },
 });

@@ -1,7 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { asValue } from 'awilix';
-import { definePlugin } from '../../core/plugin.ts';
-import type { IdGenerator } from '../../core/ports/ids.ts';
+import { definePlugin, type IdGenerator } from '../../kit/plugin.ts';
 
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** Bytes at or above this value are dropped so every base62 character is equally likely. */
@@ -50,7 +48,7 @@ export const randomIds: IdGenerator = {
 export default definePlugin({
   name: 'random',
   provides: ['ids'],
-  register({ container }) {
-    container.register({ ids: asValue(randomIds) });
+  register() {
+    return { ids: randomIds };
   },
 });

@@ -1,9 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Clock } from '../../core/ports/clock.ts';
-import type { IdGenerator } from '../../core/ports/ids.ts';
-import { outageRetryDelay, PostponeJob, RetryJob, type JobHandler, type JobQueue } from '../../core/ports/job-queue.ts';
-import type { Persistence, QueuedJob } from '../../core/ports/persistence.ts';
-import type { Logger } from '../../core/logger.ts';
+import { outageRetryDelay, PostponeJob, RetryJob, type Clock, type IdGenerator, type JobHandler, type JobQueue, type Logger, type Persistence, type QueuedJob } from '../../kit/plugin.ts';
 
 export interface DbQueueOptions {
   /** How long a claimed job stays leased without a heartbeat; a dead worker's jobs return after it. */

@@ -1,6 +1,5 @@
-import { asFunction } from 'awilix';
 import * as v from 'valibot';
-import { definePlugin } from '../../core/plugin.ts';
+import { definePlugin } from '../../kit/plugin.ts';
 import { createDbQueue } from './db-queue.ts';
 
 const millis = v.pipe(v.number(), v.integer(), v.minValue(1));
@@ -13,11 +12,8 @@ export default definePlugin({
     pollIntervalMs: v.optional(millis, 1_000),
     maxAttempts: v.optional(millis, 10),
   }),
-  register({ container, options }) {
-    container.register({
-      queue: asFunction((cradle) => createDbQueue(cradle, options))
-        .singleton()
-        .disposer((queue) => queue.stop()),
-    });
+  register({ options, logger, port }) {
+    const queue = createDbQueue({ persistence: port('persistence'), clock: port('clock'), ids: port('ids'), logger }, options);
+    return { queue, dispose: () => queue.stop() };
   },
 });

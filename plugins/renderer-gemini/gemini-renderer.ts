@@ -1,6 +1,5 @@
 import sharp from 'sharp';
-import { inputDecoding } from '../../core/imaging/input-decoding.ts';
-import { longSideOf, RenderError, type ImageSize, type RenderEngine, type RenderRequest, type RenderResult } from '../../core/ports/render-engine.ts';
+import { inputDecoding, longSideOf, RenderError, type ImageSize, type RenderEngine, type RenderRequest, type RenderResult } from '../../kit/plugin.ts';
 import { buildPrompt } from './prompt.ts';
 
 export interface GeminiRendererOptions {

@@ -1,6 +1,5 @@
-import { asValue } from 'awilix';
 import * as v from 'valibot';
-import { definePlugin } from '../../core/plugin.ts';
+import { definePlugin } from '../../kit/plugin.ts';
 import { createGeminiRenderer } from './gemini-renderer.ts';
 
 export { createGeminiRenderer } from './gemini-renderer.ts';
@@ -18,11 +17,11 @@ export default definePlugin({
     model: v.optional(v.pipe(v.string(), v.minLength(1)), 'gemini-3-pro-image-preview'),
     timeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 120_000),
   }),
-  register({ container, options }) {
+  register({ options }) {
     const apiKey = options.apiKey ?? process.env.GEMINI_API_KEY;
     if (!apiKey) {
       throw new Error('the Gemini renderer needs an API key: set GEMINI_API_KEY or pluginOptions.gemini.apiKey.');
     }
-    container.register({ renderer: asValue(createGeminiRenderer({ ...options, apiKey })) });
+    return { renderer: createGeminiRenderer({ ...options, apiKey }) };
   },
 });

@@ -1,4 +1,4 @@
-import type { Mode, ProductDimensions } from '../../core/ports/render-engine.ts';
+import type { Mode, ProductDimensions } from '../../kit/plugin.ts';
 
 export interface PromptInput {
   mode: Mode;

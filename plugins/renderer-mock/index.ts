@@ -1,6 +1,5 @@
-import { asValue } from 'awilix';
 import * as v from 'valibot';
-import { definePlugin } from '../../core/plugin.ts';
+import { definePlugin } from '../../kit/plugin.ts';
 import { createMockRenderer } from './mock-renderer.ts';
 
 export { createMockRenderer } from './mock-renderer.ts';
@@ -12,7 +11,7 @@ export default definePlugin({
     /** Simulated engine time per render, in ms. */
     latencyMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 0),
   }),
-  register({ container, options }) {
-    container.register({ renderer: asValue(createMockRenderer(options)) });
+  register({ options }) {
+    return { renderer: createMockRenderer(options) };
   },
 });

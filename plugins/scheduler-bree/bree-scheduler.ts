@@ -1,7 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import Bree from 'bree';
-import type { Logger } from '../../core/logger.ts';
-import type { ScheduledTask, Scheduler } from '../../core/ports/scheduler.ts';
+import type { Logger, ScheduledTask, Scheduler } from '../../kit/plugin.ts';
 
 /**
  * The one job file every task shares. Bree runs jobs in worker threads, which tsx does not reach

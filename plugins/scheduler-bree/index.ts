@@ -1,16 +1,11 @@
-import { asFunction } from 'awilix';
-import type { Cradle } from '../../core/cradle.ts';
-import { definePlugin } from '../../core/plugin.ts';
+import { definePlugin } from '../../kit/plugin.ts';
 import { createBreeScheduler } from './bree-scheduler.ts';
 
 export default definePlugin({
   name: 'bree',
   provides: ['scheduler'],
-  register({ container }) {
-    container.register({
-      scheduler: asFunction(({ logger }: Cradle) => createBreeScheduler({ logger }))
-        .singleton()
-        .disposer((scheduler) => scheduler.stop()),
-    });
+  register({ logger }) {
+    const scheduler = createBreeScheduler({ logger });
+    return { scheduler, dispose: () => scheduler.stop() };
   },
 });

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { Migrator } from 'kysely';
-import type { Persistence, Repositories } from '../../core/ports/persistence.ts';
+import type { Persistence, Repositories } from '../../kit/plugin.ts';
+import type { Dialect } from './dialect.ts';
 import type { Database, Executor } from './database.ts';
 import { migrationProvider } from './migrations/index.ts';
 import { keyCache, type KeyCache } from './key-cache.ts';
@@ -19,7 +20,7 @@ import { visualizationRepository } from './repositories/visualizations.ts';
 import { webhookEndpointRepository } from './repositories/webhook-endpoints.ts';
 import { widgetRepository } from './repositories/widgets.ts';
 
-function repositories(db: Executor, dialect: Persistence['dialect'], keys?: KeyCache<StoredApiKey>): Repositories {
+function repositories(db: Executor, dialect: Dialect, keys?: KeyCache<StoredApiKey>): Repositories {
   const generations = generationRepository(db, dialect);
   return {
     organizations: organizationRepository(db),
@@ -56,7 +57,7 @@ function* causes(error: unknown): Generator<unknown> {
  */
 export function kyselyPersistence(
   db: Kysely<Database>,
-  dialect: Persistence['dialect'],
+  dialect: Dialect,
   options: {
     transaction?: RunTransaction;
     /** The dialect's reading of one error (not its causes): see Persistence.isUnavailable. */
@@ -78,7 +79,8 @@ export function kyselyPersistence(
   };
   const transaction: RunTransaction = options.transaction ?? ((work) => db.transaction().execute(work));
   return {
-    dialect,
+    // A file beside the process keeps its schema current at startup; a server is migrated on purpose.
+    capabilities: { embedded: dialect === 'sqlite' },
     ...repositories(db, dialect, keys),
     // The units of one group commit share a transaction, and so its repositories.
     transaction: (work) => transaction((tx) => work(repositoriesOf(tx))),

@@ -1,10 +1,8 @@
-import { asFunction } from 'awilix';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import * as v from 'valibot';
-import { definePlugin } from '../../core/plugin.ts';
+import { definePlugin, type Persistence } from '../../kit/plugin.ts';
 import type { Database } from './database.ts';
-import type { Persistence } from '../../core/ports/persistence.ts';
 import { kyselyPersistence } from './kysely-persistence.ts';
 import { jobsChannel } from './repositories/jobs.ts';
 
@@ -113,13 +111,9 @@ export default definePlugin({
     /** How long a query waits for a connection before failing as unavailable (503 over HTTP). */
     connectTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 5_000),
   }),
-  register({ container, options, config }) {
+  register({ options, config }) {
     if (!config.databaseUrl) throw new Error('The postgres plugin needs DATABASE_URL (config databaseUrl).');
-    const url = config.databaseUrl;
-    container.register({
-      persistence: asFunction(() => openPostgres(url, options))
-        .singleton()
-        .disposer((persistence) => persistence.close()),
-    });
+    const persistence = openPostgres(config.databaseUrl, options);
+    return { persistence, dispose: () => persistence.close() };
   },
 });

@@ -1,8 +1,7 @@
 import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
-import type { Persistence } from '../../core/ports/persistence.ts';
+import type { Dialect } from './dialect.ts';
 import type { Database, Executor } from './database.ts';
 
-type Dialect = Persistence['dialect'];
 type Parameter = { name: string } | { value: unknown };
 interface Compiled {
   /** Built once; each run only changes its parameters. */

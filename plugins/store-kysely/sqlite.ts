@@ -1,13 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { asFunction } from 'awilix';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
 import * as v from 'valibot';
-import type { Cradle } from '../../core/cradle.ts';
-import type { Logger } from '../../core/logger.ts';
-import { definePlugin } from '../../core/plugin.ts';
-import type { Persistence } from '../../core/ports/persistence.ts';
+import { definePlugin, type Logger, type Persistence } from '../../kit/plugin.ts';
 import type { Database } from './database.ts';
 import { groupCommit } from './group-commit.ts';
 import { runDirectly } from './prepared.ts';
@@ -165,12 +161,9 @@ export default definePlugin({
     /** How long a write waits for another process's lock before failing as unavailable (503 over HTTP). */
     busyTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 10_000),
   }),
-  register({ container, options, config }) {
+  register({ options, config, logger }) {
     const file = options.file ? path.resolve(config.dataDir, options.file) : path.join(config.dataDir, 'visualizer.db');
-    container.register({
-      persistence: asFunction(({ logger }: Cradle) => openSqlite(file, { ...options, logger }))
-        .singleton()
-        .disposer((persistence) => persistence.close()),
-    });
+    const persistence = openSqlite(file, { ...options, logger });
+    return { persistence, dispose: () => persistence.close() };
   },
 });

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Logger } from '../../core/logger.ts';
+import type { Logger } from '../../kit/plugin.ts';
 
 const threadFile = fileURLToPath(new URL('./wal-checkpoint-thread.js', import.meta.url));
 

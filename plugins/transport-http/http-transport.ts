@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { OutboundError, type GuardedClient } from '../../core/outbound/guarded-client.ts';
-import type { DeliveryOutcome, DeliveryRequest, WebhookTransport } from '../../core/ports/webhook-transport.ts';
+import { OutboundError, type DeliveryOutcome, type DeliveryRequest, type GuardedClient, type WebhookTransport } from '../../kit/plugin.ts';
 
 /** Receivers answer with a status; their body is only kept for the attempt log, so a small cap suffices. */
 const MAX_RESPONSE_BYTES = 64 * 1024;

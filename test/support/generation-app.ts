@@ -1,6 +1,6 @@
-import { asValue } from 'awilix';
 import sharp from 'sharp';
 import { startWorkers } from '../../core/lifecycle.ts';
+import type { KernelOptions } from '../../core/kernel.ts';
 import type { Logger } from '../../core/logger.ts';
 import { createGuardedClient } from '../../core/outbound/guarded-client.ts';
 import { bearer, startTestApp } from './app.ts';
@@ -50,7 +50,9 @@ export async function startImageHost() {
 }
 
 /** The real app with render workers, trusting the loopback image host (allowlisted, test CA). */
-export async function startGenerationApp(options: { env?: Record<string, string>; config?: Record<string, unknown>; workers?: boolean; logger?: Logger } = {}) {
+export async function startGenerationApp(
+  options: { env?: Record<string, string>; config?: Record<string, unknown>; workers?: boolean; logger?: Logger } & Pick<KernelOptions, 'ports'> = {},
+) {
   const certs = await testCertificates();
   const host = await startImageHost();
   const app = await startTestApp({
@@ -63,9 +65,10 @@ export async function startGenerationApp(options: { env?: Record<string, string>
       ...options.config,
     },
     ...(options.logger ? { logger: options.logger } : {}),
+    ports: options.ports,
+    // The CA is handed to the client directly: NODE_EXTRA_CA_CERTS is only read when a process starts.
+    outbound: createGuardedClient({ allow: ['localhost'], ca: certs.caPem }),
   });
-  // The CA is handed to the client directly: NODE_EXTRA_CA_CERTS is only read when a process starts.
-  app.container.register({ outbound: asValue(createGuardedClient({ allow: ['localhost'], ca: certs.caPem })) });
   if (options.workers !== false) await startWorkers(app.container.cradle);
 
   const json = { 'content-type': 'application/json' };

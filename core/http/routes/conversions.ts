@@ -4,7 +4,7 @@ import type { Config } from '../../../config/schema.ts';
 import { dayMs } from '../../domain/attribution.ts';
 import { collectSchema, orderWebhookSchema, parseIsoTime } from '../../domain/conversion-input.ts';
 import { ApiError } from '../../domain/errors.ts';
-import type { ConversionRecord } from '../../ports/persistence.ts';
+import type { ConversionRecord } from '../../domain/conversion.ts';
 import { readValidJson, validate } from '../body.ts';
 import { allowAnyOrigin, clientAddress, preflight, readBrowserJson, takeToken } from '../browser-access.ts';
 import { requireKey, services } from '../context.ts';

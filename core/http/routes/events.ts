@@ -1,7 +1,8 @@
 import type { H3, H3Event } from 'h3';
 import * as v from 'valibot';
 import { eventTypes } from '../../domain/generation.ts';
-import type { DeliveryAttempt, DeliveryRecord, OutboxEvent } from '../../ports/persistence.ts';
+import type { DeliveryAttempt, DeliveryRecord } from '../../domain/delivery.ts';
+import type { OutboxEvent } from '../../domain/outbox-event.ts';
 import { readValidJson, validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime, isoTimeOrNull } from '../format.ts';

@@ -1,7 +1,7 @@
 import type { H3 } from 'h3';
 import * as v from 'valibot';
 import { maxCharacters } from '../../domain/text.ts';
-import type { Store } from '../../ports/persistence.ts';
+import type { Store } from '../../domain/store.ts';
 import { readValidJson } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';

@@ -1,7 +1,7 @@
 import type { H3, H3Event } from 'h3';
 import * as v from 'valibot';
 import { createEndpointSchema, updateEndpointSchema } from '../../domain/webhook-endpoint-input.ts';
-import type { WebhookEndpointRecord } from '../../ports/persistence.ts';
+import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint.ts';
 import { readValidJson, validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';

@@ -5,7 +5,7 @@ import { browserId } from '../../domain/conversion-input.ts';
 import { generationResource } from '../../domain/generation.ts';
 import { maxImageBytes } from '../../domain/generation-input.ts';
 import { createWidgetSchema, widgetGenerationSchema } from '../../domain/widget-input.ts';
-import type { WidgetRecord } from '../../ports/persistence.ts';
+import type { WidgetRecord } from '../../domain/widget.ts';
 import { readValidJson, validate } from '../body.ts';
 import { allowWidgetOrigin, clientAddress, preflight, setAlways, takeToken } from '../browser-access.ts';
 import { readJsonWithPhoto } from '../photo-body.ts';

@@ -1,4 +1,5 @@
-import type { ApiKey, ApiKeyKind, ApiKeyRepository, Persistence } from '../../../core/ports/persistence.ts';
+import type { ApiKey, ApiKeyKind, ApiKeyRepository } from '../../../kit/plugin.ts';
+import type { Dialect } from '../dialect.ts';
 import type { Database, Executor } from '../database.ts';
 import type { KeyCache } from '../key-cache.ts';
 import { prepared } from '../prepared.ts';
@@ -20,7 +21,7 @@ const toApiKey = (row: Database['api_keys']): ApiKey => ({
 export type StoredApiKey = ApiKey & { keyHash: string };
 
 /** `cache` (see key-cache.ts) serves lookups outside transactions; every change to a stored key forgets it. */
-export function apiKeyRepository(db: Executor, dialect: Persistence['dialect'], cache?: KeyCache<StoredApiKey>): ApiKeyRepository {
+export function apiKeyRepository(db: Executor, dialect: Dialect, cache?: KeyCache<StoredApiKey>): ApiKeyRepository {
   const forget = () => cache?.forget();
   const readByHash = async (keyHash: string): Promise<StoredApiKey | null> => {
     const [row] = (await byHash(db, dialect, { keyHash })).rows;

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { ConversionRecord, ConversionRepository } from '../../../core/ports/persistence.ts';
+import type { ConversionRecord, ConversionRepository } from '../../../kit/plugin.ts';
+import type { Dialect } from '../dialect.ts';
 import type { Database, Executor } from '../database.ts';
 
 type Row = Database['conversions'];
@@ -54,7 +55,7 @@ const toRow = (record: ConversionRecord): Row => ({
   updated_at: record.updatedAt,
 });
 
-export function conversionRepository(db: Executor, dialect: 'sqlite' | 'postgres'): ConversionRepository {
+export function conversionRepository(db: Executor, dialect: Dialect): ConversionRepository {
   return {
     async insertIfAbsent(record) {
       const result = await db

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import type { CreditChange, CreditLedgerEntry, CreditRepository, Persistence } from '../../../core/ports/persistence.ts';
+import type { CreditChange, CreditLedgerEntry, CreditRepository } from '../../../kit/plugin.ts';
+import type { Dialect } from '../dialect.ts';
 import type { Database, Executor } from '../database.ts';
 import { prepared, preparedInsert } from '../prepared.ts';
 
@@ -32,7 +33,7 @@ const toEntry = (row: Database['credit_ledger']): CreditLedgerEntry => ({
   createdAt: Number(row.created_at),
 });
 
-export function creditRepository(db: Executor, dialect: Persistence['dialect']): CreditRepository {
+export function creditRepository(db: Executor, dialect: Dialect): CreditRepository {
   /**
    * One statement both checks and changes the balance, so concurrent debits cannot overdraw:
    * the row lock (Postgres) or the write lock (SQLite) orders them, and each sees the last result.

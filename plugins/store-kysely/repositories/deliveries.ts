@@ -1,4 +1,5 @@
-import type { DeliveryAttempt, DeliveryRecord, DeliveryRepository, Persistence } from '../../../core/ports/persistence.ts';
+import type { DeliveryAttempt, DeliveryRecord, DeliveryRepository } from '../../../kit/plugin.ts';
+import type { Dialect } from '../dialect.ts';
 import type { Database, Executor } from '../database.ts';
 import { prepared, preparedInsert } from '../prepared.ts';
 import { toEvent } from './events.ts';
@@ -72,7 +73,7 @@ const toAttempt = (row: Database['delivery_attempts']): DeliveryAttempt => ({
   responseBody: row.response_body,
 });
 
-export function deliveryRepository(db: Executor, dialect: Persistence['dialect']): DeliveryRepository {
+export function deliveryRepository(db: Executor, dialect: Dialect): DeliveryRepository {
   return {
     async create(delivery) {
       await insertDelivery(db, dialect, {

@@ -1,4 +1,5 @@
-import type { EventRepository, OutboxEvent, Persistence } from '../../../core/ports/persistence.ts';
+import type { EventRepository, OutboxEvent } from '../../../kit/plugin.ts';
+import type { Dialect } from '../dialect.ts';
 import type { Database, Executor } from '../database.ts';
 import { preparedInsert } from '../prepared.ts';
 import { afterCursor } from './paginate.ts';
@@ -13,7 +14,7 @@ export const toEvent = (row: Database['events']): OutboxEvent => ({
   createdAt: Number(row.created_at),
 });
 
-export function eventRepository(db: Executor, dialect: Persistence['dialect']): EventRepository {
+export function eventRepository(db: Executor, dialect: Dialect): EventRepository {
   return {
     async append(event) {
       await insertEvent(db, dialect, { id: event.id, organization_id: event.organizationId, type: event.type, body: event.body, created_at: event.createdAt });

@@ -1,4 +1,5 @@
-import type { GenerationRecord, GenerationRepository, Persistence } from '../../../core/ports/persistence.ts';
+import type { GenerationRecord, GenerationRepository } from '../../../kit/plugin.ts';
+import type { Dialect } from '../dialect.ts';
 import type { Database, Executor } from '../database.ts';
 import { prepared, preparedInsert } from '../prepared.ts';
 import { afterCursor } from './paginate.ts';
@@ -60,7 +61,7 @@ const toRow = (record: GenerationRecord): Row => ({
   completed_at: record.completedAt,
 });
 
-export function generationRepository(db: Executor, dialect: Persistence['dialect']): GenerationRepository {
+export function generationRepository(db: Executor, dialect: Dialect): GenerationRepository {
   return {
     async create(record) {
       await insertGeneration(db, dialect, toRow(record));

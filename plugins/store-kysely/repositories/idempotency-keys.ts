@@ -1,4 +1,5 @@
-import type { IdempotencyRepository, Persistence } from '../../../core/ports/persistence.ts';
+import type { IdempotencyRepository } from '../../../kit/plugin.ts';
+import type { Dialect } from '../dialect.ts';
 import type { Executor } from '../database.ts';
 import { prepared } from '../prepared.ts';
 
@@ -12,7 +13,7 @@ const bindKey = prepared((db, values: { organizationId: string; key: string; gen
     .onConflict((conflict) => conflict.columns(['organization_id', 'key']).doNothing()),
 );
 
-export function idempotencyRepository(db: Executor, dialect: Persistence['dialect']): IdempotencyRepository {
+export function idempotencyRepository(db: Executor, dialect: Dialect): IdempotencyRepository {
   return {
     async find(organizationId, key) {
       const [row] = (await boundTo(db, dialect, { organizationId, key })).rows;

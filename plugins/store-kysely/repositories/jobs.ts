@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { JobRepository, Persistence } from '../../../core/ports/persistence.ts';
+import type { JobRepository } from '../../../kit/plugin.ts';
+import type { Dialect } from '../dialect.ts';
 import type { Executor } from '../database.ts';
 import { prepared, preparedInsert } from '../prepared.ts';
 
@@ -47,7 +48,7 @@ const claimQueries = new Map<number, ReturnType<typeof claimQuery>>();
 /** The channel Postgres workers LISTEN on; a NOTIFY sent inside a transaction arrives at commit. */
 export const jobsChannel = 'visualizer_jobs';
 
-export function jobRepository(db: Executor, dialect: Persistence['dialect']): JobRepository {
+export function jobRepository(db: Executor, dialect: Dialect): JobRepository {
   return {
     async enqueue(job) {
       await insertJob(db, dialect, {

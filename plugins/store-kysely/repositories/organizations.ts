@@ -1,4 +1,4 @@
-import type { Organization, OrganizationRepository } from '../../../core/ports/persistence.ts';
+import type { Organization, OrganizationRepository } from '../../../kit/plugin.ts';
 import type { Database, Executor } from '../database.ts';
 
 const toOrganization = (row: Database['organizations']): Organization => ({

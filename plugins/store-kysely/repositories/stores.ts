@@ -1,4 +1,4 @@
-import type { Store, StoreRepository } from '../../../core/ports/persistence.ts';
+import type { Store, StoreRepository } from '../../../kit/plugin.ts';
 import type { Database, Executor } from '../database.ts';
 
 const toStore = (row: Database['stores']): Store => ({

@@ -1,4 +1,4 @@
-import type { VisitorIdentity, VisitorIdentityRepository } from '../../../core/ports/persistence.ts';
+import type { VisitorIdentity, VisitorIdentityRepository } from '../../../kit/plugin.ts';
 import type { Database, Executor } from '../database.ts';
 
 const toIdentity = (row: Database['visitor_identities']): VisitorIdentity => ({

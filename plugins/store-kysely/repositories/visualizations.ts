@@ -1,4 +1,4 @@
-import type { AttributionCandidate, GenerationStatus, ProductInput, VisualizationRepository } from '../../../core/ports/persistence.ts';
+import type { AttributionCandidate, GenerationStatus, ProductInput, VisualizationRepository } from '../../../kit/plugin.ts';
 import type { Executor } from '../database.ts';
 
 /** Generations as attribution and reports read them: by store, visitor or session, and time. */

@@ -1,4 +1,4 @@
-import type { WebhookEndpointRecord, WebhookEndpointRepository } from '../../../core/ports/persistence.ts';
+import type { WebhookEndpointRecord, WebhookEndpointRepository } from '../../../kit/plugin.ts';
 import type { Database, Executor } from '../database.ts';
 import { afterCursor } from './paginate.ts';
 

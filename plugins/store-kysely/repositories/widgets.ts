@@ -1,4 +1,4 @@
-import type { GenerationRecord, WidgetRecord, WidgetRepository } from '../../../core/ports/persistence.ts';
+import type { GenerationRecord, WidgetRecord, WidgetRepository } from '../../../kit/plugin.ts';
 import type { Database, Executor } from '../database.ts';
 import { afterCursor } from './paginate.ts';
 

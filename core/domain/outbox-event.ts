@@ -1,0 +1,9 @@
+/** An event written in the same transaction as the change it reports, then delivered from there. */
+export interface OutboxEvent {
+  id: string;
+  organizationId: string;
+  type: string;
+  /** The exact JSON body every delivery of this event sends. */
+  body: string;
+  createdAt: number;
+}

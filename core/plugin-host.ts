@@ -1,0 +1,115 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as v from 'valibot';
+import { ConfigError } from '../config/load.ts';
+import type { Config } from '../config/schema.ts';
+import type { Logger } from './logger.ts';
+import type { GuardedClient } from './outbound/guarded-client.ts';
+import type { AnyPlugin, Provided } from './plugin.ts';
+import { portNames, type PortName, type Ports } from './ports/index.ts';
+
+/** Built-in plugins by name, loaded lazily so an unused adapter's dependencies are never imported. */
+export type PluginCatalogue = Record<string, () => Promise<{ default: AnyPlugin }>>;
+
+export interface PluginHostOptions {
+  catalogue: PluginCatalogue;
+  /** Where relative plugin paths are resolved from; the working directory by default. */
+  cwd?: string;
+  /** Implementations used instead of the configured plugin for their port (tests, embedding). */
+  ports?: Partial<Ports>;
+}
+
+/** Every port's implementation, and how to release them. */
+export interface StartedPlugins {
+  ports: Ports;
+  /** Disposes each plugin once, the last registered first; one that fails is logged and the rest still go. */
+  dispose(): Promise<void>;
+}
+
+async function loadPlugin(choice: string, port: PortName, options: PluginHostOptions): Promise<AnyPlugin> {
+  const builtin = options.catalogue[choice];
+  const specifier = /^(\.{1,2}[\\/]|\/)/.test(choice) ? pathToFileURL(path.resolve(options.cwd ?? process.cwd(), choice)).href : choice;
+  let module: { default?: AnyPlugin };
+  try {
+    module = builtin ? await builtin() : await import(specifier);
+  } catch (error) {
+    throw new ConfigError(`plugins.${port}: cannot load plugin '${choice}': ${(error as Error).message}`);
+  }
+  const plugin = module.default;
+  if (!plugin || typeof plugin.register !== 'function' || !Array.isArray(plugin.provides)) {
+    throw new ConfigError(`plugins.${port}: '${choice}' does not default-export a plugin made with definePlugin().`);
+  }
+  if (!plugin.provides.includes(port)) {
+    throw new ConfigError(`plugins.${port}: plugin '${plugin.name}' provides ${plugin.provides.join(', ') || 'nothing'}, not ${port}.`);
+  }
+  return plugin;
+}
+
+function pluginOptions(plugin: AnyPlugin, config: Config) {
+  const raw = config.pluginOptions[plugin.name] ?? {};
+  if (!plugin.configSchema) return raw;
+  const result = v.safeParse(plugin.configSchema, raw);
+  if (result.success) return result.output;
+  const issues = result.issues.map((issue) => `  pluginOptions.${plugin.name}.${v.getDotPath(issue) ?? ''}: ${issue.message}`);
+  throw new ConfigError(`Invalid configuration:\n${issues.join('\n')}`);
+}
+
+/**
+ * Loads the plugin config chooses for each port and registers each once, in `portNames` order,
+ * so a plugin can use the ports before its own. A plugin must return every port it provides.
+ * When one cannot start, those already started are disposed before the error is thrown.
+ */
+export async function startPlugins(config: Config, shared: { logger: Logger; outbound: GuardedClient }, options: PluginHostOptions): Promise<StartedPlugins> {
+  const registered: Partial<Ports> = { ...options.ports };
+  const started = new Map<AnyPlugin, Provided>();
+  const disposers: Array<{ name: string; dispose: () => void | Promise<void> }> = [];
+
+  let disposing: Promise<void> | undefined;
+  const dispose = () =>
+    (disposing ??= (async () => {
+      for (const { name, dispose } of disposers.reverse()) {
+        try {
+          await dispose();
+        } catch (error) {
+          shared.logger.error('a plugin failed to dispose', { plugin: name, error: error instanceof Error ? error.stack : String(error) });
+        }
+      }
+    })());
+
+  async function start(plugin: AnyPlugin, port: PortName): Promise<Provided> {
+    const available = <K extends PortName>(name: K): Ports[K] => {
+      const value = registered[name];
+      if (value) return value as Ports[K];
+      throw new ConfigError(
+        `plugins.${port}: plugin '${plugin.name}' asked for the ${name} port, which is not registered yet; a plugin can use the ports before its own in the order ${portNames.join(', ')}.`,
+      );
+    };
+    let provided: Provided;
+    try {
+      provided = (await plugin.register({ ...shared, options: pluginOptions(plugin, config), config, port: available })) ?? {};
+    } catch (error) {
+      if (error instanceof ConfigError) throw error;
+      throw new ConfigError(`plugins.${port}: plugin '${plugin.name}' could not start: ${(error as Error).message}`);
+    }
+    if (typeof provided.dispose === 'function') disposers.push({ name: plugin.name, dispose: provided.dispose.bind(provided) });
+    const missing = plugin.provides.filter((name) => !provided[name]);
+    if (missing.length) {
+      throw new ConfigError(`plugins.${port}: plugin '${plugin.name}' says it provides ${missing.join(', ')} but its register() returned no ${missing.join(' or ')}.`);
+    }
+    return provided;
+  }
+
+  try {
+    for (const port of portNames) {
+      if (registered[port]) continue;
+      const plugin = await loadPlugin(config.plugins[port], port, options);
+      let provided = started.get(plugin);
+      if (!provided) started.set(plugin, (provided = await start(plugin, port)));
+      registered[port] = provided[port] as never;
+    }
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+  return { ports: registered as Ports, dispose };
+}

@@ -1,0 +1,33 @@
+import type { Clock } from './clock.ts';
+import type { IdGenerator } from './ids.ts';
+import type { ImageCdn } from './image-cdn.ts';
+import type { JobQueue } from './job-queue.ts';
+import type { Persistence } from './persistence/index.ts';
+import type { RenderEngine } from './render-engine.ts';
+import type { Scheduler } from './scheduler.ts';
+import type { WebhookTransport } from './webhook-transport.ts';
+
+/**
+ * Every port, in the order the kernel registers them: a plugin can use the ports before its own
+ * (the queue needs persistence, clock and ids). Config, the kernel and the container derive from it.
+ */
+export const portNames = ['persistence', 'clock', 'ids', 'cdn', 'renderer', 'queue', 'transport', 'scheduler'] as const;
+
+export type PortName = (typeof portNames)[number];
+
+/** Each port's interface by name. */
+export interface Ports {
+  persistence: Persistence;
+  clock: Clock;
+  ids: IdGenerator;
+  cdn: ImageCdn;
+  renderer: RenderEngine;
+  queue: JobQueue;
+  transport: WebhookTransport;
+  scheduler: Scheduler;
+}
+
+// Fails to compile when a port is named but has no interface here, or the other way round.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Assert<T extends true> = T;
+type PortsMatchNames = Assert<Same<keyof Ports, PortName>>;

@@ -1,0 +1,12 @@
+import type { CreditChange, CreditLedgerEntry } from '../../domain/credits.ts';
+
+export interface CreditRepository {
+  /** Adds credits and writes the ledger entry. Returns the new balance. */
+  grant(change: CreditChange): Promise<number>;
+  /**
+   * Takes credits only if the balance covers them, and writes the ledger entry.
+   * Returns the new balance, or null (and changes nothing) when the balance is short.
+   */
+  debit(change: CreditChange): Promise<number | null>;
+  ledger(organizationId: string, limit: number): Promise<CreditLedgerEntry[]>;
+}

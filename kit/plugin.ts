@@ -1,0 +1,46 @@
+/**
+ * `visualizer/plugin`: what a plugin needs to implement a port, and nothing internal. Built-in
+ * plugins import the core only through this file, as a third-party plugin would.
+ */
+
+// Defining a plugin.
+export { definePlugin, type AnyPlugin, type Plugin, type PluginContext, type Provided } from '../core/plugin.ts';
+export { portNames, type PortName, type Ports } from '../core/ports/index.ts';
+export type { Config } from '../config/schema.ts';
+export type { Logger } from '../core/logger.ts';
+
+// The ports. Persistence is split by aggregate; the index re-exports every repository interface.
+export type * from '../core/ports/persistence/index.ts';
+export type { Clock } from '../core/ports/clock.ts';
+export type { IdGenerator } from '../core/ports/ids.ts';
+export type { FetchedObject, ImageCdn, ListedObject, StoredObject, Visibility } from '../core/ports/image-cdn.ts';
+export { outageRetryDelay, PostponeJob, RetryJob, type JobContext, type JobHandler, type JobQueue } from '../core/ports/job-queue.ts';
+export { RenderError, type Mode, type ProductDimensions, type RenderEngine, type RenderProduct, type RenderRequest, type RenderResult } from '../core/ports/render-engine.ts';
+export type { ScheduledTask, Scheduler } from '../core/ports/scheduler.ts';
+export type { DeliveryOutcome, DeliveryRequest, WebhookTransport } from '../core/ports/webhook-transport.ts';
+
+// The records the ports carry.
+export type { ApiKey, ApiKeyKind, NewApiKey } from '../core/domain/api-keys.ts';
+export type { AttributionCandidate } from '../core/domain/attribution.ts';
+export type { ConversionAttribution, ConversionItem, ConversionRecord, ConversionSource, ConversionStatus } from '../core/domain/conversion.ts';
+export type { CreditChange, CreditLedgerEntry } from '../core/domain/credits.ts';
+export type { DeliveryAttempt, DeliveryRecord, DeliveryStatus } from '../core/domain/delivery.ts';
+export type { GenerationMode, GenerationRecord, GenerationStatus, ImageSize, ImageVariant, ImageVariants, ProductInput } from '../core/domain/generation.ts';
+export type { QueuedJob } from '../core/domain/job.ts';
+export type { Organization } from '../core/domain/organization.ts';
+export type { OutboxEvent } from '../core/domain/outbox-event.ts';
+export type { Store } from '../core/domain/store.ts';
+export type { VisitorIdentity } from '../core/domain/visitor-identity.ts';
+export type { EndpointStatus, WebhookEndpointRecord } from '../core/domain/webhook-endpoint.ts';
+export type { PreviousSecret } from '../core/domain/webhook-secrets.ts';
+export type { WidgetRecord } from '../core/domain/widget.ts';
+
+// Helpers an adapter needs to keep the port's promises.
+/** The long side in pixels of each output size, which a renderer's image must match. */
+export { longSideOf } from '../core/domain/generation.ts';
+/** Blob key rules every image CDN enforces, so each accepts and refuses the same keys. */
+export { assertContentTypeFitsKey, assertSafeKey, assertSafePrefix, contentTypeForKey, etagFor, isSafeKey } from '../core/domain/blob-keys.ts';
+/** How a renderer decodes input images, so it reads whatever the intake check accepted. */
+export { inputDecoding } from '../core/imaging/input-decoding.ts';
+/** The guarded outbound client a plugin is handed (`context.outbound`), and the error it throws. */
+export { OutboundError, type GuardedClient, type OutboundErrorCode, type OutboundRequest, type OutboundResponse } from '../core/outbound/guarded-client.ts';

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+/**
+ * The dependency rules of the codebase, read from the source: the core stands alone, the domain
+ * needs no port, and plugins reach the core only through the exported kit, as a third party must.
+ */
+const root = path.resolve(import.meta.dirname, '..');
+const kit = 'kit/plugin.ts';
+const packageName = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).name as string;
+
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.(ts|js|mjs)$/.test(entry.name))
+    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
+}
+
+/** Every specifier a file imports or re-exports, statically or with `import()`. */
+function specifiers(file: string): string[] {
+  const text = readFileSync(path.join(root, file), 'utf8');
+  const found = [...text.matchAll(/\bfrom\s+['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm)];
+  return found.map((match) => match[1] ?? match[2] ?? match[3]!);
+}
+
+/** A specifier as a path from the repository root, or the bare package name it names. */
+function target(file: string, specifier: string): string {
+  if (specifier.startsWith('.')) return path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+  if (specifier === `${packageName}/plugin`) return kit;
+  if (specifier === `${packageName}/testing`) return 'kit/testing/index.ts';
+  return specifier;
+}
+
+const imports = (file: string) => specifiers(file).map((specifier) => ({ specifier, target: target(file, specifier) }));
+
+/** `file: specifier` for each import of a file under `dirs` whose target `forbidden` refuses. */
+function violations(dirs: string[], forbidden: (target: string, file: string) => boolean): string[] {
+  return dirs.flatMap(sourcesUnder).flatMap((file) => imports(file).filter(({ target }) => forbidden(target, file)).map(({ specifier }) => `${file}: ${specifier}`));
+}
+
+const under = (target: string, ...dirs: string[]) => dirs.some((dir) => target === dir || target.startsWith(`${dir}/`));
+
+describe('architecture', () => {
+  it('the core imports no plugin, app module or CLI', () => {
+    assert.deepEqual(violations(['core'], (target) => under(target, 'plugins', 'demo', 'sdk', 'cli')), []);
+  });
+
+  it('the domain imports no port', () => {
+    assert.deepEqual(violations(['core/domain'], (target) => under(target, 'core/ports')), []);
+  });
+
+  it('plugins reach the core only through visualizer/plugin, and never through the container', () => {
+    const internal = (target: string) => (under(target, 'core', 'config', 'kit', 'cli', 'demo', 'sdk') && target !== kit) || target === 'awilix';
+    assert.deepEqual(violations(['plugins'], internal), []);
+  });
+
+  it('visualizer/plugin reaches nothing internal: no service, route, kernel or adapter', () => {
+    const seen = new Set<string>();
+    const pending = [kit];
+    while (pending.length) {
+      const file = pending.pop()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const { target } of imports(file)) if (target.includes('/') && target.endsWith('.ts')) pending.push(target);
+    }
+    const internal = [...seen].filter((file) => under(file, 'core/http', 'core/services', 'plugins', 'demo', 'sdk', 'cli') || file === 'core/kernel.ts' || file === 'core/cradle.ts');
+    assert.deepEqual(internal, []);
+    assert.ok(seen.has('core/ports/index.ts'), 'the walk follows the kit into the ports');
+  });
+
+  it('the rules see real imports', () => {
+    assert.ok(imports('plugins/queue-db/index.ts').some(({ target }) => target === kit));
+    assert.ok(imports('core/kernel.ts').some(({ target }) => target === 'core/services/generations.ts'));
+  });
+});
