@@ -1,5 +1,5 @@
 import { stubSnippet } from '../sdk/snippet.ts';
-import type { ConversionRecord } from '../core/ports/persistence.ts';
+import type { ConversionRecord } from '../core/domain/conversion.ts';
 import type { DemoProduct } from './catalogue.ts';
 
 /** Text for HTML content and attributes. */
@@ -26,10 +26,11 @@ const styles = `
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1c1917;background:#faf9f7}
 a{color:inherit}
 .top{display:flex;align-items:center;gap:14px;padding:14px 28px;background:#fff;border-bottom:1px solid #e7e5e4;position:sticky;top:0;z-index:5}
-.brand{font-weight:750;font-size:19px;text-decoration:none;letter-spacing:-.01em}
-.badge{font-size:12px;padding:2px 8px;border-radius:99px;background:#fef3c7;color:#92400e}
+.brand{font-weight:750;font-size:19px;text-decoration:none;letter-spacing:-.01em;white-space:nowrap}
+.brand-block{display:flex;align-items:center;gap:14px;min-width:0}
+.badge{white-space:nowrap;font-size:12px;padding:2px 8px;border-radius:99px;background:#fef3c7;color:#92400e}
 .spacer{flex:1}
-.btn{display:inline-flex;align-items:center;justify-content:center;min-height:44px;padding:0 20px;border-radius:99px;border:1px solid #d6d3d1;background:#fff;font:inherit;font-weight:600;cursor:pointer;text-decoration:none;color:#1c1917}
+.btn{display:inline-flex;align-items:center;justify-content:center;min-height:44px;padding:0 20px;border-radius:99px;border:1px solid #d6d3d1;background:#fff;font:inherit;font-weight:600;cursor:pointer;text-decoration:none;color:#1c1917;white-space:nowrap}
 .btn.primary{background:#1f2937;border-color:#1f2937;color:#fff}
 .btn:focus-visible{outline:3px solid #93c5fd;outline-offset:2px}
 main{max-width:1040px;margin:0 auto;padding:32px 28px}
@@ -56,7 +57,8 @@ td:last-child,th:last-child{text-align:right}
 code,pre{font:13px ui-monospace,SFMono-Regular,Menlo,monospace;background:#f5f5f4;border-radius:6px;padding:2px 6px}
 pre{padding:12px;overflow:auto}
 .ok{color:#047857}.bad{color:#b91c1c}
-@media(max-width:700px){.product{grid-template-columns:1fr}.mini-cart{left:12px;right:12px;width:auto}}
+@media(max-width:700px){.product{grid-template-columns:1fr}.mini-cart{left:12px;right:12px;width:auto}.top{padding:10px 16px;gap:12px}main{padding:24px 16px}}
+@media(max-width:520px){.brand-block{flex-direction:column;align-items:flex-start;gap:2px}.mini-cart{top:88px}}
 `;
 
 /** Cart helpers shared by every page (localStorage, tolerant of blocked storage). */
@@ -82,7 +84,7 @@ function layout(title: string, context: PageContext, body: string, script = ''):
 </head>
 <body>
 <header class="top">
-  <a class="brand" href="/demo">Northwind Threads</a><span class="badge">Visualizer demo shop</span>
+  <span class="brand-block"><a class="brand" href="/demo">Northwind Threads</a><span class="badge">Visualizer demo shop</span></span>
   <span class="spacer"></span>
   <button class="btn" id="cart-button" type="button" aria-expanded="false" aria-controls="mini-cart">Cart (<span id="cart-count">0</span>)</button>
 </header>

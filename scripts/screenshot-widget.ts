@@ -12,12 +12,13 @@ import { gzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { loadConfig } from '../config/load.ts';
 import { freePort } from '../core/http/free-port.ts';
-import { sdkAssets } from '../core/http/routes/widgets-assets.ts';
+import { appModules } from '../cli/app-modules.ts';
 import { startHttpServer } from '../core/http/server.ts';
 import { createKernel } from '../core/kernel.ts';
 import { shutdown, startWorkers } from '../core/lifecycle.ts';
 import { silentLogger } from '../core/logger.ts';
 import { builtinPlugins } from '../plugins/catalogue.ts';
+import { sdkAssets } from '../sdk/serve-bundles.ts';
 import { launchChromium, shopperPhoto } from '../test/support/browser.ts';
 
 const output = path.resolve(process.argv[2] ?? 'docs/widget.png');
@@ -32,7 +33,7 @@ const port = await freePort();
 const config = loadConfig({ VISUALIZER_DATA_DIR: dataDir, PORT: String(port) }, { createDevOrganization: false });
 const container = await createKernel(config, { catalogue: builtinPlugins, logger: silentLogger });
 await container.cradle.persistence.migrate();
-const server = await startHttpServer(container, { port, host: '127.0.0.1' });
+const server = await startHttpServer(container, { port, host: '127.0.0.1', modules: appModules });
 await startWorkers(container.cradle);
 const browser = await launchChromium();
 try {

@@ -194,6 +194,7 @@ describe('CLI', () => {
       const port = new URL(running.url).port;
       return {
         banner: /Demo shop: .*/.exec(running.stdout())![0],
+        stdout: running.stdout,
         get: (pathname: string) => fetch(`http://127.0.0.1:${port}${pathname}`),
         async stop() {
           running.child.kill('SIGTERM');
@@ -232,6 +233,39 @@ describe('CLI', () => {
         assert.equal((await askedFor.get('/demo')).status, 200);
       } finally {
         await askedFor.stop();
+      }
+    });
+
+    it('publishes the demo shop’s product images at start-up, before any page is opened', async () => {
+      const local = await serveDemo('127.0.0.1');
+      try {
+        const image = await local.get('/cdn/demo/tee-classic-red.png');
+        assert.equal(image.status, 200);
+        assert.equal(image.headers.get('content-type'), 'image/png');
+      } finally {
+        await local.stop();
+      }
+    });
+
+    it('says in its banner that the default renderer is a placeholder, and the line that switches to real renders', async () => {
+      const mock = await serveDemo('127.0.0.1');
+      try {
+        const lines = mock.stdout().split('\n');
+        const listening = lines.findIndex((line) => line.startsWith('Visualizer listening on'));
+        assert.equal(
+          lines[listening + 1],
+          'Renderer: mock, a placeholder that pastes the product onto the photo and marks every result PREVIEW. For real renders, set VISUALIZER_RENDERER=gemini GEMINI_API_KEY=<your key>.',
+        );
+      } finally {
+        await mock.stop();
+      }
+      // The switch it names works as written, and then nothing in the banner speaks of a placeholder.
+      const gemini = await serveDemo('127.0.0.1', { VISUALIZER_RENDERER: 'gemini', GEMINI_API_KEY: 'test-key-not-used' });
+      try {
+        assert.doesNotMatch(gemini.stdout(), /Renderer:|placeholder|PREVIEW/);
+        assert.equal((await gemini.get('/healthz')).status, 200);
+      } finally {
+        await gemini.stop();
       }
     });
   });

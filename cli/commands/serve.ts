@@ -1,20 +1,22 @@
-import { once } from 'node:events';
 import { shutdown, startScheduler, startWorkers } from '../../core/lifecycle.ts';
 import type { Cradle } from '../../core/cradle.ts';
 import { freePort } from '../../core/http/free-port.ts';
+import { startAppModules } from '../../core/http/app-module.ts';
 import { startHttpServer } from '../../core/http/server.ts';
 import { createLogger } from '../../core/logger.ts';
-import { demoBannerLine } from '../../demo/availability.ts';
+import { appModules } from '../app-modules.ts';
 import { boot } from '../boot.ts';
 import { UsageError, type Command } from '../command.ts';
 import type { Output } from '../output.ts';
+import { stopSignal } from '../stop-signal.ts';
 
 /**
- * SQLite is the embedded default, so serve keeps its schema current itself. A shared Postgres
- * is migrated on purpose (`visualizer migrate`, e.g. in a deploy step); serve only checks it.
+ * An embedded database (the SQLite default) lives with this process, so serve keeps its schema
+ * current itself. A shared database server is migrated on purpose (`visualizer migrate`, e.g. in
+ * a deploy step); serve only checks it.
  */
 async function prepareDatabase({ persistence }: Cradle): Promise<{ isNew: boolean }> {
-  if (persistence.dialect === 'sqlite') {
+  if (persistence.capabilities.embedded) {
     const { applied } = await persistence.migrate();
     return { isNew: applied.length > 0 && (await persistence.organizations.list()).length === 0 };
   }
@@ -33,7 +35,14 @@ async function createDevelopmentOrganization({ tenants }: Cradle, output: Output
   output.out(`  credits         ${organization.creditBalance}`);
 }
 
-export const stopSignal = () => Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]);
+/**
+ * The banner's warning when renders come from the mock: it pastes product images onto the photo
+ * and marks them PREVIEW, which a first-time user could otherwise take for the product's quality.
+ */
+export function rendererBannerLine(rendererName: string): string | null {
+  if (rendererName !== 'mock') return null;
+  return 'Renderer: mock, a placeholder that pastes the product onto the photo and marks every result PREVIEW. For real renders, set VISUALIZER_RENDERER=gemini GEMINI_API_KEY=<your key>.';
+}
 
 export const serve: Command = {
   name: 'serve',
@@ -47,11 +56,14 @@ export const serve: Command = {
     try {
       const { isNew } = await prepareDatabase(container.cradle);
       if (isNew && config.createDevOrganization) await createDevelopmentOrganization(container.cradle, output);
-      const server = await startHttpServer(container, config);
+      await startAppModules(appModules, container.cradle);
+      const server = await startHttpServer(container, { port: config.port, host: config.host, modules: appModules });
       const workers = await startWorkers(container.cradle);
       await startScheduler(container.cradle);
       output.out(`Visualizer listening on ${server.url} (public URL ${config.publicUrl}; ${workers} render workers)`);
-      output.out(demoBannerLine(config));
+      const rendererLine = rendererBannerLine(container.cradle.renderer.name);
+      if (rendererLine) output.out(rendererLine);
+      for (const module of appModules) for (const line of module.banner?.(config) ?? []) output.out(line);
 
       await stopSignal();
       output.err('Stopping: finishing in-flight requests and renders…');

@@ -2,7 +2,7 @@ import { shutdown, startWorkers } from '../../core/lifecycle.ts';
 import { createLogger } from '../../core/logger.ts';
 import { boot } from '../boot.ts';
 import { UsageError, type Command } from '../command.ts';
-import { stopSignal } from './serve.ts';
+import { stopSignal } from '../stop-signal.ts';
 
 export const worker: Command = {
   name: 'worker',

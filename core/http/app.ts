@@ -15,14 +15,14 @@ import { healthRoutes } from './routes/health.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { storeRoutes } from './routes/stores.ts';
 import { widgetRoutes } from './routes/widgets.ts';
-import { widgetAssetRoutes } from './routes/widgets-assets.ts';
-import { demoRoutes } from './routes/demo.ts';
+import type { AppModule } from './app-module.ts';
 
 /**
  * The HTTP app: every request gets an id, answered in `x-request-id`; every error, whether
- * thrown by a handler, the router or the framework, leaves as the spec's envelope.
+ * thrown by a handler, the router or the framework, leaves as the spec's envelope. `modules`
+ * add their routes after the API's, under the same request ids and error envelope.
  */
-export function createHttpApp(container: AwilixContainer<Cradle>): H3 {
+export function createHttpApp(container: AwilixContainer<Cradle>, modules: readonly AppModule[] = []): H3 {
   const { ids, logger } = container.cradle;
   const databaseUnavailable = (error: unknown) => container.cradle.persistence.isUnavailable(error);
   const app = new H3({
@@ -59,7 +59,6 @@ export function createHttpApp(container: AwilixContainer<Cradle>): H3 {
   eventRoutes(app, limits);
   conversionRoutes(app, limits, container.cradle.config);
   widgetRoutes(app, limits, container.cradle.config);
-  widgetAssetRoutes(app);
-  demoRoutes(app, container.cradle.config);
+  for (const module of modules) module.routes(app, container.cradle.config);
   return app;
 }

@@ -4,6 +4,7 @@ import type { AwilixContainer } from 'awilix';
 import { toNodeHandler } from 'h3';
 import type { Cradle } from '../cradle.ts';
 import { createHttpApp } from './app.ts';
+import type { AppModule } from './app-module.ts';
 import { answerClientError } from './client-error.ts';
 import { drainUnreadBody } from './unread-body.ts';
 
@@ -15,10 +16,17 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startHttpServer(container: AwilixContainer<Cradle>, { port, host }: { port: number; host: string }): Promise<RunningServer> {
+export interface HttpServerOptions {
+  port: number;
+  host: string;
+  /** Application modules whose routes the server adds to the API's (the CLI passes the demo shop and the SDK's bundles). */
+  modules?: readonly AppModule[];
+}
+
+export async function startHttpServer(container: AwilixContainer<Cradle>, { port, host, modules = [] }: HttpServerOptions): Promise<RunningServer> {
   const { ids, config } = container.cradle;
   const headersTimeout = Math.min(config.headersTimeoutMs, config.requestTimeoutMs);
-  const handle = toNodeHandler(createHttpApp(container));
+  const handle = toNodeHandler(createHttpApp(container, modules));
   const server = createServer(
     {
       headersTimeout,

@@ -5,18 +5,21 @@ import { loadConfig } from '../../config/load.ts';
 import { freePort } from '../../core/http/free-port.ts';
 import { startHttpServer } from '../../core/http/server.ts';
 import { shutdown } from '../../core/lifecycle.ts';
-import { createKernel } from '../../core/kernel.ts';
+import { createKernel, type KernelOptions } from '../../core/kernel.ts';
 import { silentLogger, type Logger } from '../../core/logger.ts';
 import { builtinPlugins } from '../../plugins/catalogue.ts';
+import { appModules } from '../../cli/app-modules.ts';
 
-/** A running Visualizer on a fresh SQLite data dir and a free loopback port. */
-export async function startTestApp(options: { env?: Record<string, string>; config?: Record<string, unknown>; logger?: Logger } = {}) {
+/** A running Visualizer on a fresh SQLite data dir and a free loopback port, with the modules `serve` registers. */
+export async function startTestApp(
+  options: { env?: Record<string, string>; config?: Record<string, unknown>; logger?: Logger } & Pick<KernelOptions, 'ports' | 'outbound'> = {},
+) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-app-'));
   const port = await freePort();
   const config = loadConfig({ VISUALIZER_DATA_DIR: dataDir, PORT: String(port), ...options.env }, options.config);
-  const container = await createKernel(config, { catalogue: builtinPlugins, logger: options.logger ?? silentLogger });
+  const container = await createKernel(config, { catalogue: builtinPlugins, logger: options.logger ?? silentLogger, ports: options.ports, outbound: options.outbound });
   await container.cradle.persistence.migrate();
-  const server = await startHttpServer(container, { port, host: '127.0.0.1' });
+  const server = await startHttpServer(container, { port, host: '127.0.0.1', modules: appModules });
   return {
     url: server.url,
     container,

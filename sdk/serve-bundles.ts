@@ -3,9 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type BuildOptions } from 'esbuild';
 import type { H3, H3Event } from 'h3';
-import { ApiError } from '../../domain/errors.ts';
-import { ifNoneMatchMatches } from '../conditional.ts';
-import { services } from '../context.ts';
+import type { AppModule } from '../core/http/app-module.ts';
+import { ifNoneMatchMatches } from '../core/http/conditional.ts';
+import { services } from '../core/http/context.ts';
+import { ApiError } from '../core/domain/errors.ts';
 
 /** One built file, plain and gzipped, each with its own strong validator. */
 export interface BuiltAsset {
@@ -22,7 +23,7 @@ export interface SdkAssets {
   widgetPath: string;
 }
 
-const sdkRoot = fileURLToPath(new URL('../../../sdk/', import.meta.url));
+const sdkRoot = fileURLToPath(new URL('./', import.meta.url));
 
 function asset(body: Uint8Array): BuiltAsset {
   const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27);
@@ -85,7 +86,7 @@ async function loadAssets(event: H3Event): Promise<SdkAssets> {
  * a new release reaches pages quickly, and revalidated by ETag) and `/widgets/widget.{hash}.js`
  * (the UI, named by its content, cached for a year).
  */
-export function widgetAssetRoutes(app: H3) {
+function bundleRoutes(app: H3) {
   app.get('/widgets/embed.js', async (event) => serve(event, (await loadAssets(event)).loader, 'public, max-age=300'));
 
   app.get('/widgets/:file', async (event) => {
@@ -96,3 +97,9 @@ export function widgetAssetRoutes(app: H3) {
     return serve(event, widget, 'public, max-age=31536000, immutable');
   });
 }
+
+/** The browser SDK's bundles as an application module; they are built on the first request. */
+export const sdkBundlesModule: AppModule = {
+  name: 'browser SDK',
+  routes: bundleRoutes,
+};

@@ -1,13 +1,14 @@
 import { assertBodySize, type H3, type H3Event } from 'h3';
-import type { Config } from '../../../config/schema.ts';
-import { demoAvailability } from '../../../demo/availability.ts';
-import { demoProducts, findDemoProduct } from '../../../demo/catalogue.ts';
-import { pricedItems, reportOrder, type DemoOrder } from '../../../demo/order.ts';
-import { checkoutPage, confirmationPage, indexPage, orderNotPlacedPage, productPage, type PageContext } from '../../../demo/pages.ts';
-import { demoState } from '../../../demo/setup.ts';
-import { ApiError } from '../../domain/errors.ts';
-import { bodyTooLarge } from '../errors.ts';
-import { services } from '../context.ts';
+import type { Config } from '../config/schema.ts';
+import type { AppModule } from '../core/http/app-module.ts';
+import { services } from '../core/http/context.ts';
+import { bodyTooLarge } from '../core/http/errors.ts';
+import { ApiError } from '../core/domain/errors.ts';
+import { demoAvailability, demoBannerLine } from './availability.ts';
+import { demoProducts, findDemoProduct, publishDemoImages } from './catalogue.ts';
+import { pricedItems, reportOrder, type DemoOrder } from './order.ts';
+import { checkoutPage, confirmationPage, indexPage, orderNotPlacedPage, productPage, type PageContext } from './pages.ts';
+import { demoState } from './setup.ts';
 
 const html = (body: string, status = 200) =>
   new Response(body, {
@@ -26,7 +27,7 @@ async function pageContext(event: H3Event): Promise<PageContext & { state: Await
  * shop's own server handler (`POST /demo/checkout`) turns into an order webhook call with the demo's
  * conversion key, and a confirmation page that also reports the order with `track`.
  */
-export function demoRoutes(app: H3, config: Config) {
+function demoRoutes(app: H3, config: Config) {
   if (!demoAvailability(config).enabled) return;
 
   app.get('/demo', async (event) => html(indexPage(await pageContext(event), demoProducts)));
@@ -87,3 +88,17 @@ export function demoRoutes(app: H3, config: Config) {
     return html(confirmationPage(context, order, demoProducts), order ? 200 : 404);
   });
 }
+
+/**
+ * The demo shop as an application module: its pages where `demoAvailability` allows them, its
+ * product images published at start-up (so `/cdn/demo/…` serves them before anyone opens a page,
+ * e.g. as the product image of a first API call), and its banner line.
+ */
+export const demoShopModule: AppModule = {
+  name: 'demo shop',
+  routes: demoRoutes,
+  async start({ config, cdn }) {
+    if (demoAvailability(config).enabled) await publishDemoImages(cdn);
+  },
+  banner: (config) => [demoBannerLine(config)],
+};

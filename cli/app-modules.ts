@@ -1,0 +1,6 @@
+import type { AppModule } from '../core/http/app-module.ts';
+import { demoShopModule } from '../demo/module.ts';
+import { sdkBundlesModule } from '../sdk/serve-bundles.ts';
+
+/** What `visualizer serve` serves beside the API: the browser SDK's bundles, and the demo shop where it is on. */
+export const appModules: readonly AppModule[] = [sdkBundlesModule, demoShopModule];

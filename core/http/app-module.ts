@@ -1,0 +1,35 @@
+import type { H3 } from 'h3';
+import type { Config } from '../../config/schema.ts';
+import type { Cradle } from '../cradle.ts';
+
+/**
+ * Pages and files an application serves beside the API (the demo shop, the browser SDK's
+ * bundles). The composition root (the CLI) picks the modules and hands them to `createHttpApp`,
+ * so core serves them without importing them. Handlers reach services with `services(event)`
+ * and answer errors with `ApiError`, like the API's own routes.
+ */
+export interface AppModule {
+  /** Names the module in logs. */
+  name: string;
+  /** Adds the module's routes; `config` is the process's, for routes that exist only in some setups. */
+  routes(app: H3, config: Config): void;
+  /**
+   * Work to do once before the server starts answering (publishing images its pages link to,
+   * say). A failure is logged and the server starts anyway: a module is never the API's reason
+   * not to run.
+   */
+  start?(services: Cradle): Promise<void>;
+  /** Lines for the startup banner of `visualizer serve`, after the line with the address. */
+  banner?(config: Config): string[];
+}
+
+/** Runs each module's start-up work; failures are logged, not thrown. */
+export async function startAppModules(modules: readonly AppModule[], services: Cradle): Promise<void> {
+  for (const module of modules) {
+    try {
+      await module.start?.(services);
+    } catch (error) {
+      services.logger.warn(`${module.name}: its start-up work failed`, { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+}

@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { bin } from './support/cli.ts';
+
+const root = path.join(import.meta.dirname, '..');
+
+/**
+ * Starts `command` in a process group of its own (so cleanup reaches every process it started,
+ * whatever happens) and resolves once the server prints its address.
+ */
+function startGroup(command: string, args: string[], env: Record<string, string>) {
+  const child = spawn(command, args, {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // No update check: tests contact loopback only.
+    env: { ...process.env, PORT: '0', npm_config_update_notifier: 'false', ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const listening = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', () => {
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    exited.then((code) => reject(new Error(`${command} exited with ${code} before listening: ${stderr}`)));
+  });
+  return { child, listening, exited, stderr: () => stderr };
+}
+
+/** Whether any process of the group is still alive (signal 0 only checks). */
+function groupAlive(group: number): boolean {
+  try {
+    process.kill(-group, 0);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
+}
+
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function groupGone(group: number, ms: number) {
+  const deadline = Date.now() + ms;
+  while (groupAlive(group)) {
+    if (Date.now() > deadline) throw new Error(`processes of group ${group} still running ${ms} ms after SIGTERM`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function killGroup(child: ChildProcess) {
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+describe('stopping the server started the documented way', () => {
+  it('npm start: SIGTERM to the npm process alone stops the server gracefully, and npm exits after it', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-npm-start-'));
+    const npm = startGroup('npm', ['start'], { VISUALIZER_DATA_DIR: dir });
+    try {
+      const url = await within(60_000, 'npm start listening', npm.listening);
+      assert.equal((await fetch(`${url}/healthz`)).status, 200);
+
+      npm.child.kill('SIGTERM');
+      assert.equal(await within(15_000, 'npm exiting', npm.exited), 0, 'npm exits with the server’s own exit code');
+      await groupGone(npm.child.pid!, 5_000);
+      assert.match(npm.stderr(), /Stopping: finishing in-flight requests and renders/, 'the server shut down itself, not killed');
+      await assert.rejects(fetch(`${url}/healthz`), 'the port refuses connections');
+    } finally {
+      killGroup(npm.child);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('npm start: Ctrl-C (SIGINT to the whole process group, so the server gets it twice) still shuts down gracefully', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-npm-start-'));
+    const npm = startGroup('npm', ['start'], { VISUALIZER_DATA_DIR: dir });
+    try {
+      const url = await within(60_000, 'npm start listening', npm.listening);
+      // What a terminal does on Ctrl-C, and a shell's `kill %1`: every process of the job gets the signal; npm forwards its own too.
+      process.kill(-npm.child.pid!, 'SIGINT');
+      assert.equal(await within(15_000, 'npm exiting', npm.exited), 0);
+      await groupGone(npm.child.pid!, 5_000);
+      assert.equal(npm.stderr().match(/Stopping: finishing in-flight requests and renders/g)?.length, 1, npm.stderr());
+      await assert.rejects(fetch(`${url}/healthz`));
+    } finally {
+      killGroup(npm.child);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a server npm started stops when the shell between them dies of the signal (npx, a script without exec)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-npm-shell-'));
+    // What npm runs for a script without `exec`: a shell that waits for the server as its child.
+    const shell = startGroup('/bin/sh', ['-c', `"${process.execPath}" "${bin}" serve; exit $?`], { VISUALIZER_DATA_DIR: dir, npm_lifecycle_event: 'start' });
+    try {
+      const url = await within(60_000, 'serve listening', shell.listening);
+      shell.child.kill('SIGTERM');
+      await within(5_000, 'the shell exiting', shell.exited);
+      await groupGone(shell.child.pid!, 15_000);
+      assert.match(shell.stderr(), /Stopping: finishing in-flight requests and renders/);
+      await assert.rejects(fetch(`${url}/healthz`));
+    } finally {
+      killGroup(shell.child);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
