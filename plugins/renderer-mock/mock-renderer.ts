@@ -1,16 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp, { type OutputInfo, type OverlayOptions } from 'sharp';
-import {
-  longSideOf,
-  RenderError,
-  type ImageSize,
-  type Mode,
-  type ProductDimensions,
-  type RenderEngine,
-  type RenderRequest,
-  type RenderResult,
-} from '../../core/ports/render-engine.ts';
-import { inputDecoding } from '../../core/imaging/input-decoding.ts';
+import { inputDecoding, longSideOf, RenderError, type ImageSize, type Mode, type ProductDimensions, type RenderEngine, type RenderRequest, type RenderResult } from '../../kit/plugin.ts';
 
 /** The room width the whole photo is taken to show, so a 200 cm sofa spans half of it. */
 const ROOM_WIDTH_CM = 400;
@@ -153,6 +143,27 @@ async function onCanvas(layer: Layer, canvas: { width: number; height: number })
   return { input, left, top };
 }
 
+/** The words on every mock render, so nobody takes the placeholder for what a real engine draws. */
+export const previewMarkText = 'PREVIEW — mock renderer, not a real render';
+/** The band's colour: a warning amber that stands out on a photo. */
+export const previewMarkColour = { r: 0xf5, g: 0xb3, b: 0x01 } as const;
+
+/**
+ * An opaque amber band across the top of the image with the preview words, sized from the image
+ * so it reads at every output size and stays clear of the torso and the floor where products go.
+ */
+export function previewMarkBand(width: number, height: number): { svg: Buffer; height: number } {
+  // The words are about 25 font-sizes wide in DejaVu Sans Bold; dividing by 26 keeps them inside 92 % of the width.
+  const fontSize = Math.max(1, Math.min((width * 0.92) / 26, height * 0.045));
+  const bandHeight = Math.max(1, Math.min(height, Math.round(fontSize * 1.9)));
+  const { r, g, b } = previewMarkColour;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${bandHeight}">
+  <rect width="${width}" height="${bandHeight}" fill="rgb(${r},${g},${b})"/>
+  <text x="${width / 2}" y="${(bandHeight / 2 + fontSize * 0.36).toFixed(2)}" text-anchor="middle" font-family="DejaVu Sans, Verdana, sans-serif" font-weight="bold" font-size="${fontSize.toFixed(2)}" fill="#1a1a1a">${previewMarkText}</text>
+</svg>`;
+  return { svg: Buffer.from(svg), height: bandHeight };
+}
+
 async function productAspect(image: Uint8Array, index: number, title: string): Promise<number> {
   try {
     const { autoOrient } = await sharp(image).metadata();
@@ -195,8 +206,9 @@ async function compose(request: RenderRequest): Promise<RenderResult> {
   }
   checkSignal(request.signal);
 
+  const mark = previewMarkBand(width, height);
   const image = await sharp(base.data, { raw: { width, height, channels } })
-    .composite(layers)
+    .composite([...layers, { input: mark.svg, left: 0, top: 0 }])
     .jpeg({ quality: 90 })
     .toBuffer();
   return { image, contentType: 'image/jpeg' };
@@ -205,7 +217,8 @@ async function compose(request: RenderRequest): Promise<RenderResult> {
 /**
  * A render engine for development and tests: no network, and the same inputs always give the
  * same bytes. It resizes the photo to the requested size and pastes the product images on it
- * (over the torso for try-on, on the floor for rooms), so a pipeline shows real images end to end.
+ * (over the torso for try-on, on the floor for rooms), so a pipeline shows real images end to end,
+ * and marks every output as a preview (`previewMarkBand`): it is a placeholder, not a render.
  */
 export function createMockRenderer({ latencyMs = 0 }: MockRendererOptions = {}): RenderEngine {
   return {
