@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
+import { idsContract } from 'visualizer/testing';
 import { randomIds } from '../plugins/ids-random/index.ts';
+
+idsContract({ name: 'random', create: () => randomIds });
 
 describe('ids (random plugin)', () => {
   it('are the prefix and 24 base62 characters, all different', () => {

@@ -5,18 +5,17 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createContainer } from 'awilix';
 import sharp from 'sharp';
 import * as v from 'valibot';
 import { loadConfig } from '../config/load.ts';
-import type { Cradle } from '../core/cradle.ts';
 import { assertSafeKey, contentTypeForKey, isSafeKey } from '../core/domain/blob-keys.ts';
 import type { ImageCdn } from '../core/ports/image-cdn.ts';
 import localPlugin from '../plugins/cdn-local/index.ts';
 import { createLocalCdn } from '../plugins/cdn-local/local-cdn.ts';
 import s3Plugin from '../plugins/cdn-s3/index.ts';
 import { createS3Cdn, type S3CdnOptions } from '../plugins/cdn-s3/s3-cdn.ts';
-import { imageCdnContract, unsafeKeys } from './contract/image-cdn.ts';
+import { imageCdnContract, unsafeKeys } from 'visualizer/testing';
+import { pluginContext } from './support/plugin-context.ts';
 import { startS3rver } from './support/s3-server.ts';
 
 const tempDir = (prefix: string) => mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -28,20 +27,6 @@ async function listen(server: Server): Promise<string> {
 }
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
-/**
- * Stands in for the app's `/cdn/` route (which the HTTP layer owns): serves `get(key, 'public')`
- * and nothing else, so the contract can fetch the local adapter's public URLs over real HTTP.
- */
-async function startCdnServer(cdn: () => ImageCdn): Promise<{ url: string; server: Server }> {
-  const server = createServer(async (request, response) => {
-    const key = new URL(request.url ?? '/', 'http://localhost').pathname.replace(/^\/cdn\//, '');
-    const object = request.method === 'GET' && request.url?.startsWith('/cdn/') && isSafeKey(key) ? await cdn().get(key, 'public') : null;
-    if (!object) return response.writeHead(404).end();
-    response.writeHead(200, { 'content-type': object.contentType, etag: object.etag, 'content-length': object.body.byteLength }).end(object.body);
-  });
-  return { url: await listen(server), server };
-}
-
 function filesUnder(directory: string): string[] {
   return readdirSync(directory, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
@@ -49,18 +34,12 @@ function filesUnder(directory: string): string[] {
     .sort();
 }
 
-imageCdnContract('local', async () => {
-  const root = tempDir('visualizer-cdn-');
-  let cdn: ImageCdn | undefined;
-  const { url, server } = await startCdnServer(() => cdn!);
-  cdn = createLocalCdn({ root, publicBaseUrl: url });
-  return {
-    cdn,
-    cleanup: async () => {
-      await close(server);
-      rmSync(root, { recursive: true, force: true });
-    },
-  };
+// The suite serves public URLs from `get` as the app's /cdn/ route does, at the base it passes.
+let localRoot: string;
+imageCdnContract({
+  name: 'local',
+  create: ({ publicUrl }) => createLocalCdn({ root: (localRoot = tempDir('visualizer-cdn-')), publicBaseUrl: publicUrl }),
+  dispose: () => rmSync(localRoot, { recursive: true, force: true }),
 });
 
 /** One s3rver for every S3 suite. */
@@ -79,17 +58,15 @@ const s3Options = (endpoint: string, extra: Partial<S3CdnOptions> = {}): S3CdnOp
 
 // s3rver serves GETs without credentials, like a bucket whose policy makes `public/*` readable;
 // the public URLs are therefore fetched anonymously, as a browser would.
-imageCdnContract('s3 (s3rver)', async () => ({ cdn: createS3Cdn(s3Options(await s3Endpoint(), { listPageSize: 2 })) }));
+imageCdnContract({ name: 's3 (s3rver)', create: async () => createS3Cdn(s3Options(await s3Endpoint(), { listPageSize: 2 })) });
 
 // The same bucket behind a CDN domain: public URLs name the domain, whose origin is the public
 // prefix; the fixture plays the CDN by mapping the domain onto that prefix.
-imageCdnContract('s3 behind a CDN domain', async () => {
-  const endpoint = await s3Endpoint();
-  const domain = 'https://images.example.test';
-  return {
-    cdn: createS3Cdn(s3Options(endpoint, { publicBaseUrl: domain })),
-    fetchPublic: (url) => fetch(url.replace(`${domain}/`, `${endpoint}/visualizer-test/public/`)),
-  };
+const cdnDomain = 'https://images.example.test';
+imageCdnContract({
+  name: 's3 behind a CDN domain',
+  create: async () => createS3Cdn(s3Options(await s3Endpoint(), { publicBaseUrl: cdnDomain })),
+  fetchPublic: async (url) => fetch(url.replace(`${cdnDomain}/`, `${await s3Endpoint()}/visualizer-test/public/`)),
 });
 
 describe('blob keys', () => {
@@ -239,9 +216,7 @@ describe('local CDN', () => {
     try {
       const config = loadConfig({ VISUALIZER_DATA_DIR: dataDir, VISUALIZER_PUBLIC_URL: 'https://viz.example' });
       for (const [raw, dir] of [[{}, 'cdn'], [{ dir: 'images' }, 'images']] as const) {
-        const container = createContainer<Cradle>();
-        await localPlugin.register({ container, options: v.parse(localPlugin.configSchema!, raw), config });
-        const registered = container.resolve('cdn');
+        const { cdn: registered } = await localPlugin.register(pluginContext(v.parse(localPlugin.configSchema!, raw), { config }));
         assert.equal(registered.publicUrl('a/b.png'), 'https://viz.example/cdn/a/b.png');
         await registered.put('a/b.png', png, { contentType: 'image/png', visibility: 'public' });
         assert.deepEqual(filesUnder(path.join(dataDir, dir)), ['public/a/b.png']);
@@ -347,12 +322,10 @@ describe('S3 CDN', () => {
       delete process.env.AWS_ACCESS_KEY_ID;
       delete process.env.AWS_SECRET_ACCESS_KEY;
       const options = v.parse(s3Plugin.configSchema!, { bucket: 'visualizer-test', endpoint });
-      await assert.rejects(async () => s3Plugin.register({ container: createContainer<Cradle>(), options, config }), /needs credentials/);
+      await assert.rejects(async () => s3Plugin.register(pluginContext(options, { config })), /needs credentials/);
       process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
       process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
-      const container = createContainer<Cradle>();
-      await s3Plugin.register({ container, options, config });
-      const cdn = container.resolve('cdn');
+      const { cdn } = await s3Plugin.register(pluginContext(options, { config }));
       const stored = await cdn.put('plugin/p.png', png, { contentType: 'image/png', visibility: 'public' });
       assert.equal(stored.url, `${endpoint}/visualizer-test/public/plugin/p.png`);
       assert.deepEqual(Buffer.from((await cdn.get('plugin/p.png', 'public'))!.body), Buffer.from(png));

@@ -7,26 +7,37 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import { Migrator } from 'kysely';
 import pg from 'pg';
-import type { Persistence } from '../core/ports/persistence.ts';
+import type { Persistence } from '../core/ports/persistence/index.ts';
 import { tenantService } from '../core/services/tenants.ts';
 import { randomIds } from '../plugins/ids-random/index.ts';
 import { migrationProvider } from '../plugins/store-kysely/migrations/index.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { ImmediateSqliteDialect, openSqlite } from '../plugins/store-kysely/sqlite.ts';
-import { persistenceContract } from './contract/persistence.ts';
+import { persistenceContract } from 'visualizer/testing';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
 
-persistenceContract('sqlite', async () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-sqlite-'));
-  const file = path.join(dir, 'test.db');
-  return { open: () => openSqlite(file), cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+persistenceContract({
+  name: 'sqlite',
+  create: () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-sqlite-'));
+    return { dir, open: () => openSqlite(path.join(dir, 'test.db')) };
+  },
+  dispose: ({ dir }) => rmSync(dir, { recursive: true, force: true }),
+  // What better-sqlite3 throws when another process holds the lock past the busy timeout.
+  unavailableError: () => Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }),
+  embedded: true,
 });
 
 let postgres: PostgresTestServer | undefined;
-persistenceContract('postgres', async () => {
-  postgres ??= await startPostgresTestServer();
-  const url = await postgres.createDatabase();
-  return { open: () => openPostgres(url) };
+persistenceContract({
+  name: 'postgres',
+  create: async () => {
+    postgres ??= await startPostgresTestServer();
+    const url = await postgres.createDatabase();
+    return { open: () => openPostgres(url) };
+  },
+  unavailableError: () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+  embedded: false,
 });
 after(async () => postgres?.stop());
 

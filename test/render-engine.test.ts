@@ -2,19 +2,18 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createContainer } from 'awilix';
 import sharp from 'sharp';
 import * as v from 'valibot';
 import type { Config } from '../config/schema.ts';
-import type { Cradle } from '../core/cradle.ts';
-import type { Plugin } from '../core/plugin.ts';
+import type { AnyPlugin } from '../kit/plugin.ts';
 import { RenderError, type RenderEngine, type RenderRequest } from '../core/ports/render-engine.ts';
 import geminiPlugin from '../plugins/renderer-gemini/index.ts';
 import { closestAspectRatio, createGeminiRenderer } from '../plugins/renderer-gemini/gemini-renderer.ts';
 import { buildPrompt } from '../plugins/renderer-gemini/prompt.ts';
 import mockPlugin from '../plugins/renderer-mock/index.ts';
 import { createMockRenderer, layoutProducts } from '../plugins/renderer-mock/mock-renderer.ts';
-import { gradientPhoto, product, productImage, renderEngineContract } from './contract/render-engine.ts';
+import { gradientPhoto, product, productImage, renderEngineContract } from 'visualizer/testing';
+import { pluginContext } from './support/plugin-context.ts';
 
 const API_KEY = 'test-key-AIzaSyFAKE0123456789';
 const MODEL = 'gemini-3-pro-image-preview';
@@ -145,11 +144,16 @@ async function renderError(engine: RenderEngine, request: RenderRequest): Promis
 // ---------------------------------------------------------------------------------------------
 // Both adapters pass the port's contract.
 
-renderEngineContract('mock', async () => ({ engine: createMockRenderer() }));
+renderEngineContract({ name: 'mock', create: () => createMockRenderer() });
 
-renderEngineContract('gemini (fake API on loopback)', async () => {
-  const fake = await startFakeGemini();
-  return { engine: createGeminiRenderer({ apiKey: API_KEY, baseUrl: fake.baseUrl, model: MODEL }), cleanup: fake.close };
+let contractFake: FakeGemini | undefined;
+renderEngineContract({
+  name: 'gemini (fake API on loopback)',
+  create: async () => {
+    contractFake = await startFakeGemini();
+    return createGeminiRenderer({ apiKey: API_KEY, baseUrl: contractFake.baseUrl, model: MODEL });
+  },
+  dispose: () => contractFake?.close(),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -517,10 +521,10 @@ describe('mock renderer', () => {
 
 describe('renderer plugins', () => {
   const config = {} as Config;
-  const register = async (plugin: Plugin<any>, raw: unknown) => {
-    const container = createContainer<Cradle>();
-    await plugin.register({ container, options: v.parse(plugin.configSchema!, raw), config });
-    return container.resolve('renderer');
+  const register = async (plugin: AnyPlugin, raw: unknown) => {
+    const { renderer } = await plugin.register(pluginContext(v.parse(plugin.configSchema!, raw), { config }));
+    assert.ok(renderer);
+    return renderer;
   };
 
   it('mock registers a renderer', async () => {

@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { asValue, createContainer, InjectionMode } from 'awilix';
-import type { Config } from '../config/schema.ts';
-import type { Cradle } from '../core/cradle.ts';
 import { silentLogger } from '../core/logger.ts';
 import breePlugin from '../plugins/scheduler-bree/index.ts';
 import { createBreeScheduler } from '../plugins/scheduler-bree/bree-scheduler.ts';
-import { schedulerContract } from './contract/scheduler.ts';
+import { schedulerContract } from 'visualizer/testing';
+import { pluginContext } from './support/plugin-context.ts';
 
-schedulerContract('bree', (logger) => createBreeScheduler({ logger }));
+schedulerContract({ name: 'bree', create: ({ logger }) => createBreeScheduler({ logger }) });
 
 describe('bree scheduler', () => {
   it('takes any task name, including the job names Bree reserves', { timeout: 60_000 }, async () => {
@@ -29,18 +27,15 @@ describe('bree scheduler', () => {
     await assert.rejects(createBreeScheduler({ logger: silentLogger }).start([{ ...task, intervalMs: 0 }]), /intervalMs above 0/);
   });
 
-  it('registers as the scheduler plugin, and disposing the container stops it', { timeout: 60_000 }, async () => {
+  it('registers as the scheduler plugin, and disposing it stops the scheduler', { timeout: 60_000 }, async () => {
     assert.deepEqual(breePlugin.provides, ['scheduler']);
-    const container = createContainer<Cradle>({ injectionMode: InjectionMode.PROXY, strict: true });
-    container.register({ logger: asValue(silentLogger) });
-    await breePlugin.register({ container, options: {}, config: {} as Config });
-    const { scheduler } = container.cradle;
+    const { scheduler, dispose } = await breePlugin.register(pluginContext({}));
     let runs = 0;
     let active = false;
     await scheduler.start([{ name: 'sweep', intervalMs: 30, run: async () => { active = true; runs += 1; await sleep(100); active = false; } }]);
     const deadline = Date.now() + 20_000;
     while (!active && Date.now() < deadline) await sleep(5);
-    await container.dispose();
+    await dispose!();
     assert.equal(active, false, 'dispose() waited for the running task');
     const after = runs;
     await sleep(200);

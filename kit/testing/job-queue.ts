@@ -1,22 +1,55 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { silentLogger } from '../../core/logger.ts';
-import type { Clock } from '../../core/ports/clock.ts';
-import { PostponeJob, RetryJob, type JobHandler, type JobQueue } from '../../core/ports/job-queue.ts';
-import type { Persistence, QueuedJob } from '../../core/ports/persistence.ts';
-import { createDbQueue, type DbQueueOptions } from '../../plugins/queue-db/db-queue.ts';
-import { randomIds } from '../../plugins/ids-random/index.ts';
-import { waitFor } from '../support/wait-for.ts';
+import { PostponeJob, RetryJob, type Clock, type IdGenerator, type JobHandler, type JobQueue, type Logger, type Persistence, type QueuedJob } from '../plugin.ts';
+import type { PersistenceDatabase } from './database.ts';
+import { testIds } from './ids.ts';
+import { waitFor } from './wait-for.ts';
 
-/** A fresh, empty database, and a way to open any number of handles (connections, pools) on it. */
-export interface JobQueueFixture {
-  open(): Persistence;
-  /** Removes the database; called once after the suite. */
-  cleanup?(): Promise<void>;
+/** The knobs every queue has, which the suite turns to make leases expire and backoffs pass within a test. */
+export interface JobQueueSettings {
+  /** How long a claimed job stays leased without a heartbeat; a dead worker's jobs return after it. */
+  leaseMs: number;
+  /** How often idle workers look for due jobs when nothing wakes them. */
+  pollIntervalMs: number;
+  /** A job whose handler keeps failing is given up after this many failures (postponed runs do not count). */
+  maxAttempts: number;
+}
+
+/** What the suite hands `createQueue`: the queue's collaborators and its settings for this test. */
+export interface JobQueueDeps extends JobQueueSettings {
+  /** The queue's time for run times and leases; some tests run it 100× faster than the wall clock. */
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+}
+
+export interface JobQueueContractOptions<Database extends PersistenceDatabase = PersistenceDatabase> {
+  name: string;
+  /** A fresh, empty database (nothing migrated) whose `jobs` repository the queue works; the suite opens three handles on it. */
+  create(): Database | Promise<Database>;
+  /** Removes the database; called once after the suite, when every handle is closed. */
+  dispose?(database: Database): void | Promise<void>;
+  /** The queue under test, working jobs through `persistence`. The suite stops every queue it made. */
+  createQueue(persistence: Persistence, deps: JobQueueDeps): JobQueue;
+  /** An error as the database's driver throws it while the database is away (see the persistence suite). */
+  unavailableError(): Error;
+  /**
+   * True when a job committed through one handle starts promptly on a queue working another
+   * handle (another process), without notify() and without waiting for a poll (a database's
+   * LISTEN/NOTIFY, say). False: such a job may wait for the poll interval.
+   */
+  signalsOtherProcesses: boolean;
+  /**
+   * True when the handles of one database in one process share a single connection (an embedded
+   * database's, say): the contention test then runs two competing workers rather than three, as a
+   * third adds no new path.
+   */
+  sharedConnection?: boolean;
 }
 
 const clock: Clock = { now: () => Date.now() };
+const silentLogger: Logger = { info() {}, warn() {}, error() {} };
 
 /**
  * A clock that runs `factor` times faster than the wall clock, so a queue's backoff (1 s, 2 s,
@@ -30,7 +63,7 @@ function fastClock(factor: number): Clock {
 /** A hung test (say, a stop() that never resolves) fails after this instead of stalling the run. */
 const testTimeout = { timeout: 60_000 };
 
-const defaults: DbQueueOptions = { leaseMs: 30_000, pollIntervalMs: 20, maxAttempts: 5 };
+const defaults: JobQueueSettings = { leaseMs: 30_000, pollIntervalMs: 20, maxAttempts: 5 };
 
 function deferred() {
   let resolve!: () => void;
@@ -43,13 +76,13 @@ let kindCounter = 0;
 const newKind = (name: string) => `test.${name}.${++kindCounter}`;
 
 /**
- * The job-queue contract, for the database queue (`queue-db`) on a persistence adapter. Every
- * persistence adapter that carries jobs runs it against a real database of its kind.
+ * The job-queue contract: a queue working the jobs a persistence adapter stores, run against a
+ * real database. Every queue plugin runs it on every persistence adapter that carries jobs.
  */
-export function jobQueueContract(label: string, createFixture: () => Promise<JobQueueFixture>) {
-  describe(`job queue contract: ${label}`, () => {
-    let fixture: JobQueueFixture;
-    /** Three handles on one database: separate pools on Postgres, one shared connection on SQLite (by design). */
+export function jobQueueContract<Database extends PersistenceDatabase>(options: JobQueueContractOptions<Database>) {
+  describe(`job queue contract: ${options.name}`, () => {
+    let database: Database | undefined;
+    /** Three handles on one database: separate pools, or one shared connection where `sharedConnection`. */
     let store: Persistence;
     let other: Persistence;
     let third: Persistence;
@@ -59,20 +92,20 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
     const releases: (() => void)[] = [];
 
     const open = () => {
-      const handle = fixture.open();
+      const handle = database!.open();
       handles.push(handle);
       return handle;
     };
 
-    const queueOn = (persistence: Persistence, options: Partial<DbQueueOptions> = {}, queueClock: Clock = clock) => {
-      const queue = createDbQueue({ persistence, clock: queueClock, ids: randomIds, logger: silentLogger }, { ...defaults, ...options });
+    const queueOn = (persistence: Persistence, settings: Partial<JobQueueSettings> = {}, queueClock: Clock = clock) => {
+      const queue = options.createQueue(persistence, { clock: queueClock, ids: testIds, logger: silentLogger, ...defaults, ...settings });
       queues.push(queue);
       return queue;
     };
 
     /** Enqueues jobs as the services do: in a transaction, committed before anyone is notified. */
     async function enqueue(persistence: Persistence, kind: string, payloads: unknown[], runAt = clock.now()): Promise<string[]> {
-      const ids = payloads.map(() => randomIds.id('job_'));
+      const ids = payloads.map(() => testIds.id('job_'));
       await persistence.transaction(async (tx) => {
         for (const [index, payload] of payloads.entries()) {
           await tx.jobs.enqueue({ id: ids[index]!, kind, payload, runAt, createdAt: clock.now() });
@@ -83,11 +116,10 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
 
     const pending = (kind: string) => store.jobs.pending([kind]);
 
-    /** What this dialect's driver throws while its database cannot answer. */
-    const unavailable = () => Object.assign(new Error('the database is away'), { code: store.dialect === 'sqlite' ? 'SQLITE_BUSY' : 'ECONNREFUSED' });
+    const unavailable = () => options.unavailableError();
 
     before(async () => {
-      fixture = await createFixture();
+      database = await options.create();
       store = open();
       other = open();
       third = open();
@@ -102,7 +134,7 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
 
     after(async () => {
       for (const handle of handles) await handle.close();
-      await fixture.cleanup?.();
+      if (database) await options.dispose?.(database);
     });
 
     it('runs every enqueued job exactly once when nothing fails, with its payload, and removes it', testTimeout, async () => {
@@ -237,9 +269,8 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       assert.ok(stopTook < 5_000, `stop() of an idle queue took ${stopTook} ms`);
     });
 
-    it('starts a job enqueued through another handle without notify(): at once with LISTEN/NOTIFY, else within the poll interval', testTimeout, async (t) => {
-      const signals = Boolean(store.listenForJobs);
-      if (store.dialect === 'postgres') assert.ok(signals, 'Postgres signals committed jobs to every process');
+    it('starts a job enqueued through another handle without notify(): at once where signalled, else within the poll interval', testTimeout, async (t) => {
+      const signals = options.signalsOtherProcesses;
       const pollIntervalMs = signals ? 60_000 : 300;
       const kind = newKind('listen');
       let startedAt: number | undefined;
@@ -260,7 +291,7 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       const ran: unknown[] = [];
       const queue = queueOn(store);
       await queue.work({ [kind]: async (job) => void ran.push(job.payload) }, { concurrency: 2 });
-      const ghost = randomIds.id('job_');
+      const ghost = testIds.id('job_');
       await assert.rejects(
         store.transaction(async (tx) => {
           await tx.jobs.enqueue({ id: ghost, kind, payload: 'ghost', runAt: clock.now(), createdAt: clock.now() });
@@ -287,7 +318,7 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
       await queue.work(
         {
           [kind]: async (job, context) => {
-            const organizationId = randomIds.id('org_');
+            const organizationId = testIds.id('org_');
             await store.transaction(async (tx) => {
               await tx.organizations.create({ id: organizationId, name: `job ${job.attempts}`, createdAt: clock.now() });
               await context.completeIn(tx);
@@ -609,7 +640,7 @@ export function jobQueueContract(label: string, createFixture: () => Promise<Job
 
     it('gives each job to exactly one of several competing workers on separate handles', testTimeout, async (t) => {
       const kind = newKind('contention');
-      const workers = store.dialect === 'postgres' ? [store, other, third] : [store, other];
+      const workers = options.sharedConnection ? [store, other] : [store, other, third];
       const ids = await enqueue(store, kind, Array.from({ length: 60 }, (_, n) => ({ n })));
       const runs = new Map<string, string[]>();
       const started = workers.map((persistence, index) => {

@@ -1,19 +1,40 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import type { ImageCdn } from '../../core/ports/image-cdn.ts';
+import type { ImageCdn } from '../plugin.ts';
 
-/** A fresh adapter, and how to reach its public URLs. */
-export interface ImageCdnFixture {
-  cdn: ImageCdn;
+export interface ImageCdnContractOptions<Cdn extends ImageCdn = ImageCdn> {
+  name: string;
+  /**
+   * Makes the adapter under test. `publicUrl` is the base URL of a loopback HTTP server the suite
+   * runs in place of the app: it serves `/cdn/<key>` from `get(key, 'public')`, as the app does for
+   * an adapter whose `servedByApp` is true. Such an adapter takes it as its public base URL.
+   */
+  create(context: { publicUrl: string }): Cdn | Promise<Cdn>;
+  /** Removes what the suite stored; called once after the suite. */
+  dispose?(cdn: Cdn): void | Promise<void>;
   /**
    * Fetches a public URL as a browser would. Defaults to `fetch`; an adapter whose URLs the test
    * cannot reach directly (a CDN domain, say) routes them here to where they are really served.
    */
   fetchPublic?(url: string): Promise<Response>;
-  /** Removes what the suite stored; called once after the suite. */
-  cleanup?(): Promise<void>;
+}
+
+/** Stands in for the app's `/cdn/` route: `get(key, 'public')` and nothing else, with the headers the app sends. */
+async function startAppStandIn(cdn: () => ImageCdn | undefined): Promise<{ url: string; server: Server }> {
+  const server = createServer(async (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const key = url.pathname.startsWith('/cdn/') ? url.pathname.slice('/cdn/'.length) : null;
+    // The adapter itself refuses unsafe keys (which its contract checks): a refusal here is a 404.
+    const object = request.method === 'GET' && key ? await (async () => cdn()?.get(key, 'public'))().catch(() => null) : null;
+    if (!object) return response.writeHead(404).end();
+    response.writeHead(200, { 'content-type': object.contentType, etag: object.etag, 'content-length': object.body.byteLength }).end(object.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
 /** Keys the core never makes and every adapter must refuse, whatever it stores under. */
@@ -46,23 +67,25 @@ async function makeImages() {
  * The Image CDN contract. Every adapter (local disk, S3, or a third party's) runs this same suite
  * against a real store of its kind, with public URLs fetched over real HTTP.
  */
-export function imageCdnContract(label: string, createFixture: () => Promise<ImageCdnFixture>) {
-  describe(`image CDN contract: ${label}`, () => {
-    let fixture: ImageCdnFixture;
-    let cdn: ImageCdn;
+export function imageCdnContract<Cdn extends ImageCdn>(options: ImageCdnContractOptions<Cdn>) {
+  describe(`image CDN contract: ${options.name}`, () => {
+    let cdn: Cdn;
+    let standIn: Server | undefined;
     let images: Awaited<ReturnType<typeof makeImages>>;
     // A fresh namespace per run, so suites can share a bucket or directory without seeing each other.
     const run = `contract-${randomBytes(6).toString('hex')}`;
     const key = (name: string) => `${run}/${name}`;
-    const fetchPublic = (url: string) => (fixture.fetchPublic ? fixture.fetchPublic(url) : fetch(url));
+    const fetchPublic = (url: string) => (options.fetchPublic ? options.fetchPublic(url) : fetch(url));
 
     before(async () => {
       images = await makeImages();
-      fixture = await createFixture();
-      cdn = fixture.cdn;
+      const app = await startAppStandIn(() => cdn);
+      standIn = app.server;
+      cdn = await options.create({ publicUrl: app.url });
     });
     after(async () => {
-      await fixture?.cleanup?.();
+      if (standIn) await new Promise((resolve) => standIn!.close(resolve));
+      if (cdn) await options.dispose?.(cdn);
     });
 
     it('stores a public image and returns it byte for byte, with its type and a stable strong ETag', async () => {

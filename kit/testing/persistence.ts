@@ -1,42 +1,54 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { hashKey } from '../../core/domain/api-keys.ts';
-import type { Persistence } from '../../core/ports/persistence.ts';
 import { tenantService } from '../../core/services/tenants.ts';
-import { randomIds } from '../../plugins/ids-random/index.ts';
+import type { Persistence } from '../plugin.ts';
+import type { PersistenceDatabase } from './database.ts';
+import { testIds } from './ids.ts';
 
-/** A fresh, empty database, and a way to open any number of handles (connections, pools) on it. */
-export interface PersistenceFixture {
-  open(): Persistence;
-  /** Removes the database; called once after the suite. */
-  cleanup?(): Promise<void>;
+export interface PersistenceContractOptions<Database extends PersistenceDatabase = PersistenceDatabase> {
+  name: string;
+  /** A fresh, empty database (nothing migrated); the suite opens several handles on it. */
+  create(): Database | Promise<Database>;
+  /** Removes the database; called once after the suite, when every handle is closed. */
+  dispose?(database: Database): void | Promise<void>;
+  /**
+   * An error as the adapter's driver throws it when the database cannot be reached or is too busy
+   * to answer (connection refused, a lock wait that timed out): `isUnavailable` must recognise it.
+   */
+  unavailableError(): Error;
+  /**
+   * Whether the database lives with the process (a file: `serve` migrates it itself) rather than
+   * on a shared server (migrated on purpose); the adapter must declare the same in `capabilities`.
+   */
+  embedded: boolean;
 }
 
 const clock = { now: () => Date.now() };
 
 /**
- * The persistence contract. Every adapter (the project's SQLite and Postgres stores, or a third
- * party's) runs this same suite against a real database of its kind.
+ * The persistence contract. Every adapter, the project's or a third party's, runs this same suite
+ * against a real database of its kind.
  */
-export function persistenceContract(label: string, createFixture: () => Promise<PersistenceFixture>) {
-  describe(`persistence contract: ${label}`, () => {
-    let fixture: PersistenceFixture;
+export function persistenceContract<Database extends PersistenceDatabase>(options: PersistenceContractOptions<Database>) {
+  describe(`persistence contract: ${options.name}`, () => {
+    let database: Database | undefined;
     let store: Persistence;
     const handles: Persistence[] = [];
     const open = () => {
-      const handle = fixture.open();
+      const handle = database!.open();
       handles.push(handle);
       return handle;
     };
-    const tenants = () => tenantService({ persistence: store, ids: randomIds, clock });
+    const tenants = () => tenantService({ persistence: store, ids: testIds, clock });
 
     before(async () => {
-      fixture = await createFixture();
+      database = await options.create();
       store = open();
     });
     after(async () => {
       for (const handle of handles) await handle.close();
-      await fixture.cleanup?.();
+      if (database) await options.dispose?.(database);
     });
 
     it('migrates an empty database, concurrently from two handles, exactly once', async () => {
@@ -50,6 +62,10 @@ export function persistenceContract(label: string, createFixture: () => Promise<
       await store.ping();
     });
 
+    it(`declares itself ${options.embedded ? 'embedded' : 'a shared server'} in its capabilities`, () => {
+      assert.equal(store.capabilities.embedded, options.embedded);
+    });
+
     it('does not call a broken statement or a violated constraint "unavailable" (that would be a 503 for a bug)', async () => {
       const created = await tenants().createOrganization({ name: 'Twice', credits: 0 });
       const duplicate = await store.organizations.create({ id: created.organization.id, name: 'Again', createdAt: 0 }).then(
@@ -59,9 +75,9 @@ export function persistenceContract(label: string, createFixture: () => Promise<
       assert.equal(store.isUnavailable(duplicate), false);
       assert.equal(store.isUnavailable(new Error('boom')), false);
       assert.equal(store.isUnavailable(null), false);
-      // The code each driver gives a connection that could not be made, wrapped as a cause.
-      const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: store.dialect === 'sqlite' ? 'SQLITE_BUSY' : 'ECONNREFUSED' });
-      assert.equal(store.isUnavailable(new Error('query failed', { cause: refused })), true);
+      // What the driver throws while its database is away, also when wrapped as a cause.
+      assert.equal(store.isUnavailable(options.unavailableError()), true);
+      assert.equal(store.isUnavailable(new Error('query failed', { cause: options.unavailableError() })), true);
     });
 
     it('creates and reads organizations, stores and keys', async () => {
@@ -80,7 +96,7 @@ export function persistenceContract(label: string, createFixture: () => Promise<
     it("tells any organization's generation status by id, for sweeps", async () => {
       const { organization } = await tenants().createOrganization({ name: 'Sweep', credits: 1 });
       const generation = {
-        id: randomIds.id('agen_'), organizationId: organization.id, storeId: null, apiKeyId: null, widgetId: null, status: 'processing' as const,
+        id: testIds.id('agen_'), organizationId: organization.id, storeId: null, apiKeyId: null, widgetId: null, status: 'processing' as const,
         mode: 'virtual-try-on' as const, imageSize: '1K' as const, creditsCharged: 1, sourceImage: 'private:uploads/x/y.jpg',
         products: [{ productId: 1, productTitle: 'Hat', imageUrl: 'https://shop.example/hat.png' }], hint: null, metadata: null,
         imageUrl: null, imageVariants: null, errorCode: null, errorMessage: null, visitorId: null, sessionId: null, createdAt: Date.now(), completedAt: null,
@@ -128,7 +144,7 @@ export function persistenceContract(label: string, createFixture: () => Promise<
 
     it('debits only what the balance covers and records every change in the ledger', async () => {
       const { organization } = await tenants().createOrganization({ name: 'Ledger', credits: 3 });
-      const change = (amount: number) => ({ organizationId: organization.id, amount, reason: 'test', ledgerEntryId: randomIds.id('cle_'), at: Date.now() });
+      const change = (amount: number) => ({ organizationId: organization.id, amount, reason: 'test', ledgerEntryId: testIds.id('cle_'), at: Date.now() });
       assert.equal(await store.credits.debit(change(2)), 1);
       assert.equal(await store.credits.debit(change(2)), null, 'a debit the balance cannot cover is refused');
       assert.equal(await store.credits.grant(change(4)), 5);
@@ -145,7 +161,7 @@ export function persistenceContract(label: string, createFixture: () => Promise<
             organizationId: organization.id,
             amount: 3,
             reason: 'race',
-            ledgerEntryId: randomIds.id('cle_'),
+            ledgerEntryId: testIds.id('cle_'),
             at: Date.now(),
           }),
         ),
@@ -164,7 +180,7 @@ export function persistenceContract(label: string, createFixture: () => Promise<
       const handlesForRace = [store, open(), open()];
       // One millisecond for all, and ids that sort against the order of the calls: neither can order them.
       const at = Date.now();
-      const ids = Array.from({ length: 30 }, () => randomIds.id('cle_')).sort().reverse();
+      const ids = Array.from({ length: 30 }, () => testIds.id('cle_')).sort().reverse();
       await Promise.all(
         ids.map((ledgerEntryId, index) => {
           const change = { organizationId: organization.id, amount: 1 + (index % 4), reason: 'order', ledgerEntryId, at };
@@ -182,7 +198,7 @@ export function persistenceContract(label: string, createFixture: () => Promise<
     });
 
     it('rolls a transaction back when its work throws', async () => {
-      const id = randomIds.id('org_');
+      const id = testIds.id('org_');
       await assert.rejects(
         store.transaction(async (tx) => {
           await tx.organizations.create({ id, name: 'Ghost', createdAt: Date.now() });
@@ -198,7 +214,7 @@ export function persistenceContract(label: string, createFixture: () => Promise<
       const { organization: stranger } = await tenants().createOrganization({ name: 'Stranger', credits: 0 });
       const now = Date.now();
       const endpoint = {
-        id: randomIds.id('whe_'),
+        id: testIds.id('whe_'),
         organizationId: organization.id,
         url: 'https://hooks.example/receive',
         description: null,
@@ -212,12 +228,12 @@ export function persistenceContract(label: string, createFixture: () => Promise<
         updatedAt: now,
       };
       await store.webhookEndpoints.create(endpoint);
-      const event = { id: randomIds.id('evt_'), organizationId: organization.id, type: 'generation.completed', body: '{"id":"evt"}', createdAt: now };
-      const foreignEvent = { ...event, id: randomIds.id('evt_'), organizationId: stranger.id };
+      const event = { id: testIds.id('evt_'), organizationId: organization.id, type: 'generation.completed', body: '{"id":"evt"}', createdAt: now };
+      const foreignEvent = { ...event, id: testIds.id('evt_'), organizationId: stranger.id };
       await store.events.append(event);
       await store.events.append(foreignEvent);
       const delivery = (eventId: string) => ({
-        id: randomIds.id('whd_'),
+        id: testIds.id('whd_'),
         eventId,
         endpointId: endpoint.id,
         status: 'pending' as const,
@@ -234,13 +250,13 @@ export function persistenceContract(label: string, createFixture: () => Promise<
 
       assert.deepEqual(await store.deliveries.forAttempt(own.id), { delivery: own, endpoint: { ...endpoint, deleted: false }, event });
       assert.equal((await store.deliveries.forAttempt(crossed.id))?.event, null, "another organization's event is not read");
-      assert.equal(await store.deliveries.forAttempt(randomIds.id('whd_')), null);
+      assert.equal(await store.deliveries.forAttempt(testIds.id('whd_')), null);
       await store.webhookEndpoints.delete(organization.id, endpoint.id, now + 1);
       assert.equal((await store.deliveries.forAttempt(own.id))?.endpoint?.deleted, true);
     });
 
     it('keeps transactions started together apart: one that throws takes none of the others with it', async () => {
-      const orgIds = Array.from({ length: 8 }, () => randomIds.id('org_'));
+      const orgIds = Array.from({ length: 8 }, () => testIds.id('org_'));
       const settled = await Promise.allSettled(
         orgIds.map((id, index) =>
           store.transaction(async (tx) => {

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { damagedJpeg } from '../support/odd-images.ts';
-import { RenderError, type ImageSize, type Mode, type RenderEngine, type RenderProduct, type RenderRequest } from '../../core/ports/render-engine.ts';
+import { RenderError, type ImageSize, type Mode, type RenderEngine, type RenderProduct, type RenderRequest } from '../plugin.ts';
 
-export interface RenderEngineFixture {
-  engine: RenderEngine;
-  /** Stops whatever the fixture started (a fake server); called once after the suite. */
-  cleanup?(): Promise<void>;
+export interface RenderEngineContractOptions<Engine extends RenderEngine = RenderEngine> {
+  name: string;
+  create(): Engine | Promise<Engine>;
+  /** Stops whatever `create` started (a fake of a remote API, say); called once after the suite. */
+  dispose?(engine: Engine): void | Promise<void>;
 }
 
 const LONG_SIDE: Record<ImageSize, number> = { '1K': 1024, '2K': 2048, '4K': 4096 };
@@ -39,6 +39,29 @@ export function product(image: Uint8Array, overrides: Partial<RenderProduct> = {
   return { productId: 'sku-1', productTitle: 'Red linen shirt', image, dimensions: null, ...overrides };
 }
 
+/**
+ * A JPEG with two damaged bytes halfway through its data: libjpeg warns ("corrupt JPEG data") and
+ * decodes it anyway, and browsers show it, so the core's intake accepts it. Tagged EXIF orientation
+ * 6 (stored 1000×800, seen as an 800×1000 portrait), so an engine that turns it upright decodes it too.
+ */
+export async function damagedJpeg(): Promise<Buffer> {
+  const [width, height] = [1000, 800];
+  const pixels = Buffer.alloc(width * height * 3);
+  for (let i = 0; i < width * height; i++) {
+    const x = i % width;
+    const y = Math.floor(i / width);
+    pixels[i * 3] = (x * 7 + y * 3) & 255;
+    pixels[i * 3 + 1] = (y * 5) & 255;
+    pixels[i * 3 + 2] = (x * 2) & 255;
+  }
+  const bytes = Buffer.from(await sharp(pixels, { raw: { width, height, channels: 3 } }).withMetadata({ orientation: 6 }).jpeg({ quality: 90 }).toBuffer());
+  const at = Math.floor(bytes.length / 2);
+  // A stray restart marker (FF D3) in the middle of the scan: "premature end of data segment".
+  bytes[at] = 0xff;
+  bytes[at + 1] = 0xd3;
+  return bytes;
+}
+
 async function rejectsWithRenderError(promise: Promise<unknown>): Promise<RenderError> {
   try {
     await promise;
@@ -54,9 +77,9 @@ async function rejectsWithRenderError(promise: Promise<unknown>): Promise<Render
  * third party's) runs this same suite: outputs decode, have the long side that was paid for and
  * the photo's shape; aborts and bad inputs end in a RenderError.
  */
-export function renderEngineContract(label: string, createFixture: () => Promise<RenderEngineFixture>) {
-  describe(`render engine contract: ${label}`, () => {
-    let fixture: RenderEngineFixture;
+export function renderEngineContract<Engine extends RenderEngine>(options: RenderEngineContractOptions<Engine>) {
+  describe(`render engine contract: ${options.name}`, () => {
+    let engine: Engine;
     let photo: Buffer;
     let products: RenderProduct[];
     const request = (overrides: Partial<RenderRequest> = {}): RenderRequest => ({
@@ -69,16 +92,18 @@ export function renderEngineContract(label: string, createFixture: () => Promise
     });
 
     before(async () => {
-      fixture = await createFixture();
+      engine = await options.create();
       photo = await gradientPhoto();
       const image = await productImage();
       products = [product(image)];
     });
-    after(async () => fixture.cleanup?.());
+    after(async () => {
+      if (engine) await options.dispose?.(engine);
+    });
 
     it('has a name', () => {
-      assert.equal(typeof fixture.engine.name, 'string');
-      assert.ok(fixture.engine.name.length > 0);
+      assert.equal(typeof engine.name, 'string');
+      assert.ok(engine.name.length > 0);
     });
 
     const modes: Mode[] = ['virtual-try-on', 'room-visualizer'];
@@ -87,7 +112,7 @@ export function renderEngineContract(label: string, createFixture: () => Promise
       for (const imageSize of sizes) {
         it(`renders ${mode} at ${imageSize}: long side ${LONG_SIDE[imageSize]}, the photo's aspect ratio`, async () => {
           const roomProducts = [product(products[0]!.image, { productTitle: 'Sofa', dimensions: { width: 200, height: 90, depth: 95, unit: 'cm' } })];
-          const result = await fixture.engine.render(request({ mode, imageSize, products: mode === 'room-visualizer' ? roomProducts : products }));
+          const result = await engine.render(request({ mode, imageSize, products: mode === 'room-visualizer' ? roomProducts : products }));
           const metadata = await sharp(result.image).metadata();
           assert.equal(result.contentType, `image/${metadata.format}`, 'contentType names the format of the bytes');
           assert.equal(Math.max(metadata.width, metadata.height), LONG_SIDE[imageSize]);
@@ -100,7 +125,7 @@ export function renderEngineContract(label: string, createFixture: () => Promise
     it('takes up to three products', async () => {
       const colors = ['#ff0000', '#00a000', '#0000ff'];
       const three = await Promise.all(colors.map(async (color, index) => product(await productImage(color), { productId: index, productTitle: `Item ${index}` })));
-      const result = await fixture.engine.render(request({ products: three }));
+      const result = await engine.render(request({ products: three }));
       const metadata = await sharp(result.image).metadata();
       assert.equal(Math.max(metadata.width, metadata.height), 1024);
     });
@@ -108,7 +133,7 @@ export function renderEngineContract(label: string, createFixture: () => Promise
     it("honours the photo's EXIF orientation", async () => {
       // Stored 1600×1200 but tagged "rotate 90°": the customer sees a 1200×1600 portrait.
       const sideways = await sharp(await gradientPhoto(1600, 1200)).withMetadata({ orientation: 6 }).jpeg().toBuffer();
-      const result = await fixture.engine.render(request({ photo: sideways }));
+      const result = await engine.render(request({ photo: sideways }));
       const metadata = await sharp(result.image).metadata();
       assert.ok(metadata.height > metadata.width, `expected a portrait, got ${metadata.width}×${metadata.height}`);
       assert.equal(metadata.height, 1024);
@@ -116,7 +141,7 @@ export function renderEngineContract(label: string, createFixture: () => Promise
 
     it('renders a photo with damaged data that still decodes, as browsers show it', async () => {
       // What the intake check accepts (only a truncated file fails), every engine must read.
-      const result = await fixture.engine.render(request({ photo: await damagedJpeg() }));
+      const result = await engine.render(request({ photo: await damagedJpeg() }));
       const metadata = await sharp(result.image).metadata();
       assert.ok(metadata.height > metadata.width, `expected the photo upright, a portrait; got ${metadata.width}×${metadata.height}`);
       assert.equal(metadata.height, 1024);
@@ -126,7 +151,7 @@ export function renderEngineContract(label: string, createFixture: () => Promise
       for (const [width, height] of [[1200, 60], [30, 2000]] as const) {
         const strip = await sharp({ create: { width, height, channels: 3, background: '#8a9' } }).png().toBuffer();
         for (const mode of modes) {
-          const result = await fixture.engine.render(request({ mode, photo: strip }));
+          const result = await engine.render(request({ mode, photo: strip }));
           const metadata = await sharp(result.image).metadata();
           assert.equal(Math.max(metadata.width, metadata.height), 1024, `${mode}, ${width}×${height}`);
         }
@@ -134,25 +159,25 @@ export function renderEngineContract(label: string, createFixture: () => Promise
     });
 
     it('rejects with a RenderError when the signal is already aborted', async () => {
-      const error = await rejectsWithRenderError(fixture.engine.render(request({ signal: AbortSignal.abort() })));
+      const error = await rejectsWithRenderError(engine.render(request({ signal: AbortSignal.abort() })));
       assert.ok(error.message.length > 0);
     });
 
     it('rejects with a RenderError when the signal aborts during the render', async () => {
       const controller = new AbortController();
-      const pending = fixture.engine.render(request({ imageSize: '4K', signal: controller.signal }));
+      const pending = engine.render(request({ imageSize: '4K', signal: controller.signal }));
       controller.abort();
       await rejectsWithRenderError(pending);
     });
 
     it('rejects photo bytes that are not an image, as a final failure', async () => {
-      const error = await rejectsWithRenderError(fixture.engine.render(request({ photo: new TextEncoder().encode('not an image at all') })));
+      const error = await rejectsWithRenderError(engine.render(request({ photo: new TextEncoder().encode('not an image at all') })));
       assert.equal(error.transient, false);
     });
 
     it('rejects product bytes that are not an image, as a final failure', async () => {
       const broken = [product(new Uint8Array([0xff, 0xd8, 0x00, 0x01, 0x02]))];
-      const error = await rejectsWithRenderError(fixture.engine.render(request({ products: broken })));
+      const error = await rejectsWithRenderError(engine.render(request({ products: broken })));
       assert.equal(error.transient, false);
     });
   });

@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { threadId } from 'node:worker_threads';
-import type { Logger } from '../../core/logger.ts';
-import type { ScheduledTask, Scheduler } from '../../core/ports/scheduler.ts';
-import { waitFor } from '../support/wait-for.ts';
+import type { Logger, ScheduledTask, Scheduler } from '../plugin.ts';
+import { waitFor } from './wait-for.ts';
 
 /** A hung test (say, a stop() that never resolves) fails after this instead of stalling the run. */
 const testTimeout = { timeout: 60_000 };
@@ -47,21 +46,33 @@ function countingTask(name: string, intervalMs: number, body: () => Promise<void
   return task satisfies ScheduledTask;
 }
 
-/**
- * The scheduler contract. Every adapter runs this suite; `createScheduler` gets the logger the
- * adapter must report task failures to.
- */
-export function schedulerContract(label: string, createScheduler: (logger: Logger) => Scheduler | Promise<Scheduler>) {
-  describe(`scheduler contract: ${label}`, () => {
-    const started: Scheduler[] = [];
-    async function start(tasks: ScheduledTask[], logger: Logger = recordingLogger()): Promise<Scheduler> {
+export interface SchedulerContractOptions<S extends Scheduler = Scheduler> {
+  name: string;
+  /** A new scheduler, which must report task failures to `logger`. Each test makes its own. */
+  create(context: { logger: Logger }): S | Promise<S>;
+  /** Called for every scheduler made, after the test has stopped it. */
+  dispose?(scheduler: S): void | Promise<void>;
+}
+
+/** The scheduler contract: in-process periodic tasks that never overlap themselves, and a stop that waits. */
+export function schedulerContract<S extends Scheduler>(options: SchedulerContractOptions<S>) {
+  describe(`scheduler contract: ${options.name}`, () => {
+    const made: S[] = [];
+    const createScheduler = async (logger: Logger) => {
+      const scheduler = await options.create({ logger });
+      made.push(scheduler);
+      return scheduler;
+    };
+    async function start(tasks: ScheduledTask[], logger: Logger = recordingLogger()): Promise<S> {
       const scheduler = await createScheduler(logger);
-      started.push(scheduler);
       await scheduler.start(tasks);
       return scheduler;
     }
     afterEach(async () => {
-      for (const scheduler of started.splice(0)) await scheduler.stop();
+      for (const scheduler of made.splice(0)) {
+        await scheduler.stop();
+        await options.dispose?.(scheduler);
+      }
     });
 
     it('runs a task repeatedly, about every intervalMs', testTimeout, async () => {

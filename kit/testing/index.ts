@@ -1,0 +1,18 @@
+/**
+ * `visualizer/testing`: one contract suite per port. A plugin's test file calls the suite for
+ * each port it provides, with a factory for its adapter and the capabilities it declares; the
+ * suite registers node:test tests. Every built-in plugin runs these same suites.
+ */
+export type { PersistenceDatabase } from './database.ts';
+export { persistenceContract, type PersistenceContractOptions } from './persistence.ts';
+export { jobQueueContract, type JobQueueContractOptions, type JobQueueDeps, type JobQueueSettings } from './job-queue.ts';
+export { imageCdnContract, unsafeKeys, type ImageCdnContractOptions } from './image-cdn.ts';
+export { damagedJpeg, gradientPhoto, product, productImage, renderEngineContract, type RenderEngineContractOptions } from './render-engine.ts';
+export { webhookTransportContract, type WebhookTransportContractOptions } from './webhook-transport.ts';
+export { schedulerContract, type SchedulerContractOptions } from './scheduler.ts';
+export { clockContract, type ClockContractOptions } from './clock.ts';
+export { idsContract, testIds, type IdsContractOptions } from './ids.ts';
+
+// What the suites use themselves, for a plugin's own tests.
+export { startHttpsReceiver, testCertificate, type HttpsReceiver, type HttpsReceiverHandler, type ReceivedRequest, type TestCertificate } from './https-receiver.ts';
+export { waitFor } from './wait-for.ts';
