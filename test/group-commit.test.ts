@@ -37,10 +37,7 @@ describe('group commit (SQLite transactions)', () => {
     });
     await sql`create table parents (id integer primary key)`.execute(db);
     await sql`create table children (id integer primary key, parent_id integer not null references parents (id))`.execute(db);
-    transaction = groupCommit(db, (statement) => {
-      statements.push(statement);
-      database.exec(statement);
-    });
+    transaction = groupCommit(db);
   });
 
   beforeEach(async () => {
@@ -134,17 +131,21 @@ describe('group commit (SQLite transactions)', () => {
   it('is how the SQLite store runs transactions', async () => {
     const store = openSqlite(path.join(dir, 'store.db'));
     await store.migrate();
-    const exec = mock.method(BetterSqlite3.prototype, 'exec');
+    // The store's statements are cached: count the runs of the savepoint statement, not its preparations.
+    const probe = new BetterSqlite3(':memory:');
+    const statementPrototype = Object.getPrototypeOf(probe.prepare('select 1')) as { run(...parameters: unknown[]): unknown };
+    probe.close();
+    const run = mock.method(statementPrototype, 'run');
     try {
       await Promise.all(
         Array.from({ length: 5 }, (_, index) =>
           store.transaction((tx) => tx.organizations.create({ id: randomIds.id('org_'), name: `Org ${index}`, createdAt: Date.now() })),
         ),
       );
-      const savepoints = exec.mock.calls.filter((call) => call.arguments[0] === 'savepoint unit').length;
+      const savepoints = run.mock.calls.filter((call) => (call.this as { source: string }).source === 'savepoint unit').length;
       assert.equal(savepoints, 5, 'five transactions requested together ran as savepoints of one');
     } finally {
-      exec.mock.restore();
+      run.mock.restore();
       await store.close();
     }
   });

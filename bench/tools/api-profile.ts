@@ -4,44 +4,25 @@
  * thread's busy time per request by package/file (native frames are charged to their JS caller).
  *
  *   node --import tsx bench/tools/api-profile.ts create
- *   node --import tsx bench/tools/api-profile.ts get --stmt-cache   # what-if: cache prepared statements
  *   node --import tsx bench/tools/api-profile.ts create --sql        # and time each SQLite statement
  *
- * `--stmt-cache` patches better-sqlite3 in this process so `prepare(sql)` returns a cached
- * statement (Kysely's SQLite driver prepares every query afresh); it changes nothing on disk.
  * `--save FILE` keeps the .cpuprofile (open it in Chrome DevTools).
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import BetterSqlite3 from 'better-sqlite3';
 import { summarizeProfile, type CpuProfile } from './cpu-profile.ts';
 
 const mode = process.argv[2];
 if (mode !== 'create' && mode !== 'get') {
-  console.error('usage: api-profile.ts create|get [--stmt-cache] [--sql] [--save FILE]');
+  console.error('usage: api-profile.ts create|get [--sql] [--save FILE]');
   process.exit(2);
 }
 const save = process.argv.includes('--save') ? process.argv[process.argv.indexOf('--save') + 1] : undefined;
 
-if (process.argv.includes('--stmt-cache')) {
-  const probe = new BetterSqlite3(':memory:');
-  const prototype = Object.getPrototypeOf(probe) as { prepare(this: object, sql: string): unknown };
-  probe.close();
-  const prepare = prototype.prepare;
-  const caches = new WeakMap<object, Map<string, unknown>>();
-  prototype.prepare = function (sql: string) {
-    let cache = caches.get(this);
-    if (!cache) caches.set(this, (cache = new Map()));
-    let statement = cache.get(sql);
-    if (!statement) cache.set(sql, (statement = prepare.call(this, sql)));
-    return statement;
-  };
-}
-
 // `--sql`: time each SQLite statement too (see sql-timing.ts); it must patch before the app opens its database.
 const sqlTiming = process.argv.includes('--sql') ? await import('./sql-timing.ts') : undefined;
 
-// Imported after the patches, so the app's database connection gets them.
+// Imported after the patch, so the app's database connection gets it.
 const { startBenchApp } = await import('../support/app.ts');
 const { runLoad } = await import('../support/load.ts');
 const { createLoad, readLoad } = await import('../support/api-loads.ts');
@@ -64,7 +45,7 @@ try {
 
   const served = Object.values(result.statuses).reduce((a, b) => a + b, 0);
   console.log(
-    `${mode}${process.argv.includes('--stmt-cache') ? ' (statement cache)' : ''}: ${result.perSecond.toFixed(0)} req/s, ` +
+    `${mode}: ${result.perSecond.toFixed(0)} req/s, ` +
       `server CPU ${(result.serverCpu * 100).toFixed(0)}% = ${((result.serverCpu * 1e6) / result.perSecond).toFixed(0)} µs per request, statuses ${JSON.stringify(result.statuses)}`,
   );
   console.log(summarizeProfile(profile as CpuProfile, served, 30));

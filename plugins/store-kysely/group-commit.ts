@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 
 interface Unit<DB> {
   work: (tx: Transaction<DB>) => Promise<unknown>;
@@ -8,11 +8,9 @@ interface Unit<DB> {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-interface GroupCommitOptions<DB> {
+interface GroupCommitOptions {
   /** Units per batch: bounds how long the write lock is held for other processes. */
   maxBatch?: number;
-  /** Called when a batch's transaction has begun; what it returns is called when its units are done. */
-  onBatch?: (tx: Transaction<DB>) => () => void;
 }
 
 /**
@@ -26,31 +24,28 @@ interface GroupCommitOptions<DB> {
  * - one that throws is rolled back to its savepoint alone and rejects with its own error;
  * - no promise settles before the COMMIT has: a resolved transaction is durable, and if the
  *   COMMIT fails, every unit in the batch rejects.
- *
- * `exec` runs a savepoint statement on the connection the batch holds; the SQLite plugin passes its
- * handle's own `exec`, as two such statements per unit through Kysely's executor cost more than
- * the savepoints themselves.
  */
-export function groupCommit<DB>(db: Kysely<DB>, exec: (sql: string) => void, options: GroupCommitOptions<DB> = {}) {
-  const { maxBatch = 64, onBatch } = options;
+export function groupCommit<DB>(db: Kysely<DB>, options: GroupCommitOptions = {}) {
+  const { maxBatch = 64 } = options;
   let waiting: Array<Unit<DB>> = [];
   let scheduled = false;
 
   async function runBatch(tx: Transaction<DB>, batch: Array<Unit<DB>>, outcomes: Outcome[]) {
+    const exec = (statement: string) => sql.raw(statement).execute(tx);
     // Alone in its batch, a unit needs no savepoint: if it throws, the whole transaction rolls back.
     if (batch.length === 1) {
       outcomes.push({ ok: true, value: await batch[0]!.work(tx) });
       return;
     }
     for (const unit of batch) {
-      exec('savepoint unit');
+      await exec('savepoint unit');
       try {
         outcomes.push({ ok: true, value: await unit.work(tx) });
-        exec('release unit');
+        await exec('release unit');
       } catch (error) {
         // If this fails too, SQLite has already ended the transaction: the whole batch fails below.
-        exec('rollback to unit');
-        exec('release unit');
+        await exec('rollback to unit');
+        await exec('release unit');
         outcomes.push({ ok: false, error });
       }
     }
@@ -66,15 +61,8 @@ export function groupCommit<DB>(db: Kysely<DB>, exec: (sql: string) => void, opt
     };
     const outcomes: Outcome[] = [];
     try {
-      await db.transaction().execute(async (tx) => {
-        const done = onBatch?.(tx);
-        try {
-          // Taken once the connection is ours, so units that arrived while waiting for it ride along.
-          await runBatch(tx, take(), outcomes);
-        } finally {
-          done?.();
-        }
-      });
+      // Taken once the connection is ours, so units that arrived while waiting for it ride along.
+      await db.transaction().execute((tx) => runBatch(tx, take(), outcomes));
     } catch (error) {
       // A BEGIN that failed (the lock not granted in time) fails the units it was opened for.
       (batch ?? take()).forEach((unit, index) => {

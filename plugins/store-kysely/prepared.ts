@@ -21,23 +21,8 @@ function compile(query: Compilable<unknown>, used: Set<string>): Compiled {
   return { query: CompiledQuery.raw(sql), parameters: found };
 }
 
-/**
- * A dialect plugin's own way to run a prepared statement on one executor, past Kysely's executor
- * (connection provider, queue, result plugins), whose layers of promises cost more than SQLite
- * takes to run a small statement. It answers undefined when it cannot run the statement right
- * now; the statement then takes Kysely's path.
- */
-export type DirectRunner = (sql: string, parameters: readonly unknown[]) => QueryResult<unknown> | undefined;
-const directRunners = new WeakMap<Executor, DirectRunner>();
-
-export function runDirectly(executor: Executor, runner: DirectRunner) {
-  directRunners.set(executor, runner);
-}
-
 function run<Row>(db: Executor, compiled: Compiled, values: Record<string, unknown>): Promise<QueryResult<Row>> {
   const parameters = compiled.parameters.map((parameter) => ('name' in parameter ? values[parameter.name] : parameter.value));
-  const direct = directRunners.get(db)?.(compiled.query.sql, parameters);
-  if (direct) return Promise.resolve(direct as QueryResult<Row>);
   return db.executeQuery({ ...compiled.query, parameters } as CompiledQuery<Row>);
 }
 

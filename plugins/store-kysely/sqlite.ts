@@ -6,9 +6,8 @@ import * as v from 'valibot';
 import { definePlugin, type Logger, type Persistence } from '../../kit/plugin.ts';
 import type { Database } from './database.ts';
 import { groupCommit } from './group-commit.ts';
-import { runDirectly } from './prepared.ts';
-import { statementRunner } from './sqlite-statements.ts';
 import { kyselyPersistence } from './kysely-persistence.ts';
+import { cachedStatements } from './sqlite-statements.ts';
 import { startWalCheckpointer } from './wal-checkpointer.ts';
 
 /**
@@ -47,24 +46,6 @@ export class ImmediateSqliteDialect extends SqliteDialect {
 }
 
 /**
- * Kysely prepares every query afresh; preparing costs more than running a small query. The same
- * SQL text maps to one reusable statement (SQLite re-prepares it itself after a schema change).
- */
-function cachePreparedStatements(database: BetterSqlite3.Database, size = 500) {
-  const prepare = database.prepare.bind(database);
-  const cache = new Map<string, BetterSqlite3.Statement>();
-  database.prepare = ((sql: string) => {
-    let statement = cache.get(sql);
-    if (!statement) {
-      statement = prepare(sql);
-      if (cache.size >= size) cache.delete(cache.keys().next().value!);
-      cache.set(sql, statement);
-    }
-    return statement;
-  }) as typeof database.prepare;
-}
-
-/**
  * SQLite's result codes for a database it cannot use now: locked by another process for longer
  * than the busy timeout, a full disk, an I/O error, a file it cannot open.
  */
@@ -89,22 +70,9 @@ function connect(file: string, { busyTimeoutMs = 10_000, logger }: SqliteOptions
   // synchronously, so this process does nothing else meanwhile).
   database.pragma(`busy_timeout = ${busyTimeoutMs}`);
   database.pragma('foreign_keys = ON');
-  cachePreparedStatements(database);
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
-  const execute = statementRunner(database);
-  // Outside a transaction, only while none is open on the connection: a statement run then would
-  // see (or join) a batch's uncommitted writes. Kysely's path waits for the connection instead.
-  runDirectly(db, (sql, parameters) => (database.inTransaction ? undefined : execute(sql, parameters)));
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachedStatements(database) }) });
   // One writer: transactions requested together share a commit.
-  const transaction = groupCommit(db, (sql) => database.exec(sql), {
-    // While a batch is open, the connection is its own. A statement on it after that is left to
-    // Kysely, which refuses a finished transaction.
-    onBatch(tx) {
-      let open = true;
-      runDirectly(tx, (sql, parameters) => (open ? execute(sql, parameters) : undefined));
-      return () => (open = false);
-    },
-  });
+  const transaction = groupCommit(db);
   // Another connection's commit (another process) changes it; this connection's own commits do not.
   const dataVersion = database.prepare('pragma data_version').pluck();
   const persistence = kyselyPersistence(db, 'sqlite', { transaction, unavailable: isUnavailable, changeMarker: () => dataVersion.get() });
