@@ -91,23 +91,6 @@ describe('stopping the server started the documented way', () => {
     }
   });
 
-  it('npm start: Ctrl-C (SIGINT to the whole process group, so the server gets it twice) still shuts down gracefully', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-npm-start-'));
-    const npm = startGroup('npm', ['start'], { VISUALIZER_DATA_DIR: dir });
-    try {
-      const url = await within(60_000, 'npm start listening', npm.listening);
-      // What a terminal does on Ctrl-C, and a shell's `kill %1`: every process of the job gets the signal; npm forwards its own too.
-      process.kill(-npm.child.pid!, 'SIGINT');
-      assert.equal(await within(15_000, 'npm exiting', npm.exited), 0);
-      await groupGone(npm.child.pid!, 5_000);
-      assert.equal(npm.stderr().match(/Stopping: finishing in-flight requests and renders/g)?.length, 1, npm.stderr());
-      await assert.rejects(fetch(`${url}/healthz`));
-    } finally {
-      killGroup(npm.child);
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
   it('a server npm started stops when the shell between them dies of the signal (npx, a script without exec)', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-npm-shell-'));
     // What npm runs for a script without `exec`: a shell that waits for the server as its child.
