@@ -1,12 +1,15 @@
 import sharp from 'sharp';
 
+/** The kit's damaged JPEG: the render-engine contract and the intake tests must agree on the same bytes. */
+export { damagedJpeg } from 'visualizer/testing';
+
 /**
  * Images as real uploads come, whose header reads but whose pixels may not: what the intake check
  * and the renderers must agree on.
  */
 
 /** A JPEG of `width`×`height` with smooth gradients, so its entropy-coded data is most of the file. */
-async function gradientJpeg(width: number, height: number, orientation?: number): Promise<Buffer> {
+async function gradientJpeg(width: number, height: number): Promise<Buffer> {
   const pixels = Buffer.alloc(width * height * 3);
   for (let i = 0; i < width * height; i++) {
     const x = i % width;
@@ -15,28 +18,13 @@ async function gradientJpeg(width: number, height: number, orientation?: number)
     pixels[i * 3 + 1] = (y * 5) & 255;
     pixels[i * 3 + 2] = (x * 2) & 255;
   }
-  const image = sharp(pixels, { raw: { width, height, channels: 3 } });
-  return (orientation ? image.withMetadata({ orientation }) : image).jpeg({ quality: 90 }).toBuffer();
+  return sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
 }
 
 /** The first 60% of a JPEG, as a cut-short upload leaves it: the header reads, the pixels do not. */
 export async function truncatedJpeg(): Promise<Buffer> {
   const whole = await gradientJpeg(800, 1000);
   return whole.subarray(0, Math.floor(whole.length * 0.6));
-}
-
-/**
- * A JPEG with two damaged bytes halfway through its data: libjpeg warns ("corrupt JPEG data")
- * and decodes it anyway, and browsers show it. Tagged EXIF orientation 6 (stored 1000×800, seen as
- * an 800×1000 portrait), so a renderer that turns it upright decodes it too.
- */
-export async function damagedJpeg(): Promise<Buffer> {
-  const bytes = Buffer.from(await gradientJpeg(1000, 800, 6));
-  const at = Math.floor(bytes.length / 2);
-  // A stray restart marker (FF D3) in the middle of the scan: "premature end of data segment".
-  bytes[at] = 0xff;
-  bytes[at + 1] = 0xd3;
-  return bytes;
 }
 
 /**
