@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { startImageHost } from './support/generation-app.ts';
 import { startHttpsServer, testCertificates, type TestHttpsServer } from './support/https-server.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
+import { createResponseValidator } from './support/response-validator.ts';
 
 const bin = path.join(import.meta.dirname, '..', 'bin', 'visualizer.js');
 const run = promisify(execFile);
@@ -35,6 +36,11 @@ const exited = (child: ChildProcess) =>
 
 let postgres: PostgresTestServer | undefined;
 after(async () => postgres?.stop());
+
+// The servers run in child processes, so their answers are checked against the OpenAPI document here.
+const responses = createResponseValidator();
+const fetch = responses.fetch;
+after(() => responses.assertNoViolations());
 
 /**
  * What a crash test runs in: a data dir with `config` as its config file, a loopback image host,

@@ -405,7 +405,8 @@ for (const [database, environment] of databases) {
       assert.equal(list.data.length, 3, 'nothing was created');
       const credits = await (await g.api.get(poorKey, '/v1/credits')).json();
       assert.equal(credits.object, 'credit_balance');
-      assert.deepEqual(credits.ledger.map((entry: { delta: number }) => entry.delta), [-3, -2, -1, 6]);
+      const ledger = await (await g.api.get(poorKey, '/v1/credits/ledger')).json();
+      assert.deepEqual(ledger.data.map((entry: { delta: number }) => entry.delta), [-3, -2, -1, 6]);
     });
 
     it('fails a generation whose image cannot be used, with a clear error, and refunds it', async () => {
@@ -432,7 +433,7 @@ for (const [database, environment] of databases) {
         assert.match(failed.completedAt, /Z$/);
       }
       assert.equal(await balance(), before, 'every failed generation was refunded');
-      const { ledger } = await (await g.api.get(key, '/v1/credits')).json();
+      const { data: ledger } = await (await g.api.get(key, '/v1/credits/ledger?limit=100')).json();
       assert.ok(ledger.some((entry: { reason: string }) => entry.reason === 'generation_refund'));
       const events = await g.app.container.cradle.persistence.events.list(organizationId, { limit: 100 });
       assert.ok(events.some((event) => event.type === 'generation.failed' && JSON.parse(event.body).data.error.code === 'image_fetch_failed'));

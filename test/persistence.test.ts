@@ -168,9 +168,9 @@ describe('migration 0010 on a ledger written before it', () => {
   async function balancesAfterMigrating(persistence: Persistence) {
     try {
       assert.equal((await persistence.migrate()).applied[0], '0010-credit-ledger-sequence');
-      const before = (await persistence.credits.ledger('org_old', 10)).map((entry) => entry.balanceAfter);
+      const before = (await persistence.credits.ledger('org_old', { limit: 10 })).data.map((entry) => entry.balanceAfter);
       await persistence.credits.debit({ organizationId: 'org_old', amount: 2, reason: 'new', ledgerEntryId: 'cle_0', at: 0 });
-      const after = (await persistence.credits.ledger('org_old', 10)).map((entry) => entry.balanceAfter);
+      const after = (await persistence.credits.ledger('org_old', { limit: 10 })).data.map((entry) => entry.balanceAfter);
       return { before, after };
     } finally {
       await persistence.close();

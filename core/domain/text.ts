@@ -30,7 +30,11 @@ export function characterCount(text: string): number {
  * is not walked on the event loop.
  */
 export const maxCharacters = (max: number, message: string) =>
-  v.check<string, string>((text) => text.length <= max || (text.length <= 2 * max && characterCount(text) <= max), message);
+  // Tagged with its limit so the OpenAPI document can say `maxLength`, which counts code points too.
+  Object.assign(
+    v.check<string, string>((text) => text.length <= max || (text.length <= 2 * max && characterCount(text) <= max), message),
+    { maxCharacters: max },
+  );
 
 /** Ids this service issues are a prefix and 24 base62 characters; 64 leaves room for any prefix. */
 export const maxIdLength = 64;

@@ -10,8 +10,11 @@ import { cdnRoutes } from './routes/cdn.ts';
 import { conversionRoutes } from './routes/conversions.ts';
 import { creditRoutes } from './routes/credits.ts';
 import { eventRoutes } from './routes/events.ts';
+import { eventStreamRoutes } from './routes/event-stream.ts';
 import { generationRoutes } from './routes/generations.ts';
 import { healthRoutes } from './routes/health.ts';
+import { openApiRoutes } from './routes/openapi.ts';
+import { referencePageRoutes } from './routes/reference-page.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { storeRoutes } from './routes/stores.ts';
 import { widgetRoutes } from './routes/widgets.ts';
@@ -51,12 +54,15 @@ export function createHttpApp(container: AwilixContainer<Cradle>, modules: reado
   const limits = { create: createRateLimiter(rateLimits.create), read: createRateLimiter(rateLimits.read) };
 
   healthRoutes(app);
+  openApiRoutes(app);
+  referencePageRoutes(app);
   storeRoutes(app);
   generationRoutes(app, limits);
   creditRoutes(app, limits);
   cdnRoutes(app);
   webhookEndpointRoutes(app, limits);
   eventRoutes(app, limits);
+  eventStreamRoutes(app, limits);
   conversionRoutes(app, limits, container.cradle.config);
   widgetRoutes(app, limits, container.cradle.config);
   for (const module of modules) module.routes(app, container.cradle.config);

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AwilixContainer } from 'awilix';
-import { toNodeHandler } from 'h3';
+import { toNodeHandler, type H3 } from 'h3';
 import type { Cradle } from '../cradle.ts';
 import { createHttpApp } from './app.ts';
 import type { AppModule } from './app-module.ts';
@@ -21,12 +21,16 @@ export interface HttpServerOptions {
   host: string;
   /** Application modules whose routes the server adds to the API's (the CLI passes the demo shop and the SDK's bundles). */
   modules?: readonly AppModule[];
+  /** Wraps the app's fetch handler: the tests' hook to check every answer against the OpenAPI document. */
+  wrapFetch?: (fetch: H3['fetch']) => H3['fetch'];
 }
 
-export async function startHttpServer(container: AwilixContainer<Cradle>, { port, host, modules = [] }: HttpServerOptions): Promise<RunningServer> {
+export async function startHttpServer(container: AwilixContainer<Cradle>, { port, host, modules = [], wrapFetch }: HttpServerOptions): Promise<RunningServer> {
   const { ids, config } = container.cradle;
   const headersTimeout = Math.min(config.headersTimeoutMs, config.requestTimeoutMs);
-  const handle = toNodeHandler(createHttpApp(container, modules));
+  const app = createHttpApp(container, modules);
+  // The adapter reads only the app's `fetch`, so a wrapped one stands in for the app.
+  const handle = toNodeHandler(wrapFetch ? ({ fetch: wrapFetch((request) => app.fetch(request)) } as H3) : app);
   const server = createServer(
     {
       headersTimeout,

@@ -1,5 +1,6 @@
 import type { Cradle } from '../cradle.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
+import { eventFeed, type EventFeedOptions } from './event-feed.ts';
 import { scheduleDelivery } from './webhook-delivery.ts';
 
 export type EventService = ReturnType<typeof eventService>;
@@ -14,6 +15,17 @@ export function eventService({ persistence, ids, clock, config, queue }: Pick<Cr
 
   return {
     list: (organizationId: string, options: { limit: number; startingAfter?: string; type?: string }) => persistence.events.list(organizationId, options),
+
+    /** The organization's events as they appear (see event-feed.ts), resuming after `lastEventId` when given. */
+    async feed(organizationId: string, options: Omit<EventFeedOptions, 'after'> & { lastEventId?: string }) {
+      const { lastEventId, ...rest } = options;
+      let after;
+      if (lastEventId !== undefined) {
+        after = await persistence.events.get(organizationId, lastEventId);
+        if (!after) throw notFound('event', lastEventId, 'Last-Event-ID');
+      }
+      return eventFeed(persistence.events, clock, organizationId, { ...rest, after: after ?? undefined });
+    },
 
     async get(organizationId: string, id: string) {
       const event = await owned(organizationId, id);

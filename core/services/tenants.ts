@@ -87,9 +87,22 @@ export function tenantService({ persistence, ids, clock }: Pick<Cradle, 'persist
       });
     },
 
+    /** A page of the organization's stores, newest first. */
+    async storePage(organizationId: string, page: { limit: number; startingAfter?: string }) {
+      await requireOrganization(persistence, organizationId);
+      return persistence.stores.list(organizationId, page);
+    },
+
+    /** Every store of the organization, newest first (an operator's listing; organizations have a few). */
     async listStores(organizationId: string) {
       await requireOrganization(persistence, organizationId);
-      return persistence.stores.list(organizationId);
+      const stores = [];
+      for (let startingAfter: string | undefined; ; ) {
+        const page = await persistence.stores.list(organizationId, { limit: 100, startingAfter });
+        stores.push(...page.data);
+        if (!page.hasMore) return stores;
+        startingAfter = page.data.at(-1)!.id;
+      }
     },
 
     async createKey(organizationId: string, kind: ApiKeyKind, name: string | null = null) {

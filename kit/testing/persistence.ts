@@ -125,12 +125,15 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
       const a = await tenants().createOrganization({ name: 'A', credits: 5 });
       const b = await tenants().createOrganization({ name: 'B', credits: 5 });
       assert.equal(await store.stores.get(b.organization.id, a.store.id), null);
-      assert.deepEqual((await store.stores.list(b.organization.id)).map((s) => s.id), [b.store.id]);
+      assert.deepEqual((await store.stores.list(b.organization.id, { limit: 10 })).data.map((s) => s.id), [b.store.id]);
+      assert.deepEqual(await store.stores.list(b.organization.id, { limit: 10, startingAfter: a.store.id }), { data: [], hasMore: false }, "A's store is no cursor in B's list");
       assert.equal(await store.apiKeys.revoke(b.organization.id, a.apiKey.record.id, Date.now()), null);
       const stillActive = await store.apiKeys.findByHash(hashKey(a.apiKey.key));
       assert.equal(stillActive?.revokedAt, null, "B's revoke did not touch A's key");
       assert.ok((await store.apiKeys.list(b.organization.id)).every((key) => key.organizationId === b.organization.id));
-      assert.ok((await store.credits.ledger(b.organization.id, 50)).every((entry) => entry.organizationId === b.organization.id));
+      assert.ok((await store.credits.ledger(b.organization.id, { limit: 50 })).data.every((entry) => entry.organizationId === b.organization.id));
+      const aEntry = (await store.credits.ledger(a.organization.id, { limit: 1 })).data[0]!;
+      assert.deepEqual(await store.credits.ledger(b.organization.id, { limit: 50, startingAfter: aEntry.id }), { data: [], hasMore: false }, "A's entry is no cursor in B's ledger");
       await assert.rejects(tenants().revokeKey(b.organization.id, a.apiKey.record.id), { type: 'not_found_error' });
     });
 
@@ -148,7 +151,7 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
       assert.equal(await store.credits.debit(change(2)), 1);
       assert.equal(await store.credits.debit(change(2)), null, 'a debit the balance cannot cover is refused');
       assert.equal(await store.credits.grant(change(4)), 5);
-      const ledger = await store.credits.ledger(organization.id, 10);
+      const { data: ledger } = await store.credits.ledger(organization.id, { limit: 10 });
       assert.deepEqual(ledger.map((entry) => [entry.delta, entry.balanceAfter]).sort(), [[-2, 1], [3, 3], [4, 5]].sort());
     });
 
@@ -169,7 +172,7 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
       const succeeded = results.filter((balance) => balance !== null);
       assert.equal(succeeded.length, 16, '50 credits cover 16 debits of 3');
       assert.equal((await store.organizations.get(organization.id))?.creditBalance, 2);
-      const debits = (await store.credits.ledger(organization.id, 100)).filter((entry) => entry.reason === 'race');
+      const debits = (await store.credits.ledger(organization.id, { limit: 100 })).data.filter((entry) => entry.reason === 'race');
       assert.equal(debits.length, 16);
       assert.deepEqual(debits.map((entry) => entry.balanceAfter).sort((x, y) => x - y), succeeded.sort((x, y) => x! - y!));
       assert.ok(debits.every((entry) => entry.balanceAfter >= 0));
@@ -189,12 +192,55 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
         }),
       );
       const balance = (await store.organizations.get(organization.id))?.creditBalance;
-      const ledger = await store.credits.ledger(organization.id, 100);
+      const { data: ledger } = await store.credits.ledger(organization.id, { limit: 100 });
       assert.equal(ledger.length, 31, 'the opening grant and the 30 changes');
       assert.equal(ledger[0]!.balanceAfter, balance, 'the newest entry ends at the balance');
       for (let i = 0; i + 1 < ledger.length; i++) {
         assert.equal(ledger[i]!.balanceAfter, ledger[i + 1]!.balanceAfter + ledger[i]!.delta, `entry ${i} follows entry ${i + 1}`);
       }
+    });
+
+    it('pages the ledger newest first: limit, starting_after and has_more cover every entry once', async () => {
+      const { organization } = await tenants().createOrganization({ name: 'Ledger pages', credits: 1 });
+      // Same time for all: the pages follow the order of writing, not times or ids.
+      const at = Date.now();
+      for (let i = 0; i < 6; i++) await store.credits.grant({ organizationId: organization.id, amount: 1, reason: 'page', ledgerEntryId: testIds.id('cle_'), at });
+      const pages: { balances: number[]; hasMore: boolean }[] = [];
+      for (let startingAfter: string | undefined; ; ) {
+        const page = await store.credits.ledger(organization.id, { limit: 3, startingAfter });
+        pages.push({ balances: page.data.map((entry) => entry.balanceAfter), hasMore: page.hasMore });
+        if (!page.hasMore) break;
+        startingAfter = page.data.at(-1)!.id;
+      }
+      assert.deepEqual(pages, [
+        { balances: [7, 6, 5], hasMore: true },
+        { balances: [4, 3, 2], hasMore: true },
+        { balances: [1], hasMore: false },
+      ]);
+      assert.deepEqual(await store.credits.ledger(organization.id, { limit: 3, startingAfter: 'cle_unknown' }), { data: [], hasMore: false });
+    });
+
+    it('pages stores newest first: limit, starting_after and has_more cover every store once', async () => {
+      const { organization, store: first } = await tenants().createOrganization({ name: 'Store pages', credits: 0 });
+      const created = [first];
+      // Equal times: the id breaks the tie, as for every other list.
+      const createdAt = first.createdAt + 1;
+      for (const name of ['b', 'c', 'd', 'e']) {
+        created.push(await store.stores.create({ id: testIds.id('store_'), organizationId: organization.id, name, attributionWindowDays: 30, createdAt }));
+      }
+      const expected = [...created].sort((x, y) => y.createdAt - x.createdAt || (x.id < y.id ? 1 : -1)).map((s) => s.id);
+      const seen: string[] = [];
+      const more: boolean[] = [];
+      for (let startingAfter: string | undefined; ; ) {
+        const page = await store.stores.list(organization.id, { limit: 2, startingAfter });
+        seen.push(...page.data.map((s) => s.id));
+        more.push(page.hasMore);
+        if (!page.hasMore) break;
+        startingAfter = page.data.at(-1)!.id;
+      }
+      assert.deepEqual(seen, expected);
+      assert.deepEqual(more, [true, true, false]);
+      assert.deepEqual(await store.stores.list(organization.id, { limit: 2, startingAfter: 'store_unknown' }), { data: [], hasMore: false });
     });
 
     it('rolls a transaction back when its work throws', async () => {
@@ -253,6 +299,43 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
       assert.equal(await store.deliveries.forAttempt(testIds.id('whd_')), null);
       await store.webhookEndpoints.delete(organization.id, endpoint.id, now + 1);
       assert.equal((await store.deliveries.forAttempt(own.id))?.endpoint?.deleted, true);
+    });
+
+    describe('events in creation order (the event stream reads them so)', () => {
+      it('reads an organization\'s events from a time or just after an event, oldest first, of the types asked for, up to a limit', async () => {
+        const { organization } = await tenants().createOrganization({ name: 'Event order', credits: 0 });
+        const { organization: stranger } = await tenants().createOrganization({ name: 'Event stranger', credits: 0 });
+        const base = 1_700_000_000_000;
+        const event = (id: string, createdAt: number, type = 'generation.completed', organizationId = organization.id) => ({
+          id,
+          organizationId,
+          type,
+          body: JSON.stringify({ id, type }),
+          createdAt,
+        });
+        // Appended out of creation order, as concurrent transactions commit; two share a millisecond.
+        const events = [
+          event('evt_order_c', base + 20),
+          event('evt_order_a', base),
+          event('evt_order_e', base + 30, 'generation.failed'),
+          event('evt_order_b2', base + 10),
+          event('evt_order_b1', base + 10, 'generation.failed'),
+        ];
+        for (const item of events) await store.events.append(item);
+        await store.events.append(event('evt_order_foreign', base + 15, 'generation.completed', stranger.id));
+        const ids = (found: Array<{ id: string }>) => found.map((item) => item.id);
+
+        assert.deepEqual(ids(await store.events.since(organization.id, { from: { createdAt: base }, limit: 10 })), ['evt_order_a', 'evt_order_b1', 'evt_order_b2', 'evt_order_c', 'evt_order_e']);
+        assert.deepEqual(ids(await store.events.since(organization.id, { from: { createdAt: base + 10 }, limit: 2 })), ['evt_order_b1', 'evt_order_b2']);
+        assert.deepEqual(ids(await store.events.since(organization.id, { from: { createdAt: base + 10, afterId: 'evt_order_b1' }, limit: 10 })), ['evt_order_b2', 'evt_order_c', 'evt_order_e']);
+        assert.deepEqual(ids(await store.events.since(organization.id, { from: { createdAt: base + 10, afterId: 'evt_order_b2' }, limit: 10 })), ['evt_order_c', 'evt_order_e']);
+        assert.deepEqual(ids(await store.events.since(organization.id, { from: { createdAt: base }, types: ['generation.failed'], limit: 10 })), ['evt_order_b1', 'evt_order_e']);
+        assert.deepEqual(await store.events.since(organization.id, { from: { createdAt: base }, types: [], limit: 10 }), []);
+        assert.deepEqual(await store.events.since(organization.id, { from: { createdAt: base + 31 }, limit: 10 }), []);
+        assert.deepEqual(await store.events.since(stranger.id, { from: { createdAt: base }, limit: 10 }), [event('evt_order_foreign', base + 15, 'generation.completed', stranger.id)]);
+        // The whole event comes back, body bytes and all.
+        assert.deepEqual((await store.events.since(organization.id, { from: { createdAt: base + 30 }, limit: 1 }))[0], events[2]);
+      });
     });
 
     it('keeps transactions started together apart: one that throws takes none of the others with it', async () => {

@@ -99,8 +99,12 @@ export async function startGenerationApp(
     api,
     validBody,
     async close() {
-      await app.close();
-      await host.close();
+      // app.close() throws when an answer broke the OpenAPI document; the image host closes anyway.
+      try {
+        await app.close();
+      } finally {
+        await host.close();
+      }
     },
   };
 }

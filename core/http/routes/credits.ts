@@ -1,26 +1,39 @@
 import type { H3 } from 'h3';
+import type { CreditLedgerEntry } from '../../domain/credits.ts';
+import { validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
+import { queryOf } from '../params.ts';
 import type { createRateLimiter } from '../rate-limit.ts';
+import { pageQuerySchema } from './webhook-endpoints.ts';
 
-/** The caller's balance and its most recent ledger entries (debits, refunds, grants). */
+const ledgerEntryResource = (entry: CreditLedgerEntry) => ({
+  id: entry.id,
+  object: 'credit_ledger_entry' as const,
+  delta: entry.delta,
+  balanceAfter: entry.balanceAfter,
+  reason: entry.reason,
+  reference: entry.reference,
+  createdAt: isoTime(entry.createdAt),
+});
+
+/**
+ * The caller's balance, and its ledger (debits, refunds, grants) as a list paged like every
+ * other: the ledger grows with every generation, so it is not part of the balance's answer.
+ */
 export function creditRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }) {
   app.get('/v1/credits', async (event) => {
     const key = await requireKey(event, 'secret');
     limits.read.take(key.id);
-    const { persistence } = services(event);
-    const [organization, ledger] = await Promise.all([persistence.organizations.get(key.organizationId), persistence.credits.ledger(key.organizationId, 50)]);
-    return {
-      object: 'credit_balance',
-      balance: organization?.creditBalance ?? 0,
-      ledger: ledger.map((entry) => ({
-        id: entry.id,
-        delta: entry.delta,
-        balanceAfter: entry.balanceAfter,
-        reason: entry.reason,
-        reference: entry.reference,
-        createdAt: isoTime(entry.createdAt),
-      })),
-    };
+    const organization = await services(event).persistence.organizations.get(key.organizationId);
+    return { object: 'credit_balance', balance: organization?.creditBalance ?? 0 };
+  });
+
+  app.get('/v1/credits/ledger', async (event) => {
+    const key = await requireKey(event, 'secret');
+    limits.read.take(key.id);
+    const query = validate(pageQuerySchema, queryOf(event));
+    const page = await services(event).persistence.credits.ledger(key.organizationId, { limit: Number(query.limit), startingAfter: query.starting_after });
+    return { object: 'list', data: page.data.map(ledgerEntryResource), has_more: page.hasMore };
   });
 }

@@ -38,7 +38,8 @@ const attemptResource = (attempt: DeliveryAttempt & { endpointId: string }) => (
 });
 
 const listQuery = v.object({ ...pageQuerySchema.entries, type: v.optional(v.picklist(eventTypes, `must be one of ${eventTypes.join(', ')}`)) });
-const resendBody = v.strictObject({ endpointId: v.optional(v.pipe(v.string('must be a string'), v.minLength(1), v.maxLength(64))) });
+/** Exported for the OpenAPI document. */
+export const resendBody = v.strictObject({ endpointId: v.optional(v.pipe(v.string('must be a string'), v.minLength(1), v.maxLength(64), v.description('Only to this endpoint; omitted, to every enabled endpoint subscribed to the event.'))) });
 
 export function eventRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }) {
   const authorized = async (event: H3Event) => {

@@ -2,11 +2,13 @@ import type { H3 } from 'h3';
 import * as v from 'valibot';
 import { maxCharacters } from '../../domain/text.ts';
 import type { Store } from '../../domain/store.ts';
-import { readValidJson } from '../body.ts';
+import { readValidJson, validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
+import { queryOf } from '../params.ts';
+import { pageQuerySchema } from './webhook-endpoints.ts';
 
-const createStoreBody = v.strictObject({
+export const createStoreBody = v.strictObject({
   name: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), maxCharacters(200, 'must be at most 200 characters')),
   attributionWindowDays: v.optional(v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(1), v.maxValue(365))),
 });
@@ -23,8 +25,9 @@ export const storeResource = (store: Store) => ({
 export function storeRoutes(app: H3) {
   app.get('/v1/stores', async (event) => {
     const key = await requireKey(event, 'secret');
-    const stores = await services(event).tenants.listStores(key.organizationId);
-    return { object: 'list', data: stores.map(storeResource), has_more: false };
+    const query = validate(pageQuerySchema, queryOf(event));
+    const page = await services(event).tenants.storePage(key.organizationId, { limit: Number(query.limit), startingAfter: query.starting_after });
+    return { object: 'list', data: page.data.map(storeResource), has_more: page.hasMore };
   });
 
   app.post('/v1/stores', async (event) => {

@@ -8,5 +8,9 @@ export interface CreditRepository {
    * Returns the new balance, or null (and changes nothing) when the balance is short.
    */
   debit(change: CreditChange): Promise<number | null>;
-  ledger(organizationId: string, limit: number): Promise<CreditLedgerEntry[]>;
+  /**
+   * Newest first, in the order the entries were written (which chains their balances);
+   * `startingAfter` is the id of the previous page's last entry.
+   */
+  ledger(organizationId: string, options: { limit: number; startingAfter?: string }): Promise<{ data: CreditLedgerEntry[]; hasMore: boolean }>;
 }

@@ -5,5 +5,6 @@ export interface StoreRepository {
   get(organizationId: string, storeId: string): Promise<Store | null>;
   /** The store alone, for keyless browser calls that only carry a store id. */
   findById(storeId: string): Promise<Store | null>;
-  list(organizationId: string): Promise<Store[]>;
+  /** Newest first (by createdAt, then id); `startingAfter` is the id of the previous page's last store. */
+  list(organizationId: string, options: { limit: number; startingAfter?: string }): Promise<{ data: Store[]; hasMore: boolean }>;
 }

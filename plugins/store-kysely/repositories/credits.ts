@@ -72,16 +72,17 @@ export function creditRepository(db: Executor, dialect: Dialect): CreditReposito
       return balance;
     },
     debit: (change) => apply(change, -change.amount, true),
-    async ledger(organizationId, limit) {
-      const rows = await db
-        .selectFrom('credit_ledger')
-        .selectAll()
-        .where('organization_id', '=', organizationId)
-        // Newest first by the order of writing, which chains the balances; times may be out of order.
-        .orderBy('seq', 'desc')
-        .limit(limit)
-        .execute();
-      return rows.map(toEntry);
+    async ledger(organizationId, { limit, startingAfter }) {
+      let query = db.selectFrom('credit_ledger').selectAll().where('organization_id', '=', organizationId);
+      if (startingAfter) {
+        // The cursor is an entry of this organization, or the page is empty (as for other lists).
+        const cursor = await db.selectFrom('credit_ledger').select('seq').where('id', '=', startingAfter).where('organization_id', '=', organizationId).executeTakeFirst();
+        if (!cursor) return { data: [], hasMore: false };
+        query = query.where('seq', '<', cursor.seq!);
+      }
+      // Newest first by the order of writing, which chains the balances; times may be out of order.
+      const rows = await query.orderBy('seq', 'desc').limit(limit + 1).execute();
+      return { data: rows.slice(0, limit).map(toEntry), hasMore: rows.length > limit };
     },
   };
 }

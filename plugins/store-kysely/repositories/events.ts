@@ -35,5 +35,18 @@ export function eventRepository(db: Executor, dialect: Dialect): EventRepository
         .execute();
       return rows.map(toEvent);
     },
+    async since(organizationId, { from, types, limit }) {
+      if (types && types.length === 0) return [];
+      // events_by_organization (organization_id, created_at, id) serves the range and the order.
+      let query = db.selectFrom('events').selectAll().where('organization_id', '=', organizationId);
+      const { createdAt, afterId } = from;
+      query =
+        afterId === undefined
+          ? query.where('created_at', '>=', createdAt)
+          : query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(createdAt, afterId)));
+      if (types) query = query.where('type', 'in', types);
+      const rows = await query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+      return rows.map(toEvent);
+    },
   };
 }

@@ -1,5 +1,6 @@
 import type { Store, StoreRepository } from '../../../kit/plugin.ts';
 import type { Database, Executor } from '../database.ts';
+import { afterCursor } from './paginate.ts';
 
 const toStore = (row: Database['stores']): Store => ({
   id: row.id,
@@ -37,15 +38,11 @@ export function storeRepository(db: Executor): StoreRepository {
       const row = await db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirst();
       return row ? toStore(row) : null;
     },
-    async list(organizationId) {
-      const rows = await db
-        .selectFrom('stores')
-        .selectAll()
-        .where('organization_id', '=', organizationId)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
-      return rows.map(toStore);
+    async list(organizationId, { limit, startingAfter }) {
+      const query = await afterCursor(db, 'stores', db.selectFrom('stores').selectAll().where('organization_id', '=', organizationId), organizationId, startingAfter);
+      if (!query) return { data: [], hasMore: false };
+      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      return { data: rows.slice(0, limit).map(toStore), hasMore: rows.length > limit };
     },
   };
 }

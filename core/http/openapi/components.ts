@@ -1,0 +1,98 @@
+import { toJsonSchemaDefs, type ConversionConfig } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import { collectSchema, orderWebhookSchema } from '../../domain/conversion-input.ts';
+import { createGenerationSchema, productSchema } from '../../domain/generation-input.ts';
+import { createEndpointSchema, updateEndpointSchema } from '../../domain/webhook-endpoint-input.ts';
+import { createWidgetSchema, widgetGenerationSchema } from '../../domain/widget-input.ts';
+import { resendBody } from '../routes/events.ts';
+import { createStoreBody } from '../routes/stores.ts';
+import * as resources from './resources.ts';
+import type { JsonSchema } from './types.ts';
+
+type AnySchema = v.GenericSchema;
+
+/**
+ * Every named schema of the document: the request schemas the routes validate with (as their
+ * input, before defaults and transforms) and the response resources. A schema used inside
+ * another (Product inside Generation) becomes a `$ref` to its own component, so the typed client
+ * gets one type per resource.
+ */
+const named: Record<string, AnySchema> = {
+  Error: resources.errorEnvelopeSchema,
+  Product: productSchema,
+  ImageVariants: resources.imageVariantsSchema,
+  Generation: resources.generationSchema,
+  CreateGenerationRequest: createGenerationSchema,
+  Store: resources.storeSchema,
+  CreateStoreRequest: createStoreBody,
+  CreditBalance: resources.creditBalanceSchema,
+  CreditLedgerEntry: resources.creditLedgerEntrySchema,
+  WebhookEndpoint: resources.webhookEndpointSchema,
+  WebhookEndpointWithSecret: resources.webhookEndpointWithSecretSchema,
+  RotatedWebhookEndpoint: resources.rotatedWebhookEndpointSchema,
+  DeletedWebhookEndpoint: resources.deletedWebhookEndpointSchema,
+  CreateWebhookEndpointRequest: createEndpointSchema,
+  UpdateWebhookEndpointRequest: updateEndpointSchema,
+  Event: resources.eventSchema,
+  EventWithDeliveries: resources.eventWithDeliveriesSchema,
+  ResendEventRequest: resendBody,
+  WebhookDelivery: resources.webhookDeliverySchema,
+  WebhookAttempt: resources.webhookAttemptSchema,
+  Conversion: resources.conversionSchema,
+  OrderWebhookRequest: orderWebhookSchema,
+  CollectRequest: collectSchema,
+  AnalyticsSummary: resources.analyticsSummarySchema,
+  Widget: resources.widgetSchema,
+  CreateWidgetRequest: createWidgetSchema,
+  PublicWidget: resources.publicWidgetSchema,
+  WidgetGenerationRequest: widgetGenerationSchema,
+  Health: resources.healthSchema,
+  Readiness: resources.readinessSchema,
+  Success: resources.successSchema,
+};
+
+/** Resources listed with the common envelope `{ object: 'list', data, has_more }`, named `<Resource>List`. */
+const listed = ['Generation', 'Store', 'CreditLedgerEntry', 'WebhookEndpoint', 'Event', 'WebhookDelivery', 'WebhookAttempt', 'Conversion', 'Widget'] as const;
+export type ListedResource = (typeof listed)[number];
+
+const config: ConversionConfig = {
+  target: 'draft-2020-12',
+  // Requests are documented as callers send them: before defaults are applied and values transformed.
+  typeMode: 'input',
+  // Checks JSON Schema cannot say (a data URI's shape, a sum of item totals) stay the server's to enforce.
+  errorMode: 'ignore',
+  overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+  // A length limit in characters (text.ts's `maxCharacters`) is a check JSON Schema cannot read; its tag says the limit.
+  overrideAction: ({ valibotAction, jsonSchema }) =>
+    'maxCharacters' in valibotAction ? { ...jsonSchema, maxLength: (valibotAction as { maxCharacters: number }).maxCharacters } : undefined,
+  overrideSchema: ({ valibotSchema }) =>
+    // Metadata is checked by a custom schema (see generation-input.ts): string values under string keys.
+    valibotSchema.type === 'custom' ? { type: 'object', additionalProperties: { type: 'string' } } : undefined,
+};
+
+function convert(): Record<string, JsonSchema> {
+  const schemas: Record<string, JsonSchema> = {};
+  for (const [name, schema] of Object.entries(toJsonSchemaDefs(named, config))) {
+    const { $schema: _dialect, ...rest } = schema as JsonSchema;
+    schemas[name] = rest;
+  }
+  for (const name of listed) {
+    schemas[`${name}List`] = {
+      type: 'object',
+      properties: {
+        object: { const: 'list' },
+        data: { type: 'array', items: { $ref: `#/components/schemas/${name}` } },
+        has_more: { type: 'boolean', description: 'Whether a next page exists: ask again with `starting_after` set to the last id of `data`.' },
+      },
+      required: ['object', 'data', 'has_more'],
+    };
+  }
+  return schemas;
+}
+
+export const componentSchemas = convert();
+
+export type SchemaName = keyof typeof named | `${ListedResource}List`;
+
+/** A `$ref` to a named schema; the name is checked at compile time. */
+export const ref = (name: SchemaName): JsonSchema => ({ $ref: `#/components/schemas/${name}` });

@@ -1,0 +1,113 @@
+import { componentSchemas } from './components.ts';
+import { requestIdHeader, securitySchemes } from './helpers.ts';
+import { cdnPaths } from './paths/cdn.ts';
+import { conversionPaths } from './paths/conversions.ts';
+import { creditPaths } from './paths/credits.ts';
+import { eventPaths } from './paths/events.ts';
+import { eventStreamPaths } from './paths/event-stream.ts';
+import { generationPaths } from './paths/generations.ts';
+import { healthPaths } from './paths/health.ts';
+import { openApiPaths } from './paths/openapi.ts';
+import { referencePagePaths } from './paths/reference-page.ts';
+import { sdkBundlePaths } from './paths/sdk-bundles.ts';
+import { storePaths } from './paths/stores.ts';
+import { webhookEndpointPaths } from './paths/webhook-endpoints.ts';
+import { widgetPaths } from './paths/widgets.ts';
+import type { Method, OpenApiDocument, PathFragment } from './types.ts';
+import { outgoingWebhooks } from './webhooks.ts';
+
+/**
+ * Every public route, one fragment per area. To document a new area, add its file under
+ * `paths/` and list its fragment here; the coverage test (test/openapi.test.ts) fails until a
+ * route the app registers is in one of them.
+ */
+const fragments: PathFragment[] = [
+  generationPaths,
+  storePaths,
+  creditPaths,
+  webhookEndpointPaths,
+  eventPaths,
+  eventStreamPaths,
+  conversionPaths,
+  widgetPaths,
+  healthPaths,
+  cdnPaths,
+  sdkBundlePaths,
+  openApiPaths,
+  referencePagePaths,
+];
+
+/** Tags in the order a reader meets them, each said once. */
+const tags = [
+  { name: 'Generations', description: 'Render a customer photo with your products. Results arrive by webhook or polling.' },
+  { name: 'Stores', description: 'The storefronts of your organization.' },
+  { name: 'Credits', description: 'The balance generations are paid from, and its ledger.' },
+  { name: 'Webhook endpoints', description: 'Where events are sent, signed per Standard Webhooks.' },
+  { name: 'Events', description: 'Events sent to your endpoints, their deliveries and attempts.' },
+  { name: 'Conversions', description: 'Orders your shop reports, and the generations they are attributed to.' },
+  { name: 'Analytics', description: 'What visualizations did for a store.' },
+  { name: 'Widgets', description: 'Embeddable widgets: keyless generations from shoppers\' browsers, limited to your origins.' },
+  { name: 'Browser', description: 'Keyless routes the browser SDK calls from shop pages.' },
+  { name: 'Browser SDK', description: 'The SDK scripts shop pages include.' },
+  { name: 'Images', description: 'Generated images, when the service serves them itself.' },
+  { name: 'Health', description: 'Liveness and readiness for load balancers and orchestrators.' },
+  { name: 'Meta', description: 'This document.' },
+  { name: 'Webhooks', description: 'What the service POSTs to your webhook endpoints.' },
+];
+
+const methods: Method[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
+
+/** Merges fragments; a path or method documented twice is a mistake, said at build time. */
+function mergePaths(list: PathFragment[]): PathFragment {
+  const paths: PathFragment = {};
+  for (const fragment of list) {
+    for (const [path, item] of Object.entries(fragment)) {
+      const into = (paths[path] ??= {});
+      for (const [key, value] of Object.entries(item)) {
+        if (key in into) throw new Error(`OpenAPI: ${path} ${key} is documented twice`);
+        (into as Record<string, unknown>)[key] = value;
+      }
+    }
+  }
+  return paths;
+}
+
+/** Every answer carries `x-request-id`, so every response of every route says so. */
+function withRequestIdHeader(paths: PathFragment): PathFragment {
+  for (const item of Object.values(paths)) {
+    for (const method of methods) {
+      for (const response of Object.values(item[method]?.responses ?? {})) {
+        if ('$ref' in response) continue;
+        response.headers = { 'x-request-id': { $ref: '#/components/headers/RequestId' }, ...response.headers };
+      }
+    }
+  }
+  return paths;
+}
+
+export function buildOpenApiDocument(): OpenApiDocument {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Visualizer API',
+      version: '1',
+      description:
+        "AI product visualizations for online shops: virtual try-on and room staging behind a REST API, signed webhooks and a browser SDK. Paths are relative to the service's public URL (e.g. `https://visualizer.example.com`). Errors are always `{ error: { type, code, message, param } }`; branch on `code`.",
+    },
+    servers: [{ url: '/', description: "The service's public URL." }],
+    security: [{ secretKey: [] }],
+    tags,
+    paths: withRequestIdHeader(mergePaths(fragments)),
+    webhooks: outgoingWebhooks,
+    components: {
+      schemas: componentSchemas,
+      securitySchemes,
+      parameters: {},
+      headers: { RequestId: requestIdHeader },
+      responses: {},
+    },
+  };
+}
+
+/** The document as served and as written to docs/openapi.json: the same bytes in both places. */
+export const openApiText = `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;

@@ -1,0 +1,147 @@
+import { ref, type SchemaName } from './components.ts';
+import type { JsonSchema, MediaType, Parameter, RequestBody, Response } from './types.ts';
+
+/** Builders the path fragments share, so every route says the common things the same way. */
+
+export const jsonType = 'application/json';
+
+export const jsonContent = (schema: JsonSchema, example?: unknown): Record<string, MediaType> => ({
+  [jsonType]: example === undefined ? { schema } : { schema, example },
+});
+
+/** A JSON request body of a named schema, with the example a reader can paste. */
+export const jsonBody = (name: SchemaName, example: unknown, description?: string): RequestBody => ({
+  ...(description ? { description } : {}),
+  required: true,
+  content: jsonContent(ref(name), example),
+});
+
+/** A successful JSON answer of a named schema. */
+export const ok = (description: string, name: SchemaName, headers?: Response['headers']): Response => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: jsonContent(ref(name)),
+});
+
+/** The security requirement of a route; the document's default is the secret API key. */
+export const security = {
+  secretKey: [{ secretKey: [] }],
+  conversionKey: [{ conversionKey: [] }],
+  none: [],
+} as const satisfies Record<string, Record<string, string[]>[]>;
+
+export const securitySchemes = {
+  secretKey: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'visualizer_…',
+    description: "A secret API key (`visualizer_…`), sent as `Authorization: Bearer visualizer_…`. Server-side only: never put it in a page.",
+  },
+  conversionKey: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'viz_…',
+    description: "A conversion key (`viz_…`), sent as `Authorization: Bearer viz_…`. It can only report orders to `/api/webhooks/orders`.",
+  },
+};
+
+/** Error codes a route can answer, per HTTP status. */
+export type ErrorCodes = Partial<Record<number, readonly string[]>>;
+
+/** Sets every route can answer: our own failure, and a database briefly out of reach. */
+export const serverErrors: ErrorCodes = { 500: ['internal_error'], 503: ['database_unavailable'] };
+export const authenticationErrors: ErrorCodes = { 401: ['missing_api_key', 'malformed_authorization', 'invalid_api_key', 'api_key_revoked'] };
+/** A keyed route: the key, then its per-key rate limit (`rateLimits.*`). */
+export const secretKeyErrors: ErrorCodes = { ...authenticationErrors, 429: ['rate_limited'] };
+/** A JSON body read by `readValidJson`. */
+export const jsonBodyErrors: ErrorCodes = { 400: ['invalid_json', 'parameter_invalid'], 413: ['body_too_large'], 415: ['unsupported_media_type'] };
+export const queryErrors: ErrorCodes = { 400: ['parameter_invalid'] };
+export const notFoundErrors: ErrorCodes = { 404: ['resource_missing'] };
+
+const statusText: Record<number, string> = {
+  400: 'The request is invalid: `param` names the field at fault.',
+  401: 'No valid key was sent.',
+  403: 'The key may not do this.',
+  404: 'No such resource.',
+  405: 'The method is not allowed on this route.',
+  409: 'The request conflicts with the current state.',
+  413: 'The request body is too large.',
+  415: 'The body is not sent as a supported content type.',
+  429: 'Too many requests: retry after `Retry-After` seconds.',
+  500: 'Something went wrong on our side; quote `x-request-id` when you report it.',
+  503: 'Briefly unavailable: retry after `Retry-After` seconds.',
+};
+
+const retryAfter = { description: 'Seconds to wait before retrying.', schema: { type: 'string' } };
+
+/**
+ * The error envelope for each status, its `code` narrowed to the codes the route can answer
+ * there, so a client can switch on them exhaustively.
+ */
+export function errorResponses(...sets: ErrorCodes[]): Record<string, Response> {
+  const merged = new Map<number, Set<string>>();
+  for (const set of sets) {
+    for (const [status, codes] of Object.entries(set)) {
+      const into = merged.get(Number(status)) ?? new Set<string>();
+      for (const code of codes ?? []) into.add(code);
+      merged.set(Number(status), into);
+    }
+  }
+  const responses: Record<string, Response> = {};
+  for (const status of [...merged.keys()].sort((a, b) => a - b)) {
+    const codes = [...merged.get(status)!].sort();
+    const schema = { allOf: [ref('Error'), { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } }] };
+    const headers: Response['headers'] = {};
+    if (status === 401) headers['www-authenticate'] = { description: 'Always `Bearer realm="visualizer"`.', schema: { type: 'string' } };
+    if (status === 429 || status === 503) headers['retry-after'] = retryAfter;
+    responses[String(status)] = {
+      description: statusText[status] ?? 'An error.',
+      ...(Object.keys(headers).length ? { headers } : {}),
+      content: jsonContent(schema),
+    };
+  }
+  return responses;
+}
+
+export const pageParameters: Parameter[] = [
+  {
+    name: 'limit',
+    in: 'query',
+    description: 'How many items to return, 1 to 100.',
+    schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
+  },
+  {
+    name: 'starting_after',
+    in: 'query',
+    description: 'The id of the last item of the previous page; the page continues after it (newest first).',
+    schema: { type: 'string', minLength: 1, maxLength: 64 },
+  },
+];
+
+export const pathParameter = (name: string, description: string): Parameter => ({ name, in: 'path', required: true, description, schema: { type: 'string' } });
+
+export const idempotencyKeyParameter: Parameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  description: 'Makes the create safe to retry: a key used before (keys are bound for good, per organization) answers 200 with its original generation and `Idempotent-Replayed: true`, ignoring the new body, and charges nothing. 1 to 255 printable ASCII characters without spaces.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+  example: 'order-1234-try-on',
+};
+
+export const requestIdHeader = {
+  description: 'The request id: yours when you sent a sane `x-request-id` (8 to 128 of `[A-Za-z0-9_.:-]`), else one made up (`req_…`). Quote it when you report a problem.',
+  schema: { type: 'string' },
+};
+
+/** Response headers of files served with validators (CDN images, SDK bundles). */
+export const cachedFileHeaders: Response['headers'] = {
+  etag: { description: 'A strong validator: send it back as `If-None-Match`.', schema: { type: 'string' } },
+  'cache-control': { schema: { type: 'string' } },
+};
+
+export const ifNoneMatchParameter: Parameter = {
+  name: 'If-None-Match',
+  in: 'header',
+  description: 'An `ETag` received before: answered 304 when it still matches.',
+  schema: { type: 'string' },
+};

@@ -1,0 +1,69 @@
+import {
+  errorResponses,
+  idempotencyKeyParameter,
+  jsonBody,
+  jsonBodyErrors,
+  notFoundErrors,
+  ok,
+  pageParameters,
+  pathParameter,
+  queryErrors,
+  secretKeyErrors,
+  serverErrors,
+} from '../helpers.ts';
+import type { PathFragment } from '../types.ts';
+
+export const createGenerationExample = {
+  mode: 'virtual-try-on',
+  image: 'https://shop.example/uploads/customer-photo.jpg',
+  products: [{ productId: 'sku-1042', productTitle: 'Linen shirt, sky blue', imageUrl: 'https://shop.example/images/sku-1042.jpg', productUrl: 'https://shop.example/products/linen-shirt' }],
+  hint: 'Sleeves rolled up',
+  imageSize: '1K',
+  metadata: { orderId: '1234' },
+};
+
+const replayed = {
+  'idempotent-replayed': { description: '`true` when an `Idempotency-Key` seen before answered its first generation.', schema: { type: 'string', enum: ['true'] } },
+};
+
+export const generationPaths: PathFragment = {
+  '/v1/generations': {
+    post: {
+      operationId: 'createGeneration',
+      summary: 'Create a generation',
+      description:
+        'Starts rendering a photo with 1 to 3 products and charges its credits (1K = 1, 2K = 2, 4K = 3). Answers 202 at once with `status: processing`; the result arrives by the `generation.completed` or `generation.failed` webhook, or by polling.',
+      tags: ['Generations'],
+      parameters: [idempotencyKeyParameter],
+      requestBody: jsonBody('CreateGenerationRequest', createGenerationExample, '`image` is an https URL or a `data:image/*;base64,` URI of at most 10 MB decoded.'),
+      responses: {
+        '200': ok('Replayed: the `Idempotency-Key` was used before; this is its generation as it is now.', 'Generation', replayed),
+        '202': ok('Accepted: rendering has started.', 'Generation'),
+        ...errorResponses(
+          serverErrors,
+          secretKeyErrors,
+          jsonBodyErrors,
+          { 400: ['idempotency_key_invalid', 'image_too_large', 'invalid_image'], 403: ['insufficient_credits'], 503: ['storage_unavailable'] },
+        ),
+      },
+    },
+    get: {
+      operationId: 'listGenerations',
+      summary: 'List generations',
+      description: 'Newest first.',
+      tags: ['Generations'],
+      parameters: [...pageParameters, { name: 'status', in: 'query', description: 'Only generations in this status.', schema: { enum: ['processing', 'complete', 'failed'], type: 'string' } }],
+      responses: { '200': ok('A page of generations.', 'GenerationList'), ...errorResponses(serverErrors, secretKeyErrors, queryErrors) },
+    },
+  },
+  '/v1/generations/{id}': {
+    get: {
+      operationId: 'getGeneration',
+      summary: 'Get a generation',
+      tags: ['Generations'],
+      parameters: [pathParameter('id', 'The generation id (`agen_…`).')],
+      responses: { '200': ok('The generation.', 'Generation'), ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors) },
+    },
+  },
+};
+

@@ -1,0 +1,190 @@
+import * as v from 'valibot';
+import type { ApiErrorType } from '../../domain/errors.ts';
+import { conversionStatuses } from '../../domain/conversion-input.ts';
+import { eventTypes } from '../../domain/generation.ts';
+import { productSchema } from '../../domain/generation-input.ts';
+
+/**
+ * Valibot schemas of what the API answers, one per resource. Nothing validates responses with
+ * them at run time: they exist to be converted into the OpenAPI document's `components.schemas`,
+ * beside the request schemas the routes do validate with, so both come from one kind of source.
+ */
+
+const timestamp = v.pipe(v.string(), v.isoTimestamp(), v.description('ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.'));
+const nullableTimestamp = v.nullable(timestamp);
+const id = (prefix: string) => v.pipe(v.string(), v.description(`An id issued by the service (\`${prefix}_…\`).`));
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const mode = v.picklist(['virtual-try-on', 'room-visualizer']);
+const imageSize = v.picklist(['1K', '2K', '4K']);
+
+export const errorTypes = [
+  'authentication_error',
+  'authorization_error',
+  'invalid_request_error',
+  'rate_limit_error',
+  'not_found_error',
+  'conflict_error',
+  'api_error',
+] as const satisfies readonly ApiErrorType[];
+
+export const errorEnvelopeSchema = v.strictObject({
+  error: v.strictObject({
+    type: v.picklist(errorTypes),
+    code: v.pipe(v.string(), v.description('Stable, machine-readable: branch on it. Each operation lists the codes it can answer per status.')),
+    message: v.pipe(v.string(), v.description('For people; may change.')),
+    param: v.pipe(v.nullable(v.string()), v.description('The request field or parameter at fault, when there is one.')),
+  }),
+});
+
+const variant = v.strictObject({ url: v.pipe(v.string(), v.url()), width: count });
+
+export const imageVariantsSchema = v.strictObject({ list: variant, card: variant, detail: variant });
+
+export const generationSchema = v.strictObject({
+  id: id('agen'),
+  object: v.literal('generation'),
+  status: v.picklist(['processing', 'complete', 'failed']),
+  mode,
+  imageSize,
+  imageUrl: v.pipe(v.nullable(v.pipe(v.string(), v.url())), v.description('The full-size image once complete; null before.')),
+  imageVariants: v.nullable(imageVariantsSchema),
+  products: v.array(productSchema),
+  hint: v.nullable(v.string()),
+  error: v.nullable(v.strictObject({ code: v.string(), message: v.string() })),
+  metadata: v.nullable(v.record(v.string(), v.string())),
+  createdAt: timestamp,
+  completedAt: nullableTimestamp,
+});
+
+export const storeSchema = v.strictObject({
+  id: id('store'),
+  object: v.literal('store'),
+  name: v.string(),
+  attributionWindowDays: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  createdAt: timestamp,
+});
+
+export const creditBalanceSchema = v.strictObject({
+  object: v.literal('credit_balance'),
+  balance: v.pipe(v.number(), v.integer(), v.description('Credits left; a 1K image costs 1, 2K 2, 4K 3.')),
+});
+
+export const creditLedgerEntrySchema = v.strictObject({
+  id: id('cle'),
+  object: v.literal('credit_ledger_entry'),
+  delta: v.pipe(v.number(), v.integer(), v.description('Positive for grants and refunds, negative for debits.')),
+  balanceAfter: v.pipe(v.number(), v.integer()),
+  reason: v.pipe(v.string(), v.description('`generation`, `generation_refund`, or the reason given with a grant.')),
+  reference: v.pipe(v.nullable(v.string()), v.description('What the entry is about (a generation id); null for grants.')),
+  createdAt: timestamp,
+});
+
+const endpointFields = {
+  id: id('whe'),
+  object: v.literal('webhook_endpoint'),
+  url: v.pipe(v.string(), v.url()),
+  description: v.nullable(v.string()),
+  enabledEvents: v.array(v.picklist(['*', ...eventTypes])),
+  status: v.picklist(['enabled', 'disabled']),
+  disabledReason: v.nullable(v.string()),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+};
+
+export const webhookEndpointSchema = v.strictObject(endpointFields);
+
+const secret = v.pipe(v.string(), v.startsWith('whsec_'), v.description('The signing secret (`whsec_` + base64): shown only when made.'));
+
+export const webhookEndpointWithSecretSchema = v.strictObject({ ...endpointFields, secret });
+
+export const rotatedWebhookEndpointSchema = v.strictObject({
+  ...endpointFields,
+  secret,
+  previousSecretExpiresAt: v.pipe(timestamp, v.description('Until then deliveries are signed with the old secret as well.')),
+});
+
+export const deletedWebhookEndpointSchema = v.strictObject({ id: id('whe'), object: v.literal('webhook_endpoint'), deleted: v.literal(true) });
+
+export const eventSchema = v.strictObject({
+  id: id('evt'),
+  type: v.picklist(eventTypes),
+  createdAt: timestamp,
+  data: generationSchema,
+});
+
+export const webhookDeliverySchema = v.strictObject({
+  id: id('whd'),
+  object: v.literal('webhook_delivery'),
+  endpointId: v.string(),
+  status: v.picklist(['pending', 'succeeded', 'failed']),
+  attemptCount: count,
+  nextAttemptAt: nullableTimestamp,
+  lastError: v.nullable(v.string()),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const eventWithDeliveriesSchema = v.strictObject({ ...eventSchema.entries, deliveries: v.array(webhookDeliverySchema) });
+
+export const webhookAttemptSchema = v.strictObject({
+  id: id('wha'),
+  object: v.literal('webhook_attempt'),
+  deliveryId: v.string(),
+  endpointId: v.string(),
+  attemptedAt: timestamp,
+  statusCode: v.nullable(v.pipe(v.number(), v.integer())),
+  error: v.nullable(v.string()),
+  durationMs: count,
+  responseBody: v.nullable(v.string()),
+});
+
+export const conversionSchema = v.strictObject({
+  id: id('conv'),
+  object: v.literal('conversion'),
+  orderId: v.string(),
+  storeId: v.string(),
+  visitorId: v.nullable(v.string()),
+  sessionId: v.nullable(v.string()),
+  totalCents: count,
+  currency: v.string(),
+  status: v.picklist(conversionStatuses),
+  items: v.array(v.strictObject({ productId: v.string(), quantity: count, priceCents: count, totalCents: count })),
+  source: v.picklist(['server', 'browser', 'both']),
+  orderCreatedAt: timestamp,
+  attribution: v.nullable(v.strictObject({ generationId: v.string(), attributedRevenueCents: count, attributedItems: v.array(v.string()) })),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+const rate = v.pipe(v.nullable(v.number()), v.description('A fraction from 0 to 1, rounded to 4 places; null when there was no one to count.'));
+
+export const analyticsSummarySchema = v.strictObject({
+  object: v.literal('analytics_summary'),
+  storeId: v.string(),
+  from: timestamp,
+  to: timestamp,
+  visualizations: count,
+  uniqueVisitorsVisualized: count,
+  conversions: count,
+  attributedConversions: count,
+  attributedRevenue: v.pipe(v.record(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/)), count), v.description('Attributed revenue in cents, per currency (`{ "USD": 3000 }`); currencies are never added together.')),
+  conversionRate: v.strictObject({ visualized: rate, notVisualized: rate }),
+  visitors: v.strictObject({ visualized: count, visualizedConverted: count, notVisualized: count, notVisualizedConverted: count }),
+});
+
+export const widgetSchema = v.strictObject({
+  id: id('wdg'),
+  object: v.literal('widget'),
+  storeId: v.string(),
+  mode,
+  imageSize,
+  allowedOrigins: v.array(v.string()),
+  dailyGenerationCap: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  createdAt: timestamp,
+});
+
+export const publicWidgetSchema = v.strictObject({ id: id('wdg'), object: v.literal('widget'), mode, imageSize });
+
+export const healthSchema = v.strictObject({ status: v.literal('ok') });
+export const readinessSchema = v.strictObject({ status: v.literal('ready') });
+export const successSchema = v.strictObject({ success: v.literal(true) });

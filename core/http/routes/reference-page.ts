@@ -1,0 +1,167 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { H3, H3Event } from 'h3';
+import { ApiError } from '../../domain/errors.ts';
+import { ifNoneMatchMatches } from '../conditional.ts';
+
+/**
+ * `GET /docs`: the OpenAPI document (`/openapi.json`) as a browsable reference, drawn by Swagger UI
+ * from `swagger-ui-dist`, served from node_modules by the app itself (no CDN: it works offline and
+ * behind a strict CSP). The page has no inline script or style; every URL in it is relative, so a
+ * deployment under a path prefix (`https://shop.example/visualizer/docs`) keeps its prefix.
+ */
+
+const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+/**
+ * Starts Swagger UI on the document the page names, resolved against the page (so a path prefix
+ * is kept). No validator badge (it would call validator.swagger.io) and no top bar (whose URL box
+ * would fetch any document the reader types).
+ */
+const initializer = `"use strict";
+(function () {
+  var root = document.getElementById("swagger-ui");
+  window.ui = SwaggerUIBundle({
+    url: new URL(root.getAttribute("data-openapi-url"), document.baseURI).href,
+    domNode: root,
+    deepLinking: true,
+    validatorUrl: null,
+    defaultModelsExpandDepth: 0,
+    docExpansion: "list"
+  });
+})();
+`;
+
+const pageStyle = 'html { box-sizing: border-box; overflow-y: scroll; }\n*, *::before, *::after { box-sizing: inherit; }\nbody { margin: 0; background: #fafafa; }\n';
+
+interface Asset {
+  type: string;
+  body: Buffer;
+  gzip?: Buffer;
+  etag: string;
+}
+
+const assetTypes: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.png': 'image/png',
+};
+
+function asset(name: string, body: Buffer): Asset {
+  const type = assetTypes[path.extname(name)]!;
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  // Text compresses to a quarter (level 9 would save 0.3% for twice the time); the PNGs are compressed already.
+  return { type, body, etag, ...(type.startsWith('text/') ? { gzip: gzipSync(body, { level: 6 }) } : {}) };
+}
+
+interface ReferenceAssets {
+  /** The asset folder's name: a hash of every asset, so a new Swagger UI or initializer is a new URL. */
+  version: string;
+  files: Map<string, Asset>;
+  html: string;
+}
+
+const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+function loadAssets(): ReferenceAssets {
+  const files = new Map<string, Asset>();
+  for (const name of ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png', 'favicon-16x16.png']) {
+    // Without the source map comment: the map is not served, and devtools would ask for it.
+    const bytes = readFileSync(path.join(swaggerUiDir, name));
+    const body = name.endsWith('.png') ? bytes : Buffer.from(bytes.toString('utf8').replace(/\n?\/[/*]# sourceMappingURL=\S+(?: ?\*\/)?\s*$/, '\n'));
+    files.set(name, asset(name, body));
+  }
+  files.set('reference-page.js', asset('reference-page.js', Buffer.from(initializer)));
+  files.set('reference-page.css', asset('reference-page.css', Buffer.from(pageStyle)));
+  const digest = createHash('sha256');
+  for (const [name, file] of files) digest.update(`${name} ${file.etag}\n`);
+  const version = digest.digest('hex').slice(0, 16);
+  // `docs/assets/…` and `openapi.json` are relative to the page, `{base}/docs`: they resolve under `{base}/`.
+  const at = (name: string) => escapeAttribute(`docs/assets/${version}/${name}`);
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Visualizer API reference</title>
+<link rel="stylesheet" href="${at('swagger-ui.css')}">
+<link rel="stylesheet" href="${at('reference-page.css')}">
+<link rel="icon" type="image/png" href="${at('favicon-32x32.png')}" sizes="32x32">
+<link rel="icon" type="image/png" href="${at('favicon-16x16.png')}" sizes="16x16">
+</head>
+<body>
+<div id="swagger-ui" data-openapi-url="openapi.json"></div>
+<script src="${at('swagger-ui-bundle.js')}"></script>
+<script src="${at('reference-page.js')}"></script>
+</body>
+</html>
+`;
+  return { version, files, html };
+}
+
+let loaded: ReferenceAssets | undefined;
+/** Read and compressed once, on the first request for the page or an asset. */
+const referenceAssets = () => (loaded ??= loadAssets());
+
+/**
+ * What Swagger UI needs, and no more: its own scripts and styles, `data:` images (its CSS draws
+ * icons as data URIs) and requests to this origin (the document, and "Try it out"). React sets
+ * element styles through the CSSOM, which `style-src` does not govern, so no 'unsafe-inline'.
+ */
+export const referencePageCsp = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function serveAsset(event: H3Event, file: Asset): Response {
+  const gzip = !!file.gzip && /\bgzip\b/i.test(event.req.headers.get('accept-encoding') ?? '');
+  const etag = gzip ? `${file.etag.slice(0, -1)}-gz"` : file.etag;
+  const headers: Record<string, string> = { 'cache-control': 'public, max-age=31536000, immutable', etag };
+  if (file.gzip) headers.vary = 'Accept-Encoding';
+  // A 304 carries the validators and caching headers only (RFC 9110 §15.4.5): no content headers.
+  if (ifNoneMatchMatches(event.req.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });
+  const body = gzip ? file.gzip! : file.body;
+  const content: Record<string, string> = { 'content-type': file.type, 'content-length': String(body.length), 'x-content-type-options': 'nosniff' };
+  if (gzip) content['content-encoding'] = 'gzip';
+  return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers: { ...headers, ...content } });
+}
+
+/**
+ * `/docs` (cached 5 minutes, like the document it shows) and its assets under
+ * `/docs/assets/{version}/{file}`, named by content and cached for a year. An asset of another
+ * version is a 404, as a stale widget bundle is.
+ */
+export function referencePageRoutes(app: H3) {
+  app.get('/docs', (event) => {
+    // The router takes `/docs/` for `/docs`, but the page's relative URLs would then resolve under
+    // `/docs/`: send the reader to the page's one address (relative, so a path prefix is kept).
+    if (event.url.pathname.endsWith('/')) return new Response(null, { status: 301, headers: { location: '../docs' } });
+    return new Response(referenceAssets().html, {
+      headers: {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'public, max-age=300',
+        'content-security-policy': referencePageCsp,
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+      },
+    });
+  });
+
+  app.get('/docs/assets/:version/:file', (event) => {
+    const { version, files } = referenceAssets();
+    const [, , , askedVersion, name] = event.url.pathname.split('/');
+    const file = askedVersion === version && name ? files.get(name) : undefined;
+    if (!file) throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
+    return serveAsset(event, file);
+  });
+}
