@@ -58,18 +58,13 @@ export function sdkAssets(): Promise<SdkAssets> {
 function serve(event: H3Event, file: BuiltAsset, cacheControl: string): Response {
   const gzip = /\bgzip\b/i.test(event.req.headers.get('accept-encoding') ?? '');
   const etag = gzip ? file.gzipEtag : file.etag;
-  const headers: Record<string, string> = {
-    'content-type': 'text/javascript; charset=utf-8',
-    'cache-control': cacheControl,
-    etag,
-    vary: 'Accept-Encoding',
-    'access-control-allow-origin': '*',
-    'x-content-type-options': 'nosniff',
-  };
-  if (gzip) headers['content-encoding'] = 'gzip';
+  const headers: Record<string, string> = { 'cache-control': cacheControl, etag, vary: 'Accept-Encoding', 'access-control-allow-origin': '*' };
+  // A 304 carries the validators and caching headers only (RFC 9110 §15.4.5): no content headers.
   if (ifNoneMatchMatches(event.req.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });
   const body = gzip ? file.gzip : file.body;
-  return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers: { ...headers, 'content-length': String(body.length) } });
+  const content: Record<string, string> = { 'content-type': 'text/javascript; charset=utf-8', 'content-length': String(body.length), 'x-content-type-options': 'nosniff' };
+  if (gzip) content['content-encoding'] = 'gzip';
+  return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers: { ...headers, ...content } });
 }
 
 async function loadAssets(event: H3Event): Promise<SdkAssets> {

@@ -1,6 +1,7 @@
 /**
- * Types shared by the loader (`embed.js`) and the widget UI (`widget.js`). Only types live here:
- * the two bundles never share code at run time, they talk through `WidgetModule`.
+ * Types shared by the loader (`embed.js`), the widget UI (`widget.js`) and the npm package, whose
+ * declarations publish this file. Only types live here: the loader and the widget never share code
+ * at run time, they talk through `WidgetModule`.
  */
 
 export interface Identity {
@@ -60,7 +61,7 @@ export interface WidgetModule {
   close(): void;
 }
 
-/** `window.Visualizer` once the loader has run. */
+/** `window.Visualizer` once the loader has run; what the npm package's `createVisualizer` returns. */
 export interface VisualizerSdk {
   getIdentity(): Identity;
   track(event: string, props?: unknown): Promise<boolean>;
