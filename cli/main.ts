@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { describeError, isParseArgsError, UsageError, type Command } from './command.ts';
 import { creditsAdd } from './commands/credits.ts';
 import { keysCreate, keysList, keysRevoke } from './commands/keys.ts';
+import { listen } from './commands/listen.ts';
 import { migrate } from './commands/migrate.ts';
 import { orgsCreate, orgsList } from './commands/orgs.ts';
 import { serve } from './commands/serve.ts';
@@ -10,7 +11,7 @@ import { widgetsCreate, widgetsList } from './commands/widgets.ts';
 import { worker } from './commands/worker.ts';
 import { processOutput, type Output } from './output.ts';
 
-const commands: Command[] = [serve, worker, migrate, orgsCreate, orgsList, storesCreate, storesList, keysCreate, keysList, keysRevoke, creditsAdd, widgetsCreate, widgetsList];
+const commands: Command[] = [serve, worker, migrate, orgsCreate, orgsList, storesCreate, storesList, keysCreate, keysList, keysRevoke, creditsAdd, widgetsCreate, widgetsList, listen];
 
 function usage(): string {
   return [

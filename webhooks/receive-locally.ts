@@ -1,24 +1,23 @@
 /**
- * A webhook receiver for your own machine: an HTTPS server on loopback that verifies every
- * delivery with `verify.ts` and prints what it received. Visualizer delivers only to https URLs,
- * so it needs a certificate; the README's quickstart and docs/webhooks.md show how to make one
- * with openssl and how to let the service trust it and reach loopback.
+ * A webhook receiver for your own machine: a plain HTTP server on loopback that verifies every
+ * delivery with `verify.ts` and prints what it received. `visualizer listen --forward-to
+ * http://localhost:4000/webhooks` feeds it the service's events, signed with the secret listen
+ * prints (the README's quickstart and docs/webhooks.md show the steps).
  *
- *   VISUALIZER_WEBHOOK_SECRET=whsec_… node --import tsx webhooks/receive-locally.ts [port] [cert.pem] [key.pem]
+ *   VISUALIZER_WEBHOOK_SECRET=whsec_… node --import tsx webhooks/receive-locally.ts [port]
  *
- * Defaults: port 8443, `webhook-cert.pem` and `webhook-key.pem` in the working directory. Each
- * verified event prints one line starting with `verified`; a delivery that fails verification
- * is answered 400 and printed as `rejected` with the reason. Stop it with Ctrl-C.
+ * The port defaults to 4000. Each verified event prints one line starting with `verified`; a
+ * delivery that fails verification is answered 400 and printed as `rejected` with the reason.
+ * Stop it with Ctrl-C.
  */
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:https';
+import { createServer } from 'node:http';
 import { verifyWebhook, WebhookVerificationError } from './verify.ts';
 
-const [portArgument = '8443', certFile = 'webhook-cert.pem', keyFile = 'webhook-key.pem'] = process.argv.slice(2);
+const [portArgument = '4000'] = process.argv.slice(2);
 const port = Number(portArgument);
 const secret = process.env.VISUALIZER_WEBHOOK_SECRET;
 if (!Number.isInteger(port) || port < 0 || port > 65535 || !secret) {
-  console.error('usage: VISUALIZER_WEBHOOK_SECRET=whsec_… node --import tsx webhooks/receive-locally.ts [port] [cert.pem] [key.pem]');
+  console.error('usage: VISUALIZER_WEBHOOK_SECRET=whsec_… node --import tsx webhooks/receive-locally.ts [port]');
   process.exit(2);
 }
 
@@ -31,7 +30,7 @@ interface Event {
 // Deliveries are at-least-once: a real receiver keeps the ids it has handled in its database.
 const seen = new Set<string>();
 
-const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (request, response) => {
+const server = createServer((request, response) => {
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
@@ -55,5 +54,5 @@ const server = createServer({ cert: readFileSync(certFile), key: readFileSync(ke
 
 server.listen(port, '127.0.0.1', () => {
   const address = server.address();
-  console.log(`receiving webhooks on https://127.0.0.1:${typeof address === 'object' && address ? address.port : port}/`);
+  console.log(`receiving webhooks on http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}/`);
 });

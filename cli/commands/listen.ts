@@ -1,0 +1,96 @@
+import { eventTypes } from '../../core/domain/generation.ts';
+import { generateWebhookSecret, signWebhook } from '../../core/domain/webhook-signature.ts';
+import { UsageError, type Command } from '../command.ts';
+import { followEvents, StreamRefused } from '../event-stream-client.ts';
+import { forwardWebhook } from '../forward-webhook.ts';
+import { stopSignal } from '../stop-signal.ts';
+
+/** Where `npm start` in the same environment listens: `PORT`, else the config's default port. */
+const defaultBaseUrl = (env: NodeJS.ProcessEnv) => `http://localhost:${/^\d+$/.test(env.PORT ?? '') && env.PORT !== '0' ? env.PORT : 3000}`;
+
+function httpUrl(text: string, option: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`${option} must be an http:// or https:// URL, not '${text}'.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${option} must be an http:// or https:// URL, not '${text}'.`);
+  return url;
+}
+
+function eventFilter(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const types = [...new Set(text.split(',').map((type) => type.trim()).filter(Boolean))];
+  const unknown = types.filter((type) => !(eventTypes as readonly string[]).includes(type));
+  if (types.length === 0 || unknown.length) {
+    throw new UsageError(`--events must be a comma-separated list of ${eventTypes.join(', ')}${unknown.length ? `, not '${unknown.join(',')}'` : ''}.`);
+  }
+  return types;
+}
+
+/** A `--secret` of the user's own must be one the signer accepts, or every delivery would fail to sign. */
+function checkedSecret(secret: string): string {
+  try {
+    signWebhook(secret, 'evt_check', 0, '');
+  } catch {
+    throw new UsageError('--secret must be "whsec_" followed by base64, as the service\'s endpoint secrets are.');
+  }
+  return secret;
+}
+
+export const listen: Command = {
+  name: 'listen',
+  usage: 'listen --forward-to URL [--events TYPE,TYPE] [--api-key KEY] [--base-url URL] [--secret whsec_…]',
+  summary:
+    "Receive the organization's events as they happen and forward each, signed, to a URL on this machine (e.g. http://localhost:4000/webhooks). The key comes from --api-key or VISUALIZER_API_KEY, the service from --base-url or VISUALIZER_URL (default http://localhost:$PORT, else :3000).",
+  options: {
+    'forward-to': { type: 'string' },
+    events: { type: 'string' },
+    'api-key': { type: 'string' },
+    'base-url': { type: 'string' },
+    secret: { type: 'string' },
+  },
+  async run(values, { env, output }) {
+    if (typeof values['forward-to'] !== 'string' || !values['forward-to'].trim()) throw new UsageError('--forward-to is required: the URL of your local webhook receiver.');
+    const forwardTo = httpUrl(values['forward-to'].trim(), '--forward-to').href;
+    const types = eventFilter(values.events as string | undefined);
+    const apiKey = ((values['api-key'] as string | undefined) ?? env.VISUALIZER_API_KEY ?? '').trim();
+    if (!apiKey) throw new UsageError('A secret API key is required: --api-key visualizer_… or VISUALIZER_API_KEY.');
+    const base = httpUrl(((values['base-url'] as string | undefined) ?? env.VISUALIZER_URL ?? defaultBaseUrl(env)).trim(), '--base-url');
+    const secret = values.secret === undefined ? generateWebhookSecret() : checkedSecret(String(values.secret));
+
+    const streamUrl = new URL('v1/events/stream', base.href.endsWith('/') ? base : `${base.href}/`);
+    if (types) streamUrl.searchParams.set('types', types.join(','));
+
+    const stop = new AbortController();
+    void stopSignal(env).then(() => stop.abort());
+    const events = followEvents({
+      url: streamUrl.href,
+      apiKey,
+      signal: stop.signal,
+      onOpen(reconnected) {
+        if (reconnected) return output.err('Reconnected; resuming after the last event received.');
+        output.out(`Forwarding ${types ? types.join(', ') : 'all'} events of ${base.origin} to ${forwardTo}. Ctrl-C stops.`);
+        output.out(`Webhook signing secret of this session: ${secret}`);
+      },
+      onRetry: (reason, delayMs) => output.err(`${reason}; reconnecting in ${delayMs / 1000} s…`),
+    });
+    try {
+      for await (const message of events) {
+        // One at a time and in order, as a receiver reading its log expects.
+        const outcome = await forwardWebhook(forwardTo, secret, { id: message.id!, body: message.data }, stop.signal);
+        if (stop.signal.aborted) break;
+        const result = 'status' in outcome ? String(outcome.status) : `error: ${outcome.error}`;
+        output.out(`${new Date().toISOString()}  ${message.event}  ${message.id}  ${result}`);
+      }
+    } catch (error) {
+      if (error instanceof StreamRefused) {
+        output.err(`visualizer listen: ${error.message}`);
+        return 1;
+      }
+      throw error;
+    }
+    return 0;
+  },
+};
