@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { AuthenticationError, createClient, InvalidRequestError, type VisualizerClient, type WebhookEvent } from '../clients/node/src/index.ts';
+import { ApiError, AuthenticationError, createClient, InvalidRequestError, type EventStreamRetry, type VisualizerClient, type WebhookEvent } from '../clients/node/src/index.ts';
 import { startGenerationApp, type GenerationApp } from './support/generation-app.ts';
 
 describe('@visualizer/client events.stream against the service', () => {
@@ -82,5 +82,54 @@ describe('@visualizer/client events.stream reconnecting', () => {
     }
     assert.deepEqual(ids, ['evt_1', 'evt_2', 'evt_3']);
     assert.deepEqual(connections, ['evt_0', 'evt_1', 'evt_2']);
+  });
+});
+
+describe('@visualizer/client events.stream while the service is away', () => {
+  const connections: Array<string | undefined> = [];
+  let url: string;
+  let close: () => Promise<void>;
+  const message = (n: number) => `id: evt_${n}\nevent: generation.completed\ndata: {"id":"evt_${n}", "type":"generation.completed"}\n\n`;
+
+  before(async () => {
+    // Ends the first stream, refuses the next try with 503, then sends evt_1 again (as a proxy
+    // replaying could) and evt_2, ends, and refuses the last try with 401 (the key was revoked).
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      connections.push(req.headers['last-event-id'] as string | undefined);
+      const envelope = (status: number, type: string) =>
+        void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { type, code: 'test', message: `answered ${status}`, param: null } }));
+      if (connections.length === 2) return envelope(503, 'api_error');
+      if (connections.length === 4) return envelope(401, 'authentication_error');
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(connections.length === 1 ? message(1) : message(1) + message(2));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    close = () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve())));
+  });
+  after(() => close());
+
+  it('reports each retry with a pause that grows while tries fail, skips a repeated event, and ends with a refusal retrying cannot fix', { timeout: 30_000 }, async () => {
+    const retries: EventStreamRetry[] = [];
+    let reconnections = 0;
+    const client = createClient({ apiKey: 'visualizer_test', baseUrl: url, maxRetries: 0 });
+    const stream = await client.events.streamMessages({ onRetry: (retry) => retries.push(retry), onReconnect: () => (reconnections += 1) });
+    const messages: Array<{ id: string; data: string }> = [];
+    await assert.rejects(
+      (async () => {
+        for await (const { id, data } of stream) messages.push({ id, data });
+      })(),
+      (error: unknown) => error instanceof AuthenticationError && error.message === 'answered 401',
+    );
+    assert.deepEqual(messages.map(({ id }) => id), ['evt_1', 'evt_2']);
+    assert.equal(messages[0]!.data, '{"id":"evt_1", "type":"generation.completed"}', 'the event as sent, byte for byte');
+    assert.deepEqual(connections, [undefined, 'evt_1', 'evt_1', 'evt_2']);
+    assert.equal(reconnections, 1);
+    // The pause doubles after the failed try and starts again at 1 s once a connection succeeds.
+    assert.deepEqual(retries.map(({ delayMs }) => delayMs), [1_000, 2_000, 1_000]);
+    assert.equal(retries[0]!.error, null, 'the service ended the stream');
+    assert.ok(retries[1]!.error instanceof ApiError && retries[1]!.error.status === 503);
+    assert.equal(retries[2]!.error, null);
+    assert.equal(stream.lastEventId, 'evt_2');
   });
 });

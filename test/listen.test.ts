@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { readEventStream, type StreamMessage } from '../cli/event-stream-reader.ts';
+import { readEventStream, type StreamMessage } from '../clients/node/src/event-stream-reader.ts';
 import { freePort } from '../core/http/free-port.ts';
 import { bearer, startTestApp, type TestApp } from './support/app.ts';
 import { bin, cli } from './support/cli.ts';
@@ -218,7 +218,7 @@ describe('visualizer listen', () => {
     const conversionKey = (await g.app.tenants.createOrganization({ name: 'Conversion only', credits: 0 })).conversionKey.key;
     const refused = await cli(['listen', '--forward-to', `${receiver.url}/x`, '--base-url', g.app.url, '--api-key', conversionKey], cliEnv() as Record<string, string>);
     assert.equal(refused.code, 1, refused.stderr);
-    assert.match(refused.stderr, /visualizer listen: 40[13] /);
+    assert.match(refused.stderr, /visualizer listen: that is a conversion key \(viz_…\); listen needs a secret API key \(visualizer_…\)\./);
 
     const unreachable = await cli(['listen', '--forward-to', `${receiver.url}/x`, '--base-url', `http://127.0.0.1:${await freePort()}`, '--api-key', key], cliEnv() as Record<string, string>);
     assert.equal(unreachable.code, 1);

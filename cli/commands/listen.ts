@@ -1,7 +1,8 @@
+import { ConnectionError, createClient, VisualizerError, type EventStream, type EventStreamMessage, type WebhookEventType } from '../../clients/node/src/index.ts';
+import { keyPrefixes } from '../../core/domain/api-keys.ts';
 import { eventTypes } from '../../core/domain/generation.ts';
 import { generateWebhookSecret, signWebhook } from '../../core/domain/webhook-signature.ts';
 import { UsageError, type Command } from '../command.ts';
-import { followEvents, StreamRefused } from '../event-stream-client.ts';
 import { forwardWebhook } from '../forward-webhook.ts';
 import { stopSignal } from '../stop-signal.ts';
 
@@ -19,14 +20,22 @@ function httpUrl(text: string, option: string): URL {
   return url;
 }
 
-function eventFilter(text: string | undefined): string[] | undefined {
+function eventFilter(text: string | undefined): WebhookEventType[] | undefined {
   if (text === undefined) return undefined;
   const types = [...new Set(text.split(',').map((type) => type.trim()).filter(Boolean))];
   const unknown = types.filter((type) => !(eventTypes as readonly string[]).includes(type));
   if (types.length === 0 || unknown.length) {
     throw new UsageError(`--events must be a comma-separated list of ${eventTypes.join(', ')}${unknown.length ? `, not '${unknown.join(',')}'` : ''}.`);
   }
-  return types;
+  return types as WebhookEventType[];
+}
+
+/** An error as one line: the API's answer, or what underlies a failed connection (`connect ECONNREFUSED …`). */
+function describe(error: unknown): string {
+  if (error instanceof VisualizerError) return `${error.status} ${error.type}: ${error.message}`;
+  let cause = error;
+  while (cause instanceof Error && cause.cause instanceof Error && cause.cause.message) cause = cause.cause;
+  return cause instanceof Error ? cause.message : String(cause);
 }
 
 /** A `--secret` of the user's own must be one the signer accepts, or every delivery would fail to sign. */
@@ -60,36 +69,45 @@ export const listen: Command = {
     const base = httpUrl(((values['base-url'] as string | undefined) ?? env.VISUALIZER_URL ?? defaultBaseUrl(env)).trim(), '--base-url');
     const secret = values.secret === undefined ? generateWebhookSecret() : checkedSecret(String(values.secret));
 
-    const streamUrl = new URL('v1/events/stream', base.href.endsWith('/') ? base : `${base.href}/`);
-    if (types) streamUrl.searchParams.set('types', types.join(','));
+    // A conversion key would only be refused by the service; saying which key is needed is clearer.
+    if (apiKey.startsWith(keyPrefixes.conversion)) {
+      output.err(`visualizer listen: that is a conversion key (${keyPrefixes.conversion}…); listen needs a secret API key (${keyPrefixes.secret}…).`);
+      return 1;
+    }
 
     const stop = new AbortController();
     void stopSignal(env).then(() => stop.abort());
-    const events = followEvents({
-      url: streamUrl.href,
-      apiKey,
-      signal: stop.signal,
-      onOpen(reconnected) {
-        if (reconnected) return output.err('Reconnected; resuming after the last event received.');
-        output.out(`Forwarding ${types ? types.join(', ') : 'all'} events of ${base.origin} to ${forwardTo}. Ctrl-C stops.`);
-        output.out(`Webhook signing secret of this session: ${secret}`);
-      },
-      onRetry: (reason, delayMs) => output.err(`${reason}; reconnecting in ${delayMs / 1000} s…`),
-    });
+    // No retries inside a request: the stream's own reconnections are paced and reported below.
+    const client = createClient({ apiKey, baseUrl: base.href, maxRetries: 0 });
+    let stream: EventStream<EventStreamMessage>;
     try {
-      for await (const message of events) {
+      stream = await client.events.streamMessages({
+        types,
+        signal: stop.signal,
+        onReconnect: () => output.err('Reconnected; resuming after the last event received.'),
+        onRetry: ({ error, delayMs }) => output.err(`${error === null ? 'the stream ended' : `the stream was lost (${describe(error)})`}; reconnecting in ${delayMs / 1000} s…`),
+      });
+    } catch (error) {
+      if (stop.signal.aborted) return 0;
+      // The first connection must succeed: a wrong address or key exits at once rather than retrying forever.
+      output.err(`visualizer listen: ${error instanceof ConnectionError ? `could not reach ${base.origin}: ${describe(error)}` : describe(error)}`);
+      return 1;
+    }
+    output.out(`Forwarding ${types ? types.join(', ') : 'all'} events of ${base.origin} to ${forwardTo}. Ctrl-C stops.`);
+    output.out(`Webhook signing secret of this session: ${secret}`);
+    try {
+      for await (const message of stream) {
         // One at a time and in order, as a receiver reading its log expects.
-        const outcome = await forwardWebhook(forwardTo, secret, { id: message.id!, body: message.data }, stop.signal);
+        const outcome = await forwardWebhook(forwardTo, secret, { id: message.id, body: message.data }, stop.signal);
         if (stop.signal.aborted) break;
         const result = 'status' in outcome ? String(outcome.status) : `error: ${outcome.error}`;
         output.out(`${new Date().toISOString()}  ${message.event}  ${message.id}  ${result}`);
       }
     } catch (error) {
-      if (error instanceof StreamRefused) {
-        output.err(`visualizer listen: ${error.message}`);
-        return 1;
-      }
-      throw error;
+      // Only a refusal retrying cannot fix ends the stream, e.g. the key revoked meanwhile.
+      if (!(error instanceof VisualizerError)) throw error;
+      output.err(`visualizer listen: ${describe(error)}`);
+      return 1;
     }
     return 0;
   },

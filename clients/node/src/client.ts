@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import createFetchClient from 'openapi-fetch';
 import { errorFromResponse } from './errors.ts';
-import { openEventStream, type EventStreamOptions } from './event-stream.ts';
+import { openEventStream, type Connect, type EventStreamOptions } from './event-stream.ts';
 import { paginate } from './paginate.ts';
 import { retryingFetch, type Fetch } from './retry.ts';
 import type { paths } from './schema.ts';
-import type { CreateGenerationRequest, Generation, ListItem, ListPath, ListQuery, OrderWebhookRequest, Query, RequestBody, WebhookEventType } from './types.ts';
+import type { CreateGenerationRequest, Generation, ListItem, ListPath, ListQuery, OrderWebhookRequest, Query, RequestBody, WebhookEvent, WebhookEventType } from './types.ts';
 import { waitForGeneration, type WaitOptions } from './wait.ts';
 
 export interface ClientOptions {
@@ -44,6 +44,9 @@ export type OrderReport = Omit<OrderWebhookRequest, 'platform' | 'orderCreatedAt
   orderCreatedAt: string | Date;
 };
 
+/** `events.stream` and `events.streamMessages`: `types` keeps only those event types. */
+export type StreamOptions = EventStreamOptions & { types?: WebhookEventType[] };
+
 export type VisualizerClient = ReturnType<typeof createClient>;
 
 /**
@@ -80,6 +83,16 @@ export function createClient(options: ClientOptions) {
       waitForGeneration((id, signal) => generations.retrieve(id, { signal }), generation, waitOptions),
   };
 
+  /** One connection of an event stream, resuming after `lastEventId` when given. */
+  const connectEvents =
+    (types: WebhookEventType[] | undefined): Connect =>
+    async (lastEventId, signal) => {
+      const query = types === undefined ? {} : { types: types.join(',') };
+      const header = lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId };
+      const body = await unwrap(api.GET('/v1/events/stream', { params: { query, header }, parseAs: 'stream', signal }));
+      return body as ReadableStream<Uint8Array>;
+    };
+
   return {
     generations,
     credits: {
@@ -106,13 +119,9 @@ export function createClient(options: ClientOptions) {
        * The organization's events as they happen (Server-Sent Events), for development: a local
        * server receives them without an https endpoint. Production receivers use webhook endpoints.
        */
-      stream: ({ types, ...streamOptions }: EventStreamOptions & { types?: WebhookEventType[] } = {}) =>
-        openEventStream(async (lastEventId, signal) => {
-          const query = types === undefined ? {} : { types: types.join(',') };
-          const header = lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId };
-          const body = await unwrap(api.GET('/v1/events/stream', { params: { query, header }, parseAs: 'stream', signal }));
-          return body as ReadableStream<Uint8Array>;
-        }, streamOptions),
+      stream: ({ types, ...streamOptions }: StreamOptions = {}) => openEventStream(connectEvents(types), streamOptions, (message) => JSON.parse(message.data) as WebhookEvent),
+      /** The same stream as `stream`, each event as its message: `data` is the event's JSON byte for byte, e.g. to sign it again. */
+      streamMessages: ({ types, ...streamOptions }: StreamOptions = {}) => openEventStream(connectEvents(types), streamOptions, (message) => message),
     },
     conversions: {
       list: (query: Query<'listConversions'> = {}, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/conversions', { params: { query }, signal })),

@@ -2,7 +2,7 @@
  * @visualizer/client: a typed client for the Visualizer API, for a shop's Node.js server.
  * Guide: docs/client.md in the Visualizer repository.
  */
-export { createClient, type CallOptions, type ClientOptions, type CreateGenerationOptions, type OrderReport, type VisualizerClient } from './client.ts';
+export { createClient, type CallOptions, type ClientOptions, type CreateGenerationOptions, type OrderReport, type StreamOptions, type VisualizerClient } from './client.ts';
 export {
   ApiError,
   AuthenticationError,
@@ -17,7 +17,7 @@ export {
   VisualizerError,
   type VisualizerErrorFields,
 } from './errors.ts';
-export type { EventStream, EventStreamOptions } from './event-stream.ts';
+export type { EventStream, EventStreamMessage, EventStreamOptions, EventStreamRetry } from './event-stream.ts';
 export { paginate } from './paginate.ts';
 export type { Fetch } from './retry.ts';
 export type { WaitOptions } from './wait.ts';

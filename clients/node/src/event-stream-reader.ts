@@ -11,9 +11,10 @@ const maxLineLength = 8 * 1024 * 1024;
 /**
  * The messages of a Server-Sent Events body, as the WHATWG event-stream algorithm reads them:
  * lines end at CRLF, LF or CR; `field: value` lines fill the message and a blank line dispatches
- * it; `data` lines join with newlines; a message without data is not dispatched.
+ * it; `data` lines join with newlines; a message without data is not dispatched. An abort of
+ * `signal` cancels the body and ends the messages.
  */
-export async function* readEventStream(body: ReadableStream<Uint8Array>): AsyncGenerator<StreamMessage> {
+export async function* readEventStream(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<StreamMessage> {
   let buffer = '';
   let id: string | undefined;
   let event = '';
@@ -42,7 +43,24 @@ export async function* readEventStream(body: ReadableStream<Uint8Array>): AsyncG
   }
 
   const decoder = new TextDecoder();
-  for await (const bytes of body as unknown as AsyncIterable<Uint8Array>) {
+  const reader = body.getReader();
+  // Cancelling the body ourselves ends a pending read at once, whether or not fetch passes the abort on to it.
+  const cancel = () => void reader.cancel().catch(() => {});
+  signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    for (;;) {
+      if (signal?.aborted) return;
+      const { value: bytes, done } = await reader.read();
+      if (done) return;
+      yield* messagesOf(bytes);
+    }
+  } finally {
+    signal?.removeEventListener('abort', cancel);
+    cancel();
+  }
+
+  /** The messages that `bytes` completes. */
+  function* messagesOf(bytes: Uint8Array): Generator<StreamMessage> {
     for (const line of lines(decoder.decode(bytes, { stream: true }))) {
       if (line === '') {
         if (data.length) yield { id, event: event || 'message', data: data.join('\n') };
