@@ -3,7 +3,7 @@ import { createServer, request, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { referencePageCsp } from '../../core/http/routes/reference-page.ts';
-import { launchChromium } from '../support/browser.ts';
+import { launchChromium, recordPageErrors } from '../support/browser.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 let browser: Browser;
@@ -32,11 +32,7 @@ document.addEventListener('securitypolicyviolation', (event) => window.__violati
 async function openReference(url: string, origin: string) {
   const context = await browser.newContext();
   await context.addInitScript(recordViolations);
-  const errors: string[] = [];
-  context.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
-  });
-  context.on('weberror', (error) => errors.push(`uncaught: ${error.error().message}`));
+  const errors = recordPageErrors(context);
   const requested: string[] = [];
   context.on('request', (request) => requested.push(request.url()));
   const elsewhere: string[] = [];

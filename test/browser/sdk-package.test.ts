@@ -14,7 +14,7 @@ import ts from 'typescript';
 import { startWorkers } from '../../core/lifecycle.ts';
 import { buildPackage } from '../../sdk/package/build.ts';
 import { relaxedBrowserLimits } from '../support/browser-app.ts';
-import { launchChromium, recordRequests, shopperPhoto } from '../support/browser.ts';
+import { launchChromium, recordRequests, shopperPhoto, recordPageErrors } from '../support/browser.ts';
 import { bearer, startTestApp, type TestApp } from '../support/app.ts';
 import type { ProductData, VisualizerSdk } from '../../sdk/shared/types.ts';
 
@@ -182,11 +182,7 @@ describe('@visualizer/sdk, the npm package', () => {
     const productImage = `${base}/cdn/sdk-package/tee.png`;
 
     const context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
-    const errors: string[] = [];
-    context.on('console', (message) => {
-      if (message.type() === 'error') errors.push(message.text());
-    });
-    context.on('weberror', (error) => errors.push(`uncaught: ${error.error().message}`));
+    const errors = recordPageErrors(context);
     const requested: string[] = [];
     context.on('request', (request) => requested.push(request.url()));
     const collected = recordRequests(context, '/api/collect');

@@ -7,7 +7,7 @@ import type { DemoState } from '../../demo/setup.ts';
 import type { Identity } from '../../sdk/shared/types.ts';
 import { stubSnippet } from '../../sdk/snippet.ts';
 import { relaxedBrowserLimits } from '../support/browser-app.ts';
-import { launchChromium, recordRequests } from '../support/browser.ts';
+import { launchChromium, recordRequests, recordPageErrors } from '../support/browser.ts';
 import { startGenerationApp, type GenerationApp } from '../support/generation-app.ts';
 
 
@@ -43,11 +43,7 @@ async function sdkContext(pages: Record<string, string>, options: { initScript?:
     const name = new URL(route.request().url()).pathname.slice('/sdk-test/'.length);
     return route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: `<!doctype html><html><head><meta charset="utf-8">${pages[name] ?? ''}</head><body></body></html>` });
   });
-  const errors: string[] = [];
-  context.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
-  });
-  context.on('weberror', (error) => errors.push(`uncaught: ${error.error().message}`));
+  const errors = recordPageErrors(context);
   const collected = recordRequests(context, '/api/collect');
   const preflights: string[] = [];
   context.on('request', (request) => {

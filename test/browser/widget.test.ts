@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { DemoState } from '../../demo/setup.ts';
 import { relaxedBrowserLimits } from '../support/browser-app.ts';
-import { launchChromium, recordRequests, shopperPhoto } from '../support/browser.ts';
+import { launchChromium, recordRequests, shopperPhoto, recordPageErrors } from '../support/browser.ts';
 import { startGenerationApp, type GenerationApp } from '../support/generation-app.ts';
 
 
@@ -33,11 +33,7 @@ const inWidget = (selector: string) => `${widget} ${selector}`;
 
 async function shopper(viewport = { width: 1000, height: 800 }) {
   const context = await browser.newContext({ viewport });
-  const errors: string[] = [];
-  context.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
-  });
-  context.on('weberror', (error) => errors.push(`uncaught: ${error.error().message}`));
+  const errors = recordPageErrors(context);
   const page = await context.newPage();
   return { context, page, errors };
 }

@@ -41,6 +41,16 @@ export async function shopperPhoto(width = 1200, height = 1600): Promise<Buffer>
   return sharp(Buffer.from(svg)).jpeg({ quality: 88 }).toBuffer();
 }
 
+/** Console errors and uncaught exceptions of every page of `context`, as they happen. */
+export function recordPageErrors(context: BrowserContext): string[] {
+  const errors: string[] = [];
+  context.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  context.on('weberror', (error) => errors.push(`uncaught: ${error.error().message}`));
+  return errors;
+}
+
 /** Records the requests a page makes to a path (e.g. `/api/collect`), with their bodies. */
 export function recordRequests(target: Page | BrowserContext, pathname: string) {
   const seen: Array<{ method: string; body: unknown; contentType: string | undefined }> = [];
