@@ -1266,9 +1266,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "parameter_invalid";
+                            code: "parameter_invalid";
                         };
                     };
                 };
@@ -1283,9 +1283,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -1300,9 +1300,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -1315,9 +1315,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -1332,9 +1332,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -1410,9 +1410,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "idempotency_key_invalid" | "image_too_large" | "invalid_image" | "invalid_json" | "parameter_invalid";
+                            code: "idempotency_key_invalid" | "image_too_large" | "invalid_image" | "invalid_json" | "parameter_invalid";
                         };
                     };
                 };
@@ -1427,9 +1427,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -1442,9 +1442,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "insufficient_credits";
+                            code: "insufficient_credits";
                         };
                     };
                 };
@@ -1457,9 +1457,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "body_too_large";
+                            code: "body_too_large";
                         };
                     };
                 };
@@ -1472,9 +1472,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "unsupported_media_type";
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -1489,9 +1489,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -1504,9 +1504,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -1521,9 +1521,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable" | "storage_unavailable";
+                            code: "database_unavailable" | "storage_unavailable";
                         };
                     };
                 };
@@ -1562,9 +1562,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -1577,9 +1577,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -1594,9 +1594,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -1609,9 +1609,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -1626,9 +1626,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -1667,9 +1667,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "parameter_invalid";
+                            code: "parameter_invalid";
                         };
                     };
                 };
@@ -1684,9 +1684,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -1699,9 +1699,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -1716,9 +1716,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -1762,9 +1762,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "invalid_json" | "parameter_invalid";
+                            code: "invalid_json" | "parameter_invalid";
                         };
                     };
                 };
@@ -1779,9 +1779,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -1794,9 +1794,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "body_too_large";
+                            code: "body_too_large";
                         };
                     };
                 };
@@ -1809,9 +1809,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "unsupported_media_type";
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -1824,9 +1824,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -1841,9 +1841,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -1879,9 +1879,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -1896,9 +1896,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -1911,9 +1911,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -1928,9 +1928,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -1969,9 +1969,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "parameter_invalid";
+                            code: "parameter_invalid";
                         };
                     };
                 };
@@ -1986,9 +1986,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -2003,9 +2003,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -2018,9 +2018,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -2035,9 +2035,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -2076,9 +2076,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "parameter_invalid";
+                            code: "parameter_invalid";
                         };
                     };
                 };
@@ -2093,9 +2093,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -2110,9 +2110,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -2125,9 +2125,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -2142,9 +2142,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -2192,9 +2192,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "endpoint_limit_reached" | "invalid_json" | "parameter_invalid";
+                            code: "endpoint_limit_reached" | "invalid_json" | "parameter_invalid";
                         };
                     };
                 };
@@ -2209,9 +2209,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -2224,9 +2224,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "body_too_large";
+                            code: "body_too_large";
                         };
                     };
                 };
@@ -2239,9 +2239,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "unsupported_media_type";
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -2256,9 +2256,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -2271,9 +2271,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -2288,9 +2288,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -2329,9 +2329,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -2344,9 +2344,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -2361,9 +2361,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -2376,9 +2376,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -2393,9 +2393,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -2434,9 +2434,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -2449,9 +2449,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -2466,9 +2466,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -2481,9 +2481,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -2498,9 +2498,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -2546,9 +2546,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "invalid_json" | "parameter_invalid";
+                            code: "invalid_json" | "parameter_invalid";
                         };
                     };
                 };
@@ -2563,9 +2563,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -2578,9 +2578,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -2593,9 +2593,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "body_too_large";
+                            code: "body_too_large";
                         };
                     };
                 };
@@ -2608,9 +2608,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "unsupported_media_type";
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -2625,9 +2625,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -2640,9 +2640,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -2657,9 +2657,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -2698,9 +2698,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -2713,9 +2713,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -2730,9 +2730,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -2745,9 +2745,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -2762,9 +2762,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -2805,9 +2805,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "parameter_invalid";
+                            code: "parameter_invalid";
                         };
                     };
                 };
@@ -2822,9 +2822,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -2839,9 +2839,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -2854,9 +2854,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -2871,9 +2871,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -2912,9 +2912,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -2927,9 +2927,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -2944,9 +2944,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -2959,9 +2959,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -2976,9 +2976,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -3017,9 +3017,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -3032,9 +3032,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -3049,9 +3049,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -3064,9 +3064,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -3081,9 +3081,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -3129,9 +3129,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "endpoint_disabled" | "invalid_json" | "parameter_invalid";
+                            code: "endpoint_disabled" | "invalid_json" | "parameter_invalid";
                         };
                     };
                 };
@@ -3146,9 +3146,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -3161,9 +3161,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -3176,9 +3176,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "body_too_large";
+                            code: "body_too_large";
                         };
                     };
                 };
@@ -3191,9 +3191,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "unsupported_media_type";
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -3208,9 +3208,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -3223,9 +3223,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -3240,9 +3240,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -3290,9 +3290,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "parameter_invalid";
+                            code: "parameter_invalid";
                         };
                     };
                 };
@@ -3307,9 +3307,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -3322,9 +3322,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -3339,9 +3339,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited" | "too_many_streams";
+                            code: "rate_limited" | "too_many_streams";
                         };
                     };
                 };
@@ -3354,9 +3354,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -3371,9 +3371,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -3433,9 +3433,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "invalid_json" | "parameter_invalid";
+                            code: "invalid_json" | "parameter_invalid";
                         };
                     };
                 };
@@ -3450,9 +3450,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -3465,9 +3465,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "organization_mismatch" | "store_not_allowed";
+                            code: "organization_mismatch" | "store_not_allowed";
                         };
                     };
                 };
@@ -3480,9 +3480,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "body_too_large";
+                            code: "body_too_large";
                         };
                     };
                 };
@@ -3495,9 +3495,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "unsupported_media_type";
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -3512,9 +3512,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -3527,9 +3527,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -3544,9 +3544,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -3629,9 +3629,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "invalid_json" | "parameter_invalid";
+                            code: "invalid_json" | "parameter_invalid";
                         };
                     };
                 };
@@ -3644,9 +3644,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -3659,9 +3659,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "body_too_large";
+                            code: "body_too_large";
                         };
                     };
                 };
@@ -3674,9 +3674,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "unsupported_media_type";
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -3691,9 +3691,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -3706,9 +3706,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -3723,9 +3723,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -3759,9 +3759,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -3806,9 +3806,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "parameter_invalid";
+                            code: "parameter_invalid";
                         };
                     };
                 };
@@ -3823,9 +3823,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -3838,9 +3838,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -3855,9 +3855,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -3870,9 +3870,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -3887,9 +3887,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -3930,9 +3930,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "parameter_invalid";
+                            code: "parameter_invalid";
                         };
                     };
                 };
@@ -3947,9 +3947,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -3962,9 +3962,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -3979,9 +3979,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -3994,9 +3994,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -4011,9 +4011,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -4054,9 +4054,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "parameter_invalid";
+                            code: "parameter_invalid";
                         };
                     };
                 };
@@ -4071,9 +4071,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -4086,9 +4086,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -4103,9 +4103,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -4118,9 +4118,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -4135,9 +4135,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -4186,9 +4186,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "invalid_json" | "parameter_invalid";
+                            code: "invalid_json" | "parameter_invalid";
                         };
                     };
                 };
@@ -4203,9 +4203,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -4218,9 +4218,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -4233,9 +4233,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "body_too_large";
+                            code: "body_too_large";
                         };
                     };
                 };
@@ -4248,9 +4248,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "unsupported_media_type";
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -4265,9 +4265,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -4280,9 +4280,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -4297,9 +4297,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -4338,9 +4338,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
                         };
                     };
                 };
@@ -4353,9 +4353,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -4370,9 +4370,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -4385,9 +4385,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -4402,9 +4402,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -4444,9 +4444,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "origin_not_allowed";
+                            code: "origin_not_allowed";
                         };
                     };
                 };
@@ -4459,9 +4459,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -4476,9 +4476,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -4491,9 +4491,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -4508,9 +4508,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -4548,9 +4548,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "origin_not_allowed";
+                            code: "origin_not_allowed";
                         };
                     };
                 };
@@ -4563,9 +4563,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -4578,9 +4578,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -4595,9 +4595,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -4656,9 +4656,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "image_too_large" | "invalid_image" | "invalid_json" | "parameter_invalid";
+                            code: "image_too_large" | "invalid_image" | "invalid_json" | "parameter_invalid";
                         };
                     };
                 };
@@ -4671,9 +4671,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "insufficient_credits" | "origin_not_allowed";
+                            code: "insufficient_credits" | "origin_not_allowed";
                         };
                     };
                 };
@@ -4686,9 +4686,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -4701,9 +4701,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "body_too_large";
+                            code: "body_too_large";
                         };
                     };
                 };
@@ -4716,9 +4716,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "unsupported_media_type";
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -4733,9 +4733,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "daily_cap_reached" | "rate_limited";
+                            code: "daily_cap_reached" | "rate_limited";
                         };
                     };
                 };
@@ -4748,9 +4748,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -4765,9 +4765,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable" | "storage_unavailable";
+                            code: "database_unavailable" | "storage_unavailable";
                         };
                     };
                 };
@@ -4805,9 +4805,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "origin_not_allowed";
+                            code: "origin_not_allowed";
                         };
                     };
                 };
@@ -4820,9 +4820,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -4835,9 +4835,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -4852,9 +4852,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -4899,9 +4899,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "parameter_invalid";
+                            code: "parameter_invalid";
                         };
                     };
                 };
@@ -4914,9 +4914,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "origin_not_allowed";
+                            code: "origin_not_allowed";
                         };
                     };
                 };
@@ -4929,9 +4929,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -4946,9 +4946,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code: "rate_limited";
                         };
                     };
                 };
@@ -4961,9 +4961,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -4978,9 +4978,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -5020,9 +5020,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "origin_not_allowed";
+                            code: "origin_not_allowed";
                         };
                     };
                 };
@@ -5035,9 +5035,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -5050,9 +5050,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -5067,9 +5067,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -5103,9 +5103,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -5139,9 +5139,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -5156,9 +5156,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "database_unavailable";
+                            code: "database_unavailable";
                         };
                     };
                 };
@@ -5215,9 +5215,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "resource_missing";
+                            code: "resource_missing";
                         };
                     };
                 };
@@ -5230,9 +5230,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -5247,9 +5247,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "storage_unavailable";
+                            code: "storage_unavailable";
                         };
                     };
                 };
@@ -5302,9 +5302,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -5360,9 +5360,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "route_not_found";
+                            code: "route_not_found";
                         };
                     };
                 };
@@ -5375,9 +5375,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -5411,9 +5411,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -5450,9 +5450,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -5512,9 +5512,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "route_not_found";
+                            code: "route_not_found";
                         };
                     };
                 };
@@ -5527,9 +5527,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
-                        error?: {
+                        error: {
                             /** @enum {unknown} */
-                            code?: "internal_error";
+                            code: "internal_error";
                         };
                     };
                 };
@@ -5554,7 +5554,7 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
-                    type?: "generation.completed";
+                    type: "generation.completed";
                 };
             };
         };
@@ -5586,7 +5586,7 @@ export interface operations {
             content: {
                 "application/json": components["schemas"]["Event"] & {
                     /** @constant */
-                    type?: "generation.failed";
+                    type: "generation.failed";
                 };
             };
         };

@@ -90,7 +90,7 @@ export function errorResponses(...sets: ErrorCodes[]): Record<string, Response> 
   const responses: Record<string, Response> = {};
   for (const status of [...merged.keys()].sort((a, b) => a - b)) {
     const codes = [...merged.get(status)!].sort();
-    const schema = { allOf: [ref('Error'), { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } }] };
+    const schema = { allOf: [ref('Error'), { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['code'], properties: { code: { enum: codes } } } } }] };
     const headers: Response['headers'] = {};
     if (status === 401) headers['www-authenticate'] = { description: 'Always `Bearer realm="visualizer"`.', schema: { type: 'string' } };
     if (status === 429 || status === 503) headers['retry-after'] = retryAfter;

@@ -35,7 +35,7 @@ function eventOperation(type: (typeof eventTypes)[number]) {
         required: true,
         content: {
           'application/json': {
-            schema: { allOf: [ref('Event'), { type: 'object', properties: { type: { const: type } } }] },
+            schema: { allOf: [ref('Event'), { type: 'object', required: ['type'], properties: { type: { const: type } } }] },
           },
         },
       },
