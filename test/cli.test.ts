@@ -256,6 +256,12 @@ describe('CLI', () => {
           lines[listening + 1],
           'Renderer: mock, a placeholder that pastes the product onto the photo and marks every result PREVIEW. For real renders, set VISUALIZER_RENDERER=gemini GEMINI_API_KEY=<your key>.',
         );
+        // The reference page it names is there.
+        const reference = lines.find((line) => line.startsWith('API reference: '));
+        assert.match(reference ?? '', /^API reference: (http:\/\/localhost:\d+)\/docs \(OpenAPI document: \1\/openapi\.json\)$/);
+        const page = await mock.get('/docs');
+        assert.equal(page.status, 200);
+        assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
       } finally {
         await mock.stop();
       }

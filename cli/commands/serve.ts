@@ -63,6 +63,7 @@ export const serve: Command = {
       output.out(`Visualizer listening on ${server.url} (public URL ${config.publicUrl}; ${workers} render workers)`);
       const rendererLine = rendererBannerLine(container.cradle.renderer.name);
       if (rendererLine) output.out(rendererLine);
+      output.out(`API reference: ${config.publicUrl}/docs (OpenAPI document: ${config.publicUrl}/openapi.json)`);
       for (const module of appModules) for (const line of module.banner?.(config) ?? []) output.out(line);
 
       await stopSignal();
