@@ -1,34 +1,22 @@
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import { build, type BuildOptions } from 'esbuild';
 import type { H3, H3Event } from 'h3';
 import type { AppModule } from '../core/http/app-module.ts';
-import { ifNoneMatchMatches } from '../core/http/conditional.ts';
 import { services } from '../core/http/context.ts';
+import { serveStaticAsset, staticAsset, type StaticAsset } from '../core/http/static-asset.ts';
 import { ApiError } from '../core/domain/errors.ts';
 
-/** One built file, plain and gzipped, each with its own strong validator. */
-export interface BuiltAsset {
-  body: Uint8Array;
-  gzip: Uint8Array;
-  etag: string;
-  gzipEtag: string;
-}
-
 export interface SdkAssets {
-  loader: BuiltAsset;
-  widget: BuiltAsset;
+  loader: StaticAsset;
+  widget: StaticAsset;
   /** Where the loader fetches the widget from, e.g. `/widgets/widget.3f9a….js`. */
   widgetPath: string;
 }
 
 const sdkRoot = fileURLToPath(new URL('./', import.meta.url));
 
-function asset(body: Uint8Array): BuiltAsset {
-  const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27);
-  return { body, gzip: gzipSync(body, { level: 9 }), etag: `"${digest}"`, gzipEtag: `"${digest}-gz"` };
-}
+const asset = (body: Uint8Array) => staticAsset(body, 'text/javascript; charset=utf-8');
 
 /**
  * Bundles the browser SDK from `sdk/` with esbuild: the widget UI first (its content hash names
@@ -55,16 +43,8 @@ export function sdkAssets(): Promise<SdkAssets> {
   return assets;
 }
 
-function serve(event: H3Event, file: BuiltAsset, cacheControl: string): Response {
-  const gzip = /\bgzip\b/i.test(event.req.headers.get('accept-encoding') ?? '');
-  const etag = gzip ? file.gzipEtag : file.etag;
-  const headers: Record<string, string> = { 'cache-control': cacheControl, etag, vary: 'Accept-Encoding', 'access-control-allow-origin': '*' };
-  // A 304 carries the validators and caching headers only (RFC 9110 §15.4.5): no content headers.
-  if (ifNoneMatchMatches(event.req.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });
-  const body = gzip ? file.gzip : file.body;
-  const content: Record<string, string> = { 'content-type': 'text/javascript; charset=utf-8', 'content-length': String(body.length), 'x-content-type-options': 'nosniff' };
-  if (gzip) content['content-encoding'] = 'gzip';
-  return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers: { ...headers, ...content } });
+function serve(event: H3Event, file: StaticAsset, cacheControl: string): Response {
+  return serveStaticAsset(event, file, { cacheControl, headers: { 'access-control-allow-origin': '*' } });
 }
 
 async function loadAssets(event: H3Event): Promise<SdkAssets> {

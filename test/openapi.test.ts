@@ -56,6 +56,20 @@ describe('the OpenAPI document', () => {
     assert.doesNotMatch(served, /127\.0\.0\.1|localhost/, 'nothing in it depends on the host');
   });
 
+  it('is served gzipped to clients that accept it, and revalidated by ETag', async () => {
+    const plain = await fetch(`${app.url}/openapi.json`, { headers: { 'accept-encoding': 'identity' } });
+    assert.equal(plain.headers.get('content-encoding'), null);
+    const plainLength = Number(plain.headers.get('content-length'));
+    await plain.arrayBuffer();
+    // fetch asks for gzip and decodes it; the headers still say what came over the wire.
+    const zipped = await fetch(`${app.url}/openapi.json`);
+    assert.equal(zipped.headers.get('content-encoding'), 'gzip');
+    assert.ok(Number(zipped.headers.get('content-length')) * 10 < plainLength, 'gzip shrinks it to under a tenth');
+    assert.equal(await zipped.text(), readFileSync(new URL('../docs/openapi.json', import.meta.url), 'utf8'));
+    const again = await fetch(`${app.url}/openapi.json`, { headers: { 'if-none-match': zipped.headers.get('etag')! } });
+    assert.equal(again.status, 304);
+  });
+
   it('passes an OpenAPI 3.1 validator', async () => {
     const result = await new Validator().validate(JSON.parse(openApiText));
     assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));

@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { H3 } from 'h3';
@@ -88,6 +89,15 @@ export function createResponseValidator() {
   const violations: Violation[] = [];
   const pending = new Set<Promise<void>>();
 
+  /**
+   * A clone's body as text, gunzipped when it is gzip (as a client's fetch would). Told by its
+   * magic bytes: on the client's side fetch has decoded it already, under the same headers.
+   */
+  const bodyText = async (response: Response) => {
+    const bytes = Buffer.from(await response.clone().arrayBuffer());
+    return (bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes).toString('utf8');
+  };
+
   /** Checks one answer; a body is read from a clone only when it is JSON. */
   async function check(request: Request, response: Response): Promise<void> {
     const url = new URL(request.url);
@@ -101,7 +111,7 @@ export function createResponseValidator() {
     if (!route || !operation) {
       if (type && isJson(type) && method !== 'head') {
         const validate = schemaAt(`/${pointer('components', 'schemas', 'Error')}`);
-        const body = await response.clone().text();
+        const body = await bodyText(response);
         if (!validate(safeParse(body))) fail(`an undocumented route answered JSON that is not the error envelope: ${ajv.errorsText(validate.errors)}`);
       }
       return;
@@ -120,7 +130,7 @@ export function createResponseValidator() {
     if (!documented) return void fail(`${where} ${status}: content type ${type} is not documented (documented: ${Object.keys(content).join(', ') || 'none'})`);
     // HEAD gets the GET's status and headers, never a body.
     if (!isJson(type) || method === 'head') return;
-    const body = await response.clone().text();
+    const body = await bodyText(response);
     const validate = schemaAt(`/${pointer('paths', route.template, method, 'responses', String(status), 'content', documented, 'schema')}`);
     if (!validate(safeParse(body))) fail(`${where} ${status}: ${ajv.errorsText(validate.errors, { dataVar: 'body' })} — body ${body.slice(0, 300)}`);
   }

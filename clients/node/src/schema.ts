@@ -5387,21 +5387,40 @@ export interface operations {
     getOpenApiDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description An `ETag` received before: answered 304 when it still matches. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The OpenAPI document. */
+            /** @description The OpenAPI document (gzipped when accepted). Cached 5 minutes and revalidated by `ETag`. */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    /** @description A strong validator: send it back as `If-None-Match`. */
+                    etag?: string;
+                    "cache-control"?: string;
+                    /** @description `gzip` when the request accepted it. */
+                    "content-encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
                 };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description A strong validator: send it back as `If-None-Match`. */
+                    etag?: string;
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
             500: {

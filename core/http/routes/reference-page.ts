@@ -2,10 +2,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
-import type { H3, H3Event } from 'h3';
+import type { H3 } from 'h3';
 import { ApiError } from '../../domain/errors.ts';
-import { ifNoneMatchMatches } from '../conditional.ts';
+import { serveStaticAsset, staticAsset, type StaticAsset } from '../static-asset.ts';
 
 /**
  * `GET /docs`: the OpenAPI document (`/openapi.json`) as a browsable reference, drawn by Swagger UI
@@ -37,37 +36,25 @@ const initializer = `"use strict";
 
 const pageStyle = 'html { box-sizing: border-box; overflow-y: scroll; }\n*, *::before, *::after { box-sizing: inherit; }\nbody { margin: 0; background: #fafafa; }\n';
 
-interface Asset {
-  type: string;
-  body: Buffer;
-  gzip?: Buffer;
-  etag: string;
-}
-
 const assetTypes: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.png': 'image/png',
 };
 
-function asset(name: string, body: Buffer): Asset {
-  const type = assetTypes[path.extname(name)]!;
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-  // Text compresses to a quarter (level 9 would save 0.3% for twice the time); the PNGs are compressed already.
-  return { type, body, etag, ...(type.startsWith('text/') ? { gzip: gzipSync(body, { level: 6 }) } : {}) };
-}
+const asset = (name: string, body: Buffer) => staticAsset(body, assetTypes[path.extname(name)]!);
 
 interface ReferenceAssets {
   /** The asset folder's name: a hash of every asset, so a new Swagger UI or initializer is a new URL. */
   version: string;
-  files: Map<string, Asset>;
+  files: Map<string, StaticAsset>;
   html: string;
 }
 
 const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 function loadAssets(): ReferenceAssets {
-  const files = new Map<string, Asset>();
+  const files = new Map<string, StaticAsset>();
   for (const name of ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png', 'favicon-16x16.png']) {
     // Without the source map comment: the map is not served, and devtools would ask for it.
     const bytes = readFileSync(path.join(swaggerUiDir, name));
@@ -123,19 +110,6 @@ export const referencePageCsp = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function serveAsset(event: H3Event, file: Asset): Response {
-  const gzip = !!file.gzip && /\bgzip\b/i.test(event.req.headers.get('accept-encoding') ?? '');
-  const etag = gzip ? `${file.etag.slice(0, -1)}-gz"` : file.etag;
-  const headers: Record<string, string> = { 'cache-control': 'public, max-age=31536000, immutable', etag };
-  if (file.gzip) headers.vary = 'Accept-Encoding';
-  // A 304 carries the validators and caching headers only (RFC 9110 §15.4.5): no content headers.
-  if (ifNoneMatchMatches(event.req.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers });
-  const body = gzip ? file.gzip! : file.body;
-  const content: Record<string, string> = { 'content-type': file.type, 'content-length': String(body.length), 'x-content-type-options': 'nosniff' };
-  if (gzip) content['content-encoding'] = 'gzip';
-  return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers: { ...headers, ...content } });
-}
-
 /**
  * `/docs` (cached 5 minutes, like the document it shows) and its assets under
  * `/docs/assets/{version}/{file}`, named by content and cached for a year. An asset of another
@@ -162,6 +136,6 @@ export function referencePageRoutes(app: H3) {
     const [, , , askedVersion, name] = event.url.pathname.split('/');
     const file = askedVersion === version && name ? files.get(name) : undefined;
     if (!file) throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
-    return serveAsset(event, file);
+    return serveStaticAsset(event, file, { cacheControl: 'public, max-age=31536000, immutable' });
   });
 }
