@@ -87,9 +87,11 @@ export function createClient(options: ClientOptions) {
   const connectEvents =
     (types: WebhookEventType[] | undefined): Connect =>
     async (lastEventId, signal) => {
-      const query = types === undefined ? {} : { types: types.join(',') };
+      const query = types === undefined ? {} : { types };
       const header = lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId };
-      const body = await unwrap(api.GET('/v1/events/stream', { params: { query, header }, parseAs: 'stream', signal }));
+      // The document says `style: form, explode: false`: one comma-separated value.
+      const querySerializer = { array: { style: 'form', explode: false } } as const;
+      const body = await unwrap(api.GET('/v1/events/stream', { params: { query, header }, querySerializer, parseAs: 'stream', signal }));
       return body as ReadableStream<Uint8Array>;
     };
 

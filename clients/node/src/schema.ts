@@ -3253,10 +3253,13 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Only events of these types, comma-separated.
-                 * @example generation.completed,generation.failed
+                 * @description Only events of these types, comma-separated (`types=generation.completed,generation.failed`).
+                 * @example [
+                 *       "generation.completed",
+                 *       "generation.failed"
+                 *     ]
                  */
-                types?: string;
+                types?: ("generation.completed" | "generation.failed")[];
             };
             header?: {
                 /** @description The id of the last event received on a previous stream: this one sends the events after it (in creation order) first. Deduplicate by id around a reconnection. */

@@ -29,6 +29,9 @@ export interface Parameter {
   description?: string;
   required?: boolean;
   schema: JsonSchema;
+  /** How an array is written: `form` without `explode` is one comma-separated value. */
+  style?: 'form' | 'simple';
+  explode?: boolean;
   example?: unknown;
   /** A path parameter that spans slashes (`/cdn/{key}`), which OpenAPI itself cannot say. */
   'x-multi-segment'?: boolean;

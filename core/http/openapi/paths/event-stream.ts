@@ -1,3 +1,4 @@
+import { eventTypes } from '../../../domain/generation.ts';
 import { eventStreamDefaults } from '../../routes/event-stream.ts';
 import { errorResponses, notFoundErrors, queryErrors, secretKeyErrors, serverErrors } from '../helpers.ts';
 import type { PathFragment } from '../types.ts';
@@ -22,9 +23,11 @@ export const eventStreamPaths: PathFragment = {
         {
           name: 'types',
           in: 'query',
-          description: 'Only events of these types, comma-separated.',
-          schema: { type: 'string', pattern: '^(generation\\.completed|generation\\.failed)(,(generation\\.completed|generation\\.failed))*$' },
-          example: 'generation.completed,generation.failed',
+          description: 'Only events of these types, comma-separated (`types=generation.completed,generation.failed`).',
+          style: 'form',
+          explode: false,
+          schema: { type: 'array', items: { type: 'string', enum: [...eventTypes] }, minItems: 1, uniqueItems: true },
+          example: ['generation.completed', 'generation.failed'],
         },
         {
           name: 'Last-Event-ID',
