@@ -155,6 +155,13 @@ describe('the API reference page', () => {
     const { context, page, errors, requested, elsewhere } = await openReference(`${origin}${prefix}/docs`, origin);
     try {
       await operation(page, 'post', '/v1/generations');
+      // "Try it out" calls the service under the prefix too: the document's server is relative to it.
+      const health = await operation(page, 'get', '/healthz');
+      await health.locator('.opblock-summary').first().click();
+      await health.locator('.try-out__btn').click();
+      const answered = page.waitForResponse((response) => new URL(response.url()).pathname.endsWith('/healthz'));
+      await health.locator('.execute').click();
+      assert.equal((await answered).url(), `${origin}${prefix}/healthz`);
       assert.deepEqual(await violations(page), []);
       assert.deepEqual(errors, []);
       assert.deepEqual(elsewhere, []);

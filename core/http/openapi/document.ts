@@ -94,7 +94,8 @@ export function buildOpenApiDocument(): OpenApiDocument {
       description:
         "AI product visualizations for online shops: virtual try-on and room staging behind a REST API, signed webhooks and a browser SDK. Paths are relative to the service's public URL (e.g. `https://visualizer.example.com`). Errors are always `{ error: { type, code, message, param } }`; branch on `code`.",
     },
-    servers: [{ url: '/', description: "The service's public URL." }],
+    // Relative to where the document is served, so a deployment under a path prefix keeps it.
+    servers: [{ url: '.', description: "The service's public URL." }],
     security: [{ secretKey: [] }],
     tags,
     paths: withRequestIdHeader(mergePaths(fragments)),
