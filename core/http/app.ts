@@ -56,7 +56,7 @@ export function createHttpApp(container: AwilixContainer<Cradle>, modules: reado
   healthRoutes(app);
   openApiRoutes(app);
   referencePageRoutes(app);
-  storeRoutes(app);
+  storeRoutes(app, limits);
   generationRoutes(app, limits);
   creditRoutes(app, limits);
   cdnRoutes(app);

@@ -6,6 +6,7 @@ import { readValidJson, validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
 import { queryOf } from '../params.ts';
+import type { createRateLimiter } from '../rate-limit.ts';
 import { pageQuerySchema } from './webhook-endpoints.ts';
 
 export const createStoreBody = v.strictObject({
@@ -22,9 +23,10 @@ export const storeResource = (store: Store) => ({
 });
 
 /** Stores of the caller's organization (beyond the spec: shops with several storefronts). */
-export function storeRoutes(app: H3) {
+export function storeRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }) {
   app.get('/v1/stores', async (event) => {
     const key = await requireKey(event, 'secret');
+    limits.read.take(key.id);
     const query = validate(pageQuerySchema, queryOf(event));
     const page = await services(event).tenants.storePage(key.organizationId, { limit: Number(query.limit), startingAfter: query.starting_after });
     return { object: 'list', data: page.data.map(storeResource), has_more: page.hasMore };
@@ -32,6 +34,7 @@ export function storeRoutes(app: H3) {
 
   app.post('/v1/stores', async (event) => {
     const key = await requireKey(event, 'secret');
+    limits.read.take(key.id);
     const body = await readValidJson(event, createStoreBody);
     const store = await services(event).tenants.createStore(key.organizationId, body);
     event.res.status = 201;
