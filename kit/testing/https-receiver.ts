@@ -92,6 +92,8 @@ export interface HttpsReceiver {
   caPem: string;
   /** Every request received so far, in arrival order, recorded once its body is in and before the handler runs. */
   requests: ReceivedRequest[];
+  /** The underlying server, for tests that watch or tune it (connections, keep-alive). */
+  server: https.Server;
   /** Stops listening and drops open connections, including ones a handler never answered. */
   close(): Promise<void>;
 }
@@ -99,11 +101,16 @@ export interface HttpsReceiver {
 export type HttpsReceiverHandler = (request: IncomingMessage, response: ServerResponse, body: Buffer) => void | Promise<void>;
 
 /**
- * An HTTPS server on 127.0.0.1 (a free port) with the test certificate. A handler that throws
- * answers 500; one that never answers leaves the request hanging until `close()`.
+ * An HTTPS server on 127.0.0.1 (a free port) with the test certificate, or `options.certificate`
+ * with the CA that signed it. A handler that throws answers 500; one that never answers leaves the
+ * request hanging until `close()`.
  */
-export async function startHttpsReceiver(handler: HttpsReceiverHandler): Promise<HttpsReceiver> {
-  const { certPem, keyPem } = testCertificate();
+export async function startHttpsReceiver(
+  handler: HttpsReceiverHandler,
+  options: { certificate?: TestCertificate & { caPem: string } } = {},
+): Promise<HttpsReceiver> {
+  const { certPem, keyPem } = options.certificate ?? testCertificate();
+  const caPem = options.certificate?.caPem ?? certPem;
   const requests: ReceivedRequest[] = [];
   const server = https.createServer({ cert: certPem, key: keyPem }, (request, response) => {
     const chunks: Buffer[] = [];
@@ -130,8 +137,9 @@ export async function startHttpsReceiver(handler: HttpsReceiverHandler): Promise
   return {
     url: `https://localhost:${port}`,
     port,
-    caPem: certPem,
+    caPem,
     requests,
+    server,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

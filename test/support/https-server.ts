@@ -14,12 +14,10 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { startHttpsReceiver, type HttpsReceiver, type HttpsReceiverHandler } from '../../kit/testing/https-receiver.ts';
 
 const run = promisify(execFile);
 
@@ -80,70 +78,14 @@ async function makeCertificates(): Promise<TestCertificates> {
   };
 }
 
-export interface ReceivedRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
-export interface TestHttpsServer {
-  /** https://localhost:PORT */
-  url: string;
-  port: number;
-  /** Every request received so far, in arrival order, recorded before the handler runs. */
-  requests: ReceivedRequest[];
-  /** The underlying server, for tests that need to tune it (e.g. keepAliveTimeout). */
-  server: https.Server;
-  /** Stops listening and drops open connections, including ones a handler never answered. */
-  close(): Promise<void>;
-}
-
-export type TestHttpsHandler = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void | Promise<void>;
+export type { ReceivedRequest } from '../../kit/testing/https-receiver.ts';
+export type TestHttpsServer = HttpsReceiver;
+export type TestHttpsHandler = HttpsReceiverHandler;
 
 /**
- * An HTTPS server on 127.0.0.1 (random port) with the test cert; handler gets node req/res plus the
- * full body buffered. A handler that throws answers 500 (when nothing was sent yet); a handler that
- * never answers leaves the request hanging until close(), which is how timeout tests are written.
+ * The kit's HTTPS receiver on 127.0.0.1 (random port) with this file's CA-signed certificate, so
+ * `caFile` can go to a child process as NODE_EXTRA_CA_CERTS.
  */
 export async function startHttpsServer(handler: TestHttpsHandler): Promise<TestHttpsServer> {
-  const certs = await testCertificates();
-  const requests: ReceivedRequest[] = [];
-  const server = https.createServer({ cert: certs.certPem, key: certs.keyPem }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: { ...req.headers }, body });
-      Promise.resolve()
-        .then(() => handler(req, res, body))
-        .catch((err: unknown) => {
-          if (!res.headersSent) {
-            res.writeHead(500, { 'content-type': 'text/plain' });
-            res.end(`test handler failed: ${err instanceof Error ? err.message : String(err)}`);
-          } else {
-            res.destroy();
-          }
-        });
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `https://localhost:${port}`,
-    port,
-    requests,
-    server,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+  return startHttpsReceiver(handler, { certificate: await testCertificates() });
 }
