@@ -29,3 +29,9 @@ export function queryOf(event: H3Event): Record<string, string> {
 
 /** `starting_after`: an id the list returned. */
 export const cursorSchema = v.pipe(v.string(), v.check(couldBeId, `must be the id of a listed item (1 to ${maxIdLength} characters)`));
+
+/** `limit` (1–100, default 10) and `starting_after`: how every list is paged. */
+export const pageQuerySchema = v.object({
+  limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1, 'must be 1 to 100'), v.maxValue(100, 'must be 1 to 100')), '10'),
+  starting_after: v.optional(cursorSchema),
+});

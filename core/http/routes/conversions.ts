@@ -9,9 +9,8 @@ import { readValidJson, validate } from '../body.ts';
 import { allowAnyOrigin, clientAddress, preflight, readBrowserJson, takeToken } from '../browser-access.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
-import { queryOf } from '../params.ts';
+import { pageQuerySchema, queryOf } from '../params.ts';
 import { createRateLimiter } from '../rate-limit.ts';
-import { pageQuerySchema } from './webhook-endpoints.ts';
 
 /** Browser events are small; 200 items with long ids fit well within it. */
 export const collectBodyLimit = 64 * 1024;

@@ -3,9 +3,8 @@ import type { CreditLedgerEntry } from '../../domain/credits.ts';
 import { validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
-import { queryOf } from '../params.ts';
+import { pageQuerySchema, queryOf } from '../params.ts';
 import type { createRateLimiter } from '../rate-limit.ts';
-import { pageQuerySchema } from './webhook-endpoints.ts';
 
 const ledgerEntryResource = (entry: CreditLedgerEntry) => ({
   id: entry.id,

@@ -6,9 +6,8 @@ import type { OutboxEvent } from '../../domain/outbox-event.ts';
 import { readValidJson, validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime, isoTimeOrNull } from '../format.ts';
-import { pathId, queryOf } from '../params.ts';
+import { pageQuerySchema, pathId, queryOf } from '../params.ts';
 import type { createRateLimiter } from '../rate-limit.ts';
-import { pageQuerySchema } from './webhook-endpoints.ts';
 
 /** The event exactly as its deliveries carry it. */
 const eventResource = (event: OutboxEvent) => JSON.parse(event.body) as Record<string, unknown>;

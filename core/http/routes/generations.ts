@@ -5,15 +5,14 @@ import { createGenerationSchema, maxImageBytes } from '../../domain/generation-i
 import { validateIdempotencyKey } from '../../services/generations.ts';
 import { readValidJson, validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
-import { cursorSchema, pathId, queryOf } from '../params.ts';
+import { pageQuerySchema, pathId, queryOf } from '../params.ts';
 import type { createRateLimiter } from '../rate-limit.ts';
 
 /** A 10 MB photo as base64 is 13.4 MB; the rest of the body is small. */
 const createBodyLimit = Math.ceil((maxImageBytes * 4) / 3) + 512 * 1024;
 
-export const listQuerySchema = v.object({
-  limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1, 'must be 1 to 100'), v.maxValue(100, 'must be 1 to 100')), '10'),
-  starting_after: v.optional(cursorSchema),
+const listQuerySchema = v.object({
+  ...pageQuerySchema.entries,
   status: v.optional(v.picklist(['processing', 'complete', 'failed'], "must be 'processing', 'complete' or 'failed'")),
 });
 

@@ -5,9 +5,8 @@ import type { Store } from '../../domain/store.ts';
 import { readValidJson, validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
-import { queryOf } from '../params.ts';
+import { pageQuerySchema, queryOf } from '../params.ts';
 import type { createRateLimiter } from '../rate-limit.ts';
-import { pageQuerySchema } from './webhook-endpoints.ts';
 
 export const createStoreBody = v.strictObject({
   name: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), maxCharacters(200, 'must be at most 200 characters')),

@@ -5,7 +5,7 @@ import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint.ts';
 import { readValidJson, validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
-import { cursorSchema, pathId, queryOf } from '../params.ts';
+import { pageQuerySchema, pathId, queryOf } from '../params.ts';
 import type { createRateLimiter } from '../rate-limit.ts';
 
 /** The endpoint as the API shows it; the secret only where it has just been made. */
@@ -23,11 +23,6 @@ export function endpointResource(endpoint: WebhookEndpointRecord, options: { wit
     ...(options.withSecret ? { secret: endpoint.secret } : {}),
   };
 }
-
-export const pageQuerySchema = v.object({
-  limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1, 'must be 1 to 100'), v.maxValue(100, 'must be 1 to 100')), '10'),
-  starting_after: v.optional(cursorSchema),
-});
 
 const idParam = (event: H3Event) => pathId(event, 'id', 'webhook endpoint');
 

@@ -11,9 +11,8 @@ import { allowWidgetOrigin, clientAddress, preflight, setAlways, takeToken } fro
 import { readJsonWithPhoto } from '../photo-body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
-import { pathId, queryOf } from '../params.ts';
+import { pageQuerySchema, pathId, queryOf } from '../params.ts';
 import { createRateLimiter } from '../rate-limit.ts';
-import { pageQuerySchema } from './webhook-endpoints.ts';
 
 /** As for POST /v1/generations: a 10 MB photo as base64 plus a small rest. */
 const generationBodyLimit = Math.ceil((maxImageBytes * 4) / 3) + 512 * 1024;
