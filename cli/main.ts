@@ -7,11 +7,12 @@ import { migrate } from './commands/migrate.ts';
 import { orgsCreate, orgsList } from './commands/orgs.ts';
 import { serve } from './commands/serve.ts';
 import { storesCreate, storesList } from './commands/stores.ts';
+import { usersInvite } from './commands/users.ts';
 import { widgetsCreate, widgetsList } from './commands/widgets.ts';
 import { worker } from './commands/worker.ts';
 import { processOutput, type Output } from './output.ts';
 
-const commands: Command[] = [serve, worker, migrate, orgsCreate, orgsList, storesCreate, storesList, keysCreate, keysList, keysRevoke, creditsAdd, widgetsCreate, widgetsList, listen];
+const commands: Command[] = [serve, worker, migrate, orgsCreate, orgsList, storesCreate, storesList, keysCreate, keysList, keysRevoke, creditsAdd, widgetsCreate, widgetsList, usersInvite, listen];
 
 function usage(): string {
   return [

@@ -144,6 +144,16 @@ export const configSchema = v.strictObject({
     }),
     {},
   ),
+  /** Dashboard sign-in (`POST /v1/session`, `POST /v1/invitations/accept`): token buckets per account (email) and per client address. */
+  accounts: v.optional(
+    v.strictObject({
+      /** 10 a minute per email address: slows guessing one account's password. */
+      signInPerAccount: v.optional(rateLimit, { perSecond: 10 / 60, burst: 10 }),
+      /** 30 a minute per address: slows trying many accounts from one place. */
+      signInPerAddress: v.optional(rateLimit, { perSecond: 30 / 60, burst: 30 }),
+    }),
+    {},
+  ),
   /** Take the client address for per-IP limits from the first `X-Forwarded-For` entry (only behind a proxy that overwrites it). */
   trustProxy: v.optional(v.boolean(), false),
   /** The demo shop at `/demo`: `enabled` true or false decides; unset, it is on only when nobody else can reach it (demo/availability.ts). */

@@ -3,6 +3,7 @@ import type { Logger } from './logger.ts';
 import type { Ports } from './ports/index.ts';
 import type { MemoryBudget } from './imaging/memory-budget.ts';
 import type { GuardedClient } from './outbound/guarded-client.ts';
+import type { AccountService } from './services/accounts.ts';
 import type { Authenticator } from './services/authenticate.ts';
 import type { ConversionService } from './services/conversions.ts';
 import type { EventService } from './services/events.ts';
@@ -32,4 +33,6 @@ export interface Cradle extends Ports {
   events: EventService;
   conversions: ConversionService;
   widgets: WidgetService;
+  /** Dashboard users, their one-time links and sessions. */
+  accounts: AccountService;
 }

@@ -6,6 +6,7 @@ import { startPlugins, type PluginHostOptions, type StartedPlugins } from './plu
 import { portNames } from './ports/index.ts';
 import { createMemoryBudget } from './imaging/memory-budget.ts';
 import { createGuardedClient, type GuardedClient } from './outbound/guarded-client.ts';
+import { accountService } from './services/accounts.ts';
 import { authenticator } from './services/authenticate.ts';
 import { conversionService } from './services/conversions.ts';
 import { eventService } from './services/events.ts';
@@ -54,6 +55,7 @@ export async function createKernel(config: Config, options: KernelOptions): Prom
     events: asFunction(eventService).singleton(),
     conversions: asFunction(conversionService).singleton(),
     widgets: asFunction(widgetService).singleton(),
+    accounts: asFunction(accountService).singleton(),
   });
 
   // Awilix disposes its singletons all at once; the plugins go after them, one by one, so a queue

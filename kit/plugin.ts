@@ -18,8 +18,11 @@ export { outageRetryDelay, PostponeJob, RetryJob, type JobContext, type JobHandl
 export { RenderError, type Mode, type ProductDimensions, type RenderEngine, type RenderProduct, type RenderRequest, type RenderResult } from '../core/ports/render-engine.ts';
 export type { ScheduledTask, Scheduler } from '../core/ports/scheduler.ts';
 export type { DeliveryOutcome, DeliveryRequest, WebhookTransport } from '../core/ports/webhook-transport.ts';
+/** Planned, not yet required by any configuration: see docs/plugins.md. */
+export type { MailMessage, MailTransport } from '../core/ports/mail-transport.ts';
 
 // The records the ports carry.
+export type { Session, StoredUser, User, UserRole, UserToken, UserTokenPurpose } from '../core/domain/accounts.ts';
 export type { ApiKey, ApiKeyKind, NewApiKey } from '../core/domain/api-keys.ts';
 export type { AttributionCandidate } from '../core/domain/attribution.ts';
 export type { ConversionAttribution, ConversionItem, ConversionRecord, ConversionSource, ConversionStatus } from '../core/domain/conversion.ts';

@@ -13,8 +13,8 @@ import { createResponseValidator } from './support/response-validator.ts';
 const document = JSON.parse(openApiText) as OpenApiDocument;
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
 
-/** Routes that are not public API: the demo shop's pages (demo/module.ts), named one by one. */
-const notPublic = new Set(['GET /demo', 'GET /demo/product', 'GET /demo/checkout', 'POST /demo/checkout', 'GET /demo/confirmation']);
+/** Routes that are not public API: the demo shop's pages (demo/module.ts) and the dashboard's (dashboard/module.ts), named one by one. */
+const notPublic = new Set(['GET /demo', 'GET /demo/product', 'GET /demo/checkout', 'POST /demo/checkout', 'GET /demo/confirmation', 'GET /dashboard', 'GET /dashboard/assets/:file']);
 
 /** `/v1/events/:id`, `/v1/events/{id}` and `/cdn/**` alike: every parameter, one or many segments, as `{}`. */
 const shape = (path: string) => path.replace(/\{[^}]+\}|:[A-Za-z_]\w*|\*\*?/g, '{}');
@@ -44,7 +44,7 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(missing, [], 'routes the app registers that docs/openapi.json does not describe');
     const registeredShapes = new Set(registered.map((route) => `${route.split(' ')[0]} ${shape(route.split(' ')[1]!)}`));
     assert.deepEqual(documented().filter((route) => !registeredShapes.has(route)), [], 'documented routes the app does not register');
-    for (const route of notPublic) assert.ok(createHttpApp(app.container, appModules)['~routes'].some((r) => `${r.method} ${r.route}` === route), `${route} is still a demo route`);
+    for (const route of notPublic) assert.ok(createHttpApp(app.container, appModules)['~routes'].some((r) => `${r.method} ${r.route}` === route), `${route} is still registered`);
   });
 
   it('is served at /openapi.json byte for byte as docs/openapi.json (run `npm run openapi` when this fails)', async () => {
@@ -101,8 +101,15 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('describes both security schemes, the outgoing events with the Standard Webhooks headers, and the error envelope', () => {
-    assert.deepEqual(Object.keys(document.components.securitySchemes).sort(), ['conversionKey', 'secretKey']);
+  it('describes the security schemes, the outgoing events with the Standard Webhooks headers, and the error envelope', () => {
+    assert.deepEqual(Object.keys(document.components.securitySchemes).sort(), ['conversionKey', 'secretKey', 'sessionCookie']);
+    assert.deepEqual(document.security, [{ secretKey: [] }, { sessionCookie: [] }], 'a secret key or, from the dashboard, the session cookie');
+    assert.deepEqual(document.paths['/v1/api-keys']!.post!.security, [{ sessionCookie: [] }]);
+    const csrf = (operation: Operation) => (operation.parameters ?? []).some((parameter) => '$ref' in parameter && parameter.$ref === '#/components/parameters/CsrfToken');
+    assert.equal(csrf(document.paths['/v1/stores']!.post!), true, 'a change that takes the cookie documents X-CSRF-Token');
+    assert.equal(csrf(document.paths['/v1/stores']!.get!), false, 'a read does not');
+    assert.equal(csrf(document.paths['/api/webhooks/orders']!.post!), false, 'nor a route that takes no cookie');
+    assert.equal(document.components.parameters.CsrfToken?.name, 'X-CSRF-Token');
     assert.deepEqual(document.paths['/api/webhooks/orders']!.post!.security, [{ conversionKey: [] }]);
     assert.deepEqual(Object.keys(document.webhooks).sort(), [...eventTypes].sort());
     for (const type of eventTypes) {

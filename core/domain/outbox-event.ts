@@ -6,4 +6,6 @@ export interface OutboxEvent {
   /** The exact JSON body every delivery of this event sends. */
   body: string;
   createdAt: number;
+  /** The generation the event reports, when it reports one: a generation's events are listed by it. */
+  generationId?: string;
 }

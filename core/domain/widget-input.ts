@@ -34,6 +34,16 @@ export const createWidgetSchema = v.strictObject({
 
 export type CreateWidgetInput = v.InferOutput<typeof createWidgetSchema>;
 
+/** What `PATCH /v1/widgets/:id` may change; a field left out keeps its value. The store stays. */
+export const updateWidgetSchema = v.strictObject({
+  mode: v.optional(createWidgetSchema.entries.mode),
+  imageSize: v.optional(createWidgetSchema.entries.imageSize),
+  allowedOrigins: v.optional(createWidgetSchema.entries.allowedOrigins),
+  dailyGenerationCap: v.optional(createWidgetSchema.entries.dailyGenerationCap.wrapped),
+});
+
+export type UpdateWidgetInput = v.InferOutput<typeof updateWidgetSchema>;
+
 /** A keyless generation from the widget: mode and size come from the widget, the rest as in the API. */
 export const widgetGenerationSchema = v.strictObject({
   visitorId: browserId,

@@ -18,6 +18,9 @@ import { referencePageRoutes } from './routes/reference-page.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { storeRoutes } from './routes/stores.ts';
 import { widgetRoutes } from './routes/widgets.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
+import { sessionRoutes } from './routes/session.ts';
+import { userRoutes } from './routes/users.ts';
 import type { AppModule } from './app-module.ts';
 
 /**
@@ -65,6 +68,9 @@ export function createHttpApp(container: AwilixContainer<Cradle>, modules: reado
   eventStreamRoutes(app, limits);
   conversionRoutes(app, limits, container.cradle.config);
   widgetRoutes(app, limits, container.cradle.config);
+  sessionRoutes(app, limits, container.cradle.config);
+  apiKeyRoutes(app, limits);
+  userRoutes(app, limits, container.cradle.config);
   for (const module of modules) module.routes(app, container.cradle.config);
   return app;
 }

@@ -1,5 +1,6 @@
 import type { Cradle } from '../cradle.ts';
-import { attribute, attributionWindow } from '../domain/attribution.ts';
+import { attribute, attributionWindow, dayMs } from '../domain/attribution.ts';
+import type { GenerationStatus } from '../domain/generation.ts';
 import { mergeReport, type ConversionReport } from '../domain/conversion.ts';
 import type { CollectInput, OrderWebhookInput } from '../domain/conversion-input.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
@@ -8,6 +9,17 @@ import type { Store } from '../domain/store.ts';
 import type { Repositories } from '../ports/persistence/index.ts';
 
 export type ConversionService = ReturnType<typeof conversionService>;
+
+/** One UTC day of `GET /v1/analytics/daily`. */
+export interface DailyFigures {
+  date: string;
+  generations: Record<GenerationStatus, number>;
+  creditsSpent: number;
+  conversions: number;
+  attributedConversions: number;
+  /** Minor units per currency; only currencies with an attributed conversion that day. */
+  attributedRevenue: Record<string, number>;
+}
 
 const emptyToNull = (id: string) => (id === '' ? null : id);
 
@@ -122,6 +134,48 @@ export function conversionService({ persistence, ids, clock }: Pick<Cradle, 'per
     async list(organizationId: string, options: { storeId?: string; from?: number; to?: number; limit: number; startingAfter?: string }) {
       if (options.storeId) await callerStore(organizationId, options.storeId);
       return persistence.conversions.list(organizationId, options);
+    },
+
+    /**
+     * Per UTC day of [from, to) (whole days: the caller rounds the range out to midnights), every
+     * day present: generations created by status, the credits they cost (failed ones are refunded,
+     * so left out), and conversions by their order time, as `summary` counts them. The
+     * organization's, or one of its stores'.
+     */
+    async daily(organizationId: string, options: { storeId?: string; from: number; to: number }) {
+      const { storeId, from, to } = options;
+      if (storeId !== undefined) await callerStore(organizationId, storeId);
+      const scope = { organizationId, storeId };
+      const [generations, conversions] = await Promise.all([
+        persistence.generations.daily(scope, { from, to }),
+        persistence.conversions.daily(scope, { from, to }),
+      ]);
+      const firstDay = Math.floor(from / dayMs);
+      const days: DailyFigures[] = [];
+      for (let day = firstDay; day * dayMs < to; day++) {
+        days.push({
+          date: new Date(day * dayMs).toISOString().slice(0, 10),
+          generations: { processing: 0, complete: 0, failed: 0 },
+          creditsSpent: 0,
+          conversions: 0,
+          attributedConversions: 0,
+          attributedRevenue: {},
+        });
+      }
+      for (const row of generations) {
+        const figures = days[row.day - firstDay];
+        if (!figures) continue;
+        figures.generations[row.status] += row.count;
+        if (row.status !== 'failed') figures.creditsSpent += row.credits;
+      }
+      for (const row of conversions) {
+        const figures = days[row.day - firstDay];
+        if (!figures) continue;
+        figures.conversions += row.conversions;
+        figures.attributedConversions += row.attributedConversions;
+        if (row.attributedConversions > 0) figures.attributedRevenue[row.currency] = (figures.attributedRevenue[row.currency] ?? 0) + row.attributedRevenue;
+      }
+      return days;
     },
 
     /**

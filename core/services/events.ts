@@ -14,7 +14,7 @@ export function eventService({ persistence, ids, clock, config, queue }: Pick<Cr
   }
 
   return {
-    list: (organizationId: string, options: { limit: number; startingAfter?: string; type?: string }) => persistence.events.list(organizationId, options),
+    list: (organizationId: string, options: { limit: number; startingAfter?: string; type?: string; generationId?: string }) => persistence.events.list(organizationId, options),
 
     /** The organization's events as they appear (see event-feed.ts), resuming after `lastEventId` when given. */
     async feed(organizationId: string, options: Omit<EventFeedOptions, 'after'> & { lastEventId?: string }) {

@@ -4,7 +4,8 @@ import { ApiError, notFound, unavailable } from '../domain/errors.ts';
 import { creditCost } from '../domain/generation.ts';
 import { dataUriBytes, decodeDataUri, maxIdempotencyKeyLength, maxImageBytes, type CreateGenerationInput } from '../domain/generation-input.ts';
 import { inspectImage, ImageFetchError } from '../outbound/fetch-image.ts';
-import type { GenerationRecord, GenerationStatus } from '../domain/generation.ts';
+import type { GenerationRecord } from '../domain/generation.ts';
+import type { GenerationListOptions } from '../ports/persistence/generations.ts';
 
 export const renderJobKind = 'render_generation';
 
@@ -167,7 +168,6 @@ export function generationService({ persistence, ids, clock, cdn, queue, config,
       return generation;
     },
 
-    list: (organizationId: string, options: { limit: number; startingAfter?: string; status?: GenerationStatus }) =>
-      persistence.generations.list(organizationId, options),
+    list: (organizationId: string, options: GenerationListOptions) => persistence.generations.list(organizationId, options),
   };
 }

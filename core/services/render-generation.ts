@@ -165,7 +165,7 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       const finished = (await tx.generations.get(generation.organizationId, generation.id))!;
       const now = clock.now();
       const event = { id: ids.id('evt_'), type, createdAt: now };
-      await emitEvent(tx, { ids, config }, { id: event.id, organizationId: generation.organizationId, type, body: eventBody(event, finished), createdAt: event.createdAt });
+      await emitEvent(tx, { ids, config }, { id: event.id, organizationId: generation.organizationId, type, body: eventBody(event, finished), createdAt: event.createdAt, generationId: generation.id });
       if (strays) {
         const payload: StrayImagesJobPayload = { generationId: generation.id, organizationId: generation.organizationId };
         await tx.jobs.enqueue({ id: ids.id('job_'), kind: strayImagesJobKind, payload, runAt: now + config.render.strayImagesAfterMs, createdAt: now });

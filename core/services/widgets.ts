@@ -1,7 +1,7 @@
 import type { Cradle } from '../cradle.ts';
 import { dayMs } from '../domain/attribution.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
-import type { CreateWidgetInput, WidgetGenerationInput } from '../domain/widget-input.ts';
+import type { CreateWidgetInput, UpdateWidgetInput, WidgetGenerationInput } from '../domain/widget-input.ts';
 import type { WidgetRecord } from '../domain/widget.ts';
 
 export type WidgetService = ReturnType<typeof widgetService>;
@@ -28,6 +28,13 @@ export function widgetService({ persistence, ids, clock, generations }: Pick<Cra
 
     async get(organizationId: string, id: string) {
       const widget = await persistence.widgets.get(organizationId, id);
+      if (!widget) throw notFound('widget', id);
+      return widget;
+    },
+
+    /** Changes what the body names; keyless calls read the widget afresh each time, so they see it at once. */
+    async update(organizationId: string, id: string, input: UpdateWidgetInput) {
+      const widget = await persistence.widgets.update(organizationId, id, input);
       if (!widget) throw notFound('widget', id);
       return widget;
     },

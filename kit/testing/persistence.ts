@@ -5,6 +5,8 @@ import { tenantService } from '../../core/services/tenants.ts';
 import type { Persistence } from '../plugin.ts';
 import type { PersistenceDatabase } from './database.ts';
 import { testIds } from './ids.ts';
+import { persistenceAnalyticsContract } from './persistence-analytics.ts';
+import { accountsContract } from './persistence-accounts.ts';
 
 export interface PersistenceContractOptions<Database extends PersistenceDatabase = PersistenceDatabase> {
   name: string;
@@ -243,6 +245,22 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
       assert.deepEqual(await store.stores.list(organization.id, { limit: 2, startingAfter: 'store_unknown' }), { data: [], hasMore: false });
     });
 
+    it('updates a widget\'s named fields only, and only in its own organization', async () => {
+      const a = await tenants().createOrganization({ name: 'Widget A', credits: 0 });
+      const b = await tenants().createOrganization({ name: 'Widget B', credits: 0 });
+      const widget = {
+        id: testIds.id('wdg_'), organizationId: a.organization.id, storeId: a.store.id, mode: 'virtual-try-on' as const, imageSize: '1K' as const,
+        allowedOrigins: ['https://shop.example'], dailyGenerationCap: 500, createdAt: Date.now(),
+      };
+      await store.widgets.create(widget);
+      assert.equal(await store.widgets.update(b.organization.id, widget.id, { dailyGenerationCap: 1 }), null, "another organization's widget is not changed");
+      assert.deepEqual(await store.widgets.update(a.organization.id, widget.id, {}), widget);
+      const changed = { ...widget, allowedOrigins: ['https://a.example', 'https://b.example'], dailyGenerationCap: 7, imageSize: '2K' as const };
+      assert.deepEqual(await store.widgets.update(a.organization.id, widget.id, { allowedOrigins: changed.allowedOrigins, dailyGenerationCap: 7, imageSize: '2K' }), changed);
+      assert.deepEqual(await store.widgets.findById(widget.id), changed);
+      assert.equal(await store.widgets.update(a.organization.id, testIds.id('wdg_'), { mode: 'room-visualizer' }), null);
+    });
+
     it('rolls a transaction back when its work throws', async () => {
       const id = testIds.id('org_');
       await assert.rejects(
@@ -338,6 +356,8 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
       });
     });
 
+    accountsContract(() => store, open);
+
     it('keeps transactions started together apart: one that throws takes none of the others with it', async () => {
       const orgIds = Array.from({ length: 8 }, () => testIds.id('org_'));
       const settled = await Promise.allSettled(
@@ -358,5 +378,7 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
       const stored = await Promise.all(orgIds.map((id) => other.organizations.get(id)));
       assert.deepEqual(stored.map((organization) => organization !== null), [false, true, true, false, true, true, false, true]);
     });
+
+    persistenceAnalyticsContract({ store: () => store, tenants });
   });
 }

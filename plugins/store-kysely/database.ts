@@ -50,7 +50,8 @@ export interface Database {
     completed_at: number | null;
   };
   idempotency_keys: { organization_id: string; key: string; generation_id: string; created_at: number };
-  events: { id: string; organization_id: string; type: string; body: string; created_at: number };
+  /** `generation_id` since migration 0014. */
+  events: { id: string; organization_id: string; type: string; body: string; created_at: number; generation_id?: string | null };
   webhook_endpoints: {
     id: string;
     organization_id: string;
@@ -127,6 +128,37 @@ export interface Database {
     traits: string;
     created_at: number;
     updated_at: number;
+  };
+  users: {
+    id: string;
+    organization_id: string;
+    email: string;
+    role: string;
+    password_hash: string | null;
+    password_set_at: number | null;
+    created_at: number;
+  };
+  user_tokens: {
+    id: string;
+    user_id: string;
+    organization_id: string;
+    purpose: string;
+    token_hash: string;
+    created_at: number;
+    expires_at: number;
+    used_at: number | null;
+  };
+  sessions: {
+    id: string;
+    user_id: string;
+    organization_id: string;
+    token_hash: string;
+    created_at: number;
+    last_seen_at: number;
+    expires_at: number;
+    revoked_at: number | null;
+    user_agent: string | null;
+    ip_address: string | null;
   };
   jobs: {
     id: string;

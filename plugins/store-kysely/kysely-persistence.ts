@@ -14,7 +14,9 @@ import { generationRepository } from './repositories/generations.ts';
 import { idempotencyRepository } from './repositories/idempotency-keys.ts';
 import { jobRepository } from './repositories/jobs.ts';
 import { organizationRepository } from './repositories/organizations.ts';
+import { sessionRepository } from './repositories/sessions.ts';
 import { storeRepository } from './repositories/stores.ts';
+import { userRepository } from './repositories/users.ts';
 import { visitorIdentityRepository } from './repositories/visitor-identities.ts';
 import { visualizationRepository } from './repositories/visualizations.ts';
 import { webhookEndpointRepository } from './repositories/webhook-endpoints.ts';
@@ -37,6 +39,8 @@ function repositories(db: Executor, dialect: Dialect, keys?: KeyCache<StoredApiK
     visualizations: visualizationRepository(db),
     widgets: widgetRepository(db, generations.get),
     visitorIdentities: visitorIdentityRepository(db),
+    users: userRepository(db),
+    sessions: sessionRepository(db, dialect),
   };
 }
 

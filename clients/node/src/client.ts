@@ -147,6 +147,7 @@ export function createClient(options: ClientOptions) {
     },
     analytics: {
       summary: (query: Query<'getAnalyticsSummary'>, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/analytics/summary', { params: { query }, signal })),
+      daily: (query: Query<'getAnalyticsDaily'> = {}, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/analytics/daily', { params: { query }, signal })),
     },
     stores: {
       list: (query: Query<'listStores'> = {}, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/stores', { params: { query }, signal })),
@@ -156,6 +157,7 @@ export function createClient(options: ClientOptions) {
       create: (body: RequestBody<'createWidget'>, { signal }: CallOptions = {}) => unwrap(api.POST('/v1/widgets', { body, signal })),
       list: (query: Query<'listWidgets'> = {}, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/widgets', { params: { query }, signal })),
       retrieve: (id: string, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/widgets/{id}', { params: { path: { id } }, signal })),
+      update: (id: string, body: RequestBody<'updateWidget'>, { signal }: CallOptions = {}) => unwrap(api.PATCH('/v1/widgets/{id}', { params: { path: { id } }, body, signal })),
     },
     /**
      * Every item of a list, across pages: `for await (const g of client.paginate('/v1/generations', { status: 'complete' }))`.

@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * List generations
-         * @description Newest first.
+         * @description Newest first. The filters combine, and page like the unfiltered list.
          */
         get: operations["listGenerations"];
         put?: never;
@@ -333,6 +333,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get daily figures
+         * @description Per UTC day: generations by status, credits spent, conversions, attributed conversions and attributed revenue per currency, every day of the range present. The range is rounded out to whole UTC days (`from` down to its midnight, `to` up to the next) and spans at most 366 days; by default the 30 days ending with today. The organization's figures, or one store's (a store's generations are those made through its widgets).
+         */
+        get: operations["getAnalyticsDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/analytics/summary": {
         parameters: {
             query?: never;
@@ -391,7 +411,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a widget
+         * @description Changes the fields sent; the others keep their values. Pages see the change on their next call.
+         */
+        patch: operations["updateWidget"];
         trace?: never;
     };
     "/api/widgets/{widgetId}": {
@@ -453,6 +477,202 @@ export interface paths {
         delete?: never;
         /** CORS preflight of /api/widgets/{widgetId}/generations/{id} */
         options: operations["preflightWidgetGeneration"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current session
+         * @description Who is signed in, to which organization, and the CSRF token to send with changes.
+         */
+        get: operations["getSession"];
+        put?: never;
+        /**
+         * Sign in to the dashboard
+         * @description With an email and password, or with the `token` of a one-time sign-in link. Sets the session cookie. An unknown email and a wrong password get the same answer (401 `invalid_credentials`). Limited per email address and per client address (`accounts.*` in the config); refused from a page of another origin.
+         */
+        post: operations["createSession"];
+        /**
+         * Sign out
+         * @description Ends the session and clears its cookie.
+         */
+        delete: operations["deleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Sets the invited user's password with the invitation's one-time `token` and signs them in (other sessions of the user end). A link works once.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users
+         * @description The dashboard users of your organization, invited ones included, oldest first. Admins only.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a user
+         * @description Admins only. Deletes the user with their links and sessions; never the last admin who has set a password.
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a user's role
+         * @description Admins only. The organization always keeps an admin who has set a password (409 `last_admin`).
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/v1/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite a user
+         * @description Admins only. Creates the user (status `invited`) and a one-time link, valid 7 days, to choose a password: no mail is sent, hand the `url` over yourself. Inviting an invited user again issues a new link; an email address that already belongs to a user is 409 `email_taken`.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sessions
+         * @description Your own sessions that have not ended, newest first; an admin may ask for another user's of the organization.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a session
+         * @description Ends one of your sessions (its browser is signed out), or for an admin any session of the organization. Revoking the current one also clears its cookie.
+         */
+        delete: operations["deleteSessionById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description Secret and conversion keys of your organization, revoked ones included, newest first. Any dashboard user.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description Admins only. The answer holds the key itself, shown this once.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Admins only. The key stops working at once; revoking it again keeps the first time.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -1097,6 +1317,44 @@ export interface components {
                 notVisualizedConverted: number;
             };
         };
+        AnalyticsDay: {
+            /** @description The UTC day, `YYYY-MM-DD`. */
+            date: string;
+            /** @description Generations created that day, by their status now. */
+            generations: {
+                processing: number;
+                complete: number;
+                failed: number;
+            };
+            /** @description Credits charged for that day's generations; a failed one's are refunded, so not counted. */
+            creditsSpent: number;
+            /** @description Orders placed that day (by `orderCreatedAt`), refunded and cancelled ones left out. */
+            conversions: number;
+            /** @description Those of them attributed to a generation. */
+            attributedConversions: number;
+            /** @description Attributed revenue in cents (minor units), per currency (`{ "USD": 3000 }`); currencies are never added together. */
+            attributedRevenue: {
+                [key: string]: number;
+            };
+        };
+        AnalyticsDaily: {
+            /** @constant */
+            object: "analytics_daily";
+            /** @description The store asked for; null for the whole organization. */
+            storeId: string | null;
+            /**
+             * Format: date-time
+             * @description The range's start, rounded down to midnight UTC.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The range's end (exclusive), rounded up to midnight UTC.
+             */
+            to: string;
+            /** @description One entry per UTC day of the range, oldest first, days without activity included (zeros). */
+            data: components["schemas"]["AnalyticsDay"][];
+        };
         Widget: {
             /** @description An id issued by the service (`wdg_…`). */
             id: string;
@@ -1128,6 +1386,17 @@ export interface components {
             /** @default 500 */
             dailyGenerationCap?: number;
         };
+        UpdateWidgetRequest: {
+            /** @enum {string} */
+            mode?: "virtual-try-on" | "room-visualizer";
+            /**
+             * @default 1K
+             * @enum {string}
+             */
+            imageSize?: "1K" | "2K" | "4K";
+            allowedOrigins?: string[];
+            dailyGenerationCap?: number;
+        };
         PublicWidget: {
             /** @description An id issued by the service (`wdg_…`). */
             id: string;
@@ -1144,6 +1413,176 @@ export interface components {
             image: string;
             products: components["schemas"]["Product"][];
             hint?: string | null;
+        };
+        User: {
+            /** @description An id issued by the service (`usr_…`). */
+            id: string;
+            /** @constant */
+            object: "user";
+            email: string;
+            /** @enum {string} */
+            role: "admin" | "viewer";
+            /**
+             * @description `invited` until the user has set a password through their invitation.
+             * @enum {string}
+             */
+            status: "active" | "invited";
+            /** @description When an invited user's newest unused invitation expires; null for active users. */
+            invitationExpiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
+             */
+            createdAt: string;
+        };
+        DeletedUser: {
+            /** @description An id issued by the service (`usr_…`). */
+            id: string;
+            /** @constant */
+            object: "user";
+            /** @constant */
+            deleted: true;
+        };
+        CurrentSession: {
+            /** @description An id issued by the service (`ses_…`). */
+            id: string;
+            /** @constant */
+            object: "session";
+            user: components["schemas"]["User"];
+            organization: {
+                /** @description An id issued by the service (`org_…`). */
+                id: string;
+                name: string;
+            };
+            /** @description Send it as `X-CSRF-Token` with every request made with the session cookie other than GET, HEAD and OPTIONS. */
+            csrfToken: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description The session ends then at the latest; after 7 days unused, sooner.
+             */
+            expiresAt: string;
+        };
+        Session: {
+            /** @description An id issued by the service (`ses_…`). */
+            id: string;
+            /** @constant */
+            object: "session";
+            /** @description An id issued by the service (`usr_…`). */
+            userId: string;
+            /** @description Whether this is the session of the request. */
+            current: boolean;
+            userAgent: string | null;
+            ipAddress: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
+             */
+            lastSeenAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
+             */
+            expiresAt: string;
+        };
+        Invitation: {
+            /** @constant */
+            object: "invitation";
+            /** @description An id issued by the service (`usr_…`). */
+            userId: string;
+            email: string;
+            /** @enum {string} */
+            role: "admin" | "viewer";
+            /**
+             * Format: uri
+             * @description The one-time link that lets the invited person choose a password: shown once, hand it over yourself.
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
+             */
+            expiresAt: string;
+        };
+        ApiKey: {
+            /** @description An id issued by the service (`key_…`). */
+            id: string;
+            /** @constant */
+            object: "api_key";
+            /**
+             * @description `secret` keys call `/v1`; `conversion` keys only report orders.
+             * @enum {string}
+             */
+            kind: "secret" | "conversion";
+            name: string | null;
+            /** @description The first characters of the key, to tell keys apart. */
+            displayPrefix: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
+             */
+            createdAt: string;
+            /** @description Refreshed at most once a minute. */
+            lastUsedAt: string | null;
+            revokedAt: string | null;
+        };
+        ApiKeyWithSecret: {
+            /** @description An id issued by the service (`key_…`). */
+            id: string;
+            /** @constant */
+            object: "api_key";
+            /**
+             * @description `secret` keys call `/v1`; `conversion` keys only report orders.
+             * @enum {string}
+             */
+            kind: "secret" | "conversion";
+            name: string | null;
+            /** @description The first characters of the key, to tell keys apart. */
+            displayPrefix: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
+             */
+            createdAt: string;
+            /** @description Refreshed at most once a minute. */
+            lastUsedAt: string | null;
+            revokedAt: string | null;
+            /** @description The key itself: shown this once, stored only as a hash. */
+            key: string;
+        };
+        CreateSessionRequest: {
+            email: string;
+            password: string;
+        } | {
+            token: string;
+        };
+        AcceptInvitationRequest: {
+            token: string;
+            password: string;
+        };
+        InviteUserRequest: {
+            /** Format: email */
+            email: string;
+            /** @enum {string} */
+            role: "admin" | "viewer";
+        };
+        UpdateUserRequest: {
+            /** @enum {string} */
+            role: "admin" | "viewer";
+        };
+        CreateApiKeyRequest: {
+            /** @enum {string} */
+            kind: "secret" | "conversion";
+            name?: string;
         };
         Health: {
             /** @constant */
@@ -1220,9 +1659,33 @@ export interface components {
             /** @description Whether a next page exists: ask again with `starting_after` set to the last id of `data`. */
             has_more: boolean;
         };
+        UserList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["User"][];
+            /** @description Whether a next page exists: ask again with `starting_after` set to the last id of `data`. */
+            has_more: boolean;
+        };
+        SessionList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Session"][];
+            /** @description Whether a next page exists: ask again with `starting_after` set to the last id of `data`. */
+            has_more: boolean;
+        };
+        ApiKeyList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["ApiKey"][];
+            /** @description Whether a next page exists: ask again with `starting_after` set to the last id of `data`. */
+            has_more: boolean;
+        };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+        CsrfToken: string;
+    };
     requestBodies: never;
     headers: {
         /** @description The request id: yours when you sent a sane `x-request-id` (8 to 128 of `[A-Za-z0-9_.:-]`), else one made up (`req_…`). Quote it when you report a problem. */
@@ -1241,6 +1704,12 @@ export interface operations {
                 starting_after?: string;
                 /** @description Only generations in this status. */
                 status?: "processing" | "complete" | "failed";
+                /** @description Only generations of this mode. */
+                mode?: "virtual-try-on" | "room-visualizer";
+                /** @description Start of the range (inclusive). Compared with `createdAt`. */
+                from?: string;
+                /** @description End of the range (exclusive); must be after `from`. Compared with `createdAt`. */
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -1273,11 +1742,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1285,7 +1754,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };
@@ -1350,6 +1819,8 @@ export interface operations {
                  * @example order-1234-try-on
                  */
                 "Idempotency-Key"?: string;
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
             };
             path?: never;
             cookie?: never;
@@ -1417,11 +1888,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1429,12 +1900,12 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };
             };
-            /** @description The key may not do this. */
+            /** @description The key or session may not do this. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1444,7 +1915,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "insufficient_credits";
+                            code: "csrf_token_invalid" | "insufficient_credits" | "insufficient_role";
                         };
                     };
                 };
@@ -1552,11 +2023,11 @@ export interface operations {
                     "application/json": components["schemas"]["Generation"];
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1564,7 +2035,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };
@@ -1674,11 +2145,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1686,7 +2157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };
@@ -1745,7 +2216,10 @@ export interface operations {
     createStore: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1786,11 +2260,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1798,7 +2272,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role";
                         };
                     };
                 };
@@ -1903,11 +2392,11 @@ export interface operations {
                     "application/json": components["schemas"]["CreditBalance"];
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1915,7 +2404,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };
@@ -2010,11 +2499,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2022,7 +2511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };
@@ -2117,11 +2606,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2129,7 +2618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };
@@ -2188,7 +2677,10 @@ export interface operations {
     createWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2233,11 +2725,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2245,7 +2737,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role";
                         };
                     };
                 };
@@ -2353,11 +2860,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2365,7 +2872,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };
@@ -2439,7 +2946,10 @@ export interface operations {
     deleteWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path: {
                 /** @description The webhook endpoint id (`whe_…`). */
                 id: string;
@@ -2458,11 +2968,11 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedWebhookEndpoint"];
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2470,7 +2980,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role";
                         };
                     };
                 };
@@ -2544,7 +3069,10 @@ export interface operations {
     updateWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path: {
                 /** @description The webhook endpoint id (`whe_…`). */
                 id: string;
@@ -2587,11 +3115,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2599,7 +3127,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role";
                         };
                     };
                 };
@@ -2703,7 +3246,10 @@ export interface operations {
     rotateWebhookEndpointSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path: {
                 /** @description The webhook endpoint id (`whe_…`). */
                 id: string;
@@ -2722,11 +3268,11 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedWebhookEndpoint"];
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2734,7 +3280,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role";
                         };
                     };
                 };
@@ -2814,6 +3375,8 @@ export interface operations {
                 starting_after?: string;
                 /** @description Only events of this type. */
                 type?: "generation.completed" | "generation.failed";
+                /** @description Only the events reporting this generation (`agen_…`); its deliveries' attempts are at `/v1/events/{id}/attempts`. */
+                generationId?: string;
             };
             header?: never;
             path?: never;
@@ -2846,11 +3409,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2858,7 +3421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };
@@ -2936,11 +3499,11 @@ export interface operations {
                     "application/json": components["schemas"]["EventWithDeliveries"];
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2948,7 +3511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };
@@ -3041,11 +3604,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookAttemptList"];
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3053,7 +3616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };
@@ -3127,7 +3690,10 @@ export interface operations {
     resendEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path: {
                 /** @description The event id (`evt_…`). */
                 id: string;
@@ -3170,11 +3736,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3182,7 +3748,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role";
                         };
                     };
                 };
@@ -3334,11 +3915,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3346,7 +3927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };
@@ -3477,11 +4058,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3494,7 +4075,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The key may not do this. */
+            /** @description The key or session may not do this. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3850,11 +4431,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3862,7 +4443,131 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "resource_missing";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getAnalyticsDaily: {
+        parameters: {
+            query?: {
+                /** @description Only this store. */
+                storeId?: string;
+                /** @description Start of the range (inclusive); by default 30 days before `to`. */
+                from?: string;
+                /** @description End of the range (exclusive); must be after `from`, at most 366 days after it; by default the end of today (UTC). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures per day. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyticsDaily"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };
@@ -3974,11 +4679,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3986,7 +4691,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };
@@ -4098,11 +4803,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4110,7 +4815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };
@@ -4184,7 +4889,10 @@ export interface operations {
     createWidget: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4230,11 +4938,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4242,7 +4950,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role";
                         };
                     };
                 };
@@ -4365,11 +5088,11 @@ export interface operations {
                     "application/json": components["schemas"]["Widget"];
                 };
             };
-            /** @description No valid key was sent. */
+            /** @description No valid key or session was sent. */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
-                    /** @description Always `Bearer realm="visualizer"`. */
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
                     "www-authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4377,7 +5100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key";
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };
@@ -4393,6 +5116,187 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "resource_missing";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateWidget: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description The widget id (`wdg_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "allowedOrigins": [
+                 *         "https://shop.example",
+                 *         "https://www.shop.example"
+                 *       ],
+                 *       "dailyGenerationCap": 1000
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWidgetRequest"];
+            };
+        };
+        responses: {
+            /** @description The widget. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Widget"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "invalid_json" | "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role";
+                        };
+                    };
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "resource_missing";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "body_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is not sent as a supported content type. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };
@@ -4473,7 +5377,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublicWidget"];
                 };
             };
-            /** @description The key may not do this. */
+            /** @description The key or session may not do this. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4577,7 +5481,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The key may not do this. */
+            /** @description The key or session may not do this. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4700,7 +5604,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The key may not do this. */
+            /** @description The key or session may not do this. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4834,7 +5738,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The key may not do this. */
+            /** @description The key or session may not do this. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4943,7 +5847,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The key may not do this. */
+            /** @description The key or session may not do this. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5049,7 +5953,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The key may not do this. */
+            /** @description The key or session may not do this. */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5075,6 +5979,1787 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "resource_missing";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentSession"];
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "not_signed_in" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "session_required";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@shop.example",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in: the session, and its cookie. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description `visualizer_session=…; Path=…; Max-Age=…; HttpOnly; SameSite=Lax`, plus `Secure` when the public URL is https. */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentSession"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "invalid_json" | "invalid_link" | "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "invalid_credentials";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "body_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is not sent as a supported content type. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description `visualizer_session=…; Path=…; Max-Age=…; HttpOnly; SameSite=Lax`, plus `Secure` when the public URL is https. */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "not_signed_in" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "session_required";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "Xb3kP9sT1vW3yZ5cD8aXbQ4mR7kP9sT1",
+                 *       "password": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AcceptInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in: the session, and its cookie. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description `visualizer_session=…; Path=…; Max-Age=…; HttpOnly; SameSite=Lax`, plus `Secure` when the public URL is https. */
+                    "set-cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentSession"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "invalid_json" | "invalid_link" | "parameter_invalid" | "password_too_long" | "password_too_short";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "body_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is not sent as a supported content type. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100. */
+                limit?: number;
+                /** @description The id of the last item of the previous page; the page continues after it (newest first). */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "not_signed_in" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "insufficient_role" | "session_required";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description The user id (`usr_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user is gone. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedUser"];
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "not_signed_in" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role" | "session_required";
+                        };
+                    };
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "resource_missing";
+                        };
+                    };
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "last_admin";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description The user id (`usr_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "viewer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateUserRequest"];
+            };
+        };
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "invalid_json" | "invalid_role" | "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "not_signed_in" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role" | "session_required";
+                        };
+                    };
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "resource_missing";
+                        };
+                    };
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "last_admin";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "body_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is not sent as a supported content type. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "grace@shop.example",
+                 *       "role": "viewer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InviteUserRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation, with its link shown once. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "invalid_email" | "invalid_json" | "invalid_role" | "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "not_signed_in" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role" | "session_required";
+                        };
+                    };
+                };
+            };
+            /** @description The request conflicts with the current state. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "email_taken";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "body_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is not sent as a supported content type. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                /** @description Whose sessions (admins only, when not yours). */
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sessions, all on one page. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "not_signed_in" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "insufficient_role" | "session_required";
+                        };
+                    };
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "resource_missing";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteSessionById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description The session id (`ses_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "not_signed_in" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "session_required";
+                        };
+                    };
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "resource_missing";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100. */
+                limit?: number;
+                /** @description The id of the last item of the previous page; the page continues after it (newest first). */
+                starting_after?: string;
+                /** @description Only keys of this kind. */
+                kind?: "secret" | "conversion";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "not_signed_in" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "session_required";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "secret",
+                 *       "name": "production server"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The new key, with the key itself. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "invalid_json" | "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "not_signed_in" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role" | "session_required";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "body_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is not sent as a supported content type. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "unsupported_media_type";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description The key id (`key_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked key. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "not_signed_in" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role" | "session_required";
+                        };
+                    };
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "resource_missing";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
                         };
                     };
                 };

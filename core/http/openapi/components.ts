@@ -3,7 +3,10 @@ import type * as v from 'valibot';
 import { collectSchema, orderWebhookSchema } from '../../domain/conversion-input.ts';
 import { createGenerationSchema, productSchema } from '../../domain/generation-input.ts';
 import { createEndpointSchema, updateEndpointSchema } from '../../domain/webhook-endpoint-input.ts';
-import { createWidgetSchema, widgetGenerationSchema } from '../../domain/widget-input.ts';
+import { createWidgetSchema, updateWidgetSchema, widgetGenerationSchema } from '../../domain/widget-input.ts';
+import { createApiKeyBody } from '../routes/api-keys.ts';
+import { acceptInvitationBody, createSessionBody } from '../routes/session.ts';
+import { inviteUserBody, updateUserBody } from '../routes/users.ts';
 import { resendBody } from '../routes/events.ts';
 import { createStoreBody } from '../routes/stores.ts';
 import * as resources from './resources.ts';
@@ -42,17 +45,32 @@ const named: Record<string, AnySchema> = {
   OrderWebhookRequest: orderWebhookSchema,
   CollectRequest: collectSchema,
   AnalyticsSummary: resources.analyticsSummarySchema,
+  AnalyticsDay: resources.analyticsDaySchema,
+  AnalyticsDaily: resources.analyticsDailySchema,
   Widget: resources.widgetSchema,
   CreateWidgetRequest: createWidgetSchema,
+  UpdateWidgetRequest: updateWidgetSchema,
   PublicWidget: resources.publicWidgetSchema,
   WidgetGenerationRequest: widgetGenerationSchema,
+  User: resources.userSchema,
+  DeletedUser: resources.deletedUserSchema,
+  CurrentSession: resources.currentSessionSchema,
+  Session: resources.sessionSchema,
+  Invitation: resources.invitationSchema,
+  ApiKey: resources.apiKeySchema,
+  ApiKeyWithSecret: resources.apiKeyWithSecretSchema,
+  CreateSessionRequest: createSessionBody,
+  AcceptInvitationRequest: acceptInvitationBody,
+  InviteUserRequest: inviteUserBody,
+  UpdateUserRequest: updateUserBody,
+  CreateApiKeyRequest: createApiKeyBody,
   Health: resources.healthSchema,
   Readiness: resources.readinessSchema,
   Success: resources.successSchema,
 };
 
 /** Resources listed with the common envelope `{ object: 'list', data, has_more }`, named `<Resource>List`. */
-const listed = ['Generation', 'Store', 'CreditLedgerEntry', 'WebhookEndpoint', 'Event', 'WebhookDelivery', 'WebhookAttempt', 'Conversion', 'Widget'] as const;
+const listed = ['Generation', 'Store', 'CreditLedgerEntry', 'WebhookEndpoint', 'Event', 'WebhookDelivery', 'WebhookAttempt', 'Conversion', 'Widget', 'User', 'Session', 'ApiKey'] as const;
 export type ListedResource = (typeof listed)[number];
 
 const config: ConversionConfig = {

@@ -1,5 +1,7 @@
 import { componentSchemas } from './components.ts';
-import { requestIdHeader, securitySchemes } from './helpers.ts';
+import { addErrorCodes, csrfTokenParameter, requestIdHeader, security, securitySchemes } from './helpers.ts';
+import { accountPaths } from './paths/accounts.ts';
+import { apiKeyPaths } from './paths/api-keys.ts';
 import { cdnPaths } from './paths/cdn.ts';
 import { conversionPaths } from './paths/conversions.ts';
 import { creditPaths } from './paths/credits.ts';
@@ -30,6 +32,8 @@ const fragments: PathFragment[] = [
   eventStreamPaths,
   conversionPaths,
   widgetPaths,
+  accountPaths,
+  apiKeyPaths,
   healthPaths,
   cdnPaths,
   sdkBundlePaths,
@@ -47,6 +51,9 @@ const tags = [
   { name: 'Conversions', description: 'Orders your shop reports, and the generations they are attributed to.' },
   { name: 'Analytics', description: 'What visualizations did for a store.' },
   { name: 'Widgets', description: 'Embeddable widgets: keyless generations from shoppers\' browsers, limited to your origins.' },
+  { name: 'Dashboard', description: 'Signing in to the dashboard: the session cookie the `/v1` routes also accept.' },
+  { name: 'API keys', description: 'Secret and conversion keys, managed from a dashboard session only.' },
+  { name: 'Team', description: 'Dashboard users, invitations and sessions: session-only, mostly admins only.' },
   { name: 'Browser', description: 'Keyless routes the browser SDK calls from shop pages.' },
   { name: 'Browser SDK', description: 'The SDK scripts shop pages include.' },
   { name: 'Images', description: 'Generated images, when the service serves them itself.' },
@@ -85,6 +92,28 @@ function withRequestIdHeader(paths: PathFragment): PathFragment {
   return paths;
 }
 
+/**
+ * What every operation that takes the session cookie says alike: an ended session (401), and for
+ * methods that change something the CSRF header and its 403; where a secret key would also do, a
+ * viewer's session gets 403 `insufficient_role` (session-only routes say their own role rules).
+ */
+function withSessionAccess(paths: PathFragment, defaultSecurity: readonly Record<string, readonly string[]>[]): PathFragment {
+  for (const item of Object.values(paths)) {
+    for (const method of methods) {
+      const operation = item[method];
+      const requirements = operation?.security ?? defaultSecurity;
+      if (!operation || !requirements.some((requirement) => 'sessionCookie' in requirement)) continue;
+      addErrorCodes(operation.responses, 401, ['session_expired']);
+      if (method === 'get' || method === 'head' || method === 'options') continue;
+      const csrf = { $ref: '#/components/parameters/CsrfToken' };
+      // Fragments are module-level objects and the document may be built more than once.
+      if (!operation.parameters?.some((parameter) => '$ref' in parameter && parameter.$ref === csrf.$ref)) operation.parameters = [...(operation.parameters ?? []), csrf];
+      addErrorCodes(operation.responses, 403, requirements.some((requirement) => 'secretKey' in requirement) ? ['csrf_token_invalid', 'insufficient_role'] : ['csrf_token_invalid']);
+    }
+  }
+  return paths;
+}
+
 export function buildOpenApiDocument(): OpenApiDocument {
   return {
     openapi: '3.1.0',
@@ -96,14 +125,14 @@ export function buildOpenApiDocument(): OpenApiDocument {
     },
     // Relative to where the document is served, so a deployment under a path prefix keeps it.
     servers: [{ url: '.', description: "The service's public URL." }],
-    security: [{ secretKey: [] }],
+    security: security.secretKey.map((requirement) => ({ ...requirement })),
     tags,
-    paths: withRequestIdHeader(mergePaths(fragments)),
+    paths: withRequestIdHeader(withSessionAccess(mergePaths(fragments), security.secretKey)),
     webhooks: outgoingWebhooks,
     components: {
       schemas: componentSchemas,
       securitySchemes,
-      parameters: {},
+      parameters: { CsrfToken: csrfTokenParameter },
       headers: { RequestId: requestIdHeader },
       responses: {},
     },

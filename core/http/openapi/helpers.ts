@@ -23,9 +23,13 @@ export const ok = (description: string, name: SchemaName, headers?: Response['he
   content: jsonContent(ref(name)),
 });
 
-/** The security requirement of a route; the document's default is the secret API key. */
+/**
+ * The security requirement of a route; the document's default is `secretKey`: a secret API key or,
+ * from the dashboard, the session cookie (either one). `session` routes take the cookie only.
+ */
 export const security = {
-  secretKey: [{ secretKey: [] }],
+  secretKey: [{ secretKey: [] }, { sessionCookie: [] }],
+  session: [{ sessionCookie: [] }],
   conversionKey: [{ conversionKey: [] }],
   none: [],
 } as const satisfies Record<string, Record<string, string[]>[]>;
@@ -43,6 +47,21 @@ export const securitySchemes = {
     bearerFormat: 'viz_…',
     description: "A conversion key (`viz_…`), sent as `Authorization: Bearer viz_…`. It can only report orders to `/api/webhooks/orders`.",
   },
+  sessionCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'visualizer_session',
+    description:
+      "The dashboard's session, set by `POST /v1/session` (HttpOnly, SameSite=Lax). Used only when no `Authorization` header is sent. A request other than GET, HEAD or OPTIONS must also send the session's `csrfToken` as `X-CSRF-Token`, and is refused when its `Origin` is not the service's own. Viewers may only read.",
+  },
+};
+
+/** The CSRF header of unsafe requests made with the session cookie. */
+export const csrfTokenParameter: Parameter = {
+  name: 'X-CSRF-Token',
+  in: 'header',
+  description: "With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key.",
+  schema: { type: 'string' },
 };
 
 /** Error codes a route can answer, per HTTP status. */
@@ -51,6 +70,10 @@ export type ErrorCodes = Partial<Record<number, readonly string[]>>;
 /** Sets every route can answer: our own failure, and a database briefly out of reach. */
 export const serverErrors: ErrorCodes = { 500: ['internal_error'], 503: ['database_unavailable'] };
 export const authenticationErrors: ErrorCodes = { 401: ['missing_api_key', 'malformed_authorization', 'invalid_api_key', 'api_key_revoked'] };
+/** A session-only route: no key (403), no or an ended session (401), then the per-caller rate limit. */
+export const sessionErrors: ErrorCodes = { 401: ['not_signed_in', 'session_expired'], 403: ['session_required'], 429: ['rate_limited'] };
+/** A session-only route for admins. */
+export const adminSessionErrors: ErrorCodes = { ...sessionErrors, 403: ['session_required', 'insufficient_role'] };
 /** A keyed route: the key, then its per-key rate limit (`rateLimits.*`). */
 export const secretKeyErrors: ErrorCodes = { ...authenticationErrors, 429: ['rate_limited'] };
 /** A JSON body read by `readValidJson`. */
@@ -60,8 +83,8 @@ export const notFoundErrors: ErrorCodes = { 404: ['resource_missing'] };
 
 const statusText: Record<number, string> = {
   400: 'The request is invalid: `param` names the field at fault.',
-  401: 'No valid key was sent.',
-  403: 'The key may not do this.',
+  401: 'No valid key or session was sent.',
+  403: 'The key or session may not do this.',
   404: 'No such resource.',
   405: 'The method is not allowed on this route.',
   409: 'The request conflicts with the current state.',
@@ -92,7 +115,7 @@ export function errorResponses(...sets: ErrorCodes[]): Record<string, Response> 
     const codes = [...merged.get(status)!].sort();
     const schema = { allOf: [ref('Error'), { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['code'], properties: { code: { enum: codes } } } } }] };
     const headers: Response['headers'] = {};
-    if (status === 401) headers['www-authenticate'] = { description: 'Always `Bearer realm="visualizer"`.', schema: { type: 'string' } };
+    if (status === 401) headers['www-authenticate'] = { description: 'With a missing or bad API key: `Bearer realm="visualizer"`.', schema: { type: 'string' } };
     if (status === 429 || status === 503) headers['retry-after'] = retryAfter;
     responses[String(status)] = {
       description: statusText[status] ?? 'An error.',
@@ -101,6 +124,19 @@ export function errorResponses(...sets: ErrorCodes[]): Record<string, Response> 
     };
   }
   return responses;
+}
+
+/** Adds `codes` to an operation's documented error `status` (made if absent), keeping them sorted. */
+export function addErrorCodes(responses: Record<string, Response | { $ref: string }>, status: number, codes: readonly string[]) {
+  const existing = responses[String(status)];
+  if (!existing || '$ref' in existing) {
+    responses[String(status)] = errorResponses({ [status]: codes })[String(status)]!;
+    return;
+  }
+  const schema = existing.content?.[jsonType]?.schema as { allOf?: [unknown, { properties: { error: { properties: { code: { enum: string[] } } } } }] } | undefined;
+  const code = schema?.allOf?.[1]?.properties.error.properties.code;
+  if (!code) throw new Error(`OpenAPI: the ${status} answer is not an error envelope`);
+  code.enum = [...new Set([...code.enum, ...codes])].sort();
 }
 
 export const pageParameters: Parameter[] = [

@@ -172,6 +172,28 @@ export const analyticsSummarySchema = v.strictObject({
   visitors: v.strictObject({ visualized: count, visualizedConverted: count, notVisualized: count, notVisualizedConverted: count }),
 });
 
+const revenueByCurrency = v.pipe(v.record(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/)), count), v.description('Attributed revenue in cents (minor units), per currency (`{ "USD": 3000 }`); currencies are never added together.'));
+
+export const analyticsDaySchema = v.strictObject({
+  date: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/), v.description('The UTC day, `YYYY-MM-DD`.')),
+  generations: v.pipe(
+    v.strictObject({ processing: count, complete: count, failed: count }),
+    v.description('Generations created that day, by their status now.'),
+  ),
+  creditsSpent: v.pipe(count, v.description("Credits charged for that day's generations; a failed one's are refunded, so not counted.")),
+  conversions: v.pipe(count, v.description('Orders placed that day (by `orderCreatedAt`), refunded and cancelled ones left out.')),
+  attributedConversions: v.pipe(count, v.description('Those of them attributed to a generation.')),
+  attributedRevenue: revenueByCurrency,
+});
+
+export const analyticsDailySchema = v.strictObject({
+  object: v.literal('analytics_daily'),
+  storeId: v.pipe(v.nullable(v.string()), v.description('The store asked for; null for the whole organization.')),
+  from: v.pipe(timestamp, v.description("The range's start, rounded down to midnight UTC.")),
+  to: v.pipe(timestamp, v.description("The range's end (exclusive), rounded up to midnight UTC.")),
+  data: v.pipe(v.array(analyticsDaySchema), v.description('One entry per UTC day of the range, oldest first, days without activity included (zeros).')),
+});
+
 export const widgetSchema = v.strictObject({
   id: id('wdg'),
   object: v.literal('widget'),
@@ -188,3 +210,62 @@ export const publicWidgetSchema = v.strictObject({ id: id('wdg'), object: v.lite
 export const healthSchema = v.strictObject({ status: v.literal('ok') });
 export const readinessSchema = v.strictObject({ status: v.literal('ready') });
 export const successSchema = v.strictObject({ success: v.literal(true) });
+
+const userRole = v.picklist(['admin', 'viewer']);
+
+export const userSchema = v.strictObject({
+  id: id('usr'),
+  object: v.literal('user'),
+  email: v.string(),
+  role: userRole,
+  status: v.pipe(v.picklist(['active', 'invited']), v.description('`invited` until the user has set a password through their invitation.')),
+  invitationExpiresAt: v.pipe(nullableTimestamp, v.description("When an invited user's newest unused invitation expires; null for active users.")),
+  createdAt: timestamp,
+});
+
+export const deletedUserSchema = v.strictObject({ id: id('usr'), object: v.literal('user'), deleted: v.literal(true) });
+
+export const currentSessionSchema = v.strictObject({
+  id: id('ses'),
+  object: v.literal('session'),
+  user: userSchema,
+  organization: v.strictObject({ id: id('org'), name: v.string() }),
+  csrfToken: v.pipe(v.string(), v.description('Send it as `X-CSRF-Token` with every request made with the session cookie other than GET, HEAD and OPTIONS.')),
+  createdAt: timestamp,
+  expiresAt: v.pipe(timestamp, v.description('The session ends then at the latest; after 7 days unused, sooner.')),
+});
+
+export const sessionSchema = v.strictObject({
+  id: id('ses'),
+  object: v.literal('session'),
+  userId: id('usr'),
+  current: v.pipe(v.boolean(), v.description('Whether this is the session of the request.')),
+  userAgent: v.nullable(v.string()),
+  ipAddress: v.nullable(v.string()),
+  createdAt: timestamp,
+  lastSeenAt: timestamp,
+  expiresAt: timestamp,
+});
+
+export const invitationSchema = v.strictObject({
+  object: v.literal('invitation'),
+  userId: id('usr'),
+  email: v.string(),
+  role: userRole,
+  url: v.pipe(v.string(), v.url(), v.description('The one-time link that lets the invited person choose a password: shown once, hand it over yourself.')),
+  expiresAt: timestamp,
+});
+
+const apiKeyFields = {
+  id: id('key'),
+  object: v.literal('api_key'),
+  kind: v.pipe(v.picklist(['secret', 'conversion']), v.description('`secret` keys call `/v1`; `conversion` keys only report orders.')),
+  name: v.nullable(v.string()),
+  displayPrefix: v.pipe(v.string(), v.description('The first characters of the key, to tell keys apart.')),
+  createdAt: timestamp,
+  lastUsedAt: v.pipe(nullableTimestamp, v.description('Refreshed at most once a minute.')),
+  revokedAt: nullableTimestamp,
+};
+
+export const apiKeySchema = v.strictObject(apiKeyFields);
+export const apiKeyWithSecretSchema = v.strictObject({ ...apiKeyFields, key: v.pipe(v.string(), v.description('The key itself: shown this once, stored only as a hash.')) });

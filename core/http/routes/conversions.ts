@@ -45,7 +45,8 @@ const isoQueryTime = v.pipe(
   }),
 );
 
-const rangeEntries = { from: v.optional(isoQueryTime), to: v.optional(isoQueryTime) };
+/** `from` (inclusive) and `to` (exclusive): ISO 8601 dates or date-times, as epoch ms. Other lists filter by time with them too. */
+export const rangeEntries = { from: v.optional(isoQueryTime), to: v.optional(isoQueryTime) };
 const storeIdEntry = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(64));
 
 const listQuery = v.pipe(
@@ -57,6 +58,17 @@ const listQuery = v.pipe(
 );
 
 const summaryQuery = v.object({ storeId: storeIdEntry, ...rangeEntries });
+
+const dailyQuery = v.pipe(
+  v.object({ storeId: v.optional(storeIdEntry), ...rangeEntries }),
+  v.forward(
+    v.check((query) => query.from === undefined || query.to === undefined || query.from < query.to, 'must be after from'),
+    ['to'],
+  ),
+);
+
+/** The longest range `GET /v1/analytics/daily` answers for, in days: a year, leap day included. */
+export const maxDailyRangeDays = 366;
 
 export function conversionRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }, config: Config) {
   const collectPerIp = createRateLimiter(config.conversions.collectPerIp);
@@ -99,6 +111,24 @@ export function conversionRoutes(app: H3, limits: { read: ReturnType<typeof crea
       startingAfter: query.starting_after,
     });
     return { object: 'list', data: page.data.map(conversionResource), has_more: page.hasMore };
+  });
+
+  /**
+   * The overview's figures per UTC day. The range is rounded out to whole days (`from` down to its
+   * midnight, `to` up to the next), so each day's figures are the whole day's; by default the 30
+   * days ending with today.
+   */
+  app.get('/v1/analytics/daily', async (event) => {
+    const key = await requireKey(event, 'secret');
+    limits.read.take(key.id);
+    const query = validate(dailyQuery, queryOf(event));
+    const to = Math.ceil((query.to ?? services(event).clock.now()) / dayMs) * dayMs;
+    const from = Math.floor((query.from ?? to - 30 * dayMs) / dayMs) * dayMs;
+    if ((to - from) / dayMs > maxDailyRangeDays) {
+      throw new ApiError('invalid_request_error', 'parameter_invalid', `to: the range must span at most ${maxDailyRangeDays} days`, 'to');
+    }
+    const days = await services(event).conversions.daily(key.organizationId, { storeId: query.storeId, from, to });
+    return { object: 'analytics_daily', storeId: query.storeId ?? null, from: isoTime(from), to: isoTime(to), data: days };
   });
 
   app.get('/v1/analytics/summary', async (event) => {

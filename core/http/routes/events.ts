@@ -1,6 +1,7 @@
 import type { H3, H3Event } from 'h3';
 import * as v from 'valibot';
 import { eventTypes } from '../../domain/generation.ts';
+import { couldBeId, maxIdLength } from '../../domain/text.ts';
 import type { DeliveryAttempt, DeliveryRecord } from '../../domain/delivery.ts';
 import type { OutboxEvent } from '../../domain/outbox-event.ts';
 import { readValidJson, validate } from '../body.ts';
@@ -36,7 +37,12 @@ const attemptResource = (attempt: DeliveryAttempt & { endpointId: string }) => (
   responseBody: attempt.responseBody,
 });
 
-const listQuery = v.object({ ...pageQuerySchema.entries, type: v.optional(v.picklist(eventTypes, `must be one of ${eventTypes.join(', ')}`)) });
+const listQuery = v.object({
+  ...pageQuerySchema.entries,
+  type: v.optional(v.picklist(eventTypes, `must be one of ${eventTypes.join(', ')}`)),
+  /** A generation's events, for its detail view; an id that names none lists nothing. */
+  generationId: v.optional(v.pipe(v.string(), v.check(couldBeId, `must be a generation id (1 to ${maxIdLength} characters)`))),
+});
 /** Exported for the OpenAPI document. */
 export const resendBody = v.strictObject({ endpointId: v.optional(v.pipe(v.string('must be a string'), v.minLength(1), v.maxLength(64), v.description('Only to this endpoint; omitted, to every enabled endpoint subscribed to the event.'))) });
 
@@ -53,7 +59,7 @@ export function eventRoutes(app: H3, limits: { read: ReturnType<typeof createRat
     const { organizationId, events } = await authorized(event);
     const query = validate(listQuery, queryOf(event));
     const limit = Number(query.limit);
-    const page = await events.list(organizationId, { limit: limit + 1, startingAfter: query.starting_after, type: query.type });
+    const page = await events.list(organizationId, { limit: limit + 1, startingAfter: query.starting_after, type: query.type, generationId: query.generationId });
     return { object: 'list', data: page.slice(0, limit).map(eventResource), has_more: page.length > limit };
   });
 

@@ -1,20 +1,31 @@
 import type { H3 } from 'h3';
 import * as v from 'valibot';
-import { generationResource } from '../../domain/generation.ts';
+import { generationResource, type GenerationMode } from '../../domain/generation.ts';
 import { createGenerationSchema, maxImageBytes } from '../../domain/generation-input.ts';
 import { validateIdempotencyKey } from '../../services/generations.ts';
 import { readValidJson, validate } from '../body.ts';
-import { requireKey, services } from '../context.ts';
+import { apiKeyIdOf, requireKey, services } from '../context.ts';
 import { pageQuerySchema, pathId, queryOf } from '../params.ts';
 import type { createRateLimiter } from '../rate-limit.ts';
+import { rangeEntries as createdRangeEntries } from './conversions.ts';
 
 /** A 10 MB photo as base64 is 13.4 MB; the rest of the body is small. */
 const createBodyLimit = Math.ceil((maxImageBytes * 4) / 3) + 512 * 1024;
 
-const listQuerySchema = v.object({
-  ...pageQuerySchema.entries,
-  status: v.optional(v.picklist(['processing', 'complete', 'failed'], "must be 'processing', 'complete' or 'failed'")),
-});
+const generationModes = ['virtual-try-on', 'room-visualizer'] as const satisfies readonly GenerationMode[];
+
+const listQuerySchema = v.pipe(
+  v.object({
+    ...pageQuerySchema.entries,
+    status: v.optional(v.picklist(['processing', 'complete', 'failed'], "must be 'processing', 'complete' or 'failed'")),
+    mode: v.optional(v.picklist(generationModes, `must be ${generationModes.map((mode) => `'${mode}'`).join(' or ')}`)),
+    ...createdRangeEntries,
+  }),
+  v.forward(
+    v.check((query) => query.from === undefined || query.to === undefined || query.from < query.to, 'must be after from'),
+    ['to'],
+  ),
+);
 
 export function generationRoutes(app: H3, limits: { create: ReturnType<typeof createRateLimiter>; read: ReturnType<typeof createRateLimiter> }) {
   app.post('/v1/generations', async (event) => {
@@ -27,7 +38,7 @@ export function generationRoutes(app: H3, limits: { create: ReturnType<typeof cr
     const bound = idempotencyKey ? await generations.boundTo(key.organizationId, idempotencyKey) : null;
     const { generation, replayed } = bound
       ? { generation: bound, replayed: true }
-      : await generations.create({ organizationId: key.organizationId, apiKeyId: key.id }, await readValidJson(event, createGenerationSchema, createBodyLimit), idempotencyKey);
+      : await generations.create({ organizationId: key.organizationId, apiKeyId: apiKeyIdOf(key) }, await readValidJson(event, createGenerationSchema, createBodyLimit), idempotencyKey);
     event.res.status = replayed ? 200 : 202;
     if (replayed) event.res.headers.set('idempotent-replayed', 'true');
     return generationResource(generation);
@@ -37,7 +48,14 @@ export function generationRoutes(app: H3, limits: { create: ReturnType<typeof cr
     const key = await requireKey(event, 'secret');
     limits.read.take(key.id);
     const query = validate(listQuerySchema, queryOf(event));
-    const page = await services(event).generations.list(key.organizationId, { limit: Number(query.limit), startingAfter: query.starting_after, status: query.status });
+    const page = await services(event).generations.list(key.organizationId, {
+      limit: Number(query.limit),
+      startingAfter: query.starting_after,
+      status: query.status,
+      mode: query.mode,
+      from: query.from,
+      to: query.to,
+    });
     return { object: 'list', data: page.data.map(generationResource), has_more: page.hasMore };
   });
 

@@ -4,7 +4,7 @@ import type { Config } from '../../../config/schema.ts';
 import { browserId } from '../../domain/conversion-input.ts';
 import { generationResource } from '../../domain/generation.ts';
 import { maxImageBytes } from '../../domain/generation-input.ts';
-import { createWidgetSchema, widgetGenerationSchema } from '../../domain/widget-input.ts';
+import { createWidgetSchema, updateWidgetSchema, widgetGenerationSchema } from '../../domain/widget-input.ts';
 import type { WidgetRecord } from '../../domain/widget.ts';
 import { readValidJson, validate } from '../body.ts';
 import { allowWidgetOrigin, clientAddress, preflight, setAlways, takeToken } from '../browser-access.ts';
@@ -61,6 +61,13 @@ export function widgetRoutes(app: H3, limits: { read: ReturnType<typeof createRa
     const key = await requireKey(event, 'secret');
     limits.read.take(key.id);
     return widgetResource(await services(event).widgets.get(key.organizationId, pathId(event, 'id', 'widget')));
+  });
+
+  app.patch('/v1/widgets/:id', async (event) => {
+    const key = await requireKey(event, 'secret');
+    limits.read.take(key.id);
+    const id = pathId(event, 'id', 'widget');
+    return widgetResource(await services(event).widgets.update(key.organizationId, id, await readValidJson(event, updateWidgetSchema)));
   });
 
   // Keyless endpoints the widget calls from shoppers' browsers, on the widget's allowed origins only.

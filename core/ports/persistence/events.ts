@@ -10,8 +10,11 @@ export interface EventPosition {
 export interface EventRepository {
   append(event: OutboxEvent): Promise<void>;
   get(organizationId: string, id: string): Promise<OutboxEvent | null>;
-  /** Newest first; `startingAfter` is the id of the last event of the previous page. */
-  list(organizationId: string, options: { limit: number; startingAfter?: string; type?: string }): Promise<OutboxEvent[]>;
+  /**
+   * Newest first; `startingAfter` is the id of the last event of the previous page. With
+   * `generationId`, only the events reporting that generation (an index on it serves them).
+   */
+  list(organizationId: string, options: { limit: number; startingAfter?: string; type?: string; generationId?: string }): Promise<OutboxEvent[]>;
   /**
    * Oldest first (by `createdAt`, then `id`): the organization's events from `from` on, only of
    * `types` when given (an empty list matches nothing), at most `limit`. The event stream polls

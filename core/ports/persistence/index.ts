@@ -18,7 +18,9 @@ import type { GenerationRepository } from './generations.ts';
 import type { IdempotencyRepository } from './idempotency-keys.ts';
 import type { JobRepository } from './jobs.ts';
 import type { OrganizationRepository } from './organizations.ts';
+import type { SessionRepository } from './sessions.ts';
 import type { StoreRepository } from './stores.ts';
+import type { UserRepository } from './users.ts';
 import type { VisitorIdentityRepository } from './visitor-identities.ts';
 import type { VisualizationRepository } from './visualizations.ts';
 import type { WebhookEndpointRepository } from './webhook-endpoints.ts';
@@ -33,7 +35,9 @@ export type * from './generations.ts';
 export type * from './idempotency-keys.ts';
 export type * from './jobs.ts';
 export type * from './organizations.ts';
+export type * from './sessions.ts';
 export type * from './stores.ts';
+export type * from './users.ts';
 export type * from './visitor-identities.ts';
 export type * from './visualizations.ts';
 export type * from './webhook-endpoints.ts';
@@ -55,6 +59,8 @@ export interface Repositories {
   visualizations: VisualizationRepository;
   widgets: WidgetRepository;
   visitorIdentities: VisitorIdentityRepository;
+  users: UserRepository;
+  sessions: SessionRepository;
 }
 
 export interface MigrationReport {

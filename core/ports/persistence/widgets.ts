@@ -4,6 +4,8 @@ import type { WidgetRecord } from '../../domain/widget.ts';
 export interface WidgetRepository {
   create(widget: WidgetRecord): Promise<void>;
   get(organizationId: string, id: string): Promise<WidgetRecord | null>;
+  /** Changes the given fields; null when the organization has no such widget. */
+  update(organizationId: string, id: string, changes: Partial<Pick<WidgetRecord, 'mode' | 'imageSize' | 'allowedOrigins' | 'dailyGenerationCap'>>): Promise<WidgetRecord | null>;
   /** The widget alone, for keyless browser calls that only carry its id. */
   findById(id: string): Promise<WidgetRecord | null>;
   /** Newest first. */

@@ -10,6 +10,8 @@ import * as partialGenerationIndexes from './0008-partial-generation-indexes.ts'
 import * as jobFailures from './0009-job-failures.ts';
 import * as creditLedgerSequence from './0010-credit-ledger-sequence.ts';
 import * as webhookPreviousSecrets from './0012-webhook-previous-secrets.ts';
+import * as dashboardAccounts from './0013-dashboard-accounts.ts';
+import * as dashboardIndexes from './0014-dashboard-indexes.ts';
 
 /**
  * Migrations are imported statically rather than read from a folder, so they load the same
@@ -28,6 +30,8 @@ const migrations: Record<string, Migration> = {
   '0009-job-failures': jobFailures,
   '0010-credit-ledger-sequence': creditLedgerSequence,
   '0012-webhook-previous-secrets': webhookPreviousSecrets,
+  '0013-dashboard-accounts': dashboardAccounts,
+  '0014-dashboard-indexes': dashboardIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {

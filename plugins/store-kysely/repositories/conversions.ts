@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { ConversionRecord, ConversionRepository } from '../../../kit/plugin.ts';
 import type { Dialect } from '../dialect.ts';
 import type { Database, Executor } from '../database.ts';
+import { dayOf } from './day.ts';
 
 type Row = Database['conversions'];
 
@@ -125,6 +126,35 @@ export function conversionRepository(db: Executor, dialect: Dialect): Conversion
         if (Number(row.attributed) > 0) attributedRevenue[row.currency] = Number(row.revenue ?? 0);
       }
       return { conversions, attributedConversions, attributedRevenue };
+    },
+
+    async daily({ organizationId, storeId }, { from, to }) {
+      let query = db
+        .selectFrom('conversions')
+        .select((eb) => [
+          dayOf('order_created_at').as('day'),
+          'currency',
+          eb.fn.countAll<number | string>().as('conversions'),
+          eb.fn.count<number | string>('attributed_generation_id').as('attributed'),
+          eb.fn.sum<number | string | null>('attributed_revenue_cents').as('revenue'),
+        ]);
+      // conversions_by_store or conversions_by_organization, both (…, order_created_at).
+      query = storeId === undefined ? query.where('organization_id', '=', organizationId) : query.where('store_id', '=', storeId);
+      const rows = await query
+        .where('order_created_at', '>=', from)
+        .where('order_created_at', '<', to)
+        .where('status', 'not in', voided)
+        .groupBy([dayOf('order_created_at'), 'currency'])
+        .orderBy(dayOf('order_created_at'))
+        .orderBy('currency')
+        .execute();
+      return rows.map((row) => ({
+        day: Number(row.day),
+        currency: row.currency,
+        conversions: Number(row.conversions),
+        attributedConversions: Number(row.attributed),
+        attributedRevenue: Number(row.revenue ?? 0),
+      }));
     },
 
     async visitors(storeId, { from, to }) {

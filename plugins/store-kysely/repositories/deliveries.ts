@@ -9,7 +9,7 @@ const endpointColumns = [
   'id', 'organization_id', 'url', 'description', 'enabled_events', 'status', 'disabled_reason', 'secret',
   'previous_secrets', 'failing_since', 'deleted_at', 'created_at', 'updated_at',
 ] as const satisfies ReadonlyArray<keyof Database['webhook_endpoints']>;
-const eventColumns = ['id', 'organization_id', 'type', 'body', 'created_at'] as const satisfies ReadonlyArray<keyof Database['events']>;
+const eventColumns = ['id', 'organization_id', 'type', 'body', 'created_at', 'generation_id'] as const satisfies ReadonlyArray<keyof Database['events']>;
 
 /** The delivery, its endpoint and its event in one read: every attempt starts with it. */
 const forAttempt = prepared((db, values: { id: string }) =>

@@ -12,20 +12,24 @@ export const toEvent = (row: Database['events']): OutboxEvent => ({
   type: row.type,
   body: row.body,
   createdAt: Number(row.created_at),
+  // Left out rather than null, so an event reads back exactly as it was appended.
+  ...(row.generation_id == null ? {} : { generationId: row.generation_id }),
 });
 
 export function eventRepository(db: Executor, dialect: Dialect): EventRepository {
   return {
     async append(event) {
-      await insertEvent(db, dialect, { id: event.id, organization_id: event.organizationId, type: event.type, body: event.body, created_at: event.createdAt });
+      await insertEvent(db, dialect, { id: event.id, organization_id: event.organizationId, type: event.type, body: event.body, created_at: event.createdAt, generation_id: event.generationId ?? null });
     },
     async get(organizationId, id) {
       const row = await db.selectFrom('events').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
       return row ? toEvent(row) : null;
     },
-    async list(organizationId, { limit, startingAfter, type }) {
+    async list(organizationId, { limit, startingAfter, type, generationId }) {
       let query = db.selectFrom('events').selectAll().where('organization_id', '=', organizationId);
       if (type) query = query.where('type', '=', type);
+      // events_by_generation serves a generation's few events; without it, events_by_organization.
+      if (generationId) query = query.where('generation_id', '=', generationId);
       const paged = await afterCursor(db, 'events', query, organizationId, startingAfter);
       if (!paged) return [];
       const rows = await paged

@@ -2,6 +2,7 @@ import type { GenerationRecord, GenerationRepository } from '../../../kit/plugin
 import type { Dialect } from '../dialect.ts';
 import type { Database, Executor } from '../database.ts';
 import { prepared, preparedInsert } from '../prepared.ts';
+import { dayOf } from './day.ts';
 import { afterCursor } from './paginate.ts';
 
 const insertGeneration = preparedInsert('generations');
@@ -74,14 +75,34 @@ export function generationRepository(db: Executor, dialect: Dialect): Generation
       const row = await db.selectFrom('generations').select('status').where('id', '=', id).executeTakeFirst();
       return row ? (row.status as GenerationRecord['status']) : null;
     },
-    async list(organizationId, { limit, startingAfter, status }) {
+    async list(organizationId, { limit, startingAfter, status, mode, from, to }) {
+      // generations_by_status (organization, status, time, id) or generations_by_organization
+      // (organization, time, id) serve the filter, the range and the order; mode is checked per row.
       let query = db.selectFrom('generations').selectAll().where('organization_id', '=', organizationId);
       if (status) query = query.where('status', '=', status);
+      if (mode) query = query.where('mode', '=', mode);
+      if (from !== undefined) query = query.where('created_at', '>=', from);
+      if (to !== undefined) query = query.where('created_at', '<', to);
       const paged = await afterCursor(db, 'generations', query, organizationId, startingAfter);
       if (!paged) return { data: [], hasMore: false };
       query = paged;
       const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
       return { data: rows.slice(0, limit).map(toRecord), hasMore: rows.length > limit };
+    },
+    async daily({ organizationId, storeId }, { from, to }) {
+      let query = db
+        .selectFrom('generations')
+        .select((eb) => [dayOf('created_at').as('day'), 'status', eb.fn.countAll<number | string>().as('count'), eb.fn.sum<number | string>('credits_charged').as('credits')]);
+      // A store's generations by generations_by_store (partial: `store_id = ?` implies its condition).
+      query = storeId === undefined ? query.where('organization_id', '=', organizationId) : query.where('store_id', '=', storeId);
+      const rows = await query
+        .where('created_at', '>=', from)
+        .where('created_at', '<', to)
+        .groupBy([dayOf('created_at'), 'status'])
+        .orderBy(dayOf('created_at'))
+        .orderBy('status')
+        .execute();
+      return rows.map((row) => ({ day: Number(row.day), status: row.status as GenerationRecord['status'], count: Number(row.count), credits: Number(row.credits) }));
     },
     async complete(id, result) {
       const outcome = await db

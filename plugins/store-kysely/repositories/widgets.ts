@@ -38,6 +38,19 @@ export function widgetRepository(db: Executor, generationById: (organizationId: 
       return row ? toRecord(row) : null;
     },
 
+    async update(organizationId, id, changes) {
+      const values: Partial<Row> = {};
+      if (changes.mode !== undefined) values.mode = changes.mode;
+      if (changes.imageSize !== undefined) values.image_size = changes.imageSize;
+      if (changes.allowedOrigins !== undefined) values.allowed_origins = JSON.stringify(changes.allowedOrigins);
+      if (changes.dailyGenerationCap !== undefined) values.daily_generation_cap = changes.dailyGenerationCap;
+      if (Object.keys(values).length > 0) {
+        await db.updateTable('widgets').set(values).where('id', '=', id).where('organization_id', '=', organizationId).execute();
+      }
+      const row = await db.selectFrom('widgets').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+      return row ? toRecord(row) : null;
+    },
+
     async findById(id) {
       const row = await db.selectFrom('widgets').selectAll().where('id', '=', id).executeTakeFirst();
       return row ? toRecord(row) : null;

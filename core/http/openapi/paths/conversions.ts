@@ -3,7 +3,7 @@ import { errorResponses, jsonBody, jsonBodyErrors, ok, pageParameters, queryErro
 import type { Parameter, PathFragment } from '../types.ts';
 
 const isoQueryTime = { type: 'string', description: 'An ISO 8601 date (`2025-03-01`, midnight UTC) or date-time with a time zone.', example: '2025-03-01' };
-const range: Parameter[] = [
+export const range: Parameter[] = [
   { name: 'from', in: 'query', description: 'Start of the range (inclusive).', schema: isoQueryTime },
   { name: 'to', in: 'query', description: 'End of the range (exclusive); must be after `from`.', schema: isoQueryTime },
 ];
@@ -86,6 +86,21 @@ export const conversionPaths: PathFragment = {
       tags: ['Conversions'],
       parameters: [...pageParameters, { name: 'storeId', in: 'query', description: 'Only orders of this store.', schema: { type: 'string', minLength: 1, maxLength: 64 } }, ...range],
       responses: { '200': ok('A page of conversions.', 'ConversionList'), ...errorResponses(serverErrors, secretKeyErrors, queryErrors, { 404: ['resource_missing'] }) },
+    },
+  },
+  '/v1/analytics/daily': {
+    get: {
+      operationId: 'getAnalyticsDaily',
+      summary: 'Get daily figures',
+      description:
+        "Per UTC day: generations by status, credits spent, conversions, attributed conversions and attributed revenue per currency, every day of the range present. The range is rounded out to whole UTC days (`from` down to its midnight, `to` up to the next) and spans at most 366 days; by default the 30 days ending with today. The organization's figures, or one store's (a store's generations are those made through its widgets).",
+      tags: ['Analytics'],
+      parameters: [
+        { name: 'storeId', in: 'query', description: 'Only this store.', schema: { type: 'string', minLength: 1, maxLength: 64 } },
+        { name: 'from', in: 'query', description: 'Start of the range (inclusive); by default 30 days before `to`.', schema: isoQueryTime },
+        { name: 'to', in: 'query', description: 'End of the range (exclusive); must be after `from`, at most 366 days after it; by default the end of today (UTC).', schema: isoQueryTime },
+      ],
+      responses: { '200': ok('The figures per day.', 'AnalyticsDaily'), ...errorResponses(serverErrors, secretKeyErrors, queryErrors, { 404: ['resource_missing'] }) },
     },
   },
   '/v1/analytics/summary': {

@@ -11,7 +11,16 @@ export const eventPaths: PathFragment = {
       summary: 'List events',
       description: 'The events sent to your webhook endpoints, newest first, exactly as deliveries carry them.',
       tags,
-      parameters: [...pageParameters, { name: 'type', in: 'query', description: 'Only events of this type.', schema: { type: 'string', enum: ['generation.completed', 'generation.failed'] } }],
+      parameters: [
+        ...pageParameters,
+        { name: 'type', in: 'query', description: 'Only events of this type.', schema: { type: 'string', enum: ['generation.completed', 'generation.failed'] } },
+        {
+          name: 'generationId',
+          in: 'query',
+          description: "Only the events reporting this generation (`agen_…`); its deliveries' attempts are at `/v1/events/{id}/attempts`.",
+          schema: { type: 'string', minLength: 1, maxLength: 64 },
+        },
+      ],
       responses: { '200': ok('A page of events.', 'EventList'), ...errorResponses(serverErrors, secretKeyErrors, queryErrors) },
     },
   },

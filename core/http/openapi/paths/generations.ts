@@ -12,6 +12,10 @@ import {
   serverErrors,
 } from '../helpers.ts';
 import type { PathFragment } from '../types.ts';
+import { range } from './conversions.ts';
+
+/** The conversions list's `from`/`to`, applied to `createdAt`. */
+const createdRange = range.map((parameter) => ({ ...parameter, description: `${parameter.description} Compared with \`createdAt\`.` }));
 
 export const createGenerationExample = {
   mode: 'virtual-try-on',
@@ -50,9 +54,14 @@ export const generationPaths: PathFragment = {
     get: {
       operationId: 'listGenerations',
       summary: 'List generations',
-      description: 'Newest first.',
+      description: 'Newest first. The filters combine, and page like the unfiltered list.',
       tags: ['Generations'],
-      parameters: [...pageParameters, { name: 'status', in: 'query', description: 'Only generations in this status.', schema: { enum: ['processing', 'complete', 'failed'], type: 'string' } }],
+      parameters: [
+        ...pageParameters,
+        { name: 'status', in: 'query', description: 'Only generations in this status.', schema: { enum: ['processing', 'complete', 'failed'], type: 'string' } },
+        { name: 'mode', in: 'query', description: 'Only generations of this mode.', schema: { enum: ['virtual-try-on', 'room-visualizer'], type: 'string' } },
+        ...createdRange,
+      ],
       responses: { '200': ok('A page of generations.', 'GenerationList'), ...errorResponses(serverErrors, secretKeyErrors, queryErrors) },
     },
   },

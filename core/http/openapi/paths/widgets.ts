@@ -57,6 +57,15 @@ export const widgetPaths: PathFragment = {
       parameters: [pathParameter('id', 'The widget id (`wdg_…`).')],
       responses: { '200': ok('The widget.', 'Widget'), ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors) },
     },
+    patch: {
+      operationId: 'updateWidget',
+      summary: 'Update a widget',
+      description: 'Changes the fields sent; the others keep their values. Pages see the change on their next call.',
+      tags: ['Widgets'],
+      parameters: [pathParameter('id', 'The widget id (`wdg_…`).')],
+      requestBody: jsonBody('UpdateWidgetRequest', { allowedOrigins: ['https://shop.example', 'https://www.shop.example'], dailyGenerationCap: 1000 }),
+      responses: { '200': ok('The widget.', 'Widget'), ...errorResponses(serverErrors, secretKeyErrors, jsonBodyErrors, notFoundErrors) },
+    },
   },
   '/api/widgets/{widgetId}': {
     options: preflight('preflightWidgetConfig', '/api/widgets/{widgetId}'),

@@ -1,0 +1,104 @@
+import type { H3, H3Event } from 'h3';
+import * as v from 'valibot';
+import type { Config } from '../../../config/schema.ts';
+import { normalizeEmail, type Session, type User } from '../../domain/accounts.ts';
+import type { Organization } from '../../domain/organization.ts';
+import type { ListedUser, SignedIn } from '../../services/accounts.ts';
+import { readJson, validate } from '../body.ts';
+import { clientAddress, takeToken } from '../browser-access.ts';
+import { requireSession, services } from '../context.ts';
+import { isoTime, isoTimeOrNull } from '../format.ts';
+import { createRateLimiter } from '../rate-limit.ts';
+import { checkOrigin, clearSessionCookie, csrfTokenFor, setSessionCookie } from '../session-auth.ts';
+
+/** Passwords are checked by the accounts service (length rules with their own codes); this only bounds the body. */
+const password = v.pipe(v.string('must be a string'), v.maxLength(4096, 'must be at most 4096 characters'));
+const linkToken = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'));
+
+export const signInWithPasswordBody = v.strictObject({
+  email: v.pipe(v.string('must be a string'), v.maxLength(320, 'must be at most 320 characters')),
+  password,
+});
+export const signInWithLinkBody = v.strictObject({ token: linkToken });
+/** Documented as one of the two; validated by whichever the body's keys say. */
+export const createSessionBody = v.union([signInWithPasswordBody, signInWithLinkBody]);
+export const acceptInvitationBody = v.strictObject({ token: linkToken, password });
+
+export const userResource = (user: User | ListedUser) => ({
+  id: user.id,
+  object: 'user' as const,
+  email: user.email,
+  role: user.role,
+  status: user.passwordSetAt === null ? ('invited' as const) : ('active' as const),
+  invitationExpiresAt: isoTimeOrNull('invitationExpiresAt' in user ? user.invitationExpiresAt : null),
+  createdAt: isoTime(user.createdAt),
+});
+
+/** The signed-in session as the dashboard needs it: who, which organization, and the CSRF token. */
+export const currentSessionResource = (session: Session, user: User, organization: Pick<Organization, 'id' | 'name'>, token: string) => ({
+  id: session.id,
+  object: 'session' as const,
+  user: userResource(user),
+  organization: { id: organization.id, name: organization.name },
+  csrfToken: csrfTokenFor(token),
+  createdAt: isoTime(session.createdAt),
+  expiresAt: isoTime(session.expiresAt),
+});
+
+/** The browser and address a session starts from, shown in its session list. */
+const clientOf = (event: H3Event, config: Config) => ({ userAgent: event.req.headers.get('user-agent'), ipAddress: clientAddress(event, config.trustProxy) });
+
+/**
+ * Signing in and out of the dashboard. Sign-in is limited per client address and per account, and
+ * answers the same for an unknown account and a wrong password. A request from another origin's page
+ * is refused, so no page can sign a visitor in to an account of its choosing.
+ */
+export function sessionRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }, config: Config) {
+  const perAccount = createRateLimiter(config.accounts.signInPerAccount);
+  const perAddress = createRateLimiter(config.accounts.signInPerAddress);
+
+  const signedIn = (event: H3Event, signed: SignedIn) => {
+    setSessionCookie(event, config, signed.token, signed.session, services(event).clock.now());
+    event.res.headers.set('cache-control', 'no-store');
+    return currentSessionResource(signed.session, signed.user, signed.organization, signed.token);
+  };
+
+  app.post('/v1/session', async (event) => {
+    checkOrigin(event, config);
+    const client = clientOf(event, config);
+    takeToken(perAddress, client.ipAddress, 'address');
+    const body = await readJson(event);
+    const { accounts } = services(event);
+    if (body !== null && typeof body === 'object' && 'token' in body) {
+      const { token } = validate(signInWithLinkBody, body);
+      return signedIn(event, await accounts.redeemSignInLink(token, client));
+    }
+    const input = validate(signInWithPasswordBody, body);
+    takeToken(perAccount, normalizeEmail(input.email), 'account');
+    return signedIn(event, await accounts.signIn(input, client));
+  });
+
+  app.post('/v1/invitations/accept', async (event) => {
+    checkOrigin(event, config);
+    const client = clientOf(event, config);
+    takeToken(perAddress, client.ipAddress, 'address');
+    const input = validate(acceptInvitationBody, await readJson(event));
+    return signedIn(event, await services(event).accounts.acceptInvitation(input, client));
+  });
+
+  app.get('/v1/session', async (event) => {
+    const caller = await requireSession(event);
+    limits.read.take(caller.id);
+    const organization = await services(event).persistence.organizations.get(caller.organizationId);
+    event.res.headers.set('cache-control', 'no-store');
+    return currentSessionResource(caller.session, caller.user, organization ?? { id: caller.organizationId, name: '' }, caller.token);
+  });
+
+  app.delete('/v1/session', async (event) => {
+    const caller = await requireSession(event);
+    await services(event).accounts.signOut(caller.session);
+    clearSessionCookie(event, config);
+    event.res.status = 204;
+    return null;
+  });
+}
