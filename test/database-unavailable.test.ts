@@ -217,10 +217,15 @@ describe('a create whose transaction may or may not have committed (sqlite)', ()
     const { apiKey } = await g.app.tenants.createOrganization({ name: 'Lost answer', credits: 5 });
     const { persistence } = g.app.container.cradle;
     const transaction = persistence.transaction;
-    // The commit happens, then its answer is lost, as with a connection cut at COMMIT.
+    // The create's commit happens, then its answer is lost, as with a connection cut at COMMIT. Only
+    // the transaction that creates a generation is hit: a worker's claim may run one in between.
     persistence.transaction = async (work) => {
+      let creates = false;
+      const result = await transaction((tx) =>
+        work({ ...tx, generations: { ...tx.generations, create: (generation) => ((creates = true), tx.generations.create(generation)) } }),
+      );
+      if (!creates) return result;
       persistence.transaction = transaction;
-      await transaction(work);
       throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
     };
     const body = g.validBody({ image: `data:image/jpeg;base64,${photoJpeg.toString('base64')}` });
