@@ -1,6 +1,5 @@
 import { assertBodySize, type H3, type H3Event } from 'h3';
 import type { Config } from '../config/schema.ts';
-import type { Cradle } from '../core/cradle.ts';
 import type { AppModule } from '../core/http/app-module.ts';
 import { services } from '../core/http/context.ts';
 import { bodyTooLarge } from '../core/http/errors.ts';
@@ -90,46 +89,16 @@ function demoRoutes(app: H3, config: Config) {
   });
 }
 
-/** The development organization's first admin: the demo's organization is the development one. */
-export const developmentAdminEmail = 'admin@demo.localhost';
-
-/** Each process's sign-in link, by its config (what `banner` is given), for the banner to print. */
-const signInLinks = new WeakMap<Config, { url: string; email: string }>();
-
-/**
- * Ensures the demo organization and its admin, and issues a one-time sign-in link for the banner, so
- * `npm start` leads straight into the dashboard. Only where the demo is on: nobody else can reach it.
- */
-async function issueDevelopmentSignIn(services: Cradle) {
-  const { organizationId } = await demoState(services);
-  let admin;
-  try {
-    admin = await services.accounts.ensureAdmin(organizationId, developmentAdminEmail);
-  } catch (error) {
-    // The address is an earlier demo organization's (demo.json was deleted): this one gets its own.
-    if (!(error instanceof ApiError) || error.code !== 'email_taken') throw error;
-    admin = await services.accounts.ensureAdmin(organizationId, `admin+${organizationId.slice(-8).toLowerCase()}@demo.localhost`);
-  }
-  const link = await services.accounts.issueSignInLink(organizationId, admin.id);
-  signInLinks.set(services.config, { url: link.url, email: admin.email });
-}
-
 /**
  * The demo shop as an application module: its pages where `demoAvailability` allows them, its
  * product images published at start-up (so `/cdn/demo/…` serves them before anyone opens a page,
- * e.g. as the product image of a first API call), the development admin's sign-in link, and its
- * banner lines.
+ * e.g. as the product image of a first API call), and its banner line.
  */
 export const demoShopModule: AppModule = {
   name: 'demo shop',
   routes: demoRoutes,
-  async start(services) {
-    if (!demoAvailability(services.config).enabled) return;
-    await publishDemoImages(services.cdn);
-    await issueDevelopmentSignIn(services);
+  async start({ config, cdn }) {
+    if (demoAvailability(config).enabled) await publishDemoImages(cdn);
   },
-  banner: (config) => {
-    const link = signInLinks.get(config);
-    return [demoBannerLine(config), ...(link ? [`Dashboard sign-in: ${link.url} (signs in ${link.email} once, within 15 minutes; a new link each start)`] : [])];
-  },
+  banner: (config) => [demoBannerLine(config)],
 };

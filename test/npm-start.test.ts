@@ -83,7 +83,7 @@ const client = { userAgent: 'test', ipAddress: '127.0.0.1' };
 async function dashboardToken(stdout: () => string, port: string) {
   await waitFor('the dashboard sign-in line of the banner', () => /^Dashboard sign-in: .*\n/m.test(stdout()));
   const line = /^Dashboard sign-in: .*$/m.exec(stdout())![0];
-  const pattern = new RegExp(`^Dashboard sign-in: http://localhost:${port}/dashboard/#/sign-in-link\\?token=([0-9A-Za-z]{32}) \\(signs in admin@demo\\.localhost once, within 15 minutes; a new link each start\\)$`);
+  const pattern = new RegExp(`^Dashboard sign-in: http://localhost:${port}/dashboard/#/sign-in-link\\?token=([0-9A-Za-z]{32}) \\(signs in admin@development\\.localhost once, within 15 minutes; a new link each start\\)$`);
   const match = pattern.exec(line);
   assert.ok(match, line);
   return match[1]!;
@@ -100,7 +100,7 @@ async function withAccounts(dir: string, work: (accounts: Awaited<ReturnType<typ
 }
 
 describe('the development sign-in link npm start prints', () => {
-  it('is a new one at each start, for the same admin of the demo organization', async () => {
+  it('is a new one at each start, for the same admin of the development organization', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-dev-link-'));
     try {
       const users = new Set<string>();
@@ -139,9 +139,9 @@ describe('stopping the server started the documented way', () => {
       // The link signs the development organization's first admin in, once.
       await withAccounts(dir, async (accounts) => {
         const signedIn = await accounts.redeemSignInLink(token, client);
-        assert.equal(signedIn.user.email, 'admin@demo.localhost');
+        assert.equal(signedIn.user.email, 'admin@development.localhost');
         assert.equal(signedIn.user.role, 'admin');
-        assert.equal(signedIn.organization.name, 'Demo shop');
+        assert.equal(signedIn.organization.name, 'Development');
         await assert.rejects(accounts.redeemSignInLink(token, client), (error) => error instanceof ApiError && error.code === 'invalid_link');
       });
 

@@ -8,6 +8,7 @@ import { appModules } from '../app-modules.ts';
 import { boot } from '../boot.ts';
 import { UsageError, type Command } from '../command.ts';
 import type { Output } from '../output.ts';
+import { developmentSignInLine, ensureDevelopmentAdmin } from '../development-sign-in.ts';
 import { stopSignal } from '../stop-signal.ts';
 
 /**
@@ -25,8 +26,9 @@ async function prepareDatabase({ persistence }: Cradle): Promise<{ isNew: boolea
   return { isNew: false };
 }
 
-async function createDevelopmentOrganization({ tenants }: Cradle, output: Output) {
-  const { organization, store, apiKey, conversionKey } = await tenants.createOrganization({ name: 'Development', credits: 100 });
+async function createDevelopmentOrganization(cradle: Cradle, output: Output) {
+  const { organization, store, apiKey, conversionKey } = await cradle.tenants.createOrganization({ name: 'Development', credits: 100 });
+  await ensureDevelopmentAdmin(cradle, organization.id);
   output.out('New database: created a development organization. Its keys are shown only now.');
   output.out(`  organizationId  ${organization.id}`);
   output.out(`  storeId         ${store.id}`);
@@ -65,6 +67,8 @@ export const serve: Command = {
       if (rendererLine) output.out(rendererLine);
       output.out(`API reference: ${config.publicUrl}/docs (OpenAPI document: ${config.publicUrl}/openapi.json)`);
       for (const module of appModules) for (const line of module.banner?.(config) ?? []) output.out(line);
+      const signInLine = await developmentSignInLine(container.cradle);
+      if (signInLine) output.out(signInLine);
 
       await stopSignal();
       output.err('Stopping: finishing in-flight requests and renders…');
