@@ -26,6 +26,17 @@ function requireCredits(amount: number, param: string, { positive }: { positive:
 }
 
 /** Organizations, their stores, keys and credit grants: what an operator does from the CLI. */
+/** Reads a newest-first list to its end, a page at a time. */
+async function everyPage<T extends { id: string }>(read: (startingAfter: string | undefined) => Promise<{ data: T[]; hasMore: boolean }>): Promise<T[]> {
+  const all: T[] = [];
+  for (let startingAfter: string | undefined; ; ) {
+    const page = await read(startingAfter);
+    all.push(...page.data);
+    if (!page.hasMore) return all;
+    startingAfter = page.data.at(-1)!.id;
+  }
+}
+
 export function tenantService({ persistence, ids, clock }: Pick<Cradle, 'persistence' | 'ids' | 'clock'>) {
   async function requireOrganization(repos: Repositories, organizationId: string) {
     const organization = await repos.organizations.get(organizationId);
@@ -96,13 +107,7 @@ export function tenantService({ persistence, ids, clock }: Pick<Cradle, 'persist
     /** Every store of the organization, newest first (an operator's listing; organizations have a few). */
     async listStores(organizationId: string) {
       await requireOrganization(persistence, organizationId);
-      const stores = [];
-      for (let startingAfter: string | undefined; ; ) {
-        const page = await persistence.stores.list(organizationId, { limit: 100, startingAfter });
-        stores.push(...page.data);
-        if (!page.hasMore) return stores;
-        startingAfter = page.data.at(-1)!.id;
-      }
+      return everyPage((startingAfter) => persistence.stores.list(organizationId, { limit: 100, startingAfter }));
     },
 
     async createKey(organizationId: string, kind: ApiKeyKind, name: string | null = null) {
@@ -112,9 +117,16 @@ export function tenantService({ persistence, ids, clock }: Pick<Cradle, 'persist
       });
     },
 
+    /** A page of the organization's keys, newest first. */
+    async keyPage(organizationId: string, page: { limit: number; startingAfter?: string; kind?: ApiKeyKind }) {
+      await requireOrganization(persistence, organizationId);
+      return persistence.apiKeys.list(organizationId, page);
+    },
+
+    /** Every key of the organization, newest first (an operator's listing). */
     async listKeys(organizationId: string) {
       await requireOrganization(persistence, organizationId);
-      return persistence.apiKeys.list(organizationId);
+      return everyPage((startingAfter) => persistence.apiKeys.list(organizationId, { limit: 100, startingAfter }));
     },
 
     async revokeKey(organizationId: string, keyId: string) {

@@ -90,9 +90,29 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
       assert.match(created.organization.id, /^org_[0-9A-Za-z]{24}$/);
       assert.deepEqual(await store.stores.get(org!.id, created.store.id), created.store);
       assert.deepEqual(await store.stores.findById(created.store.id), created.store);
-      const keys = await store.apiKeys.list(org!.id);
+      const keys = (await store.apiKeys.list(org!.id, { limit: 10 })).data;
       assert.deepEqual(keys.map((key) => key.kind).sort(), ['conversion', 'secret']);
       assert.ok((await store.organizations.list()).some((item) => item.id === org!.id));
+    });
+
+    it('pages an organization\'s keys newest first, by kind, and never another\'s', async () => {
+      const { organization } = await tenants().createOrganization({ name: 'Many keys', credits: 0 });
+      const other = await tenants().createOrganization({ name: 'Other keys', credits: 0 });
+      for (let index = 0; index < 3; index++) await tenants().createKey(organization.id, 'secret', `extra ${index}`);
+      const seen: string[] = [];
+      for (let startingAfter: string | undefined; ; ) {
+        const page = await store.apiKeys.list(organization.id, { limit: 2, startingAfter });
+        seen.push(...page.data.map((key) => key.id));
+        if (!page.hasMore) break;
+        startingAfter = page.data.at(-1)!.id;
+      }
+      assert.equal(seen.length, 5, 'two made with the organization, three after');
+      assert.equal(new Set(seen).size, 5);
+      const times = (await store.apiKeys.list(organization.id, { limit: 10 })).data.map((key) => key.createdAt);
+      assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest first');
+      assert.equal((await store.apiKeys.list(organization.id, { limit: 10, kind: 'conversion' })).data.length, 1);
+      const foreignKey = other.apiKey.record.id;
+      assert.deepEqual(await store.apiKeys.list(organization.id, { limit: 10, startingAfter: foreignKey }), { data: [], hasMore: false }, 'a cursor of another organization reads nothing');
     });
 
     it("tells any organization's generation status by id, for sweeps", async () => {
@@ -120,7 +140,7 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
       assert.match(found!.keyHash, /^[0-9a-f]{64}$/);
       assert.notEqual(found!.keyHash, apiKey.key);
       assert.equal(await store.apiKeys.findByHash(apiKey.key), null, 'the plain key is not what is stored');
-      assert.ok(!JSON.stringify(await store.apiKeys.list(found!.organizationId)).includes(apiKey.key.slice(11)));
+      assert.ok(!JSON.stringify(await store.apiKeys.list(found!.organizationId, { limit: 10 })).includes(apiKey.key.slice(11)));
     });
 
     it('isolates tenants: one organization cannot read, revoke or list what belongs to another', async () => {
@@ -132,7 +152,7 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
       assert.equal(await store.apiKeys.revoke(b.organization.id, a.apiKey.record.id, Date.now()), null);
       const stillActive = await store.apiKeys.findByHash(hashKey(a.apiKey.key));
       assert.equal(stillActive?.revokedAt, null, "B's revoke did not touch A's key");
-      assert.ok((await store.apiKeys.list(b.organization.id)).every((key) => key.organizationId === b.organization.id));
+      assert.ok((await store.apiKeys.list(b.organization.id, { limit: 10 })).data.every((key) => key.organizationId === b.organization.id));
       assert.ok((await store.credits.ledger(b.organization.id, { limit: 50 })).data.every((entry) => entry.organizationId === b.organization.id));
       const aEntry = (await store.credits.ledger(a.organization.id, { limit: 1 })).data[0]!;
       assert.deepEqual(await store.credits.ledger(b.organization.id, { limit: 50, startingAfter: aEntry.id }), { data: [], hasMore: false }, "A's entry is no cursor in B's ledger");

@@ -28,8 +28,6 @@ export const apiKeyResource = (key: ApiKey) => ({
   revokedAt: isoTimeOrNull(key.revokedAt),
 });
 
-const newestFirst = (a: ApiKey, b: ApiKey) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
-
 /**
  * An organization's API keys, from the dashboard only: a session (never a key) lists them, and an
  * admin's session creates and revokes them, so a leaked key cannot mint itself successors.
@@ -39,12 +37,8 @@ export function apiKeyRoutes(app: H3, limits: { read: ReturnType<typeof createRa
     const caller = await requireSession(event);
     limits.read.take(caller.id);
     const query = validate(listQuery, queryOf(event));
-    // An organization holds a handful of keys, so they are paged here rather than in SQL.
-    const keys = (await services(event).tenants.listKeys(caller.organizationId)).filter((key) => !query.kind || key.kind === query.kind).sort(newestFirst);
-    const start = query.starting_after === undefined ? 0 : keys.findIndex((key) => key.id === query.starting_after) + 1;
-    if (start === 0 && query.starting_after !== undefined) return { object: 'list', data: [], has_more: false };
-    const limit = Number(query.limit);
-    return { object: 'list', data: keys.slice(start, start + limit).map(apiKeyResource), has_more: keys.length > start + limit };
+    const page = await services(event).tenants.keyPage(caller.organizationId, { limit: Number(query.limit), startingAfter: query.starting_after, kind: query.kind });
+    return { object: 'list', data: page.data.map(apiKeyResource), has_more: page.hasMore };
   });
 
   app.post('/v1/api-keys', async (event) => {

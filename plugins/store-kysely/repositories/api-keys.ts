@@ -3,6 +3,7 @@ import type { Dialect } from '../dialect.ts';
 import type { Database, Executor } from '../database.ts';
 import type { KeyCache } from '../key-cache.ts';
 import { prepared } from '../prepared.ts';
+import { afterCursor } from './paginate.ts';
 
 /** Every authenticated request runs this. */
 const byHash = prepared((db, values: { keyHash: string }) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', values.keyHash));
@@ -47,15 +48,13 @@ export function apiKeyRepository(db: Executor, dialect: Dialect, cache?: KeyCach
       return toApiKey(row);
     },
     findByHash: (keyHash) => (cache && !db.isTransaction ? cache.find(keyHash, () => readByHash(keyHash)) : readByHash(keyHash)),
-    async list(organizationId) {
-      const rows = await db
-        .selectFrom('api_keys')
-        .selectAll()
-        .where('organization_id', '=', organizationId)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
-      return rows.map(toApiKey);
+    async list(organizationId, { limit, startingAfter, kind }) {
+      let query = db.selectFrom('api_keys').selectAll().where('organization_id', '=', organizationId);
+      if (kind) query = query.where('kind', '=', kind);
+      const paged = await afterCursor(db, 'api_keys', query, organizationId, startingAfter);
+      if (!paged) return { data: [], hasMore: false };
+      const rows = await paged.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      return { data: rows.slice(0, limit).map(toApiKey), hasMore: rows.length > limit };
     },
     async revoke(organizationId, keyId, at) {
       forget();

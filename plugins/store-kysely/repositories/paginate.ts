@@ -1,7 +1,7 @@
 import type { SelectQueryBuilder } from 'kysely';
 import type { Database, Executor } from '../database.ts';
 
-type PagedTable = 'generations' | 'events' | 'webhook_endpoints' | 'widgets' | 'stores';
+type PagedTable = 'generations' | 'events' | 'webhook_endpoints' | 'widgets' | 'stores' | 'api_keys';
 
 /**
  * Narrows a newest-first query to the rows strictly after the cursor row (by created_at, then id),
