@@ -21,6 +21,9 @@ export const sessionLifetimeMs = 30 * day;
 /** `lastSeenAt` is written at most this often, so browsing does not write on every request. */
 export const sessionTouchIntervalMs = minute;
 
+/** How many of a user's sessions `GET /v1/sessions` lists, newest first. */
+export const sessionListLimit = 100;
+
 export const passwordMinLength = 10;
 export const passwordMaxLength = 256;
 
@@ -349,9 +352,13 @@ export function accountService({ persistence, ids, clock, config }: Pick<Cradle,
     },
 
     /** The user's sessions that have not ended, newest first. */
-    async listSessions(organizationId: string, userId: string, now = clock.now()): Promise<Session[]> {
-      const sessions = await persistence.sessions.listActive(organizationId, userId, now);
-      return sessions.filter((session) => now - session.lastSeenAt < sessionIdleMs);
+    /**
+     * A user's live sessions, the most recent `sessionListLimit` of them: each sign-in makes one, so
+     * their number is bounded only by the sign-in rate limit and is never read whole.
+     */
+    async listSessions(organizationId: string, userId: string, now = clock.now()): Promise<{ data: Session[]; hasMore: boolean }> {
+      const sessions = (await persistence.sessions.listActive(organizationId, userId, now, sessionListLimit + 1)).filter((session) => now - session.lastSeenAt < sessionIdleMs);
+      return { data: sessions.slice(0, sessionListLimit), hasMore: sessions.length > sessionListLimit };
     },
 
     async revokeSession(organizationId: string, sessionId: string): Promise<void> {

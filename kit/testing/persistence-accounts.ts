@@ -98,7 +98,7 @@ export function accountsContract(store: () => Persistence, open: () => Persisten
       assert.equal((await store().users.get(theirs, stranger.id))?.role, 'admin', 'still an admin');
 
       assert.equal(await store().sessions.get(mine, strangerSession.id), null);
-      assert.deepEqual(await store().sessions.listActive(mine, stranger.id, base), []);
+      assert.deepEqual(await store().sessions.listActive(mine, stranger.id, base, 10), []);
       assert.equal(await store().sessions.revoke(mine, strangerSession.id, base), false);
       assert.equal((await store().sessions.get(theirs, strangerSession.id))?.revokedAt, null, 'still active');
       assert.deepEqual(await store().users.pendingInvitations(mine, [stranger.id], base), []);
@@ -209,7 +209,8 @@ export function accountsContract(store: () => Persistence, open: () => Persisten
 
       assert.deepEqual(await store().sessions.findByHash(newer.tokenHash), newer);
       assert.deepEqual(await store().sessions.get(org, revoked.id), revoked, 'get returns revoked sessions too');
-      assert.deepEqual(await store().sessions.listActive(org, owner.id, base + 10), [newer, older], 'neither revoked nor expired');
+      assert.deepEqual(await store().sessions.listActive(org, owner.id, base + 10, 10), [newer, older], 'neither revoked nor expired');
+      assert.deepEqual(await store().sessions.listActive(org, owner.id, base + 10, 1), [newer], 'the newest, `limit` at most');
 
       await store().sessions.touch(older.id, base + 50);
       assert.equal((await store().sessions.get(org, older.id))?.lastSeenAt, base + 50);
@@ -220,7 +221,7 @@ export function accountsContract(store: () => Persistence, open: () => Persisten
       assert.equal(await store().sessions.revoke(org, testIds.id('ses_'), base), false);
 
       assert.equal(await store().sessions.revokeAllForUser(owner.id, base + 80), 2, 'newer and expired (not yet revoked)');
-      assert.deepEqual(await store().sessions.listActive(org, owner.id, base), []);
+      assert.deepEqual(await store().sessions.listActive(org, owner.id, base, 10), []);
     });
   });
 }

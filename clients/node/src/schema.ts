@@ -602,7 +602,7 @@ export interface paths {
         };
         /**
          * List sessions
-         * @description Your own sessions that have not ended, newest first; an admin may ask for another user's of the organization.
+         * @description Your own sessions that have not ended, the 100 most recent (`has_more` says whether there are more); an admin may ask for another user's of the organization.
          */
         get: operations["listSessions"];
         put?: never;

@@ -82,7 +82,7 @@ export function userRoutes(app: H3, limits: { read: ReturnType<typeof createRate
       if (!(await cradle.persistence.users.get(caller.organizationId, userId))) throw notFound('user', userId, 'userId');
     }
     const sessions = await cradle.accounts.listSessions(caller.organizationId, userId);
-    return { object: 'list', data: sessions.map((session) => sessionResource(session, caller)), has_more: false };
+    return { object: 'list', data: sessions.data.map((session) => sessionResource(session, caller)), has_more: sessions.hasMore };
   });
 
   app.delete('/v1/sessions/:id', async (event) => {

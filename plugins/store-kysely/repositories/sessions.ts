@@ -46,7 +46,7 @@ export function sessionRepository(db: Executor, dialect: Dialect): SessionReposi
       const row = await db.selectFrom('sessions').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
       return row ? toSession(row) : null;
     },
-    async listActive(organizationId, userId, now) {
+    async listActive(organizationId, userId, now, limit) {
       const rows = await db
         .selectFrom('sessions')
         .selectAll()
@@ -56,6 +56,7 @@ export function sessionRepository(db: Executor, dialect: Dialect): SessionReposi
         .where('expires_at', '>', now)
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
+        .limit(limit)
         .execute();
       return rows.map(toSession);
     },

@@ -113,7 +113,7 @@ export const accountPaths: PathFragment = {
     get: {
       operationId: 'listSessions',
       summary: 'List sessions',
-      description: "Your own sessions that have not ended, newest first; an admin may ask for another user's of the organization.",
+      description: "Your own sessions that have not ended, the 100 most recent (`has_more` says whether there are more); an admin may ask for another user's of the organization.",
       tags: ['Team'],
       security: security.session,
       parameters: [{ name: 'userId', in: 'query', description: "Whose sessions (admins only, when not yours).", schema: { type: 'string', minLength: 1, maxLength: 64 } }],
