@@ -1,0 +1,126 @@
+import { api, unwrap } from '../api.ts';
+import { useLoad } from '../hooks.ts';
+import { useIsAdmin } from '../session.ts';
+import { useNotify } from './notices.tsx';
+import { ErrorText, StatusBadge, Time, useAction, ScrollTable } from './ui.tsx';
+
+/**
+ * An event's deliveries (one per endpoint) and every attempt of them: when, the status code, how
+ * long, the error and the receiver's response body; admins may resend it.
+ */
+export function EventDeliveries({ eventId }: { eventId: string }) {
+  const admin = useIsAdmin();
+  const notify = useNotify();
+  const resend = useAction();
+  const details = useLoad(
+    () =>
+      Promise.all([
+        unwrap(api.GET('/v1/events/{id}', { params: { path: { id: eventId } } })),
+        unwrap(api.GET('/v1/events/{id}/attempts', { params: { path: { id: eventId } } })),
+      ]),
+    eventId,
+  );
+  if (details.error) return <ErrorText error={details.error} />;
+  if (!details.value) return <p class="muted">Loading deliveries…</p>;
+  const [event, attempts] = details.value;
+  return (
+    <div class="deliveries">
+      {event.deliveries.length === 0 ? (
+        <p class="muted">No deliveries: no enabled endpoint was subscribed to this event.</p>
+      ) : (
+        <ScrollTable label={`Deliveries of ${eventId}`}>
+          <table>
+            <caption>Deliveries of {eventId}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Endpoint</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Next attempt</th>
+                <th scope="col">Last error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {event.deliveries.map((delivery) => (
+                <tr key={delivery.id}>
+                  <th scope="row">
+                    <code>{delivery.endpointId}</code>
+                  </th>
+                  <td>
+                    <StatusBadge status={delivery.status} />
+                  </td>
+                  <td class="number">{delivery.attemptCount}</td>
+                  <td>
+                    <Time iso={delivery.nextAttemptAt} />
+                  </td>
+                  <td>{delivery.lastError ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollTable>
+      )}
+      {attempts.data.length > 0 && (
+        <ScrollTable label={`Attempts of ${eventId}`}>
+          <table>
+            <caption>Attempts of {eventId}</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Endpoint</th>
+                <th scope="col">Status code</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Error</th>
+                <th scope="col">Response body</th>
+              </tr>
+            </thead>
+            <tbody>
+              {attempts.data.map((attempt) => (
+                <tr key={attempt.id}>
+                  <th scope="row">
+                    <Time iso={attempt.attemptedAt} />
+                  </th>
+                  <td>
+                    <code>{attempt.endpointId}</code>
+                  </td>
+                  <td class="number">{attempt.statusCode ?? '—'}</td>
+                  <td class="number">{attempt.durationMs} ms</td>
+                  <td>{attempt.error ?? '—'}</td>
+                  <td>
+                    {attempt.responseBody ? (
+                      <details>
+                        <summary>Show</summary>
+                        <pre tabIndex={0} aria-label="Response body">{attempt.responseBody}</pre>
+                      </details>
+                    ) : (
+                      '—'
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollTable>
+      )}
+      {admin && (
+        <p>
+          <button
+            type="button"
+            class="secondary small"
+            disabled={resend.busy}
+            onClick={() =>
+              resend.run(async () => {
+                await unwrap(api.POST('/v1/events/{id}/resend', { params: { path: { id: eventId } }, body: {} }));
+                notify(`Event ${eventId} queued for delivery again.`);
+                details.reload();
+              })
+            }
+          >
+            Resend event
+          </button>
+        </p>
+      )}
+      <ErrorText error={resend.error} />
+    </div>
+  );
+}

@@ -1,0 +1,134 @@
+import { Fragment } from 'preact';
+import { api, unwrap } from '../api.ts';
+import { EventDeliveries } from '../components/event-deliveries.tsx';
+import { ErrorText, PageTitle, StatusBadge, Time, ScrollTable } from '../components/ui.tsx';
+import { useLoad } from '../hooks.ts';
+import { href } from '../router.ts';
+
+/** One generation: every image variant, its products, hint, metadata, error, and its events' deliveries. */
+export function GenerationDetailPage({ id }: { id: string }) {
+  const generation = useLoad(() => unwrap(api.GET('/v1/generations/{id}', { params: { path: { id } } })), id);
+  const events = useLoad(() => unwrap(api.GET('/v1/events', { params: { query: { generationId: id, limit: 10 } } })), id);
+  const value = generation.value;
+  return (
+    <>
+      <p>
+        <a href={href('/generations')}>← All generations</a>
+      </p>
+      <PageTitle>Generation {id}</PageTitle>
+      <ErrorText error={generation.error} />
+      {value && (
+        <>
+          <dl class="facts">
+            <dt>Status</dt>
+            <dd>
+              <StatusBadge status={value.status} />
+            </dd>
+            <dt>Mode</dt>
+            <dd>{value.mode}</dd>
+            <dt>Image size</dt>
+            <dd>{value.imageSize}</dd>
+            <dt>Created</dt>
+            <dd>
+              <Time iso={value.createdAt} />
+            </dd>
+            <dt>Completed</dt>
+            <dd>
+              <Time iso={value.completedAt} />
+            </dd>
+            <dt>Hint</dt>
+            <dd>{value.hint ?? '—'}</dd>
+          </dl>
+          {value.error && (
+            <section aria-labelledby="error-heading">
+              <h2 id="error-heading">Error</h2>
+              <p>
+                <code>{value.error.code}</code>: {value.error.message}
+              </p>
+            </section>
+          )}
+          <section aria-labelledby="images-heading">
+            <h2 id="images-heading">Images</h2>
+            {!value.imageUrl ? (
+              <p class="muted">No image {value.status === 'processing' ? 'yet' : ''}.</p>
+            ) : (
+              <ul class="variants">
+                {value.imageVariants &&
+                  (['list', 'card', 'detail'] as const).map((name) => (
+                    <li key={name}>
+                      <img src={value.imageVariants![name].url} width={value.imageVariants![name].width} alt={`${name} variant, ${value.imageVariants![name].width} px wide`} loading="lazy" />
+                      <p>
+                        {name} ({value.imageVariants![name].width} px) — <a href={value.imageVariants![name].url}>open</a>
+                      </p>
+                    </li>
+                  ))}
+                <li>
+                  <p>
+                    Full size: <a href={value.imageUrl}>open the original</a>
+                  </p>
+                </li>
+              </ul>
+            )}
+          </section>
+          <section aria-labelledby="products-heading">
+            <h2 id="products-heading">Products</h2>
+            <ScrollTable label="Products table">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Product</th>
+                    <th scope="col">Id</th>
+                    <th scope="col">Image</th>
+                    <th scope="col">Dimensions</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {value.products.map((product) => (
+                    <tr key={String(product.productId)}>
+                      <th scope="row">{product.productUrl ? <a href={product.productUrl}>{product.productTitle}</a> : product.productTitle}</th>
+                      <td>
+                        <code>{String(product.productId)}</code>
+                      </td>
+                      <td>
+                        <a href={product.imageUrl}>image</a>
+                      </td>
+                      <td>{product.dimensions ? [product.dimensions.width, product.dimensions.height, product.dimensions.depth].filter((n) => n !== undefined).join(' × ') + ` ${product.dimensions.unit ?? 'cm'}` : '—'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </ScrollTable>
+          </section>
+          <section aria-labelledby="metadata-heading">
+            <h2 id="metadata-heading">Metadata</h2>
+            {value.metadata && Object.keys(value.metadata).length ? (
+              <dl class="facts">
+                {Object.entries(value.metadata).map(([name, text]) => (
+                  <Fragment key={name}>
+                    <dt>{name}</dt>
+                    <dd>{text}</dd>
+                  </Fragment>
+                ))}
+              </dl>
+            ) : (
+              <p class="muted">None.</p>
+            )}
+          </section>
+        </>
+      )}
+      <section aria-labelledby="events-heading">
+        <h2 id="events-heading">Webhook events</h2>
+        <ErrorText error={events.error} />
+        {events.value && events.value.data.length === 0 && <p class="muted">No events yet (one is made when the generation completes or fails).</p>}
+        {events.value?.data.map((event) => (
+          <article key={event.id} class="event">
+            <h3>
+              {event.type} <code>{event.id}</code> — <Time iso={event.createdAt} />
+            </h3>
+            <EventDeliveries eventId={event.id} />
+          </article>
+        ))}
+      </section>
+    </>
+  );
+}

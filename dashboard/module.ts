@@ -1,0 +1,70 @@
+import type { H3, H3Event } from 'h3';
+import type { AppModule } from '../core/http/app-module.ts';
+import { services } from '../core/http/context.ts';
+import { sessionToken } from '../core/http/session-auth.ts';
+import { serveStaticAsset } from '../core/http/static-asset.ts';
+import { ApiError } from '../core/domain/errors.ts';
+import { dashboardAssets, type DashboardAssets } from './build.ts';
+import { dashboardCsp, shellHtml } from './shell.ts';
+
+async function loadAssets(event: H3Event): Promise<DashboardAssets> {
+  try {
+    return await dashboardAssets();
+  } catch (error) {
+    services(event).logger.error('building the dashboard failed', { error: error instanceof Error ? error.message : String(error) });
+    throw new ApiError('api_error', 'internal_error', 'The dashboard could not be built.', null, 500);
+  }
+}
+
+/** The origin images come from when the CDN is not the service itself, for `img-src`. */
+function imageOrigin(event: H3Event): string | null {
+  const cradle = services(event);
+  try {
+    const cdn = new URL(cradle.cdn.publicUrl('probe'), cradle.config.publicUrl).origin;
+    return cdn === new URL(cradle.config.publicUrl).origin ? null : cdn;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `/dashboard/` (the shell: one script, one style sheet, relative URLs so a path prefix is kept)
+ * and `/dashboard/assets/{name}.{hash}.js|css`, built on first request and cached for a year.
+ */
+function dashboardRoutes(app: H3) {
+  app.get('/dashboard', (event) => {
+    // The router answers `/dashboard/` here too. The page lives at `/dashboard/` (its relative URLs
+    // resolve under it): the bare path is sent there, relatively, so a path prefix is kept.
+    if (event.url.pathname.endsWith('/')) return shell(event);
+    return new Response(null, { status: 301, headers: { location: 'dashboard/' } });
+  });
+
+  app.get('/dashboard/assets/:file', async (event) => {
+    const { files } = await loadAssets(event);
+    const file = files.get(event.url.pathname.split('/').pop() ?? '');
+    if (!file) throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
+    return serveStaticAsset(event, file, { cacheControl: 'public, max-age=31536000, immutable' });
+  });
+}
+
+async function shell(event: H3Event): Promise<Response> {
+  const assets = await loadAssets(event);
+  return new Response(shellHtml(assets, sessionToken(event) !== undefined), {
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      vary: 'Cookie',
+      'content-security-policy': dashboardCsp(imageOrigin(event)),
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+    },
+  });
+}
+
+/** The dashboard for shops' teams: a client of the `/v1` API, signed in with a session cookie. */
+export const dashboardModule: AppModule = {
+  name: 'dashboard',
+  routes: dashboardRoutes,
+  banner: (config) => [`Dashboard: ${config.publicUrl.replace(/\/+$/, '')}/dashboard/ (for shops' teams; invite someone with \`visualizer users invite\`)`],
+};
