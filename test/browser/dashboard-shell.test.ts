@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { dashboardCsp } from '../../dashboard/shell.ts';
-import { launchChromium, recordPageErrors } from '../support/browser.ts';
+import { launchChromium, recordPageErrors, recordViolations } from '../support/browser.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 let browser: Browser;
@@ -18,10 +18,6 @@ after(async () => {
   await browser?.close();
   await app?.close();
 });
-
-/** Records every Content-Security-Policy violation in the page, which would otherwise be only a console line. */
-const recordViolations = `window.__violations = [];
-document.addEventListener('securitypolicyviolation', (event) => window.__violations.push(event.violatedDirective + ' ' + event.blockedURI));`;
 
 describe('the dashboard shell', () => {
   it('sends /dashboard to /dashboard/, and the page with its CSP and no inline script or style', async () => {

@@ -3,7 +3,7 @@ import { createServer, request, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { referencePageCsp } from '../../core/http/routes/reference-page.ts';
-import { launchChromium, recordPageErrors } from '../support/browser.ts';
+import { launchChromium, recordPageErrors, recordViolations } from '../support/browser.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 let browser: Browser;
@@ -20,10 +20,6 @@ after(async () => {
   await browser?.close();
   await app?.close();
 });
-
-/** Records in the page every Content-Security-Policy violation, which would otherwise only be a console line. */
-const recordViolations = `window.__violations = [];
-document.addEventListener('securitypolicyviolation', (event) => window.__violations.push(event.violatedDirective + ' ' + event.blockedURI));`;
 
 /**
  * Opens `url` in a fresh context that records console errors, page errors, CSP violations and

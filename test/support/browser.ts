@@ -41,6 +41,13 @@ export async function shopperPhoto(width = 1200, height = 1600): Promise<Buffer>
   return sharp(Buffer.from(svg)).jpeg({ quality: 88 }).toBuffer();
 }
 
+/**
+ * An init script that records every Content-Security-Policy violation in `window.__violations`,
+ * which would otherwise be only a console line.
+ */
+export const recordViolations = `window.__violations = [];
+document.addEventListener('securitypolicyviolation', (event) => window.__violations.push(event.violatedDirective + ' ' + event.blockedURI));`;
+
 /** Console errors and uncaught exceptions of every page of `context`, as they happen. */
 export function recordPageErrors(context: BrowserContext): string[] {
   const errors: string[] = [];
