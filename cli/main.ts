@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { describeError, isParseArgsError, UsageError, type Command } from './command.ts';
 import { creditsAdd } from './commands/credits.ts';
+import { jobsDead, jobsRetry } from './commands/jobs.ts';
 import { keysCreate, keysList, keysRevoke } from './commands/keys.ts';
 import { listen } from './commands/listen.ts';
 import { migrate } from './commands/migrate.ts';
@@ -12,7 +13,7 @@ import { widgetsCreate, widgetsList } from './commands/widgets.ts';
 import { worker } from './commands/worker.ts';
 import { processOutput, type Output } from './output.ts';
 
-const commands: Command[] = [serve, worker, migrate, orgsCreate, orgsList, storesCreate, storesList, keysCreate, keysList, keysRevoke, creditsAdd, widgetsCreate, widgetsList, usersInvite, listen];
+const commands: Command[] = [serve, worker, migrate, orgsCreate, orgsList, storesCreate, storesList, keysCreate, keysList, keysRevoke, creditsAdd, widgetsCreate, widgetsList, usersInvite, listen, jobsDead, jobsRetry];
 
 function usage(): string {
   return [

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { allowEntryProblem } from '../core/outbound/allow-list.ts';
+import { logLevels } from '../core/logger.ts';
 import { portNames, type PortName } from '../core/ports/index.ts';
 
 /** A plugin is chosen by a built-in name (`sqlite`) or a module specifier (`./my-plugin.ts`, `@acme/visualizer-cdn`). */
@@ -9,6 +10,7 @@ const pluginChoice = v.pipe(v.string(), v.trim(), v.minLength(1, 'must name a pl
 const defaultPlugins: Record<Exclude<PortName, 'persistence'>, string> = {
   clock: 'system',
   ids: 'random',
+  limits: 'memory',
   cdn: 'local',
   renderer: 'mock',
   queue: 'db',
@@ -25,7 +27,7 @@ const pluginChoices = Object.fromEntries(
 
 const millis = v.pipe(v.number(), v.integer(), v.minValue(0));
 
-/** A token bucket: `burst` requests at once, refilled at `perSecond`. */
+/** A rate: `burst` requests at once, `perSecond` on average (counted in windows: see rateWindow in core/ports/limits.ts). */
 const rateLimit = v.strictObject({
   perSecond: v.pipe(v.number(), v.minValue(0.001)),
   burst: v.pipe(v.number(), v.integer(), v.minValue(1)),
@@ -37,8 +39,20 @@ export const configSchema = v.strictObject({
   /** Base of every public URL (CDN, embed). Defaults to http://localhost:{port}. */
   publicUrl: v.optional(v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:\/\//, 'must be http or https'))),
   dataDir: v.optional(v.pipe(v.string(), v.minLength(1)), './data'),
+  /** Where `npm run build` wrote the browser bundles (scripts/build-bundles.ts); unset, each process builds them on first use. */
+  bundlesDir: v.optional(v.pipe(v.string(), v.minLength(1))),
   /** `postgres://…` selects the Postgres store; unset means SQLite under the data dir. */
   databaseUrl: v.optional(v.pipe(v.string(), v.regex(/^(postgres|postgresql):\/\//, 'must start with postgres:// or postgresql://'))),
+  /** Postgres behind a transaction-mode pooler (PgBouncer): see docs/operations.md. */
+  database: v.optional(
+    v.strictObject({
+      /** A URL straight to the server, for what needs a session: LISTEN for job wake-ups, `migrate`'s lock. */
+      directUrl: v.optional(v.pipe(v.string(), v.regex(/^(postgres|postgresql):\/\//, 'must start with postgres:// or postgresql://'))),
+      /** `databaseUrl` is a transaction-mode pooler: without `directUrl`, workers poll and `migrate` refuses. */
+      pooled: v.optional(v.boolean(), false),
+    }),
+    {},
+  ),
   plugins: v.optional(v.strictObject(pluginChoices), {}),
   /** Options for each plugin, keyed by plugin name; each plugin validates its own section. */
   pluginOptions: v.optional(v.record(v.string(), v.unknown()), {}),
@@ -96,6 +110,23 @@ export const configSchema = v.strictObject({
     }),
     {},
   ),
+  /** What the retention sweep deletes, and how: days to keep each kind of row, null to keep it for ever (docs/operations.md). */
+  retention: v.optional(
+    v.strictObject({
+      /** Events with their deliveries and delivery attempts; an event whose delivery is still pending stays. */
+      eventsDays: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))), 30),
+      /** Null (for ever): the spec's idempotency rule 4, a key once bound to a generation always returns it. */
+      idempotencyKeysDays: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))), null),
+      /** Jobs the queue gave up (`visualizer jobs dead`). */
+      deadJobsDays: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))), 90),
+      sweepIntervalMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(10)), 3_600_000),
+      /** Rows one batch deletes, in a transaction of its own. */
+      batchSize: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)), 1_000),
+      /** Batches of each kind one sweep runs at most; the rest waits for the next sweep. */
+      maxBatchesPerRun: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 100),
+    }),
+    {},
+  ),
   render: v.optional(
     v.strictObject({
       /** Attempts at a render (and its image fetches) before a transient failure fails the generation. */
@@ -114,6 +145,8 @@ export const configSchema = v.strictObject({
        * image may take 256 MB for its decode plus its resize.
        */
       imageMemoryMb: v.optional(v.pipe(v.number(), v.integer(), v.minValue(512), v.maxValue(1_048_576)), 1024),
+      /** Calls to the render engine in flight at once across every process sharing the `limits` store; a render beyond it waits its turn in the queue. */
+      maxConcurrentEngineCalls: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 16),
     }),
     {},
   ),
@@ -126,7 +159,7 @@ export const configSchema = v.strictObject({
     }),
     {},
   ),
-  /** Keyless browser collection (`POST /api/collect`): token buckets per client address and per visitor id. */
+  /** Keyless browser collection (`POST /api/collect`): rate limits per client address and per visitor id. */
   conversions: v.optional(
     v.strictObject({
       collectPerIp: v.optional(rateLimit, { perSecond: 5, burst: 50 }),
@@ -134,7 +167,7 @@ export const configSchema = v.strictObject({
     }),
     {},
   ),
-  /** Keyless widget endpoints (`/api/widgets/…`): token buckets per client address and per visitor id. */
+  /** Keyless widget endpoints (`/api/widgets/…`): rate limits per client address and per visitor id. */
   widgets: v.optional(
     v.strictObject({
       generationsPerIp: v.optional(rateLimit, { perSecond: 0.2, burst: 20 }),
@@ -144,7 +177,7 @@ export const configSchema = v.strictObject({
     }),
     {},
   ),
-  /** Dashboard sign-in (`POST /v1/session`, `POST /v1/invitations/accept`): token buckets per account (email) and per client address. */
+  /** Dashboard sign-in (`POST /v1/session`, `POST /v1/invitations/accept`): rate limits per account (email) and per client address. */
   accounts: v.optional(
     v.strictObject({
       /** 10 a minute per email address: slows guessing one account's password. */
@@ -161,10 +194,31 @@ export const configSchema = v.strictObject({
   /** On a new SQLite database, `serve` creates a development organization and prints its keys once. */
   createDevOrganization: v.optional(v.boolean(), true),
   shutdownTimeoutMs: v.optional(millis, 10_000),
-  /** A client must send a request's headers within this (slow-header attacks; at most requestTimeoutMs); else 408 `request_timeout`. */
-  headersTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100)), 60_000),
+  /**
+   * A client must send a request's headers within this (slow-header attacks; at most requestTimeoutMs); else 408 `request_timeout`.
+   * Above keepAliveTimeoutMs, so a kept-alive connection is never cut by the headers timer first.
+   */
+  headersTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100)), 76_000),
   /** …and its whole body within this (a 14 MB upload on a slow link fits); else 408. */
   requestTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100)), 300_000),
+  /**
+   * An idle kept-alive connection is closed after this. Longer than the load balancer's idle
+   * timeout (AWS ALB 60 s; Google Cloud's needs 620 s), so the balancer, not us, closes it and
+   * never sends a request down a connection we are closing (a 502).
+   */
+  keepAliveTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 75_000),
+  /** Lines below this level are not logged (env `LOG_LEVEL`). */
+  logLevel: v.optional(v.picklist(logLevels), 'info'),
+  /** Prometheus metrics: `GET /metrics` on the API, and on `port` (env `VISUALIZER_METRICS_PORT`) a server of its own (the way to scrape a `worker`). */
+  metrics: v.optional(
+    v.strictObject({
+      enabled: v.optional(v.boolean(), true),
+      port: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(65535))),
+      /** When set, a scrape must send `Authorization: Bearer <token>`. */
+      token: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
+    }),
+    {},
+  ),
 });
 
 export type ConfigInput = v.InferInput<typeof configSchema>;

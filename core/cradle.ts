@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.ts';
 import type { Logger } from './logger.ts';
 import type { Ports } from './ports/index.ts';
 import type { MemoryBudget } from './imaging/memory-budget.ts';
+import type { Metrics } from './metrics/registry.ts';
 import type { GuardedClient } from './outbound/guarded-client.ts';
 import type { AccountService } from './services/accounts.ts';
 import type { Authenticator } from './services/authenticate.ts';
@@ -35,4 +36,6 @@ export interface Cradle extends Ports {
   widgets: WidgetService;
   /** Dashboard users, their one-time links and sessions. */
   accounts: AccountService;
+  /** This container's Prometheus metrics (`GET /metrics`). */
+  metrics: Metrics;
 }

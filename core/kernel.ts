@@ -5,6 +5,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { startPlugins, type PluginHostOptions, type StartedPlugins } from './plugin-host.ts';
 import { portNames } from './ports/index.ts';
 import { createMemoryBudget } from './imaging/memory-budget.ts';
+import { createMetrics } from './metrics/registry.ts';
 import { createGuardedClient, type GuardedClient } from './outbound/guarded-client.ts';
 import { accountService } from './services/accounts.ts';
 import { authenticator } from './services/authenticate.ts';
@@ -31,7 +32,7 @@ export interface KernelOptions extends PluginHostOptions {
  */
 export async function createKernel(config: Config, options: KernelOptions): Promise<AwilixContainer<Cradle>> {
   const container = createContainer<Cradle>({ injectionMode: InjectionMode.PROXY, strict: true });
-  const logger = options.logger ?? createLogger();
+  const logger = options.logger ?? createLogger({ level: config.logLevel });
   const outbound = options.outbound ?? createGuardedClient({ allow: config.outbound.allow });
   container.register({ config: asValue(config), logger: asValue(logger), outbound: asValue(outbound) });
   let plugins: StartedPlugins;
@@ -43,6 +44,7 @@ export async function createKernel(config: Config, options: KernelOptions): Prom
   }
 
   for (const port of portNames) container.register(port, asValue(plugins.ports[port]));
+  logger.debug?.('plugins started', { plugins: config.plugins });
   container.register({
     tenants: asFunction(tenantService).singleton(),
     authenticator: asFunction(authenticator).singleton(),
@@ -56,6 +58,7 @@ export async function createKernel(config: Config, options: KernelOptions): Prom
     conversions: asFunction(conversionService).singleton(),
     widgets: asFunction(widgetService).singleton(),
     accounts: asFunction(accountService).singleton(),
+    metrics: asFunction(createMetrics).singleton(),
   });
 
   // Awilix disposes its singletons all at once; the plugins go after them, one by one, so a queue

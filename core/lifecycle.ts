@@ -1,6 +1,10 @@
 import type { AwilixContainer } from 'awilix';
 import type { Cradle } from './cradle.ts';
+import { instrumentHandlers } from './metrics/jobs.ts';
+import type { JobHandler } from './ports/job-queue.ts';
+import { oncePerCluster } from './services/cluster-schedule.ts';
 import { renderJobKind } from './services/generations.ts';
+import { retentionSweep } from './services/retention.ts';
 import { strayImagesJobKind } from './services/stray-images.ts';
 import { uploadSweep } from './services/upload-sweep.ts';
 import { deliverJobKind } from './services/webhook-delivery.ts';
@@ -13,19 +17,29 @@ import { deliverJobKind } from './services/webhook-delivery.ts';
 export async function startWorkers(cradle: Cradle): Promise<number> {
   const { concurrency } = cradle.config.workers;
   if (concurrency === 0) return 0;
-  await cradle.queue.work({ [renderJobKind]: cradle.renderGeneration, [strayImagesJobKind]: cradle.sweepStrayImages }, { concurrency });
-  await cradle.queue.work({ [deliverJobKind]: cradle.deliverWebhook }, { concurrency: cradle.config.webhooks.deliveryConcurrency });
+  // Every run is counted and timed by kind and outcome (see instrumentHandlers).
+  const instrument = (handlers: Record<string, JobHandler>) => instrumentHandlers(handlers, { metrics: cradle.metrics, isUnavailable: (error) => cradle.persistence.isUnavailable(error) });
+  await cradle.queue.work(instrument({ [renderJobKind]: cradle.renderGeneration, [strayImagesJobKind]: cradle.sweepStrayImages }), { concurrency });
+  await cradle.queue.work(instrument({ [deliverJobKind]: cradle.deliverWebhook }), { concurrency: cradle.config.webhooks.deliveryConcurrency });
   return concurrency;
 }
 
-/** Periodic sweeps: due work a missed signal left waiting, endpoints failing for too long, photos a crash left behind. */
+/**
+ * Periodic sweeps: due work a missed signal left waiting, endpoints failing for too long, photos a
+ * crash left behind, rows past their retention. Every process with workers runs the scheduler; the
+ * sweeps of shared data run once per interval in the whole cluster (oncePerCluster), waking this
+ * process's own idle workers runs in each.
+ */
 export async function startScheduler(cradle: Cradle): Promise<void> {
   const { scheduler, queue, persistence, clock, config, logger } = cradle;
   const sweepUploads = uploadSweep(cradle);
+  const sweepRetention = retentionSweep(cradle);
+  const cluster = (task: Parameters<typeof oncePerCluster>[1]) => oncePerCluster(persistence, task);
   await scheduler.start([
-    { name: 'sweep-uploads', intervalMs: config.uploads.sweepIntervalMs, run: async () => void (await sweepUploads()) },
+    cluster({ name: 'sweep-uploads', intervalMs: config.uploads.sweepIntervalMs, run: async () => void (await sweepUploads()) }),
     { name: 'wake-due-jobs', intervalMs: config.webhooks.sweepIntervalMs, run: async () => queue.notify() },
-    {
+    cluster({ name: 'prune-retention', intervalMs: config.retention.sweepIntervalMs, run: async () => void (await sweepRetention()) }),
+    cluster({
       name: 'disable-failing-endpoints',
       intervalMs: config.webhooks.sweepIntervalMs,
       run: async () => {
@@ -33,7 +47,7 @@ export async function startScheduler(cradle: Cradle): Promise<void> {
         const disabled = await persistence.webhookEndpoints.disableFailingSince(now - config.webhooks.disableAfterFailingMs, 'failing', now);
         for (const endpointId of disabled) logger.warn('webhook endpoint disabled: every delivery failed for too long', { endpointId });
       },
-    },
+    }),
   ]);
 }
 

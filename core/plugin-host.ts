@@ -27,7 +27,8 @@ export interface StartedPlugins {
 }
 
 async function loadPlugin(choice: string, port: PortName, options: PluginHostOptions): Promise<AnyPlugin> {
-  const builtin = options.catalogue[choice];
+  // A name two ports' plugins share (`postgres`) is told apart as `port:name`.
+  const builtin = options.catalogue[`${port}:${choice}`] ?? options.catalogue[choice];
   const specifier = /^(\.{1,2}[\\/]|\/)/.test(choice) ? pathToFileURL(path.resolve(options.cwd ?? process.cwd(), choice)).href : choice;
   let module: { default?: AnyPlugin };
   try {

@@ -20,9 +20,10 @@ const hashed = (name: string, body: Uint8Array) => {
 
 /**
  * Bundles `app/main.tsx` (Preact with the automatic JSX runtime, uPlot, openapi-fetch) and the CSS
- * it imports (its own and uPlot's) into one script and one style sheet, minified.
+ * it imports (its own and uPlot's) into one script and one style sheet, minified. `banner` (a
+ * comment naming the release, say) starts the script.
  */
-export async function buildDashboardAssets(): Promise<DashboardAssets> {
+export async function buildDashboardAssets({ banner }: { banner?: string } = {}): Promise<DashboardAssets> {
   const result = await build({
     entryPoints: [appEntry],
     bundle: true,
@@ -37,6 +38,7 @@ export async function buildDashboardAssets(): Promise<DashboardAssets> {
     logLevel: 'silent',
     legalComments: 'none',
     define: { 'process.env.NODE_ENV': '"production"' },
+    ...(banner ? { banner: { js: banner } } : {}),
   });
   const files = new Map<string, StaticAsset>();
   let script = '';

@@ -2,14 +2,28 @@ import type { H3, H3Event } from 'h3';
 import type { AppModule } from '../core/http/app-module.ts';
 import { services } from '../core/http/context.ts';
 import { sessionToken } from '../core/http/session-auth.ts';
+import { prebuiltBundles } from '../core/http/prebuilt-bundles.ts';
 import { serveStaticAsset } from '../core/http/static-asset.ts';
 import { ApiError } from '../core/domain/errors.ts';
 import { dashboardAssets, type DashboardAssets } from './build.ts';
 import { dashboardCsp, shellHtml } from './shell.ts';
 
-async function loadAssets(event: H3Event): Promise<DashboardAssets> {
+/**
+ * The files `npm run build` wrote (the shell names the current build's; the previous build's are
+ * served too, for a page loaded before a rolling deploy), or without a build, built here on first use.
+ */
+async function servedAssets(bundlesDir: string | undefined, options?: { reread: boolean }): Promise<DashboardAssets> {
+  const prebuilt = await prebuiltBundles(bundlesDir, options);
+  if (!prebuilt) return dashboardAssets();
+  const { 'dashboard.script': script, 'dashboard.style': style } = prebuilt.current;
+  if (!script || !style) throw new Error(`the bundle manifest in ${bundlesDir ?? 'build/bundles'} names no dashboard script or style sheet: run 'npm run build' again`);
+  const files = new Map([...prebuilt.named('dashboard.script'), ...prebuilt.named('dashboard.style')].map((file) => [file, prebuilt.files.get(file)!]));
+  return { files, script, style };
+}
+
+async function loadAssets(event: H3Event, options?: { reread: boolean }): Promise<DashboardAssets> {
   try {
-    return await dashboardAssets();
+    return await servedAssets(services(event).config.bundlesDir, options);
   } catch (error) {
     services(event).logger.error('building the dashboard failed', { error: error instanceof Error ? error.message : String(error) });
     throw new ApiError('api_error', 'internal_error', 'The dashboard could not be built.', null, 500);
@@ -29,7 +43,7 @@ function imageOrigin(event: H3Event): string | null {
 
 /**
  * `/dashboard/` (the shell: one script, one style sheet, relative URLs so a path prefix is kept)
- * and `/dashboard/assets/{name}.{hash}.js|css`, built on first request and cached for a year.
+ * and `/dashboard/assets/{name}.{hash}.js|css`, built ahead (or on first request) and cached for a year.
  */
 function dashboardRoutes(app: H3) {
   app.get('/dashboard', (event) => {
@@ -40,8 +54,9 @@ function dashboardRoutes(app: H3) {
   });
 
   app.get('/dashboard/assets/:file', async (event) => {
-    const { files } = await loadAssets(event);
-    const file = files.get(event.url.pathname.split('/').pop() ?? '');
+    const name = event.url.pathname.split('/').pop() ?? '';
+    // A file this process does not know may come from a build newer than its manifest.
+    const file = (await loadAssets(event)).files.get(name) ?? (await loadAssets(event, { reread: true })).files.get(name);
     if (!file) throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
     return serveStaticAsset(event, file, { cacheControl: 'public, max-age=31536000, immutable' });
   });

@@ -4,6 +4,7 @@ import { build, type BuildOptions } from 'esbuild';
 import type { H3, H3Event } from 'h3';
 import type { AppModule } from '../core/http/app-module.ts';
 import { services } from '../core/http/context.ts';
+import { prebuiltBundles } from '../core/http/prebuilt-bundles.ts';
 import { serveStaticAsset, staticAsset, type StaticAsset } from '../core/http/static-asset.ts';
 import { ApiError } from '../core/domain/errors.ts';
 
@@ -21,9 +22,10 @@ const asset = (body: Uint8Array) => staticAsset(body, 'text/javascript; charset=
 /**
  * Bundles the browser SDK from `sdk/` with esbuild: the widget UI first (its content hash names
  * its file, so it is cached for a year), then the loader with the widget's path compiled in.
+ * `banner` (a comment naming the release, say) starts both files.
  */
-export async function buildSdkAssets(): Promise<SdkAssets> {
-  const common: BuildOptions = { bundle: true, minify: true, format: 'iife', target: 'es2019', write: false, logLevel: 'silent', legalComments: 'none' };
+export async function buildSdkAssets({ banner }: { banner?: string } = {}): Promise<SdkAssets> {
+  const common: BuildOptions = { bundle: true, minify: true, format: 'iife', target: 'es2019', write: false, logLevel: 'silent', legalComments: 'none', ...(banner ? { banner: { js: banner } } : {}) };
   const widgetBuild = await build({ ...common, entryPoints: [`${sdkRoot}widget/index.ts`] });
   const widget = asset(widgetBuild.outputFiles![0]!.contents);
   const hash = createHash('sha256').update(widget.body).digest('hex').slice(0, 16);
@@ -47,9 +49,31 @@ function serve(event: H3Event, file: StaticAsset, cacheControl: string): Respons
   return serveStaticAsset(event, file, { cacheControl, headers: { 'access-control-allow-origin': '*' } });
 }
 
-async function loadAssets(event: H3Event): Promise<SdkAssets> {
+/** What a process serves: the current loader, and every widget a loader it may have served names. */
+interface ServedSdk {
+  loader: StaticAsset;
+  /** File name (`widget.{hash}.js`) → bundle. */
+  widgets: Map<string, StaticAsset>;
+}
+
+/**
+ * The bundles `npm run build` wrote (the current build's loader; the widgets of the current and
+ * the previous build), or without a build, the SDK built in this process on first use.
+ */
+async function servedSdk(bundlesDir: string | undefined, options?: { reread: boolean }): Promise<ServedSdk> {
+  const prebuilt = await prebuiltBundles(bundlesDir, options);
+  if (!prebuilt) {
+    const { loader, widget, widgetPath } = await sdkAssets();
+    return { loader, widgets: new Map([[widgetPath.slice('/widgets/'.length), widget]]) };
+  }
+  const loader = prebuilt.files.get(prebuilt.current['sdk.loader'] ?? '');
+  if (!loader) throw new Error(`the bundle manifest in ${bundlesDir ?? 'build/bundles'} names no SDK loader: run 'npm run build' again`);
+  return { loader, widgets: new Map(prebuilt.named('sdk.widget').map((file) => [file, prebuilt.files.get(file)!])) };
+}
+
+async function loadAssets(event: H3Event, options?: { reread: boolean }): Promise<ServedSdk> {
   try {
-    return await sdkAssets();
+    return await servedSdk(services(event).config.bundlesDir, options);
   } catch (error) {
     services(event).logger.error('building the browser SDK failed', { error: error instanceof Error ? error.message : String(error) });
     throw new ApiError('api_error', 'internal_error', 'The browser SDK could not be built.', null, 500);
@@ -59,14 +83,16 @@ async function loadAssets(event: H3Event): Promise<SdkAssets> {
 /**
  * The browser SDK: `/widgets/embed.js` (the loader every shop page includes; cached 5 minutes, so
  * a new release reaches pages quickly, and revalidated by ETag) and `/widgets/widget.{hash}.js`
- * (the UI, named by its content, cached for a year).
+ * (the UI, named by its content, cached for a year; the previous build's too, see prebuilt-bundles.ts).
  */
 function bundleRoutes(app: H3) {
   app.get('/widgets/embed.js', async (event) => serve(event, (await loadAssets(event)).loader, 'public, max-age=300'));
 
   app.get('/widgets/:file', async (event) => {
-    const { widget, widgetPath } = await loadAssets(event);
-    if (event.url.pathname !== widgetPath) {
+    const file = event.url.pathname.slice('/widgets/'.length);
+    // A widget this process does not know may come from a build newer than its manifest.
+    const widget = (await loadAssets(event)).widgets.get(file) ?? (await loadAssets(event, { reread: true })).widgets.get(file);
+    if (!widget) {
       throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
     }
     return serve(event, widget, 'public, max-age=31536000, immutable');

@@ -37,5 +37,7 @@ jobQueueContract({
   unavailableError: () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
   // LISTEN/NOTIFY wakes every process's workers when a job commits.
   signalsOtherProcesses: true,
+  // Run times and leases are kept on the server's clock (store-kysely/database-clock.ts).
+  usesDatabaseClock: true,
 });
 after(async () => postgres?.stop());

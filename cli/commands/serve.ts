@@ -3,13 +3,13 @@ import type { Cradle } from '../../core/cradle.ts';
 import { freePort } from '../../core/http/free-port.ts';
 import { startAppModules } from '../../core/http/app-module.ts';
 import { startHttpServer } from '../../core/http/server.ts';
-import { createLogger } from '../../core/logger.ts';
 import { appModules } from '../app-modules.ts';
 import { boot } from '../boot.ts';
 import { UsageError, type Command } from '../command.ts';
 import type { Output } from '../output.ts';
 import { developmentSignInLine, ensureDevelopmentAdmin } from '../development-sign-in.ts';
 import { stopSignal } from '../stop-signal.ts';
+import { joinTopology } from '../topology.ts';
 
 /**
  * An embedded database (the SQLite default) lives with this process, so serve keeps its schema
@@ -46,23 +46,30 @@ export function rendererBannerLine(rendererName: string): string | null {
   return 'Renderer: mock, a placeholder that pastes the product onto the photo and marks every result PREVIEW. For real renders, set VISUALIZER_RENDERER=gemini GEMINI_API_KEY=<your key>.';
 }
 
+export const apiOnlyBannerLine = 'API only (--api-only): no workers and no scheduler in this process. Webhooks are delivered and renders run only by `visualizer worker` processes on the same database.';
+
 export const serve: Command = {
   name: 'serve',
-  usage: 'serve',
-  summary: 'Run the API, the workers (renders, webhook deliveries) and the scheduler in one process.',
-  options: {},
-  async run(_values, { env, output }) {
+  usage: 'serve [--api-only]',
+  summary: 'Run the API, the workers (renders, webhook deliveries) and the scheduler in one process; --api-only runs the API alone (renders and webhooks then need `worker` processes).',
+  options: { 'api-only': { type: 'boolean' } },
+  async run(values, { env, output }) {
+    const apiOnly = values['api-only'] === true;
     // PORT=0 picks a free port up front, so the default public URL (CDN links) names the real one.
     const portEnv = env.PORT === '0' ? { ...env, PORT: String(await freePort(env.HOST || '127.0.0.1')) } : env;
-    const { config, container } = await boot(portEnv, { logger: createLogger() });
+    const { config, container } = await boot(portEnv);
+    let registration: Awaited<ReturnType<typeof joinTopology>> | undefined;
     try {
       const { isNew } = await prepareDatabase(container.cradle);
+      registration = await joinTopology(container.cradle, { role: apiOnly ? 'serve-api-only' : 'serve', env, output });
       if (isNew && config.createDevOrganization) await createDevelopmentOrganization(container.cradle, output);
       await startAppModules(appModules, container.cradle);
       const server = await startHttpServer(container, { port: config.port, host: config.host, modules: appModules });
-      const workers = await startWorkers(container.cradle);
-      await startScheduler(container.cradle);
-      output.out(`Visualizer listening on ${server.url} (public URL ${config.publicUrl}; ${workers} render workers)`);
+      // API only: renders, webhook deliveries and the periodic sweeps belong to `worker` processes.
+      const workers = apiOnly ? 0 : await startWorkers(container.cradle);
+      if (!apiOnly) await startScheduler(container.cradle);
+      output.out(`Visualizer listening on ${server.url} (public URL ${config.publicUrl}; ${apiOnly ? 'API only' : `${workers} render workers`})`);
+      if (apiOnly) output.out(apiOnlyBannerLine);
       const rendererLine = rendererBannerLine(container.cradle.renderer.name);
       if (rendererLine) output.out(rendererLine);
       output.out(`API reference: ${config.publicUrl}/docs (OpenAPI document: ${config.publicUrl}/openapi.json)`);
@@ -75,6 +82,7 @@ export const serve: Command = {
       await server.close();
       return 0;
     } finally {
+      await registration?.stop();
       await shutdown(container);
     }
   },

@@ -4,8 +4,9 @@ import type { Cradle } from '../cradle.ts';
 import { ApiError } from '../domain/errors.ts';
 import { attachState } from './context.ts';
 import { errorResponse } from './errors.ts';
-import { requestIdFor, withRequestId } from './request-id.ts';
-import { createRateLimiter } from './rate-limit.ts';
+import { requestIdFor, requestIdOf, requestScope, withRequestId } from './request-id.ts';
+import { httpMetrics } from '../metrics/http.ts';
+import { routeLimits } from './rate-limit.ts';
 import { cdnRoutes } from './routes/cdn.ts';
 import { conversionRoutes } from './routes/conversions.ts';
 import { creditRoutes } from './routes/credits.ts';
@@ -13,6 +14,7 @@ import { eventRoutes } from './routes/events.ts';
 import { eventStreamRoutes } from './routes/event-stream.ts';
 import { generationRoutes } from './routes/generations.ts';
 import { healthRoutes } from './routes/health.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 import { referencePageRoutes } from './routes/reference-page.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
@@ -37,8 +39,11 @@ export function createHttpApp(container: AwilixContainer<Cradle>, modules: reado
     onError: (error, event) => errorResponse(error, requestIdFor(event.req.headers.get('x-request-id'), ids), logger, databaseUnavailable),
   });
 
+  // The request's id and log scope, then its metrics, around everything else.
+  app.use(requestScope(ids));
+  app.use(httpMetrics(container.cradle.metrics, logger));
   app.use(async (event, next) => {
-    const requestId = requestIdFor(event.req.headers.get('x-request-id'), ids);
+    const requestId = requestIdOf(event, ids);
     attachState(event, { requestId, services: container.cradle });
     try {
       // No route matched. Said here rather than by a catch-all route, which would also catch a HEAD
@@ -53,10 +58,11 @@ export function createHttpApp(container: AwilixContainer<Cradle>, modules: reado
     }
   });
 
-  const { rateLimits } = container.cradle.config;
-  const limits = { create: createRateLimiter(rateLimits.create), read: createRateLimiter(rateLimits.read) };
+  // From the limits port: one budget per key across every process sharing its store.
+  const limits = routeLimits(container.cradle.limits, container.cradle.config);
 
   healthRoutes(app);
+  metricsRoutes(app, container.cradle.config);
   openApiRoutes(app);
   referencePageRoutes(app);
   storeRoutes(app, limits);

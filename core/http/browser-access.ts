@@ -2,29 +2,15 @@ import { getRequestIP, type H3Event } from 'h3';
 import { ApiError } from '../domain/errors.ts';
 import type { WidgetRecord } from '../domain/widget.ts';
 import { parseJson, readText } from './body.ts';
-import type { createRateLimiter } from './rate-limit.ts';
 
 /**
  * What keyless endpoints called from shoppers' browsers share: the client address for per-IP
- * limits, limits that say whose budget ran out, bodies browsers can send without a preflight,
+ * limits (made in rate-limit.ts, saying whose budget ran out), bodies browsers can send without a preflight,
  * and CORS headers on successes and errors alike (so the page can read either).
  */
 
-type Limiter = ReturnType<typeof createRateLimiter>;
-
 /** The client's address; behind a proxy that overwrites X-Forwarded-For, `trustProxy` reads it from there. */
 export const clientAddress = (event: H3Event, trustProxy: boolean) => getRequestIP(event, { xForwardedFor: trustProxy }) ?? 'unknown';
-
-/** Takes a token from `limiter` for `key`, or throws 429 naming whose budget ran out. */
-export function takeToken(limiter: Limiter, key: string, who: string) {
-  try {
-    limiter.take(key);
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status !== 429) throw error;
-    const retryAfter = error.headers['retry-after'] ?? '1';
-    throw new ApiError('rate_limit_error', 'rate_limited', `Too many requests from this ${who}; retry after ${retryAfter} s.`, null, 429, error.headers);
-  }
-}
 
 /** Sets a header on the response whether the handler succeeds or throws. */
 export function setAlways(event: H3Event, name: string, value: string) {

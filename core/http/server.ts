@@ -31,6 +31,12 @@ export async function startHttpServer(container: AwilixContainer<Cradle>, { port
   const app = createHttpApp(container, modules);
   // The adapter reads only the app's `fetch`, so a wrapped one stands in for the app.
   const handle = toNodeHandler(wrapFetch ? ({ fetch: wrapFetch((request) => app.fetch(request)) } as H3) : app);
+  // Once stopping, a connection is closed as soon as its answer is sent: kept alive, it would hold
+  // the stop open for keepAliveTimeoutMs.
+  let closing = false;
+  const closeIfIdle = () => {
+    if (closing) setImmediate(() => server.closeIdleConnections());
+  };
   const server = createServer(
     {
       headersTimeout,
@@ -39,13 +45,16 @@ export async function startHttpServer(container: AwilixContainer<Cradle>, { port
       connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(headersTimeout / 4))),
     },
     (req, res) => {
+      if (closing) res.shouldKeepAlive = false;
+      res.once('finish', closeIfIdle);
       drainUnreadBody(req, res);
       return handle(req, res);
     },
   );
   server.on('clientError', (error, socket) => answerClientError(error, socket, () => ids.id('req_')));
-  // Keep-alive sockets outlive a request; close them once idle so shutdown is not held open by a client.
-  server.keepAliveTimeout = 5_000;
+  // An idle kept-alive connection is closed after keepAliveTimeoutMs: longer than a load balancer's
+  // own idle timeout, so the balancer closes it first and never reuses one we are closing.
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -60,6 +69,7 @@ export async function startHttpServer(container: AwilixContainer<Cradle>, { port
     server,
     close: () =>
       new Promise<void>((resolve) => {
+        closing = true;
         const forced = setTimeout(() => server.closeAllConnections(), container.cradle.config.shutdownTimeoutMs);
         server.close(() => {
           clearTimeout(forced);

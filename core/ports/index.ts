@@ -2,6 +2,7 @@ import type { Clock } from './clock.ts';
 import type { IdGenerator } from './ids.ts';
 import type { ImageCdn } from './image-cdn.ts';
 import type { JobQueue } from './job-queue.ts';
+import type { Limits } from './limits.ts';
 import type { Persistence } from './persistence/index.ts';
 import type { RenderEngine } from './render-engine.ts';
 import type { Scheduler } from './scheduler.ts';
@@ -11,7 +12,7 @@ import type { WebhookTransport } from './webhook-transport.ts';
  * Every port, in the order the kernel registers them: a plugin can use the ports before its own
  * (the queue needs persistence, clock and ids). Config, the kernel and the container derive from it.
  */
-export const portNames = ['persistence', 'clock', 'ids', 'cdn', 'renderer', 'queue', 'transport', 'scheduler'] as const;
+export const portNames = ['persistence', 'clock', 'ids', 'limits', 'cdn', 'renderer', 'queue', 'transport', 'scheduler'] as const;
 
 export type PortName = (typeof portNames)[number];
 
@@ -20,6 +21,7 @@ export interface Ports {
   persistence: Persistence;
   clock: Clock;
   ids: IdGenerator;
+  limits: Limits;
   cdn: ImageCdn;
   renderer: RenderEngine;
   queue: JobQueue;

@@ -1,17 +1,20 @@
 /**
- * Job queue port. Adapter: `db` (jobs are rows in the same database as the data they concern,
- * written in the same transaction through `Repositories.jobs`).
+ * Job queue port. Adapters: `db` (jobs are rows in the same database as the data they concern,
+ * written in the same transaction through `Repositories.jobs`) and `pgboss` (pg-boss's tables in
+ * the same Postgres database, written through the transaction's `Repositories.sql`).
  *
  * An adapter must guarantee:
  * - At-least-once: an enqueued job runs until a handler finishes it, across crashes; a claimed
  *   job whose lease expires (its worker died) is claimed again.
  * - Exclusive leases: two workers never hold the same job at once.
  * - Prompt start: a job enqueued by this process (after `notify()`), or on Postgres by any
- *   process, is picked up without waiting for a polling interval.
+ *   process, is picked up without waiting for a polling interval (behind a transaction-mode
+ *   pooler with no direct URL to LISTEN on, other processes' jobs wait for the poll).
  * - Bounded concurrency: at most `concurrency` handlers run at once per `work()` call.
+ * - Transactional enqueue: a job enqueued in a transaction exists if and only if it commits.
  */
 import type { QueuedJob } from '../domain/job.ts';
-import type { Repositories } from './persistence/index.ts';
+import type { JobKindStats, Repositories } from './persistence/index.ts';
 
 /** Thrown by a handler to run its job again later: a transient failure, one of the job's `failures`. */
 export class RetryJob extends Error {
@@ -63,7 +66,29 @@ export interface JobContext {
  */
 export type JobHandler = (job: QueuedJob, context: JobContext) => Promise<void>;
 
+/** A job to enqueue; the queue gives it its id. */
+export interface NewJob {
+  kind: string;
+  payload: unknown;
+  /** Epoch milliseconds of the caller's clock; a queue on the database's clock runs it after the same delay from now. */
+  runAt: number;
+  /** The caller's `clock.now()` when enqueuing, against which `runAt` is read. */
+  createdAt: number;
+}
+
 export interface JobQueue {
+  /**
+   * Enqueues a job inside `tx`, the transaction of the domain write it belongs to: it exists if
+   * and only if that transaction commits. Call `notify()` after the commit.
+   */
+  enqueue(tx: Repositories, job: NewJob): Promise<void>;
+  /** Count of jobs not yet finished (queued or running), of the given kinds or all; for tests, readiness and metrics. */
+  pending(kinds?: string[]): Promise<number>;
+  /**
+   * Per kind, the jobs due, running and scheduled, and the lag (for metrics). A queue that keeps
+   * its jobs elsewhere than `Repositories.jobs` says it here; absent, the core reads `jobs.stats`.
+   */
+  stats?(): Promise<JobKindStats[]>;
   /** Wakes this process's idle workers now; call after committing a transaction that enqueued jobs. */
   notify(): void;
   /**

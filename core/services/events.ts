@@ -52,7 +52,7 @@ export function eventService({ persistence, ids, clock, config, queue }: Pick<Cr
       const now = clock.now();
       const deliveries = await persistence.transaction(async (tx) => {
         const scheduled = [];
-        for (const endpoint of endpoints) scheduled.push(await scheduleDelivery(tx, { ids, config }, event, endpoint, now));
+        for (const endpoint of endpoints) scheduled.push(await scheduleDelivery(tx, { ids, config, queue }, event, endpoint, now));
         return scheduled;
       });
       queue.notify();

@@ -139,7 +139,7 @@ export function generationService({ persistence, ids, clock, cdn, queue, config,
           }
           await tx.generations.create(generation);
           if (idempotencyKey && !(await tx.idempotencyKeys.bind(organizationId, idempotencyKey, id, now))) throw new LostIdempotencyRace();
-          await tx.jobs.enqueue({ id: ids.id('job_'), kind: renderJobKind, payload: { generationId: id, organizationId } satisfies RenderJobPayload, runAt: now, createdAt: now });
+          await queue.enqueue(tx, { kind: renderJobKind, payload: { generationId: id, organizationId } satisfies RenderJobPayload, runAt: now, createdAt: now });
         });
       } catch (error) {
         // A database that failed may have committed after all (a connection lost at COMMIT): a

@@ -11,6 +11,8 @@ import { RenderError } from '../ports/render-engine.ts';
 import { ownCdnKey, type RenderJobPayload } from './generations.ts';
 import { strayImagesJobKind, type StrayImagesJobPayload } from './stray-images.ts';
 import { emitEvent } from './webhook-delivery.ts';
+import { reportJobOutcome } from '../metrics/job-outcome.ts';
+import { slotLeaseMs, slotOrPostpone } from './cluster-slots.ts';
 
 /** A failure that ends the generation, with the code and message its `error` object shows. */
 class GenerationFailure extends Error {
@@ -90,7 +92,9 @@ const notCompleted = () => new GenerationFailure('render_failed', 'The visualiza
 export type RenderGeneration = ReturnType<typeof renderGeneration>;
 
 /** The worker's side of a generation: fetch the images, render, store the variants, complete. */
-export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbound, logger, config, queue, imageMemory }: Cradle) {
+export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbound, logger, config, queue, imageMemory, limits }: Cradle) {
+  // Every process's renders share the engine's quota: beyond the cap a render waits in the queue.
+  const engineSlots = limits.concurrency('render-engine', config.render.maxConcurrentEngineCalls, slotLeaseMs);
   /**
    * The image as the engine gets it: every pixel decoded and at most the output's long side, within
    * the process's image memory (see prepareInputImage).
@@ -165,14 +169,15 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       const finished = (await tx.generations.get(generation.organizationId, generation.id))!;
       const now = clock.now();
       const event = { id: ids.id('evt_'), type, createdAt: now };
-      await emitEvent(tx, { ids, config }, { id: event.id, organizationId: generation.organizationId, type, body: eventBody(event, finished), createdAt: event.createdAt, generationId: generation.id });
+      await emitEvent(tx, { ids, config, queue }, { id: event.id, organizationId: generation.organizationId, type, body: eventBody(event, finished), createdAt: event.createdAt, generationId: generation.id });
       if (strays) {
         const payload: StrayImagesJobPayload = { generationId: generation.id, organizationId: generation.organizationId };
-        await tx.jobs.enqueue({ id: ids.id('job_'), kind: strayImagesJobKind, payload, runAt: now + config.render.strayImagesAfterMs, createdAt: now });
+        await queue.enqueue(tx, { kind: strayImagesJobKind, payload, runAt: now + config.render.strayImagesAfterMs, createdAt: now });
       }
       return true;
     });
     if (applied) queue.notify(); // the first delivery attempt starts now, not at the next poll
+    if (applied) reportJobOutcome(type === 'generation.completed' ? 'completed' : 'failed');
     // The customer's photo is kept only while it is needed.
     if (generation.sourceImage.startsWith('private:')) {
       await cdn.delete(generation.sourceImage.slice('private:'.length), 'private').catch((error) => logger.warn('could not delete upload', { error: String(error) }));
@@ -206,6 +211,8 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
     }
     /** Where this run stores its images, while it is storing them. */
     let storing: string | undefined;
+    // Taken before the inputs are fetched, so a render that must wait fetches nothing yet.
+    const engineSlot = await slotOrPostpone(engineSlots, config.plugins.renderer, job, { waitMs: config.render.retryBaseDelayMs, what: 'render', logger });
     try {
       // A retry (perhaps after storage failed) first checks that storage answers, so an outage
       // costs one cheap listing per retry rather than another render (paid, with a real engine).
@@ -235,6 +242,7 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
           }),
         signal,
       );
+      await engineSlot.release();
       // The engine's contentType is not trusted to name the format: the bytes decide (see storableOriginal).
       const [original, variants] = await encodeRender(result.image, imageMemory, signal);
       const base = `${generationImagesPrefix(generation.id)}${ids.secret(24)}`;
@@ -269,6 +277,8 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
         throw new RetryJob(config.render.retryBaseDelayMs * 2 ** job.failures, `${failure.code}: ${failure.message}`);
       }
       await fail(generation, strays, failure);
+    } finally {
+      await engineSlot.release();
     }
   };
 }

@@ -2,6 +2,8 @@ import type { Cradle } from '../cradle.ts';
 import { activeSecrets } from '../domain/webhook-secrets.ts';
 import { signatureHeader } from '../domain/webhook-signature.ts';
 import { RetryJob, type JobContext } from '../ports/job-queue.ts';
+import { reportJobOutcome } from '../metrics/job-outcome.ts';
+import { slotLeaseMs, slotOrPostpone } from './cluster-slots.ts';
 import type { DeliveryRecord } from '../domain/delivery.ts';
 import type { QueuedJob } from '../domain/job.ts';
 import type { OutboxEvent } from '../domain/outbox-event.ts';
@@ -19,14 +21,14 @@ interface DeliverJobPayload {
  * enabled endpoint subscribed to it: if the change that caused the event commits, its deliveries
  * exist; if it rolls back, none do.
  */
-export async function emitEvent(tx: Repositories, deps: Pick<Cradle, 'ids' | 'config'>, event: OutboxEvent): Promise<number> {
+export async function emitEvent(tx: Repositories, deps: Pick<Cradle, 'ids' | 'config' | 'queue'>, event: OutboxEvent): Promise<number> {
   await tx.events.append(event);
   const endpoints = await tx.webhookEndpoints.subscribedTo(event.organizationId, event.type);
   for (const endpoint of endpoints) await scheduleDelivery(tx, deps, event, endpoint, event.createdAt);
   return endpoints.length;
 }
 
-export async function scheduleDelivery(tx: Repositories, { ids, config }: Pick<Cradle, 'ids' | 'config'>, event: OutboxEvent, endpoint: WebhookEndpointRecord, now: number) {
+export async function scheduleDelivery(tx: Repositories, { ids, config, queue }: Pick<Cradle, 'ids' | 'config' | 'queue'>, event: OutboxEvent, endpoint: WebhookEndpointRecord, now: number) {
   const firstAt = now + config.webhooks.retrySchedule[0]!;
   const delivery: DeliveryRecord = {
     id: ids.id('whd_'),
@@ -40,42 +42,27 @@ export async function scheduleDelivery(tx: Repositories, { ids, config }: Pick<C
     updatedAt: now,
   };
   await tx.deliveries.create(delivery);
-  await tx.jobs.enqueue({ id: ids.id('job_'), kind: deliverJobKind, payload: { deliveryId: delivery.id } satisfies DeliverJobPayload, runAt: firstAt, createdAt: now });
+  await queue.enqueue(tx, { kind: deliverJobKind, payload: { deliveryId: delivery.id } satisfies DeliverJobPayload, runAt: firstAt, createdAt: now });
   return delivery;
 }
 
 /** ±20 % so that many deliveries failing together do not retry together. */
 const jitter = (delay: number) => Math.round(delay * (0.8 + Math.random() * 0.4));
 
-/** A small counting semaphore per endpoint: a slow receiver gets a few connections, not all workers. */
-function endpointSlots(limit: number) {
-  const slots = new Map<string, { active: number; waiting: Array<() => void> }>();
-  return {
-    async acquire(key: string) {
-      const slot = slots.get(key) ?? { active: 0, waiting: [] };
-      slots.set(key, slot);
-      if (slot.active >= limit) await new Promise<void>((resolve) => slot.waiting.push(resolve));
-      slot.active += 1;
-    },
-    release(key: string) {
-      const slot = slots.get(key)!;
-      slot.active -= 1;
-      const next = slot.waiting.shift();
-      if (next) next();
-      else if (slot.active === 0) slots.delete(key);
-    },
-  };
-}
+/** A delivery that found its endpoint's slots all taken comes back after about this. */
+const endpointBusyWaitMs = 1_000;
 
 export type DeliverWebhook = ReturnType<typeof deliverWebhook>;
 
 /** The worker's side of a delivery: one signed attempt, logged, then success, retry or failure. */
-export function deliverWebhook({ persistence, transport, ids, clock, config, logger }: Cradle) {
-  const slots = endpointSlots(config.webhooks.maxConcurrentPerEndpoint);
+export function deliverWebhook({ persistence, transport, ids, clock, config, logger, limits }: Cradle) {
+  // A slow receiver gets a few connections from the whole cluster, not every worker's.
+  const endpointSlots = limits.concurrency('webhook-endpoint', config.webhooks.maxConcurrentPerEndpoint, slotLeaseMs);
   const schedule = config.webhooks.retrySchedule;
 
   async function abandon(delivery: DeliveryRecord, reason: string) {
     await persistence.deliveries.update({ ...delivery, status: 'failed', nextAttemptAt: null, lastError: reason, updatedAt: clock.now() });
+    reportJobOutcome('abandoned');
   }
 
   return async function handle(job: QueuedJob, context: JobContext): Promise<void> {
@@ -86,7 +73,7 @@ export function deliverWebhook({ persistence, transport, ids, clock, config, log
     if (!endpoint || endpoint.deleted || endpoint.status !== 'enabled') return abandon(delivery, 'endpoint_disabled');
     if (!event) return abandon(delivery, 'event_missing');
 
-    await slots.acquire(endpoint.id);
+    const slot = await slotOrPostpone(endpointSlots, endpoint.id, job, { waitMs: endpointBusyWaitMs, what: 'webhook delivery', logger });
     let outcome;
     const attemptedAt = clock.now();
     try {
@@ -105,7 +92,7 @@ export function deliverWebhook({ persistence, transport, ids, clock, config, log
         timeoutMs: config.webhooks.timeoutMs,
       });
     } finally {
-      slots.release(endpoint.id);
+      await slot.release();
     }
 
     const attemptCount = delivery.attemptCount + 1;
@@ -145,6 +132,7 @@ export function deliverWebhook({ persistence, transport, ids, clock, config, log
       if (gone) await tx.webhookEndpoints.disable(endpoint.id, 'gone', now);
       if (delay === null) await context.completeIn(tx);
     });
+    reportJobOutcome(succeeded ? 'delivered' : delay === null ? 'failed' : 'retried');
     if (gone) logger.warn('webhook endpoint disabled: it answered 410 Gone', { endpointId: endpoint.id });
     if (delay !== null) throw new RetryJob(delay, `attempt ${attemptCount} failed: ${lastError}`);
   };

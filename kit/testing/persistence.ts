@@ -7,6 +7,7 @@ import type { PersistenceDatabase } from './database.ts';
 import { testIds } from './ids.ts';
 import { persistenceAnalyticsContract } from './persistence-analytics.ts';
 import { accountsContract } from './persistence-accounts.ts';
+import { persistenceRetentionContract } from './persistence-retention.ts';
 
 export interface PersistenceContractOptions<Database extends PersistenceDatabase = PersistenceDatabase> {
   name: string;
@@ -400,5 +401,6 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
     });
 
     persistenceAnalyticsContract({ store: () => store, tenants });
+    persistenceRetentionContract({ store: () => store, open, tenants });
   });
 }

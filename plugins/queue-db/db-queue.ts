@@ -58,6 +58,16 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
     lane.wake();
   };
   const notify = () => lanes.forEach(wakeLane);
+  /**
+   * A database notification names the committed job's kind: only the lane working it claims (one
+   * per kind in a process; other processes' claims skip each other's locked rows). No kind: all look.
+   */
+  const wakeFor = (kind?: string) => lanes.forEach((lane) => (kind === undefined || lane.kinds.includes(kind)) && wakeLane(lane));
+  /** A retry time with the clock reading it is relative to (a database on its own clock keeps only the delay). */
+  const retryIn = (delayMs: number) => {
+    const now = clock.now();
+    return { runAt: now + delayMs, now };
+  };
 
   const idle = (lane: Lane) =>
     new Promise<void>((resolve) => {
@@ -107,7 +117,7 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
       if (abort.signal.aborted) {
         // This worker is stopping and took the run back: another worker starts it now, not after the lease.
         logger.info('job released: the worker is stopping', { jobId: job.id, kind: job.kind });
-        await record(job, () => persistence.jobs.reschedule(job.id, workerId, { runAt: clock.now(), error: `released by a stopping worker: ${message}`, failed: false }));
+        await record(job, () => persistence.jobs.reschedule(job.id, workerId, { ...retryIn(0), error: `released by a stopping worker: ${message}`, failed: false }));
         return;
       }
       // An outage is retried for as long as it lasts, at least once a minute; giving the job up
@@ -117,14 +127,14 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
       else if (!(error instanceof RetryJob)) {
         logger.error('job handler failed', { jobId: job.id, kind: job.kind, attempts: job.attempts, failures: job.failures + 1, error: error instanceof Error ? error.stack : message });
         if (job.failures + 1 >= options.maxAttempts) {
-          logger.error('job given up', { jobId: job.id, kind: job.kind });
-          await record(job, () => persistence.jobs.complete(job.id, workerId));
+          logger.error('job given up: kept as a dead letter (visualizer jobs dead)', { jobId: job.id, kind: job.kind });
+          await record(job, () => persistence.transaction((tx) => tx.jobs.bury(job.id, workerId, { error: message, diedAt: clock.now() })));
           return;
         }
       }
       const delay = error instanceof RetryJob ? error.delayMs : outage ? outageRetryDelay(job.attempts) : backoff(job.failures + 1);
       const failed = !outage && !(error instanceof PostponeJob);
-      await record(job, () => persistence.jobs.reschedule(job.id, workerId, { runAt: clock.now() + delay, error: message, failed }));
+      await record(job, () => persistence.jobs.reschedule(job.id, workerId, { ...retryIn(delay), error: message, failed }));
     } finally {
       aborts.delete(job.id);
     }
@@ -164,6 +174,9 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
 
   return {
     notify,
+    // The job is a row of the transaction's own database, so it commits or rolls back with it.
+    enqueue: (tx, job) => tx.jobs.enqueue({ id: deps.ids.id('job_'), ...job }),
+    pending: (kinds) => persistence.jobs.pending(kinds),
     async work(handlers, { concurrency }) {
       if (stopped) throw new Error('this queue has been stopped');
       const kinds = Object.keys(handlers);
@@ -172,10 +185,10 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
       lanes.push(lane);
       // Shared by every lane and by stop(), so concurrent calls set up one listener and one heartbeat.
       starting ??= (async () => {
-        if (persistence.listenForJobs) unlisten = await persistence.listenForJobs(notify);
+        if (persistence.listenForJobs) unlisten = await persistence.listenForJobs(wakeFor);
         heartbeat = setInterval(() => {
           persistence.jobs
-            .extendLeases(runningIds(), workerId, clock.now() + options.leaseMs)
+            .extendLeases(runningIds(), workerId, { now: clock.now(), leaseMs: options.leaseMs })
             .catch((error) => logger.warn('extending job leases failed', { error: String(error) }));
         }, Math.max(50, Math.floor(options.leaseMs / 3)));
       })();

@@ -172,7 +172,15 @@ export interface Database {
     last_error: string | null;
     created_at: number;
   };
+  /** Migration 0015: when each periodic task may run next, in the database's time. */
+  scheduled_runs: { name: string; next_run_at: number };
+  /** Migration 0015: jobs the queue gave up after `maxAttempts` failures. */
+  dead_jobs: { id: string; kind: string; payload: string; attempts: number; failures: number; last_error: string | null; created_at: number; died_at: number };
+  processes: ProcessRow;
 }
+
+/** Migration 0016: running `serve` and `worker` processes; `details` is JSON. */
+export interface ProcessRow { id: string; hostname: string; role: string; pid: number; started_at: number; seen_at: number; details: string }
 
 /** A connection pool or a transaction: repositories work the same on either. */
 export type Executor = Kysely<Database> | Transaction<Database>;

@@ -1,9 +1,10 @@
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { Migrator } from 'kysely';
 import type { Persistence, Repositories } from '../../kit/plugin.ts';
 import type { Dialect } from './dialect.ts';
 import type { Database, Executor } from './database.ts';
 import { migrationProvider } from './migrations/index.ts';
+import { buildDeferredIndexes, pendingDeferredIndexes } from './migrations/create-index-concurrently.ts';
 import { keyCache, type KeyCache } from './key-cache.ts';
 import { apiKeyRepository, type StoredApiKey } from './repositories/api-keys.ts';
 import { conversionRepository } from './repositories/conversions.ts';
@@ -14,6 +15,9 @@ import { generationRepository } from './repositories/generations.ts';
 import { idempotencyRepository } from './repositories/idempotency-keys.ts';
 import { jobRepository } from './repositories/jobs.ts';
 import { organizationRepository } from './repositories/organizations.ts';
+import { processRepository } from './repositories/processes.ts';
+import { retentionRepository } from './repositories/retention.ts';
+import { scheduleRepository } from './repositories/schedules.ts';
 import { sessionRepository } from './repositories/sessions.ts';
 import { storeRepository } from './repositories/stores.ts';
 import { userRepository } from './repositories/users.ts';
@@ -41,6 +45,13 @@ function repositories(db: Executor, dialect: Dialect, keys?: KeyCache<StoredApiK
     visitorIdentities: visitorIdentityRepository(db),
     users: userRepository(db),
     sessions: sessionRepository(db, dialect),
+    processes: processRepository(db),
+    schedules: scheduleRepository(db, dialect),
+    retention: retentionRepository(db),
+    // Raw SQL on the same connection or transaction, for a queue engine with its own tables (pg-boss).
+    ...(dialect === 'postgres' && {
+      sql: { query: (text: string, values: unknown[] = []) => db.executeQuery(CompiledQuery.raw(text, values)) as Promise<{ rows: any[] }> },
+    }),
   };
 }
 
@@ -71,9 +82,15 @@ export function kyselyPersistence(
      * Given one, API keys are cached between lookups (key-cache.ts); without, every lookup reads.
      */
     changeMarker?: () => unknown;
+    /**
+     * Runs `migrate` on a database handle of its own choosing: one with real sessions (its lock
+     * and index builds need them) when `db` is behind a transaction-mode pooler (postgres.ts).
+     */
+    migrateOn?: <T>(work: (db: Kysely<Database>) => Promise<T>) => Promise<T>;
   },
 ): Persistence {
-  const migrator = () => new Migrator({ db, provider: migrationProvider });
+  const migrator = (on: Kysely<Database> = db) => new Migrator({ db: on, provider: migrationProvider });
+  const migrateOn = options.migrateOn ?? ((work) => work(db));
   const keys = options.changeMarker ? keyCache<StoredApiKey>(options.changeMarker) : undefined;
   const bound = new WeakMap<Executor, Repositories>();
   const repositoriesOf = (tx: Executor) => {
@@ -88,19 +105,20 @@ export function kyselyPersistence(
     ...repositories(db, dialect, keys),
     // The units of one group commit share a transaction, and so its repositories.
     transaction: (work) => transaction((tx) => work(repositoriesOf(tx))),
-    async migrate() {
+    migrate: () => migrateOn(async (db) => {
       // The Migrator runs all pending migrations in one transaction under a lock: a Postgres
       // advisory lock, or SQLite's write lock taken by BEGIN IMMEDIATE (see sqlite.ts).
-      const { error, results } = await migrator().migrateToLatest();
+      const { error, results } = await migrator(db).migrateToLatest();
       if (error) {
         const failed = results?.find((result) => result.status === 'Error')?.migrationName;
         throw new Error(`Migration ${failed ?? ''} failed: ${(error as Error).message ?? error}`, { cause: error });
       }
-      return { applied: (results ?? []).map((result) => result.migrationName) };
-    },
+      // Indexes built concurrently cannot be built in the Migrator's transaction: after it commits.
+      return { applied: (results ?? []).map((result) => result.migrationName), indexesBuilt: await buildDeferredIndexes(db) };
+    }),
     async pendingMigrations() {
       const migrations = await migrator().getMigrations();
-      return migrations.filter((migration) => !migration.executedAt).map((migration) => migration.name);
+      return [...migrations.filter((migration) => !migration.executedAt).map((migration) => migration.name), ...(await pendingDeferredIndexes(db)).map((name) => `index ${name}`)];
     },
     async ping() {
       await sql`select 1`.execute(db);

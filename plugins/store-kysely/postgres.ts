@@ -37,7 +37,7 @@ const reconnectDelayMs = (attempt: number) => Math.min(30_000, 1_000 * 2 ** atte
  * until it succeeds (workers poll meanwhile, so a gap delays jobs but never loses them). The
  * first connection must succeed, so a worker pointed at a wrong database fails at start.
  */
-async function listenForJobs(connectionString: string, connectTimeoutMs: number, listener: () => void): Promise<() => Promise<void>> {
+async function listenForJobs(connectionString: string, connectTimeoutMs: number, listener: (kind?: string) => void): Promise<() => Promise<void>> {
   let client: pg.Client | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
@@ -52,7 +52,8 @@ async function listenForJobs(connectionString: string, connectTimeoutMs: number,
       next.end().catch(() => {});
       reconnect(0);
     };
-    next.on('notification', () => listener());
+    // The payload is the job's kind (repositories/jobs.ts), so only the lane working it wakes.
+    next.on('notification', (message) => listener(message.payload || undefined));
     // 'error' is always listened to: unhandled, it would crash the process. Before LISTEN has
     // succeeded a failure also rejects connect(), whose caller decides about retrying.
     next.on('error', onLost);
@@ -87,7 +88,35 @@ async function listenForJobs(connectionString: string, connectTimeoutMs: number,
   };
 }
 
-export function openPostgres(connectionString: string, { poolSize = 10, connectTimeoutMs = 5_000 } = {}): Persistence {
+/** Why `migrate` refuses behind a transaction-mode pooler without a direct URL. */
+export const migrateNeedsDirectUrl =
+  'DATABASE_URL points at a transaction-mode connection pooler (DATABASE_POOLED=true), through which migrations cannot hold their session lock: ' +
+  'set DATABASE_DIRECT_URL to a URL that reaches the Postgres server directly (not through the pooler) and run `visualizer migrate` again.';
+
+export interface PostgresOptions {
+  poolSize?: number;
+  connectTimeoutMs?: number;
+  /** Straight to the server, for what needs a session of its own: LISTEN, and `migrate` (its advisory lock, its index builds). */
+  directUrl?: string;
+  /**
+   * `connectionString` is a transaction-mode pooler (PgBouncer): consecutive statements outside a
+   * transaction may run on different server sessions. Without `directUrl`, there is then no
+   * LISTEN (workers poll) and `migrate` refuses while migrations are pending.
+   */
+  pooled?: boolean;
+}
+
+/** Runs `work` (a migration) on a short-lived pool of its own on `url`, closed afterwards. */
+async function withOwnPool<T>(url: string, connectTimeoutMs: number, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2, types, connectionTimeoutMillis: connectTimeoutMs }) }) });
+  try {
+    return await work(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+export function openPostgres(connectionString: string, { poolSize = 10, connectTimeoutMs = 5_000, directUrl, pooled = false }: PostgresOptions = {}): Persistence {
   // A request waits at most connectTimeoutMs for a connection (the server unreachable, or every
   // pooled one busy), then fails as unavailable instead of hanging.
   const pool = new pg.Pool({ connectionString, max: poolSize, types, connectionTimeoutMillis: connectTimeoutMs });
@@ -97,9 +126,27 @@ export function openPostgres(connectionString: string, { poolSize = 10, connectT
   // where the pool listens only while it is idle. Unheard, that event kills the process. (The
   // pool drops the broken client when it comes back.)
   pool.on('connect', (client) => client.on('error', () => {}));
+  // What needs a session goes straight to the server; through a transaction-mode pooler it cannot
+  // (LISTEN would hear nothing, a session lock would stay on whichever server connection took it).
+  const sessionUrl = directUrl ?? (pooled ? undefined : connectionString);
+  const persistence = kyselyPersistence(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres', {
+    unavailable: isUnavailable,
+    ...(directUrl && { migrateOn: <T>(work: (db: Kysely<Database>) => Promise<T>) => withOwnPool(directUrl, connectTimeoutMs, work) }),
+  });
+  if (!sessionUrl) {
+    // Reading what is pending works through the pooler; so commands that migrate first (`orgs`,
+    // `keys` …) still work on a current schema. Applying anything needs the direct URL.
+    const { pendingMigrations } = persistence;
+    persistence.migrate = async () => {
+      if ((await pendingMigrations()).length === 0) return { applied: [] };
+      throw new Error(migrateNeedsDirectUrl);
+    };
+  }
   return {
-    ...kyselyPersistence(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres', { unavailable: isUnavailable }),
-    listenForJobs: (listener) => listenForJobs(connectionString, connectTimeoutMs, listener),
+    ...persistence,
+    // Without a session, workers find jobs by polling (pollIntervalMs of the queue).
+    ...(sessionUrl && { listenForJobs: (listener: (kind?: string) => void) => listenForJobs(sessionUrl, connectTimeoutMs, listener) }),
+    poolStats: () => [{ name: 'main', total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolSize }],
   };
 }
 
@@ -113,7 +160,7 @@ export default definePlugin({
   }),
   register({ options, config }) {
     if (!config.databaseUrl) throw new Error('The postgres plugin needs DATABASE_URL (config databaseUrl).');
-    const persistence = openPostgres(config.databaseUrl, options);
+    const persistence = openPostgres(config.databaseUrl, { ...options, ...config.database });
     return { persistence, dispose: () => persistence.close() };
   },
 });

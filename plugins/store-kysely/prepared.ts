@@ -32,6 +32,8 @@ function run<Row>(db: Executor, compiled: Compiled, values: Record<string, unkno
  * lookup of every API call, a generation read, a delivery's joined read) that costs more than the
  * database running them. `build` receives a stand-in for each named value; a stand-in must end up
  * a bound parameter (not a list, not `is null`), which is checked when the query is compiled.
+ * Compiled here, not prepared on the server: pg sends it as an unnamed statement, so it works
+ * through a transaction-mode pooler (PgBouncer before 1.21 breaks named ones).
  */
 export function prepared<Values extends Record<string, unknown>, Row>(build: (db: Executor, values: Values, dialect: Dialect) => Compilable<Row>) {
   const byDialect = new Map<Dialect, Compiled>();

@@ -717,6 +717,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics of this process
+         * @description For the operator's Prometheus, not the public: HTTP requests by route and status, job queue depth and lag, renders and webhook deliveries by outcome, database pool usage, and the process's CPU, memory and event loop (see docs/operations.md, `Metrics and logs`). With `metrics.token` configured, send it as `Authorization: Bearer <token>`; without one, keep this path off the public load balancer. Absent (404) when `metrics.enabled` is false.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cdn/{key}": {
         parameters: {
             query?: never;
@@ -7881,6 +7901,74 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Prometheus text format (version 0.0.4). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "invalid_metrics_token";
+                        };
+                    };
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "route_not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
                         };
                     };
                 };

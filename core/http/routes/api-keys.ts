@@ -6,7 +6,7 @@ import { readValidJson, validate } from '../body.ts';
 import { requireSession, services } from '../context.ts';
 import { isoTime, isoTimeOrNull } from '../format.ts';
 import { pageQuerySchema, pathId, queryOf } from '../params.ts';
-import type { createRateLimiter } from '../rate-limit.ts';
+import type { RouteLimits } from '../rate-limit.ts';
 
 const kind = v.picklist(['secret', 'conversion'], "must be 'secret' or 'conversion'");
 
@@ -32,10 +32,10 @@ export const apiKeyResource = (key: ApiKey) => ({
  * An organization's API keys, from the dashboard only: a session (never a key) lists them, and an
  * admin's session creates and revokes them, so a leaked key cannot mint itself successors.
  */
-export function apiKeyRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }) {
+export function apiKeyRoutes(app: H3, limits: RouteLimits) {
   app.get('/v1/api-keys', async (event) => {
     const caller = await requireSession(event);
-    limits.read.take(caller.id);
+    await limits.read.take(caller.id);
     const query = validate(listQuery, queryOf(event));
     const page = await services(event).tenants.keyPage(caller.organizationId, { limit: Number(query.limit), startingAfter: query.starting_after, kind: query.kind });
     return { object: 'list', data: page.data.map(apiKeyResource), has_more: page.hasMore };
@@ -43,7 +43,7 @@ export function apiKeyRoutes(app: H3, limits: { read: ReturnType<typeof createRa
 
   app.post('/v1/api-keys', async (event) => {
     const caller = await requireSession(event, { admin: true });
-    limits.read.take(caller.id);
+    await limits.read.take(caller.id);
     const body = await readValidJson(event, createApiKeyBody);
     const issued = await services(event).tenants.createKey(caller.organizationId, body.kind, body.name ?? null);
     event.res.status = 201;
@@ -53,7 +53,7 @@ export function apiKeyRoutes(app: H3, limits: { read: ReturnType<typeof createRa
 
   app.delete('/v1/api-keys/:id', async (event) => {
     const caller = await requireSession(event, { admin: true });
-    limits.read.take(caller.id);
+    await limits.read.take(caller.id);
     return apiKeyResource(await services(event).tenants.revokeKey(caller.organizationId, pathId(event, 'id', 'key')));
   });
 }

@@ -6,11 +6,11 @@ import { collectSchema, orderWebhookSchema, parseIsoTime } from '../../domain/co
 import { ApiError } from '../../domain/errors.ts';
 import type { ConversionRecord } from '../../domain/conversion.ts';
 import { readValidJson, validate } from '../body.ts';
-import { allowAnyOrigin, clientAddress, preflight, readBrowserJson, takeToken } from '../browser-access.ts';
+import { allowAnyOrigin, clientAddress, preflight, readBrowserJson } from '../browser-access.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
 import { pageQuerySchema, queryOf } from '../params.ts';
-import { createRateLimiter } from '../rate-limit.ts';
+import type { RouteLimits } from '../rate-limit.ts';
 
 /** Browser events are small; 200 items with long ids fit well within it. */
 export const collectBodyLimit = 64 * 1024;
@@ -70,14 +70,11 @@ const dailyQuery = v.pipe(
 /** The longest range `GET /v1/analytics/daily` answers for, in days: a year, leap day included. */
 export const maxDailyRangeDays = 366;
 
-export function conversionRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }, config: Config) {
-  const collectPerIp = createRateLimiter(config.conversions.collectPerIp);
-  const collectPerVisitor = createRateLimiter(config.conversions.collectPerVisitor);
-
+export function conversionRoutes(app: H3, limits: RouteLimits, config: Config) {
   /** The shop's server reports an order (conversion key). */
   app.post('/api/webhooks/orders', async (event) => {
     const key = await requireKey(event, 'conversion');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     const input = await readValidJson(event, orderWebhookSchema);
     await services(event).conversions.reportFromServer(key.organizationId, input);
     return { success: true };
@@ -91,9 +88,9 @@ export function conversionRoutes(app: H3, limits: { read: ReturnType<typeof crea
 
   app.post('/api/collect', async (event) => {
     allowAnyOrigin(event);
-    takeToken(collectPerIp, clientAddress(event, config.trustProxy), 'address');
+    await limits.collectPerIp.take(clientAddress(event, config.trustProxy));
     const input = validate(collectSchema, await readBrowserJson(event, collectBodyLimit));
-    takeToken(collectPerVisitor, `${input.storeId}:${input.visitorId}`, 'visitor');
+    await limits.collectPerVisitor.take(`${input.storeId}:${input.visitorId}`);
     await services(event).conversions.collect(input);
     event.res.status = 202;
     return { success: true };
@@ -101,7 +98,7 @@ export function conversionRoutes(app: H3, limits: { read: ReturnType<typeof crea
 
   app.get('/v1/conversions', async (event) => {
     const key = await requireKey(event, 'secret');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     const query = validate(listQuery, queryOf(event));
     const page = await services(event).conversions.list(key.organizationId, {
       storeId: query.storeId,
@@ -120,7 +117,7 @@ export function conversionRoutes(app: H3, limits: { read: ReturnType<typeof crea
    */
   app.get('/v1/analytics/daily', async (event) => {
     const key = await requireKey(event, 'secret');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     const query = validate(dailyQuery, queryOf(event));
     const to = Math.ceil((query.to ?? services(event).clock.now()) / dayMs) * dayMs;
     const from = Math.floor((query.from ?? to - 30 * dayMs) / dayMs) * dayMs;
@@ -133,7 +130,7 @@ export function conversionRoutes(app: H3, limits: { read: ReturnType<typeof crea
 
   app.get('/v1/analytics/summary', async (event) => {
     const key = await requireKey(event, 'secret');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     const query = validate(summaryQuery, queryOf(event));
     const { clock } = services(event);
     const to = query.to ?? clock.now();

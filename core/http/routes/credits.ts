@@ -4,7 +4,7 @@ import { validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
 import { pageQuerySchema, queryOf } from '../params.ts';
-import type { createRateLimiter } from '../rate-limit.ts';
+import type { RouteLimits } from '../rate-limit.ts';
 
 const ledgerEntryResource = (entry: CreditLedgerEntry) => ({
   id: entry.id,
@@ -20,17 +20,17 @@ const ledgerEntryResource = (entry: CreditLedgerEntry) => ({
  * The caller's balance, and its ledger (debits, refunds, grants) as a list paged like every
  * other: the ledger grows with every generation, so it is not part of the balance's answer.
  */
-export function creditRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }) {
+export function creditRoutes(app: H3, limits: RouteLimits) {
   app.get('/v1/credits', async (event) => {
     const key = await requireKey(event, 'secret');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     const organization = await services(event).persistence.organizations.get(key.organizationId);
     return { object: 'credit_balance', balance: organization?.creditBalance ?? 0 };
   });
 
   app.get('/v1/credits/ledger', async (event) => {
     const key = await requireKey(event, 'secret');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     const query = validate(pageQuerySchema, queryOf(event));
     const page = await services(event).persistence.credits.ledger(key.organizationId, { limit: Number(query.limit), startingAfter: query.starting_after });
     return { object: 'list', data: page.data.map(ledgerEntryResource), has_more: page.hasMore };

@@ -6,7 +6,7 @@ import { eventTypes } from '../../domain/generation.ts';
 import { couldBeId, escapeUnstorable } from '../../domain/text.ts';
 import { requireKey, services } from '../context.ts';
 import { queryOf } from '../params.ts';
-import type { createRateLimiter } from '../rate-limit.ts';
+import type { RouteLimits } from '../rate-limit.ts';
 
 export interface EventStreamSettings {
   /** How often a stream reads the event log for new events. */
@@ -69,7 +69,7 @@ const serverOf = (event: H3Event): Server | undefined =>
  * each `id: <event id>`, `event: <type>`, `data: <the event exactly as deliveries carry it>`.
  * Events are written by any process, so each stream polls the event log (see event-feed.ts).
  */
-export function eventStreamRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }, overrides: Partial<EventStreamSettings> = {}) {
+export function eventStreamRoutes(app: H3, limits: RouteLimits, overrides: Partial<EventStreamSettings> = {}) {
   const settings = { ...eventStreamDefaults, ...overrides };
   /** Open streams by API key id. */
   const open = new Map<string, number>();
@@ -81,7 +81,7 @@ export function eventStreamRoutes(app: H3, limits: { read: ReturnType<typeof cre
 
   app.get('/v1/events/stream', async (event) => {
     const key = await requireKey(event, 'secret');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     const types = typesOf(event);
     const resumeAfter = lastEventId(event);
     const cradle = services(event);

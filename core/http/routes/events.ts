@@ -8,7 +8,7 @@ import { readValidJson, validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime, isoTimeOrNull } from '../format.ts';
 import { pageQuerySchema, pathId, queryOf } from '../params.ts';
-import type { createRateLimiter } from '../rate-limit.ts';
+import type { RouteLimits } from '../rate-limit.ts';
 
 /** The event exactly as its deliveries carry it. */
 const eventResource = (event: OutboxEvent) => JSON.parse(event.body) as Record<string, unknown>;
@@ -46,10 +46,10 @@ const listQuery = v.object({
 /** Exported for the OpenAPI document. */
 export const resendBody = v.strictObject({ endpointId: v.optional(v.pipe(v.string('must be a string'), v.minLength(1), v.maxLength(64), v.description('Only to this endpoint; omitted, to every enabled endpoint subscribed to the event.'))) });
 
-export function eventRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }) {
+export function eventRoutes(app: H3, limits: RouteLimits) {
   const authorized = async (event: H3Event) => {
     const key = await requireKey(event, 'secret');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     return { organizationId: key.organizationId, events: services(event).events };
   };
   /** After authorized(): the caller is known before the id is looked at. */

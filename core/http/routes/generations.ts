@@ -6,7 +6,7 @@ import { validateIdempotencyKey } from '../../services/generations.ts';
 import { readValidJson, validate } from '../body.ts';
 import { apiKeyIdOf, requireKey, services } from '../context.ts';
 import { pageQuerySchema, pathId, queryOf } from '../params.ts';
-import type { createRateLimiter } from '../rate-limit.ts';
+import type { RouteLimits } from '../rate-limit.ts';
 import { rangeEntries as createdRangeEntries } from './conversions.ts';
 
 /** A 10 MB photo as base64 is 13.4 MB; the rest of the body is small. */
@@ -27,10 +27,10 @@ const listQuerySchema = v.pipe(
   ),
 );
 
-export function generationRoutes(app: H3, limits: { create: ReturnType<typeof createRateLimiter>; read: ReturnType<typeof createRateLimiter> }) {
+export function generationRoutes(app: H3, limits: RouteLimits) {
   app.post('/v1/generations', async (event) => {
     const key = await requireKey(event, 'secret');
-    limits.create.take(key.id);
+    await limits.create.take(key.id);
     const idempotencyKey = validateIdempotencyKey(event.req.headers.get('idempotency-key'));
     const { generations } = services(event);
     // A bound key returns its generation whatever the new body is, even one that is invalid, not
@@ -46,7 +46,7 @@ export function generationRoutes(app: H3, limits: { create: ReturnType<typeof cr
 
   app.get('/v1/generations', async (event) => {
     const key = await requireKey(event, 'secret');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     const query = validate(listQuerySchema, queryOf(event));
     const page = await services(event).generations.list(key.organizationId, {
       limit: Number(query.limit),
@@ -61,7 +61,7 @@ export function generationRoutes(app: H3, limits: { create: ReturnType<typeof cr
 
   app.get('/v1/generations/:id', async (event) => {
     const key = await requireKey(event, 'secret');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     return generationResource(await services(event).generations.get(key.organizationId, pathId(event, 'id', 'generation')));
   });
 }

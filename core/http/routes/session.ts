@@ -5,10 +5,10 @@ import { normalizeEmail, type Session, type User } from '../../domain/accounts.t
 import type { Organization } from '../../domain/organization.ts';
 import type { ListedUser, SignedIn } from '../../services/accounts.ts';
 import { readJson, validate } from '../body.ts';
-import { clientAddress, takeToken } from '../browser-access.ts';
+import { clientAddress } from '../browser-access.ts';
 import { requireSession, services } from '../context.ts';
 import { isoTime, isoTimeOrNull } from '../format.ts';
-import { createRateLimiter } from '../rate-limit.ts';
+import type { RouteLimits } from '../rate-limit.ts';
 import { checkOrigin, clearSessionCookie, csrfTokenFor, setSessionCookie } from '../session-auth.ts';
 
 /** Passwords are checked by the accounts service (length rules with their own codes); this only bounds the body. */
@@ -53,10 +53,7 @@ const clientOf = (event: H3Event, config: Config) => ({ userAgent: event.req.hea
  * answers the same for an unknown account and a wrong password. A request from another origin's page
  * is refused, so no page can sign a visitor in to an account of its choosing.
  */
-export function sessionRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }, config: Config) {
-  const perAccount = createRateLimiter(config.accounts.signInPerAccount);
-  const perAddress = createRateLimiter(config.accounts.signInPerAddress);
-
+export function sessionRoutes(app: H3, limits: RouteLimits, config: Config) {
   const signedIn = (event: H3Event, signed: SignedIn) => {
     setSessionCookie(event, config, signed.token, signed.session, services(event).clock.now());
     event.res.headers.set('cache-control', 'no-store');
@@ -66,7 +63,7 @@ export function sessionRoutes(app: H3, limits: { read: ReturnType<typeof createR
   app.post('/v1/session', async (event) => {
     checkOrigin(event, config);
     const client = clientOf(event, config);
-    takeToken(perAddress, client.ipAddress, 'address');
+    await limits.signInPerAddress.take(client.ipAddress);
     const body = await readJson(event);
     const { accounts } = services(event);
     if (body !== null && typeof body === 'object' && 'token' in body) {
@@ -74,21 +71,21 @@ export function sessionRoutes(app: H3, limits: { read: ReturnType<typeof createR
       return signedIn(event, await accounts.redeemSignInLink(token, client));
     }
     const input = validate(signInWithPasswordBody, body);
-    takeToken(perAccount, normalizeEmail(input.email), 'account');
+    await limits.signInPerAccount.take(normalizeEmail(input.email));
     return signedIn(event, await accounts.signIn(input, client));
   });
 
   app.post('/v1/invitations/accept', async (event) => {
     checkOrigin(event, config);
     const client = clientOf(event, config);
-    takeToken(perAddress, client.ipAddress, 'address');
+    await limits.signInPerAddress.take(client.ipAddress);
     const input = validate(acceptInvitationBody, await readJson(event));
     return signedIn(event, await services(event).accounts.acceptInvitation(input, client));
   });
 
   app.get('/v1/session', async (event) => {
     const caller = await requireSession(event);
-    limits.read.take(caller.id);
+    await limits.read.take(caller.id);
     const organization = await services(event).persistence.organizations.get(caller.organizationId);
     event.res.headers.set('cache-control', 'no-store');
     return currentSessionResource(caller.session, caller.user, organization ?? { id: caller.organizationId, name: '' }, caller.token);

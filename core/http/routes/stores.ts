@@ -6,7 +6,7 @@ import { readValidJson, validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
 import { pageQuerySchema, queryOf } from '../params.ts';
-import type { createRateLimiter } from '../rate-limit.ts';
+import type { RouteLimits } from '../rate-limit.ts';
 
 export const createStoreBody = v.strictObject({
   name: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), maxCharacters(200, 'must be at most 200 characters')),
@@ -22,10 +22,10 @@ export const storeResource = (store: Store) => ({
 });
 
 /** Stores of the caller's organization (beyond the spec: shops with several storefronts). */
-export function storeRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }) {
+export function storeRoutes(app: H3, limits: RouteLimits) {
   app.get('/v1/stores', async (event) => {
     const key = await requireKey(event, 'secret');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     const query = validate(pageQuerySchema, queryOf(event));
     const page = await services(event).tenants.storePage(key.organizationId, { limit: Number(query.limit), startingAfter: query.starting_after });
     return { object: 'list', data: page.data.map(storeResource), has_more: page.hasMore };
@@ -33,7 +33,7 @@ export function storeRoutes(app: H3, limits: { read: ReturnType<typeof createRat
 
   app.post('/v1/stores', async (event) => {
     const key = await requireKey(event, 'secret');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     const body = await readValidJson(event, createStoreBody);
     const store = await services(event).tenants.createStore(key.organizationId, body);
     event.res.status = 201;

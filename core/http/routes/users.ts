@@ -6,7 +6,7 @@ import { readValidJson, validate } from '../body.ts';
 import { requireSession, services, type SessionCaller } from '../context.ts';
 import { isoTime } from '../format.ts';
 import { cursorSchema, pageQuerySchema, pathId, queryOf } from '../params.ts';
-import type { createRateLimiter } from '../rate-limit.ts';
+import type { RouteLimits } from '../rate-limit.ts';
 import { clearSessionCookie } from '../session-auth.ts';
 import type { Config } from '../../../config/schema.ts';
 import { userResource } from './session.ts';
@@ -37,10 +37,10 @@ export const sessionResource = (session: Session, current: SessionCaller) => ({
  * The team (admins only) and each user's own sessions. Session-only: people, not API keys, decide
  * who may sign in to an organization.
  */
-export function userRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }, config: Config) {
+export function userRoutes(app: H3, limits: RouteLimits, config: Config) {
   app.get('/v1/users', async (event) => {
     const caller = await requireSession(event, { admin: true });
-    limits.read.take(caller.id);
+    await limits.read.take(caller.id);
     const query = validate(pageQuerySchema, queryOf(event));
     const page = await services(event).accounts.listUsers(caller.organizationId, { limit: Number(query.limit), startingAfter: query.starting_after });
     return { object: 'list', data: page.data.map(userResource), has_more: page.hasMore };
@@ -48,7 +48,7 @@ export function userRoutes(app: H3, limits: { read: ReturnType<typeof createRate
 
   app.patch('/v1/users/:id', async (event) => {
     const caller = await requireSession(event, { admin: true });
-    limits.read.take(caller.id);
+    await limits.read.take(caller.id);
     const id = pathId(event, 'id', 'user');
     const body = await readValidJson(event, updateUserBody);
     return userResource(await services(event).accounts.setRole(caller.organizationId, caller.user, id, body.role));
@@ -56,7 +56,7 @@ export function userRoutes(app: H3, limits: { read: ReturnType<typeof createRate
 
   app.delete('/v1/users/:id', async (event) => {
     const caller = await requireSession(event, { admin: true });
-    limits.read.take(caller.id);
+    await limits.read.take(caller.id);
     const id = pathId(event, 'id', 'user');
     await services(event).accounts.removeUser(caller.organizationId, caller.user, id);
     return { id, object: 'user' as const, deleted: true as const };
@@ -64,7 +64,7 @@ export function userRoutes(app: H3, limits: { read: ReturnType<typeof createRate
 
   app.post('/v1/invitations', async (event) => {
     const caller = await requireSession(event, { admin: true });
-    limits.read.take(caller.id);
+    await limits.read.take(caller.id);
     const body = await readValidJson(event, inviteUserBody);
     const link = await services(event).accounts.invite(caller.organizationId, body);
     event.res.status = 201;
@@ -74,7 +74,7 @@ export function userRoutes(app: H3, limits: { read: ReturnType<typeof createRate
 
   app.get('/v1/sessions', async (event) => {
     const caller = await requireSession(event);
-    limits.read.take(caller.id);
+    await limits.read.take(caller.id);
     const { userId = caller.user.id } = validate(sessionsQuery, queryOf(event));
     const cradle = services(event);
     if (userId !== caller.user.id) {
@@ -87,7 +87,7 @@ export function userRoutes(app: H3, limits: { read: ReturnType<typeof createRate
 
   app.delete('/v1/sessions/:id', async (event) => {
     const caller = await requireSession(event);
-    limits.read.take(caller.id);
+    await limits.read.take(caller.id);
     const id = pathId(event, 'id', 'session');
     const cradle = services(event);
     // A viewer's attempt on someone else's session reads as an unknown one: their ids are nobody else's business.

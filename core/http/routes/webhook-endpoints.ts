@@ -6,7 +6,7 @@ import { readValidJson, validate } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
 import { pageQuerySchema, pathId, queryOf } from '../params.ts';
-import type { createRateLimiter } from '../rate-limit.ts';
+import type { RouteLimits } from '../rate-limit.ts';
 
 /** The endpoint as the API shows it; the secret only where it has just been made. */
 export function endpointResource(endpoint: WebhookEndpointRecord, options: { withSecret?: boolean } = {}) {
@@ -26,10 +26,10 @@ export function endpointResource(endpoint: WebhookEndpointRecord, options: { wit
 
 const idParam = (event: H3Event) => pathId(event, 'id', 'webhook endpoint');
 
-export function webhookEndpointRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }) {
+export function webhookEndpointRoutes(app: H3, limits: RouteLimits) {
   const authorized = async (event: H3Event) => {
     const key = await requireKey(event, 'secret');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     return { organizationId: key.organizationId, endpoints: services(event).webhookEndpoints };
   };
 

@@ -7,12 +7,12 @@ import { maxImageBytes } from '../../domain/generation-input.ts';
 import { createWidgetSchema, updateWidgetSchema, widgetGenerationSchema } from '../../domain/widget-input.ts';
 import type { WidgetRecord } from '../../domain/widget.ts';
 import { readValidJson, validate } from '../body.ts';
-import { allowWidgetOrigin, clientAddress, preflight, setAlways, takeToken } from '../browser-access.ts';
+import { allowWidgetOrigin, clientAddress, preflight, setAlways } from '../browser-access.ts';
 import { readJsonWithPhoto } from '../photo-body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
 import { pageQuerySchema, pathId, queryOf } from '../params.ts';
-import { createRateLimiter } from '../rate-limit.ts';
+import type { RouteLimits } from '../rate-limit.ts';
 
 /** As for POST /v1/generations: a 10 MB photo as base64 plus a small rest. */
 const generationBodyLimit = Math.ceil((maxImageBytes * 4) / 3) + 512 * 1024;
@@ -36,14 +36,10 @@ const publicWidgetResource = (widget: WidgetRecord) => ({ id: widget.id, object:
 const listQuery = v.object({ ...pageQuerySchema.entries, storeId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))) });
 const visitorQuery = v.object({ visitorId: browserId });
 
-export function widgetRoutes(app: H3, limits: { read: ReturnType<typeof createRateLimiter> }, config: Config) {
-  const generationsPerIp = createRateLimiter(config.widgets.generationsPerIp);
-  const generationsPerVisitor = createRateLimiter(config.widgets.generationsPerVisitor);
-  const readsPerIp = createRateLimiter(config.widgets.readsPerIp);
-
+export function widgetRoutes(app: H3, limits: RouteLimits, config: Config) {
   app.post('/v1/widgets', async (event) => {
     const key = await requireKey(event, 'secret');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     const widget = await services(event).widgets.create(key.organizationId, await readValidJson(event, createWidgetSchema));
     event.res.status = 201;
     return widgetResource(widget);
@@ -51,7 +47,7 @@ export function widgetRoutes(app: H3, limits: { read: ReturnType<typeof createRa
 
   app.get('/v1/widgets', async (event) => {
     const key = await requireKey(event, 'secret');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     const query = validate(listQuery, queryOf(event));
     const page = await services(event).widgets.list(key.organizationId, { storeId: query.storeId, limit: Number(query.limit), startingAfter: query.starting_after });
     return { object: 'list', data: page.data.map(widgetResource), has_more: page.hasMore };
@@ -59,13 +55,13 @@ export function widgetRoutes(app: H3, limits: { read: ReturnType<typeof createRa
 
   app.get('/v1/widgets/:id', async (event) => {
     const key = await requireKey(event, 'secret');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     return widgetResource(await services(event).widgets.get(key.organizationId, pathId(event, 'id', 'widget')));
   });
 
   app.patch('/v1/widgets/:id', async (event) => {
     const key = await requireKey(event, 'secret');
-    limits.read.take(key.id);
+    await limits.read.take(key.id);
     const id = pathId(event, 'id', 'widget');
     return widgetResource(await services(event).widgets.update(key.organizationId, id, await readValidJson(event, updateWidgetSchema)));
   });
@@ -94,15 +90,15 @@ export function widgetRoutes(app: H3, limits: { read: ReturnType<typeof createRa
 
   app.get('/api/widgets/:widgetId', async (event) => {
     const widget = await widgetFor(event);
-    takeToken(readsPerIp, clientAddress(event, config.trustProxy), 'address');
+    await limits.widgetReadsPerIp.take(clientAddress(event, config.trustProxy));
     return publicWidgetResource(widget);
   });
 
   app.post('/api/widgets/:widgetId/generations', async (event) => {
     const widget = await widgetFor(event);
-    takeToken(generationsPerIp, clientAddress(event, config.trustProxy), 'address');
+    await limits.widgetGenerationsPerIp.take(clientAddress(event, config.trustProxy));
     const input = validate(widgetGenerationSchema, await readJsonWithPhoto(event, { limit: generationBodyLimit, restLimit: widgetBodyLimitBesidesPhoto }));
-    takeToken(generationsPerVisitor, `${widget.id}:${input.visitorId}`, 'visitor');
+    await limits.widgetGenerationsPerVisitor.take(`${widget.id}:${input.visitorId}`);
     const generation = await services(event).widgets.createGeneration(widget, input);
     event.res.status = 202;
     return generationResource(generation);
@@ -110,7 +106,7 @@ export function widgetRoutes(app: H3, limits: { read: ReturnType<typeof createRa
 
   app.get('/api/widgets/:widgetId/generations/:id', async (event) => {
     const widget = await widgetFor(event);
-    takeToken(readsPerIp, clientAddress(event, config.trustProxy), 'address');
+    await limits.widgetReadsPerIp.take(clientAddress(event, config.trustProxy));
     const { visitorId } = validate(visitorQuery, queryOf(event));
     return generationResource(await services(event).widgets.getGeneration(widget, visitorId, pathId(event, 'id', 'generation')));
   });

@@ -18,6 +18,9 @@ import type { GenerationRepository } from './generations.ts';
 import type { IdempotencyRepository } from './idempotency-keys.ts';
 import type { JobRepository } from './jobs.ts';
 import type { OrganizationRepository } from './organizations.ts';
+import type { ProcessRepository } from './processes.ts';
+import type { RetentionRepository } from './retention.ts';
+import type { ScheduleRepository } from './schedules.ts';
 import type { SessionRepository } from './sessions.ts';
 import type { StoreRepository } from './stores.ts';
 import type { UserRepository } from './users.ts';
@@ -35,6 +38,9 @@ export type * from './generations.ts';
 export type * from './idempotency-keys.ts';
 export type * from './jobs.ts';
 export type * from './organizations.ts';
+export type * from './processes.ts';
+export type * from './retention.ts';
+export type * from './schedules.ts';
 export type * from './sessions.ts';
 export type * from './stores.ts';
 export type * from './users.ts';
@@ -61,10 +67,40 @@ export interface Repositories {
   visitorIdentities: VisitorIdentityRepository;
   users: UserRepository;
   sessions: SessionRepository;
+  /** The registry of running `serve` and `worker` processes (topology checks at startup). */
+  processes: ProcessRepository;
+  schedules: ScheduleRepository;
+  retention: RetentionRepository;
+  /**
+   * Raw SQL on this connection or transaction, where the database is Postgres: what a queue
+   * engine keeping its own tables in the same database (pg-boss) writes through, so its jobs
+   * commit with the domain write. Absent on other databases.
+   */
+  sql?: SqlConnection;
+}
+
+/** Runs one SQL text (several statements when `values` is empty) with positional `$n` values. */
+export interface SqlConnection {
+  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+}
+
+/** One connection pool at a moment. */
+export interface PoolStats {
+  /** Which pool (`main`, or e.g. `direct` beside a pooler). */
+  name: string;
+  /** Connections open, idle or in use. */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+  /** The most connections the pool opens. */
+  max: number;
 }
 
 export interface MigrationReport {
   applied: string[];
+  /** Indexes a migration deferred to build outside its transaction (`index <name>`, Postgres), built by this run. */
+  indexesBuilt?: string[];
 }
 
 /** What an adapter's database can do, declared so the core never asks which engine it is. */
@@ -86,10 +122,13 @@ export interface Persistence extends Repositories {
   /** Names of migrations not yet applied; empty when the schema is current. */
   pendingMigrations(): Promise<string[]>;
   /**
-   * Calls `listener` soon after any process commits a job. Absent where the database cannot
-   * signal other processes; workers then fall back to polling.
+   * Calls `listener` soon after any process commits a job, with the job's kind (none when jobs of
+   * any kind may have been missed, after a lost connection). Absent where the database cannot
+   * signal other processes (or has no session to listen on); workers then fall back to polling.
    */
-  listenForJobs?(listener: () => void): Promise<() => Promise<void>>;
+  listenForJobs?(listener: (kind?: string) => void): Promise<() => Promise<void>>;
+  /** The connection pools' usage now, for metrics; absent where there is no pool (SQLite). */
+  poolStats?(): PoolStats[];
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   /**

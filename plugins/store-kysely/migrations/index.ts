@@ -12,6 +12,9 @@ import * as creditLedgerSequence from './0010-credit-ledger-sequence.ts';
 import * as webhookPreviousSecrets from './0012-webhook-previous-secrets.ts';
 import * as dashboardAccounts from './0013-dashboard-accounts.ts';
 import * as dashboardIndexes from './0014-dashboard-indexes.ts';
+import * as retentionDeadLettersSchedules from './0015-retention-dead-letters-schedules.ts';
+import * as processRegistry from './0016-process-registry.ts';
+import * as limits from './0017-limits.ts';
 
 /**
  * Migrations are imported statically rather than read from a folder, so they load the same
@@ -32,6 +35,9 @@ const migrations: Record<string, Migration> = {
   '0012-webhook-previous-secrets': webhookPreviousSecrets,
   '0013-dashboard-accounts': dashboardAccounts,
   '0014-dashboard-indexes': dashboardIndexes,
+  '0015-retention-dead-letters-schedules': retentionDeadLettersSchedules,
+  '0016-process-registry': processRegistry,
+  '0017-limits': limits,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -3,8 +3,22 @@ import type { JobRepository } from '../../../kit/plugin.ts';
 import type { Dialect } from '../dialect.ts';
 import type { Executor } from '../database.ts';
 import { prepared, preparedInsert } from '../prepared.ts';
+import { databaseNow } from '../database-clock.ts';
+import { deadJobMethods } from './dead-jobs.ts';
 
 const insertJob = preparedInsert('jobs');
+/** Postgres: the run time is the caller's delay from the server's now (database-clock.ts). */
+const insertJobOnDatabaseClock = prepared((db, values: { id: string; kind: string; payload: string; delayMs: number; createdAt: number }) =>
+  db.insertInto('jobs').values({
+    id: values.id,
+    kind: values.kind,
+    payload: values.payload,
+    run_at: sql<number>`${databaseNow} + ${values.delayMs}::int8`,
+    attempts: 0,
+    failures: 0,
+    created_at: values.createdAt,
+  }),
+);
 const completeJob = prepared((db, values: { id: string; workerId: string }) =>
   db.deleteFrom('jobs').where('id', '=', values.id).where('locked_by', '=', values.workerId),
 );
@@ -17,14 +31,17 @@ const completeJob = prepared((db, values: { id: string; workerId: string }) =>
  * counts as a failure, so a job that kills its worker every time is not retried for ever.
  */
 function claimQuery(kindCount: number) {
-  type Values = { workerId: string; now: number; leaseEnd: number; limit: number } & Record<`kind${number}`, string>;
+  type Values = { workerId: string; now: number; leaseMs: number; leaseEnd: number; limit: number } & Record<`kind${number}`, string>;
   return prepared((db, values: Values, dialect) => {
+    // Postgres measures due times and leases on its own clock; SQLite on the caller's.
+    const now = dialect === 'postgres' ? databaseNow : values.now;
+    const leaseEnd = dialect === 'postgres' ? sql<number>`${databaseNow} + ${values.leaseMs}::int8` : values.leaseEnd;
     let due = db
       .selectFrom('jobs')
       .select('id')
       .where('kind', 'in', Array.from({ length: kindCount }, (_, index) => values[`kind${index}`]!))
-      .where('run_at', '<=', values.now)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', values.now)]))
+      .where('run_at', '<=', now)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
       .orderBy('run_at')
       .limit(values.limit);
     // Postgres: rows another worker is claiming right now are skipped, not waited for.
@@ -34,8 +51,8 @@ function claimQuery(kindCount: number) {
       .updateTable('jobs')
       .set({
         locked_by: values.workerId,
-        locked_until: values.leaseEnd,
-        run_at: values.leaseEnd,
+        locked_until: leaseEnd,
+        run_at: leaseEnd,
         attempts: sql`attempts + 1`,
         failures: sql`failures + case when locked_by is null then 0 else 1 end`,
       })
@@ -51,6 +68,12 @@ export const jobsChannel = 'visualizer_jobs';
 export function jobRepository(db: Executor, dialect: Dialect): JobRepository {
   return {
     async enqueue(job) {
+      if (dialect === 'postgres') {
+        const delayMs = Math.round(job.runAt - job.createdAt);
+        await insertJobOnDatabaseClock(db, dialect, { id: job.id, kind: job.kind, payload: JSON.stringify(job.payload), delayMs, createdAt: job.createdAt });
+        await sql`select pg_notify(${jobsChannel}, ${job.kind})`.execute(db);
+        return;
+      }
       await insertJob(db, dialect, {
         id: job.id,
         kind: job.kind,
@@ -63,7 +86,6 @@ export function jobRepository(db: Executor, dialect: Dialect): JobRepository {
         last_error: null,
         created_at: job.createdAt,
       });
-      if (dialect === 'postgres') await sql`select pg_notify(${jobsChannel}, ${job.kind})`.execute(db);
     },
 
     async claim({ kinds, workerId, now, leaseMs, limit }) {
@@ -71,7 +93,7 @@ export function jobRepository(db: Executor, dialect: Dialect): JobRepository {
       let query = claimQueries.get(kinds.length);
       if (!query) claimQueries.set(kinds.length, (query = claimQuery(kinds.length)));
       const kindValues = Object.fromEntries(kinds.map((kind, index) => [`kind${index}`, kind]));
-      const { rows } = await query(db, dialect, { workerId, now, leaseEnd: now + leaseMs, limit, ...kindValues });
+      const { rows } = await query(db, dialect, { workerId, now, leaseMs, leaseEnd: now + leaseMs, limit, ...kindValues });
       return rows.map((row) => ({ id: row.id, kind: row.kind, payload: JSON.parse(row.payload), attempts: Number(row.attempts), failures: Number(row.failures) }));
     },
 
@@ -80,18 +102,19 @@ export function jobRepository(db: Executor, dialect: Dialect): JobRepository {
       return Number(result.numAffectedRows) === 1;
     },
 
-    async reschedule(id, workerId, { runAt, error, failed }) {
+    async reschedule(id, workerId, { runAt, now, error, failed }) {
       const result = await db
         .updateTable('jobs')
-        .set({ locked_by: null, locked_until: null, run_at: runAt, last_error: error.slice(0, 2000), failures: failed ? sql`failures + 1` : sql`failures` })
+        .set({ locked_by: null, locked_until: null, run_at: dialect === 'postgres' ? sql<number>`${databaseNow} + ${Math.round(runAt - now)}::int8` : runAt, last_error: error.slice(0, 2000), failures: failed ? sql`failures + 1` : sql`failures` })
         .where('id', '=', id)
         .where('locked_by', '=', workerId)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async extendLeases(ids, workerId, until) {
+    async extendLeases(ids, workerId, { now, leaseMs }) {
       if (ids.length === 0) return;
+      const until = dialect === 'postgres' ? sql<number>`${databaseNow} + ${leaseMs}::int8` : now + leaseMs;
       await db.updateTable('jobs').set({ locked_until: until, run_at: until }).where('id', 'in', ids).where('locked_by', '=', workerId).execute();
     },
 
@@ -101,5 +124,29 @@ export function jobRepository(db: Executor, dialect: Dialect): JobRepository {
       const row = await query.executeTakeFirstOrThrow();
       return Number(row.count);
     },
+
+    // One pass over the table, which holds only unfinished jobs (a finished one is deleted).
+    // Postgres measures due times on its own clock, as claims do.
+    async stats(callerNow) {
+      const now = dialect === 'postgres' ? databaseNow : sql<number>`${callerNow}`;
+      const due = sql`run_at <= ${now} and (locked_until is null or locked_until < ${now})`;
+      const rows = await db
+        .selectFrom('jobs')
+        .select((eb) => [
+          'kind',
+          eb.fn.countAll().as('total'),
+          sql`sum(case when ${due} then 1 else 0 end)`.as('due'),
+          sql`sum(case when locked_until >= ${now} then 1 else 0 end)`.as('running'),
+          sql`max(case when ${due} then ${now} - run_at else 0 end)`.as('lag_ms'),
+        ])
+        .groupBy('kind')
+        .execute();
+      return rows.map((row) => {
+        const [total, due, running] = [Number(row.total), Number(row.due), Number(row.running)];
+        return { kind: row.kind, due, running, scheduled: total - due - running, lagMs: Number(row.lag_ms ?? 0) };
+      });
+    },
+
+    ...deadJobMethods(db, dialect),
   };
 }

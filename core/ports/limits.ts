@@ -1,0 +1,67 @@
+/**
+ * Limits port: rate limits and concurrency caps, per key, under a name (`api-read`,
+ * `webhook-endpoint` …). Adapters: `memory` (one process), `redis` and `postgres` (shared).
+ *
+ * An adapter must guarantee:
+ * - Shared state: every limiter or cap made with the same name and rule, in any process using
+ *   the same store, counts against one budget (`memory`: within one process only).
+ * - Rate: for one key at most `burst` takes are allowed at once and, over a long run, about
+ *   `perSecond` a second; a refused take says when one will be allowed again (`retryAfterMs`).
+ * - Concurrency: at most `limit` slots per key are held at once; a slot is held until released
+ *   or until `leaseMs` passes without a renewal (a process that died holding one loses it).
+ * - Keys are independent, and so are names.
+ * A store that cannot be reached makes `take` fall back to this process's own memory (limits hold
+ * per process until it is back) and `tryAcquire` reject: work waiting on a cap waits out the outage.
+ */
+
+/** A rate: `burst` requests at once, `perSecond` on average (see rateWindow). */
+export interface RateRule {
+  perSecond: number;
+  burst: number;
+}
+
+export type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
+
+export interface RateLimiter {
+  /** Counts one request of `key`, or says it is over its budget and when to come back. */
+  take(key: string): Promise<RateDecision>;
+}
+
+/** A held concurrency slot. */
+export interface Slot {
+  /** Extends the lease by `leaseMs` from now; false when it had already expired (and may be someone else's). */
+  renew(): Promise<boolean>;
+  /** Gives the slot back; harmless when called twice or after expiry. */
+  release(): Promise<void>;
+}
+
+export interface ConcurrencyCap {
+  /** A slot of `key`, or null when `limit` are held; rejects when the store cannot be reached. */
+  tryAcquire(key: string): Promise<Slot | null>;
+}
+
+export interface Limits {
+  rateLimiter(name: string, rule: RateRule): RateLimiter;
+  concurrency(name: string, limit: number, leaseMs: number): ConcurrencyCap;
+}
+
+/**
+ * The fixed window every built-in adapter counts a rule in (rate-limiter-flexible's model): `burst`
+ * requests (or `perSecond` × the window, if more) per window of `burst / perSecond` seconds, rounded
+ * to whole seconds as Redis expiry counts them. The long-run rate is `perSecond`; right across a
+ * window's end a key may get up to twice `burst` in a short while.
+ */
+export function rateWindow({ perSecond, burst }: RateRule): { points: number; duration: number } {
+  const duration = Math.max(1, Math.round(burst / perSecond));
+  return { points: Math.max(burst, Math.floor(perSecond * duration)), duration };
+}
+
+/**
+ * A refusal as rate-limiter-flexible rejects `consume` (an object with `msBeforeNext`) made into a
+ * decision; anything else (the store's error) is thrown again.
+ */
+export function refusedTake(refusal: unknown): RateDecision {
+  const msBeforeNext = (refusal as { msBeforeNext?: unknown } | null)?.msBeforeNext;
+  if (refusal instanceof Error || typeof msBeforeNext !== 'number') throw refusal;
+  return { allowed: false, retryAfterMs: Math.max(1, msBeforeNext) };
+}

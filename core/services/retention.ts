@@ -1,0 +1,48 @@
+import { setImmediate as yieldTurn } from 'node:timers/promises';
+import type { Config } from '../../config/schema.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { Persistence, RetentionRepository } from '../ports/persistence/index.ts';
+import type { Logger } from '../logger.ts';
+
+const day = 24 * 3_600_000;
+
+type Prune = keyof RetentionRepository;
+
+/** What one sweep deleted of each kind, and in how many batches (transactions). */
+export type RetentionReport = Record<'events' | 'idempotencyKeys' | 'deadJobs', { deleted: number; batches: number }>;
+
+/**
+ * The retention sweep: deletes events (with their deliveries and attempts), idempotency keys and
+ * dead jobs older than their windows (`config.retention`), in batches of `batchSize`, each its own
+ * short transaction, so no lock is held for long. A sweep stops a kind after `maxBatchesPerRun`
+ * batches; the rest goes at the next sweep.
+ */
+export function retentionSweep(deps: { persistence: Persistence; clock: Clock; config: Pick<Config, 'retention'>; logger: Logger }) {
+  const { persistence, clock, logger } = deps;
+  const { eventsDays, idempotencyKeysDays, deadJobsDays, batchSize, maxBatchesPerRun } = deps.config.retention;
+  const kinds: Array<[keyof RetentionReport, Prune, number | null]> = [
+    ['events', 'pruneEvents', eventsDays],
+    ['idempotencyKeys', 'pruneIdempotencyKeys', idempotencyKeysDays],
+    ['deadJobs', 'pruneDeadJobs', deadJobsDays],
+  ];
+
+  return async function sweep(): Promise<RetentionReport> {
+    const report: RetentionReport = { events: { deleted: 0, batches: 0 }, idempotencyKeys: { deleted: 0, batches: 0 }, deadJobs: { deleted: 0, batches: 0 } };
+    const now = clock.now();
+    for (const [name, prune, days] of kinds) {
+      if (days === null) continue;
+      const before = now - days * day;
+      const counts = report[name];
+      while (counts.batches < maxBatchesPerRun) {
+        const deleted = await persistence.transaction((tx) => tx.retention[prune](before, batchSize));
+        counts.batches += 1;
+        counts.deleted += deleted;
+        if (deleted < batchSize) break;
+        // Let requests and jobs of this process in between batches.
+        await yieldTurn();
+      }
+    }
+    if (report.events.deleted + report.idempotencyKeys.deleted + report.deadJobs.deleted > 0) logger.info('retention sweep deleted old rows', report);
+    return report;
+  };
+}

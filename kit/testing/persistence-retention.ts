@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { tenantService } from '../../core/services/tenants.ts';
+import type { Persistence } from '../plugin.ts';
+import { testIds } from './ids.ts';
+
+/**
+ * Dead letters, schedules and retention, part of the persistence contract. The suite shares one
+ * database, so the rows pruned here are dated in 1970, older than anything another case writes.
+ */
+export function persistenceRetentionContract(context: { store: () => Persistence; open: () => Persistence; tenants: () => ReturnType<typeof tenantService> }) {
+  describe('dead letters, schedules and retention', () => {
+    it('moves a job given up to the dead letters, lists them newest first by kind, and hands them back for a retry', async () => {
+      const store = context.store();
+      const kind = `test.dead.${testIds.id('k')}`;
+      const [first, second] = [testIds.id('job_'), testIds.id('job_')];
+      await store.transaction(async (tx) => {
+        await tx.jobs.enqueue({ id: first, kind, payload: { n: 1 }, runAt: 0, createdAt: 5 });
+        await tx.jobs.enqueue({ id: second, kind, payload: { n: 2 }, runAt: 0, createdAt: 6 });
+      });
+      assert.equal((await store.jobs.claim({ kinds: [kind], workerId: 'wkr_a', now: Date.now(), leaseMs: 60_000, limit: 2 })).length, 2);
+      assert.equal(await store.transaction((tx) => tx.jobs.bury(first, 'wkr_b', { error: 'not mine', diedAt: 100 })), false, 'only the worker holding a job buries it');
+      assert.equal(await store.transaction((tx) => tx.jobs.bury(first, 'wkr_a', { error: 'boom', diedAt: 100 })), true);
+      assert.equal(await store.jobs.pending([kind]), 1, 'a buried job is no longer queued');
+      assert.equal(await store.transaction((tx) => tx.jobs.bury(second, 'wkr_a', { error: 'x'.repeat(5_000), diedAt: 200 })), true);
+
+      const dead = await store.jobs.listDead({ kind, limit: 10 });
+      assert.deepEqual(dead.map((job) => job.id), [second, first], 'the most recent death first');
+      assert.deepEqual(dead[1], { id: first, kind, payload: { n: 1 }, attempts: 1, failures: 1, lastError: 'boom', createdAt: 5, diedAt: 100 });
+      assert.ok(dead[0]!.lastError!.length <= 2_000, 'a long error is cut');
+      assert.deepEqual((await store.jobs.listDead({ kind, limit: 1 })).map((job) => job.id), [second]);
+      assert.deepEqual(await store.jobs.listDead({ kind: `${kind}.other`, limit: 10 }), []);
+
+      assert.deepEqual((await store.transaction((tx) => tx.jobs.takeDead({ id: first }))).map((job) => job.id), [first]);
+      assert.deepEqual(await store.transaction((tx) => tx.jobs.takeDead({ id: first })), [], 'taken once');
+      assert.deepEqual((await store.transaction((tx) => tx.jobs.takeDead({ kind }))).map((job) => job.id), [second]);
+      assert.deepEqual(await store.jobs.listDead({ kind, limit: 10 }), []);
+    });
+
+    it('claims each run of a scheduled task once, across handles', async () => {
+      const name = `test.schedule.${testIds.id('s')}`;
+      const handles = [context.store(), context.open()];
+      const claims = await Promise.all(Array.from({ length: 10 }, (_, index) => handles[index % 2]!.schedules.claimRun(name, 60_000)));
+      assert.equal(claims.filter(Boolean).length, 1);
+      assert.equal(await handles[1]!.schedules.claimRun(name, 60_000), false, 'not again within the interval');
+    });
+
+    it('prunes old events with their deliveries and attempts in bounded batches, never one still being delivered', async () => {
+      const store = context.store();
+      const { organization } = await context.tenants().createOrganization({ name: 'Retention', credits: 0 });
+      const endpoint = {
+        id: testIds.id('whe_'),
+        organizationId: organization.id,
+        url: 'https://hooks.example/receive',
+        description: null,
+        enabledEvents: ['*'],
+        status: 'enabled' as const,
+        disabledReason: null,
+        secret: 'whsec_c2VjcmV0',
+        previousSecrets: [],
+        failingSince: null,
+        createdAt: 1,
+        updatedAt: 1,
+      };
+      await store.webhookEndpoints.create(endpoint);
+      const events = ['ended_a', 'ended_b', 'ended_c', 'retrying'].map((name, index) => ({
+        id: testIds.id(`evt_${name}_`),
+        organizationId: organization.id,
+        type: 'generation.completed',
+        body: '{}',
+        createdAt: index + 1,
+      }));
+      for (const [index, event] of events.entries()) {
+        await store.events.append(event);
+        const deliveryId = testIds.id('whd_');
+        const status = index === 3 ? ('pending' as const) : ('succeeded' as const);
+        await store.deliveries.create({ id: deliveryId, eventId: event.id, endpointId: endpoint.id, status, attemptCount: 1, nextAttemptAt: null, lastError: null, createdAt: 1, updatedAt: 1 });
+        await store.deliveries.recordAttempt({ id: testIds.id('wha_'), deliveryId, attemptedAt: 2, statusCode: 200, error: null, durationMs: 3, responseBody: null });
+      }
+      const cutoff = 10_000;
+      assert.equal(await store.transaction((tx) => tx.retention.pruneEvents(cutoff, 2)), 2, 'a batch is at most its limit');
+      assert.equal(await store.transaction((tx) => tx.retention.pruneEvents(cutoff, 2)), 1);
+      assert.equal(await store.transaction((tx) => tx.retention.pruneEvents(cutoff, 2)), 0);
+      for (const event of events.slice(0, 3)) {
+        assert.equal(await store.events.get(organization.id, event.id), null);
+        assert.deepEqual(await store.deliveries.forEvent(event.id), []);
+        assert.deepEqual(await store.deliveries.attemptsForEvent(event.id), []);
+      }
+      const retrying = events[3]!;
+      assert.ok(await store.events.get(organization.id, retrying.id), 'an event whose delivery is pending stays');
+      assert.equal((await store.deliveries.attemptsForEvent(retrying.id)).length, 1, 'with its history');
+    });
+
+    it('prunes idempotency keys and dead jobs older than the time given, in bounded batches', async () => {
+      const store = context.store();
+      const { organization } = await context.tenants().createOrganization({ name: 'Old keys', credits: 0 });
+      const generationId = testIds.id('gen_');
+      await store.generations.create({
+        id: generationId,
+        organizationId: organization.id,
+        storeId: null,
+        apiKeyId: null,
+        widgetId: null,
+        status: 'complete',
+        mode: 'virtual-try-on',
+        imageSize: '1K',
+        creditsCharged: 1,
+        sourceImage: 'private:uploads/x/y.jpg',
+        products: [{ productId: 1, productTitle: 'Hat', imageUrl: 'https://shop.example/hat.png' }],
+        hint: null,
+        metadata: null,
+        imageUrl: null,
+        imageVariants: null,
+        errorCode: null,
+        errorMessage: null,
+        visitorId: null,
+        sessionId: null,
+        createdAt: 1,
+        completedAt: null,
+      });
+      for (const [key, at] of [['old-1', 1], ['old-2', 2], ['old-3', 3], ['recent', Date.now()]] as const) await store.idempotencyKeys.bind(organization.id, key, generationId, at);
+      assert.equal(await store.transaction((tx) => tx.retention.pruneIdempotencyKeys(10_000, 2)), 2);
+      assert.equal(await store.transaction((tx) => tx.retention.pruneIdempotencyKeys(10_000, 2)), 1);
+      assert.equal(await store.idempotencyKeys.find(organization.id, 'old-1'), null);
+      assert.equal(await store.idempotencyKeys.find(organization.id, 'recent'), generationId);
+
+      const kind = `test.prune.${testIds.id('k')}`;
+      const ids = [testIds.id('job_'), testIds.id('job_')];
+      for (const id of ids) await store.jobs.enqueue({ id, kind, payload: {}, runAt: 0, createdAt: 1 });
+      await store.jobs.claim({ kinds: [kind], workerId: 'wkr_p', now: Date.now(), leaseMs: 60_000, limit: 2 });
+      await store.transaction((tx) => tx.jobs.bury(ids[0]!, 'wkr_p', { error: 'old', diedAt: 5 }));
+      await store.transaction((tx) => tx.jobs.bury(ids[1]!, 'wkr_p', { error: 'new', diedAt: Date.now() }));
+      assert.equal(await store.transaction((tx) => tx.retention.pruneDeadJobs(10_000, 10)), 1);
+      assert.deepEqual((await store.jobs.listDead({ kind, limit: 10 })).map((job) => job.id), [ids[1]]);
+    });
+  });
+}

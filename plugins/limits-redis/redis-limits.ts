@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import { rateWindow, refusedTake, type ConcurrencyCap, type Limits, type Logger, type RateLimiter, type RateRule } from '../../kit/plugin.ts';
+
+/**
+ * A cap's slots are one sorted set per key: members are holders, scores the Redis time (ms) at
+ * which each lease ends. Each script first drops expired members, so a dead holder's slot frees
+ * itself; the key expires with its latest lease (every lease of a cap has the same length).
+ */
+const nowMs = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+const acquireScript = `${nowMs}
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1`;
+const renewScript = `${nowMs}
+local score = redis.call('ZSCORE', KEYS[1], ARGV[2])
+if not score or tonumber(score) <= now then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1`;
+
+type SlotClient = Redis & {
+  acquireSlot(key: string, limit: number, leaseMs: number, holder: string): Promise<number>;
+  renewSlot(key: string, leaseMs: number, holder: string): Promise<number>;
+};
+
+/** The URL without its password, for messages. */
+const redactedUrl = (url: string) => {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.href;
+};
+
+export interface RedisLimitsOptions {
+  url: string;
+  /** Prefix of every key this adapter writes, so one Redis can serve several deployments. */
+  keyPrefix: string;
+  /** A command not answered within this fails (and a take falls back to memory). */
+  commandTimeoutMs: number;
+}
+
+/**
+ * Limits in Redis, shared by every process using it: rate-limiter-flexible's RateLimiterRedis for
+ * rates, a Lua script per slot operation for caps. Commands are not queued while Redis is away
+ * (`enableOfflineQueue: false`): a take falls back at once to this process's memory, and an
+ * acquire rejects, rather than a request hanging on a lost connection.
+ */
+export async function createRedisLimits(options: RedisLimitsOptions, logger: Logger): Promise<Limits & { close(): Promise<void> }> {
+  const client = new Redis(options.url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: options.commandTimeoutMs,
+    lazyConnect: true,
+  }) as SlotClient;
+  // Until the first connection, a failure is startup's to report.
+  let warned = true;
+  client.on('error', (error: Error) => {
+    // ioredis reconnects by itself; one line per outage is enough.
+    if (!warned) logger.warn('limits: Redis is unreachable; rate limits hold per process until it is back', { error: error.message });
+    warned = true;
+  });
+  client.on('ready', () => (warned = false));
+  client.defineCommand('acquireSlot', { numberOfKeys: 1, lua: acquireScript });
+  client.defineCommand('renewSlot', { numberOfKeys: 1, lua: renewScript });
+  // A wrong URL fails startup, as the database's does; the client must not go on reconnecting then.
+  try {
+    await client.connect();
+  } catch (error) {
+    client.disconnect();
+    throw new Error(`cannot reach Redis at ${redactedUrl(options.url)}: ${(error as Error).message}`);
+  }
+
+  const limiters = new Map<string, RateLimiter>();
+  const rateLimiter = (name: string, rule: RateRule): RateLimiter => {
+    const window = rateWindow(rule);
+    const limiter = new RateLimiterRedis({
+      storeClient: client,
+      keyPrefix: `${options.keyPrefix}rate:${name}`,
+      rejectIfRedisNotReady: true,
+      // While Redis is away, this process counts alone.
+      insuranceLimiter: new RateLimiterMemory({ keyPrefix: name, ...window }),
+      ...window,
+    });
+    return {
+      async take(key) {
+        try {
+          await limiter.consume(key);
+          return { allowed: true };
+        } catch (refusal) {
+          return refusedTake(refusal);
+        }
+      },
+    };
+  };
+
+  const concurrency = (name: string, limit: number, leaseMs: number): ConcurrencyCap => ({
+    async tryAcquire(key) {
+      const setKey = `${options.keyPrefix}slots:${name}:${key}`;
+      const holder = randomUUID();
+      if (!(await client.acquireSlot(setKey, limit, leaseMs, holder))) return null;
+      return {
+        renew: async () => (await client.renewSlot(setKey, leaseMs, holder)) === 1,
+        release: async () => {
+          await client.zrem(setKey, holder);
+        },
+      };
+    },
+  });
+
+  return {
+    rateLimiter(name, rule) {
+      const id = `${name}:${rule.perSecond}:${rule.burst}`;
+      if (!limiters.has(id)) limiters.set(id, rateLimiter(name, rule));
+      return limiters.get(id)!;
+    },
+    concurrency,
+    close: async () => {
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
+}

@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import type { Persistence } from '../core/ports/persistence/index.ts';
+import { oncePerCluster } from '../core/services/cluster-schedule.ts';
+import { openPostgres } from '../plugins/store-kysely/postgres.ts';
+import { openSqlite } from '../plugins/store-kysely/sqlite.ts';
+import { waitFor } from '../kit/testing/wait-for.ts';
+import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
+
+const bin = path.join(import.meta.dirname, '..', 'bin', 'visualizer.js');
+const run = promisify(execFile);
+
+let postgres: PostgresTestServer | undefined;
+const dirs: string[] = [];
+after(async () => {
+  await postgres?.stop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const tempDir = () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-schedule-'));
+  dirs.push(dir);
+  return dir;
+};
+
+/** Two handles on one fresh, migrated database of each kind: two processes' pools, as far as the database can tell. */
+const databases: Record<string, () => Promise<[Persistence, Persistence]>> = {
+  sqlite: async () => {
+    const file = path.join(tempDir(), 'schedule.db');
+    const first = openSqlite(file);
+    await first.migrate();
+    // In one process both handles share one connection (see openSqlite); SQLite serializes writers anyway.
+    return [first, openSqlite(file)];
+  },
+  postgres: async () => {
+    postgres ??= await startPostgresTestServer();
+    const url = await postgres.createDatabase();
+    const first = openPostgres(url);
+    await first.migrate();
+    return [first, openPostgres(url)];
+  },
+};
+
+for (const [name, open] of Object.entries(databases)) {
+  describe(`claimRun on ${name}`, () => {
+    it('gives a run to exactly one of many concurrent claims, and the next only after its interval', async () => {
+      const [one, other] = await open();
+      try {
+        const claimAll = () => Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 ? one : other).schedules.claimRun('sweep', 300)));
+        const first = await claimAll();
+        assert.equal(first.filter(Boolean).length, 1, 'the first run goes to one claim of 20 (the row did not exist yet)');
+        assert.equal((await claimAll()).filter(Boolean).length, 0, 'nobody runs it again before its interval');
+        // Once the interval has passed, again one claim of many wins.
+        let second: boolean[] = [];
+        await waitFor('the next run to be due', async () => (second = await claimAll()).some(Boolean), 5_000);
+        assert.equal(second.filter(Boolean).length, 1);
+        assert.equal(await one.schedules.claimRun('another-task', 60_000), true, 'each task has its own schedule');
+      } finally {
+        await one.close();
+        await other.close();
+      }
+    });
+
+    it('oncePerCluster runs a task only where the claim succeeded', async () => {
+      const [one, other] = await open();
+      try {
+        let runs = 0;
+        const task = { name: 'counted', intervalMs: 60_000, run: async () => void (runs += 1) };
+        const here = oncePerCluster(one, task);
+        const there = oncePerCluster(other, task);
+        await Promise.all([here.run(), there.run(), here.run(), there.run()]);
+        assert.equal(runs, 1);
+        assert.equal(here.intervalMs, 60_000, 'the wrapper keeps the task name and interval');
+      } finally {
+        await one.close();
+        await other.close();
+      }
+    });
+  });
+}
+
+/** Starts a CLI process and resolves once it prints a line matching `ready`. */
+function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
+  const child = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      if (ready.test(stdout)) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${stderr}`)));
+  });
+}
+
+const stop = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
+describe('two worker processes on one Postgres', () => {
+  it('run a periodic task once per interval between them, and either one alone keeps running it', { timeout: 120_000 }, async (t) => {
+    postgres ??= await startPostgresTestServer();
+    const url = await postgres.createDatabase();
+    const dir = tempDir();
+    const intervalMs = 500;
+    // The retention sweep, made to delete exactly one old dead job per run: deleted rows count runs.
+    const config = path.join(dir, 'config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ retention: { sweepIntervalMs: intervalMs, batchSize: 1, maxBatchesPerRun: 1, eventsDays: null, idempotencyKeysDays: null, deadJobsDays: 1 } }),
+    );
+    const env = { DATABASE_URL: url, VISUALIZER_DATA_DIR: dir, VISUALIZER_CONFIG: config, PORT: '0' };
+    await run(bin, ['migrate'], { env: { ...process.env, ...env } });
+
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const children: ChildProcess[] = [];
+    try {
+      // Each run's delete is stamped with the database's time by a trigger of the test's own.
+      await client.query(`
+        create table run_log (at timestamptz not null default clock_timestamp());
+        create function log_run() returns trigger language plpgsql as $$ begin insert into run_log default values; return old; end $$;
+        create trigger log_run after delete on dead_jobs for each row execute function log_run();
+        insert into dead_jobs (id, kind, payload, attempts, failures, last_error, created_at, died_at)
+          select 'job_' || n, 'test.old', '{}', 10, 10, 'boom', 0, 0 from generate_series(1, 1000) n;`);
+      const runs = async () => Number((await client.query('select count(*) as n from run_log')).rows[0].n);
+
+      const first = await start(['worker'], env, /worker running/);
+      children.push(first);
+      await waitFor('the first worker to run the task', async () => (await runs()) >= 2, 30_000);
+      const second = await start(['worker'], env, /worker running/);
+      children.push(second);
+      const together = await runs();
+      await waitFor('runs while both workers tick', async () => (await runs()) >= together + 8, 30_000);
+      await stop(first);
+      const alone = await runs();
+      await waitFor('the second worker to keep running it alone', async () => (await runs()) >= alone + 2, 30_000);
+      await stop(second);
+
+      // Never two runs within one interval (less its tolerance of a tenth), whichever process ran them.
+      const { rows } = await client.query<{ gap_ms: number }>(
+        `select extract(epoch from at - lag(at) over (order by at)) * 1000 as gap_ms from run_log order by at`,
+      );
+      const gaps = rows.slice(1).map((row) => Number(row.gap_ms));
+      assert.ok(gaps.length >= 11, `${gaps.length + 1} runs were logged`);
+      // A run deletes its row a moment after its claim; 50 ms covers that delay differing between runs.
+      const shortest = Math.min(...gaps);
+      t.diagnostic(`${rows.length} runs; gaps between runs ${Math.round(shortest)}–${Math.round(Math.max(...gaps))} ms at a ${intervalMs} ms interval`);
+      assert.ok(shortest >= intervalMs * 0.9 - 50, `two runs came ${shortest} ms apart; the interval is ${intervalMs} ms (gaps: ${gaps.map(Math.round).join(', ')})`);
+      const left = Number((await client.query('select count(*) as n from dead_jobs')).rows[0].n);
+      assert.equal(left, 1000 - rows.length, 'each run deleted one row, and only runs deleted rows');
+    } finally {
+      for (const child of children) await stop(child);
+      await client.end();
+    }
+  });
+});

@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { topologyFindings, type TopologyInput } from '../cli/topology.ts';
+import type { ProcessRecord, ProcessRole } from '../core/ports/persistence/index.ts';
+import { bin } from './support/cli.ts';
+import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
+import { waitFor } from './support/wait-for.ts';
+
+const run = promisify(execFile);
+
+/** A CLI process whose output the test reads as it comes; `exited` resolves with its exit code. */
+function start(args: string[], env: Record<string, string>) {
+  const child = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (chunk) => (output.stdout += chunk));
+  child.stderr!.on('data', (chunk) => (output.stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  /** Resolves once stdout matches; rejects with the output if the process exits or takes over a minute. */
+  const printed = (pattern: RegExp) =>
+    waitFor(`${args.join(' ')} printing ${pattern}`, () => {
+      if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}: ${output.stderr}`);
+      return pattern.test(output.stdout);
+    }, 60_000).catch((error: Error) => Promise.reject(new Error(`${error.message}\nstdout: ${output.stdout}\nstderr: ${output.stderr}`)));
+  return { child, output, exited, printed };
+}
+
+const record = (role: ProcessRole, hostname: string, details: Record<string, unknown> = {}): ProcessRecord => ({
+  id: `proc_${role}_${hostname}`,
+  hostname,
+  role,
+  pid: 1,
+  startedAt: 0,
+  seenAt: 0,
+  details,
+});
+
+describe('topology findings', () => {
+  const base: TopologyInput = { role: 'worker', hostname: 'a', database: 'postgres', cdn: 's3', limits: 'redis', live: [] };
+
+  it('accept the multi-host deployment: Postgres, S3, shared limits, API-only processes and workers on several hosts', () => {
+    const live = [record('serve-api-only', 'a'), record('serve-api-only', 'b'), record('worker', 'c'), record('worker', 'd')];
+    assert.deepEqual(topologyFindings({ ...base, role: 'worker', hostname: 'c', live }), { refusal: undefined, warnings: [] });
+    assert.deepEqual(topologyFindings({ ...base, role: 'serve-api-only', hostname: 'a', live }), { refusal: undefined, warnings: [] });
+  });
+
+  it('say nothing of hostnames on SQLite, whose file no other host can open', () => {
+    const live = [record('serve', 'a', { workers: 4 }), record('worker', 'b')];
+    assert.deepEqual(topologyFindings({ ...base, database: 'sqlite', cdn: 'local', limits: 'memory', hostname: 'b', live }), { refusal: undefined, warnings: [] });
+  });
+
+  it('count a serve with no render workers as no worker', () => {
+    const live = [record('serve-api-only', 'a'), record('serve', 'a', { workers: 0 })];
+    const { warnings } = topologyFindings({ ...base, role: 'serve-api-only', live });
+    assert.match(warnings.join('\n'), /No worker is running on this database/);
+  });
+});
+
+describe('a deployment on Postgres with the local CDN, processes on two hosts', () => {
+  let postgres: PostgresTestServer;
+  let env: Record<string, string>;
+  let dir = '';
+  const children: ChildProcess[] = [];
+
+  before(async () => {
+    postgres = await startPostgresTestServer();
+    dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-topology-'));
+    env = { DATABASE_URL: await postgres.createDatabase(), VISUALIZER_DATA_DIR: dir, PORT: '0' };
+    await run(bin, ['migrate'], { env: { ...process.env, ...env } });
+  });
+  after(async () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await postgres.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a worker on another host, warns an API process there, and says what to change', async () => {
+    const api = start(['serve', '--api-only'], { ...env, VISUALIZER_HOSTNAME: 'host-a' });
+    children.push(api.child);
+    await api.printed(/listening on/);
+    assert.match(api.output.stderr, /Warning: Single host only: the image CDN is 'local' .* every process of this deployment must run on this host \(host-a\)\. To run on several hosts, use VISUALIZER_CDN=s3/);
+    assert.match(api.output.stderr, /Warning: No worker is running on this database: renders and webhook deliveries wait until one starts\. Start 'visualizer worker' processes/);
+
+    const refused = start(['worker'], { ...env, VISUALIZER_HOSTNAME: 'host-b' });
+    children.push(refused.child);
+    assert.equal(await refused.exited, 1, refused.output.stderr);
+    assert.match(
+      refused.output.stderr,
+      /^visualizer worker: The image CDN is 'local' \(files in this host's data directory\), but processes on other hosts \(host-a\) use the same database: .* Use S3-protocol storage behind a CDN \(VISUALIZER_CDN=s3, see docs\/operations\.md "S3 and a CDN"\) for every process, or run all processes on one host\.$/m,
+    );
+    assert.doesNotMatch(refused.output.stdout, /worker running/);
+
+    // The same worker on the API's host is fine.
+    const worker = start(['worker'], { ...env, VISUALIZER_HOSTNAME: 'host-a' });
+    children.push(worker.child);
+    await worker.printed(/worker running/);
+    assert.doesNotMatch(worker.output.stderr, /Warning/);
+
+    // An API process on the other host starts, warned; a second API process says limits are per process.
+    const remote = start(['serve', '--api-only'], { ...env, VISUALIZER_HOSTNAME: 'host-b' });
+    children.push(remote.child);
+    await remote.printed(/listening on/);
+    assert.match(remote.output.stderr, /Warning: The image CDN is 'local' .* processes on other hosts \(host-a\) use the same database/);
+    assert.match(remote.output.stderr, /Warning: Rate limits are per process: 2 API processes share this database with in-memory limits, so a key gets up to 2 times its limit\. Set VISUALIZER_LIMITS=redis/);
+    assert.doesNotMatch(remote.output.stderr, /No worker is running/, 'the worker on host-a counts');
+
+    const client = new pg.Client({ connectionString: env.DATABASE_URL });
+    await client.connect();
+    try {
+      const live = await client.query<{ hostname: string; role: string }>('select hostname, role from processes order by started_at');
+      assert.deepEqual(live.rows, [
+        { hostname: 'host-a', role: 'serve-api-only' },
+        { hostname: 'host-a', role: 'worker' },
+        { hostname: 'host-b', role: 'serve-api-only' },
+      ]);
+      for (const process of [remote, worker, api]) {
+        process.child.kill('SIGTERM');
+        assert.equal(await process.exited, 0);
+      }
+      assert.equal((await client.query('select count(*)::int as n from processes')).rows[0].n, 0, 'stopped processes unregister');
+    } finally {
+      await client.end();
+    }
+  });
+});
