@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { fixed, table, type SummaryRow } from './support/report.ts';
 import { cpuTimes, stealShare } from './support/steal.ts';
 
-const all = ['create', 'get', 'variants', 'latency', 'deliver'];
+const all = ['create', 'get', 'variants', 'latency', 'deliver', 'postgres-api', 'render-throughput', 'queue'];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : all;
 const unknown = chosen.filter((name) => !all.includes(name));
 if (unknown.length) {
