@@ -48,3 +48,5 @@ export { assertContentTypeFitsKey, assertSafeKey, assertSafePrefix, contentTypeF
 export { inputDecoding } from '../core/imaging/input-decoding.ts';
 /** The guarded outbound client a plugin is handed (`context.outbound`), and the error it throws. */
 export { OutboundError, type GuardedClient, type OutboundErrorCode, type OutboundRequest, type OutboundResponse } from '../core/outbound/guarded-client.ts';
+/** The worker side of a job queue (lanes, retries, leases, stop) over an engine's claim and writes, for queue plugins. */
+export { createQueueRunner, type QueueEngine, type QueueRunnerOptions } from './queue-runner.ts';

@@ -1,214 +1,40 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { outageRetryDelay, PostponeJob, RetryJob, type Clock, type IdGenerator, type JobHandler, type JobQueue, type Logger, type Persistence, type QueuedJob } from '../../kit/plugin.ts';
+import { createQueueRunner, type Clock, type IdGenerator, type JobQueue, type Logger, type Persistence, type QueueRunnerOptions } from '../../kit/plugin.ts';
 
-export interface DbQueueOptions {
-  /** How long a claimed job stays leased without a heartbeat; a dead worker's jobs return after it. */
-  leaseMs: number;
-  /** How often idle workers look for due jobs when nobody signals them (retries, other processes on SQLite). */
-  pollIntervalMs: number;
-  /**
-   * A job whose handler keeps throwing unexpected errors is given up after this many failures (see
-   * `QueuedJob.failures`); runs that an outage postponed do not count (an outage must not lose work).
-   */
-  maxAttempts: number;
-}
-
-/** How long a stop waits, after aborting the runs that outlived its deadline, for them to give up. */
-const abortGraceMs = 2_000;
-
-/** Whether `promise` settles within `ms` (Infinity: waits for it). */
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  if (!Number.isFinite(ms)) return promise.then(() => true);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
-  return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer));
-}
-
-/** Backoff after a job's nth failure (an unexpected handler error): 1 s, 2 s, 4 s … capped at 5 min. */
-const backoff = (failure: number) => Math.min(300_000, 1_000 * 2 ** Math.max(0, failure - 1));
+export type DbQueueOptions = QueueRunnerOptions;
 
 /**
- * One `work()` call: its own job kinds, concurrency and claim loop, so slow kinds (renders)
- * never occupy the slots of fast ones (webhook deliveries).
+ * The job queue on the persistence port: jobs are rows of the store's own database, claimed,
+ * rescheduled and buried through `Repositories.jobs`; the kit's runner works them.
  */
-interface Lane {
-  kinds: string[];
-  handlers: Record<string, JobHandler>;
-  concurrency: number;
-  running: Map<string, Promise<void>>;
-  /** A wake-up that arrives while the loop is busy is remembered, so the next wait returns at once. */
-  woken: boolean;
-  wake: () => void;
-  loop?: Promise<void>;
-}
-
 export function createDbQueue(deps: { persistence: Persistence; clock: Clock; ids: IdGenerator; logger: Logger }, options: DbQueueOptions): JobQueue {
   const { persistence, clock, logger } = deps;
   const workerId = deps.ids.id('wkr_');
-  const lanes: Lane[] = [];
-  /** Each running job's abort controller, aborted when a stop's deadline passes. */
-  const aborts = new Map<string, AbortController>();
-  let stopped = false;
-  let heartbeat: NodeJS.Timeout | undefined;
-  let unlisten: (() => Promise<void>) | undefined;
-  let starting: Promise<void> | undefined;
-
-  const wakeLane = (lane: Lane) => {
-    lane.woken = true;
-    lane.wake();
-  };
-  const notify = () => lanes.forEach(wakeLane);
-  /**
-   * A database notification names the committed job's kind: only the lane working it claims (one
-   * per kind in a process; other processes' claims skip each other's locked rows). No kind: all look.
-   */
-  const wakeFor = (kind?: string) => lanes.forEach((lane) => (kind === undefined || lane.kinds.includes(kind)) && wakeLane(lane));
   /** A retry time with the clock reading it is relative to (a database on its own clock keeps only the delay). */
   const retryIn = (delayMs: number) => {
     const now = clock.now();
     return { runAt: now + delayMs, now };
   };
 
-  const idle = (lane: Lane) =>
-    new Promise<void>((resolve) => {
-      if (lane.woken || stopped) return resolve();
-      const timer = setTimeout(done, options.pollIntervalMs);
-      function done() {
-        clearTimeout(timer);
-        lane.wake = () => {};
-        resolve();
-      }
-      lane.wake = done;
-    });
-
-  /**
-   * Writes a job's outcome, waiting out a database outage while this worker runs (its heartbeat
-   * keeps the lease once the database is back). Given up at once, the outcome would be lost with the
-   * lease: a finished job run again, a postponed run counted as a failure when claimed again.
-   */
-  async function record(job: QueuedJob, write: () => Promise<unknown>): Promise<void> {
-    for (let tries = 1; ; tries++) {
-      try {
-        await write();
-        return;
-      } catch (error) {
-        if (stopped || !persistence.isUnavailable(error)) throw error;
-        if (tries === 1) logger.warn('recording a job outcome waits for the database', { jobId: job.id, error: String(error) });
-        await sleep(Math.min(5_000, 100 * 2 ** tries));
-      }
-    }
-  }
-
-  async function settle(job: QueuedJob, handler: JobHandler) {
-    let completedInTransaction = false;
-    const abort = new AbortController();
-    aborts.set(job.id, abort);
-    try {
-      await handler(job, {
-        signal: abort.signal,
-        async completeIn(tx) {
-          await tx.jobs.complete(job.id, workerId);
-          completedInTransaction = true;
-        },
-      });
-      if (!completedInTransaction) await record(job, () => persistence.jobs.complete(job.id, workerId));
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (abort.signal.aborted) {
-        // This worker is stopping and took the run back: another worker starts it now, not after the lease.
-        logger.info('job released: the worker is stopping', { jobId: job.id, kind: job.kind });
-        await record(job, () => persistence.jobs.reschedule(job.id, workerId, { ...retryIn(0), error: `released by a stopping worker: ${message}`, failed: false }));
-        return;
-      }
-      // An outage is retried for as long as it lasts, at least once a minute; giving the job up
-      // would lose the work (a render's generation stuck in processing, an event never delivered).
-      const outage = !(error instanceof RetryJob) && persistence.isUnavailable(error);
-      if (outage) logger.warn('job postponed: database unavailable', { jobId: job.id, kind: job.kind, attempts: job.attempts, error: message });
-      else if (!(error instanceof RetryJob)) {
-        logger.error('job handler failed', { jobId: job.id, kind: job.kind, attempts: job.attempts, failures: job.failures + 1, error: error instanceof Error ? error.stack : message });
-        if (job.failures + 1 >= options.maxAttempts) {
-          logger.error('job given up: kept as a dead letter (visualizer jobs dead)', { jobId: job.id, kind: job.kind });
-          await record(job, () => persistence.transaction((tx) => tx.jobs.bury(job.id, workerId, { error: message, diedAt: clock.now() })));
-          return;
-        }
-      }
-      const delay = error instanceof RetryJob ? error.delayMs : outage ? outageRetryDelay(job.attempts) : backoff(job.failures + 1);
-      const failed = !outage && !(error instanceof PostponeJob);
-      await record(job, () => persistence.jobs.reschedule(job.id, workerId, { ...retryIn(delay), error: message, failed }));
-    } finally {
-      aborts.delete(job.id);
-    }
-  }
-
-  async function run(lane: Lane) {
-    while (!stopped) {
-      // Slots freed in the same turn (one group commit finishes several jobs) are claimed together.
-      await new Promise((resolve) => setImmediate(resolve));
-      lane.woken = false;
-      const free = lane.concurrency - lane.running.size;
-      let claimed: QueuedJob[] = [];
-      if (free > 0) {
-        try {
-          // In a transaction of its own, so on SQLite it shares a group commit with the handlers' outcomes.
-          claimed = await persistence.transaction((tx) => tx.jobs.claim({ kinds: lane.kinds, workerId, now: clock.now(), leaseMs: options.leaseMs, limit: free }));
-        } catch (error) {
-          logger.error('claiming jobs failed', { error: String(error) });
-        }
-      }
-      for (const job of claimed) {
-        const task = settle(job, lane.handlers[job.kind]!)
-          .catch((error) => logger.error('job bookkeeping failed', { jobId: job.id, error: String(error) }))
-          .finally(() => {
-            lane.running.delete(job.id);
-            wakeLane(lane);
-          });
-        lane.running.set(job.id, task);
-      }
-      // A full batch suggests more are due: look again at once instead of sleeping.
-      if (claimed.length > 0 && claimed.length === free) continue;
-      await idle(lane);
-    }
-  }
-
-  const runningIds = () => lanes.flatMap((lane) => [...lane.running.keys()]);
+  const runner = createQueueRunner(
+    {
+      // In a transaction of its own, so on SQLite it shares a group commit with the handlers' outcomes.
+      claim: (kinds, limit) => persistence.transaction((tx) => tx.jobs.claim({ kinds, workerId, now: clock.now(), leaseMs: options.leaseMs, limit })),
+      complete: (job) => persistence.jobs.complete(job.id, workerId),
+      completeIn: (tx, job) => tx.jobs.complete(job.id, workerId),
+      reschedule: (job, { delayMs, error, failed }) => persistence.jobs.reschedule(job.id, workerId, { ...retryIn(delayMs), error, failed }),
+      giveUp: (job, error) => persistence.transaction((tx) => tx.jobs.bury(job.id, workerId, { error, diedAt: clock.now() })),
+      extendLeases: (jobs) => persistence.jobs.extendLeases(jobs.map((job) => job.id), workerId, { now: clock.now(), leaseMs: options.leaseMs }),
+      // Postgres NOTIFY names the committed job's kind, so only the lane working that kind wakes.
+      listen: persistence.listenForJobs?.bind(persistence),
+    },
+    { logger, isUnavailable: (error) => persistence.isUnavailable(error) },
+    options,
+  );
 
   return {
-    notify,
+    ...runner,
     // The job is a row of the transaction's own database, so it commits or rolls back with it.
     enqueue: (tx, job) => tx.jobs.enqueue({ id: deps.ids.id('job_'), ...job }),
     pending: (kinds) => persistence.jobs.pending(kinds),
-    async work(handlers, { concurrency }) {
-      if (stopped) throw new Error('this queue has been stopped');
-      const kinds = Object.keys(handlers);
-      if (lanes.some((lane) => lane.kinds.some((kind) => kinds.includes(kind)))) throw new Error(`already working on ${kinds.join(', ')}`);
-      const lane: Lane = { kinds, handlers, concurrency, running: new Map(), woken: false, wake: () => {} };
-      lanes.push(lane);
-      // Shared by every lane and by stop(), so concurrent calls set up one listener and one heartbeat.
-      starting ??= (async () => {
-        if (persistence.listenForJobs) unlisten = await persistence.listenForJobs(wakeFor);
-        heartbeat = setInterval(() => {
-          persistence.jobs
-            .extendLeases(runningIds(), workerId, { now: clock.now(), leaseMs: options.leaseMs })
-            .catch((error) => logger.warn('extending job leases failed', { error: String(error) }));
-        }, Math.max(50, Math.floor(options.leaseMs / 3)));
-      })();
-      await starting;
-      if (!stopped) lane.loop = run(lane);
-    },
-    async stop(deadlineMs = Infinity) {
-      if (stopped) return;
-      stopped = true;
-      notify();
-      await starting?.catch(() => {});
-      await Promise.all(lanes.map((lane) => lane.loop));
-      const running = Promise.all(lanes.flatMap((lane) => [...lane.running.values()]));
-      if (!(await settlesWithin(running, deadlineMs))) {
-        logger.warn('stopping: aborting the jobs still running', { jobs: [...aborts.keys()] });
-        for (const abort of aborts.values()) abort.abort(new Error('the worker is stopping'));
-        await settlesWithin(running, abortGraceMs);
-      }
-      clearInterval(heartbeat);
-      await unlisten?.();
-    },
   };
 }

@@ -1,20 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import PgBoss from 'pg-boss';
-import { outageRetryDelay, PostponeJob, RetryJob, type Clock, type JobHandler, type JobQueue, type Logger, type Persistence, type QueuedJob } from '../../kit/plugin.ts';
+import { createQueueRunner, type Clock, type JobQueue, type Logger, type Persistence, type QueuedJob, type QueueRunnerOptions } from '../../kit/plugin.ts';
 import { inTransaction, onPool, sqlOf, type BossDb } from './boss-db.ts';
 
-export interface PgBossQueueOptions {
+/**
+ * `leaseMs` becomes pg-boss's expiration (whole seconds, at least 1): a dead worker's jobs return at
+ * pg-boss's next maintenance after it. Other processes' jobs are found by `pollIntervalMs` (no LISTEN).
+ */
+export interface PgBossQueueOptions extends QueueRunnerOptions {
   /** pg-boss's schema in the store's database. */
   schema: string;
-  /**
-   * How long a claimed job stays leased without a heartbeat (pg-boss's expiration, whole seconds,
-   * at least 1); a dead worker's jobs return after it, at pg-boss's next maintenance.
-   */
-  leaseMs: number;
-  /** How often idle workers look for due jobs when this process did not wake them (pg-boss polls; no LISTEN). */
-  pollIntervalMs: number;
-  /** A job is given up (left in pg-boss's `failed` state) after this many failures; postponed runs do not count. */
-  maxAttempts: number;
   /** How often one process of the cluster expires lost leases and archives old jobs (pg-boss's maintenance). */
   maintenanceIntervalSeconds: number;
   /** How long jobs given up stay in pg-boss's `failed` state, visible to operators, before pg-boss archives them. */
@@ -36,35 +31,12 @@ interface BossJob {
   retryCount: number;
 }
 
-/** Backoff after a job's nth failure (an unexpected handler error): 1 s, 2 s, 4 s … capped at 5 min (as the db queue). */
-const backoff = (failure: number) => Math.min(300_000, 1_000 * 2 ** Math.max(0, failure - 1));
-
-/** How long a stop waits, after aborting the runs that outlived its deadline, for them to give up. */
-const abortGraceMs = 2_000;
-
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  if (!Number.isFinite(ms)) return promise.then(() => true);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
-  return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer));
-}
-
-interface Lane {
-  kinds: string[];
-  handlers: Record<string, JobHandler>;
-  concurrency: number;
-  running: Map<string, { kind: string; task: Promise<void> }>;
-  woken: boolean;
-  wake: () => void;
-  loop?: Promise<void>;
-}
-
 /**
  * The job queue on pg-boss 10, in pg-boss's tables of the store's Postgres database. pg-boss
  * stores, claims (`FOR UPDATE SKIP LOCKED`, on the database's clock), expires lost leases and
- * archives; this adapter adds what the port promises beyond it: our retry accounting (a
- * reschedule completes the row and sends a new one carrying attempts and failures, in one
- * transaction), a lease heartbeat, lanes and a stop that releases its jobs.
+ * archives; the kit's runner adds lanes, retries, a lease heartbeat and a stop that releases its
+ * jobs, over this adapter's pg-boss calls: our retry accounting (a reschedule completes the row
+ * and sends a new one carrying attempts and failures, in one transaction) and leases moved by SQL.
  */
 export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock; logger: Logger }, options: PgBossQueueOptions): JobQueue {
   const { persistence, clock, logger } = deps;
@@ -88,10 +60,6 @@ export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock
   };
   let boss = newBoss();
 
-  const lanes: Lane[] = [];
-  const aborts = new Map<string, AbortController>();
-  let stopped = false;
-  let heartbeat: NodeJS.Timeout | undefined;
   let starting: Promise<unknown> | undefined;
   const queues = new Map<string, Promise<void>>();
 
@@ -149,92 +117,22 @@ export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock
     if (!id) throw new Error(`pg-boss did not accept a ${kind} job`);
   }
 
-  const wakeLane = (lane: Lane) => {
-    lane.woken = true;
-    lane.wake();
-  };
-  const notify = () => lanes.forEach(wakeLane);
-
-  const idle = (lane: Lane) =>
-    new Promise<void>((resolve) => {
-      if (lane.woken || stopped) return resolve();
-      const timer = setTimeout(done, options.pollIntervalMs);
-      function done() {
-        clearTimeout(timer);
-        lane.wake = () => {};
-        resolve();
-      }
-      lane.wake = done;
+  /** Ends this row and sends its successor, in one transaction: the job is never lost nor doubled. */
+  const reschedule = (job: QueuedJob, { delayMs, error, failed }: { delayMs: number; error: string; failed: boolean }) =>
+    persistence.transaction(async (tx) => {
+      const db = inTransaction(tx);
+      const result = (await boss.complete(job.kind, job.id, { rescheduled: true, error: error.slice(0, 2000) }, { db: db as PgBoss.Db })) as unknown as { affected: number };
+      // A row this worker no longer holds (its lease expired) is another worker's now.
+      if (result.affected === 1) await send(db, job.kind, { payload: job.payload, attempts: job.attempts, failures: job.failures + (failed ? 1 : 0) }, delayMs);
     });
 
-  /** Writes a job's outcome, waiting out a database outage while this worker runs (see the db queue). */
-  async function record(job: QueuedJob, write: () => Promise<unknown>): Promise<void> {
-    for (let tries = 1; ; tries++) {
-      try {
-        await write();
-        return;
-      } catch (error) {
-        if (stopped || !persistence.isUnavailable(error)) throw error;
-        if (tries === 1) logger.warn('recording a job outcome waits for the database', { jobId: job.id, error: String(error) });
-        await sleep(Math.min(5_000, 100 * 2 ** tries));
-      }
-    }
-  }
-
-  /** Ends this row and sends its successor, in one transaction: the job is never lost nor doubled. */
-  const reschedule = (job: QueuedJob, delayMs: number, error: string, failed: boolean) =>
-    record(job, () =>
-      persistence.transaction(async (tx) => {
-        const db = inTransaction(tx);
-        const result = (await boss.complete(job.kind, job.id, { rescheduled: true, error: error.slice(0, 2000) }, { db: db as PgBoss.Db })) as unknown as { affected: number };
-        // A row this worker no longer holds (its lease expired) is another worker's now.
-        if (result.affected === 1) await send(db, job.kind, { payload: job.payload, attempts: job.attempts, failures: job.failures + (failed ? 1 : 0) }, delayMs);
-      }),
-    );
-
-  async function settle(job: QueuedJob, handler: JobHandler) {
-    let completedInTransaction = false;
-    const abort = new AbortController();
-    aborts.set(job.id, abort);
-    try {
-      await handler(job, {
-        signal: abort.signal,
-        async completeIn(tx) {
-          await boss.complete(job.kind, job.id, {}, { db: inTransaction(tx) as PgBoss.Db });
-          completedInTransaction = true;
-        },
-      });
-      if (!completedInTransaction) await record(job, () => boss.complete(job.kind, job.id));
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (abort.signal.aborted) {
-        logger.info('job released: the worker is stopping', { jobId: job.id, kind: job.kind });
-        await reschedule(job, 0, `released by a stopping worker: ${message}`, false);
-        return;
-      }
-      const outage = !(error instanceof RetryJob) && persistence.isUnavailable(error);
-      if (outage) logger.warn('job postponed: database unavailable', { jobId: job.id, kind: job.kind, attempts: job.attempts, error: message });
-      else if (!(error instanceof RetryJob)) {
-        logger.error('job handler failed', { jobId: job.id, kind: job.kind, attempts: job.attempts, failures: job.failures + 1, error: error instanceof Error ? error.stack : message });
-        if (job.failures + 1 >= options.maxAttempts) {
-          // Kept in the store's dead letters, like the db queue's, so `visualizer jobs dead` and `jobs retry` see every engine's.
-          logger.error('job given up', { jobId: job.id, kind: job.kind });
-          await record(job, () =>
-            persistence.transaction(async (tx) => {
-              await boss.complete(job.kind, job.id, {}, { db: inTransaction(tx) as PgBoss.Db });
-              const diedAt = clock.now();
-              await tx.jobs.recordDead({ id: job.id, kind: job.kind, payload: job.payload, attempts: job.attempts, failures: job.failures + 1, lastError: message, createdAt: diedAt, diedAt });
-            }),
-          );
-          return;
-        }
-      }
-      const delay = error instanceof RetryJob ? error.delayMs : outage ? outageRetryDelay(job.attempts) : backoff(job.failures + 1);
-      await reschedule(job, delay, message, !outage && !(error instanceof PostponeJob));
-    } finally {
-      aborts.delete(job.id);
-    }
-  }
+  /** Kept in the store's dead letters, like the db queue's, so `visualizer jobs dead` and `jobs retry` see every engine's. */
+  const giveUp = (job: QueuedJob, error: string) =>
+    persistence.transaction(async (tx) => {
+      await boss.complete(job.kind, job.id, {}, { db: inTransaction(tx) as PgBoss.Db });
+      const diedAt = clock.now();
+      await tx.jobs.recordDead({ id: job.id, kind: job.kind, payload: job.payload, attempts: job.attempts, failures: job.failures + 1, lastError: error, createdAt: diedAt, diedAt });
+    });
 
   const toQueued = (row: BossJob): QueuedJob => ({
     id: row.id,
@@ -245,41 +143,14 @@ export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock
     failures: row.data.failures + row.retryCount,
   });
 
-  async function claim(lane: Lane, free: number): Promise<QueuedJob[]> {
+  async function claim(kinds: string[], limit: number): Promise<QueuedJob[]> {
     const claimed: QueuedJob[] = [];
-    for (const kind of lane.kinds) {
-      if (claimed.length >= free) break;
-      const rows = (await boss.fetch(kind, { batchSize: free - claimed.length, includeMetadata: true })) as unknown as BossJob[];
+    for (const kind of kinds) {
+      if (claimed.length >= limit) break;
+      const rows = (await boss.fetch(kind, { batchSize: limit - claimed.length, includeMetadata: true })) as unknown as BossJob[];
       claimed.push(...rows.map(toQueued));
     }
     return claimed;
-  }
-
-  async function run(lane: Lane) {
-    while (!stopped) {
-      await new Promise((resolve) => setImmediate(resolve));
-      lane.woken = false;
-      const free = lane.concurrency - lane.running.size;
-      let claimed: QueuedJob[] = [];
-      if (free > 0) {
-        try {
-          claimed = await claim(lane, free);
-        } catch (error) {
-          logger.error('claiming jobs failed', { error: String(error) });
-        }
-      }
-      for (const job of claimed) {
-        const task = settle(job, lane.handlers[job.kind]!)
-          .catch((error) => logger.error('job bookkeeping failed', { jobId: job.id, error: String(error) }))
-          .finally(() => {
-            lane.running.delete(job.id);
-            wakeLane(lane);
-          });
-        lane.running.set(job.id, { kind: job.kind, task });
-      }
-      if (claimed.length > 0 && claimed.length === free) continue;
-      await idle(lane);
-    }
   }
 
   /**
@@ -287,8 +158,7 @@ export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock
    * start of the jobs this process runs keeps them leased while their handlers work, so the lease
    * can be short (a dead worker's jobs return soon) and a render still take as long as it needs.
    */
-  async function extendLeases() {
-    const running = lanes.flatMap((lane) => [...lane.running].map(([id, { kind }]) => ({ id, kind })));
+  async function extendLeases(running: QueuedJob[]) {
     if (running.length === 0) return;
     await sqlOf(persistence).query(
       `UPDATE ${schema}.job SET started_on = now() WHERE name = ANY($1::text[]) AND id = ANY($2::uuid[]) AND state = 'active'`,
@@ -296,8 +166,27 @@ export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock
     );
   }
 
+  const runner = createQueueRunner(
+    {
+      claim,
+      complete: (job) => boss.complete(job.kind, job.id),
+      completeIn: (tx, job) => boss.complete(job.kind, job.id, {}, { db: inTransaction(tx) as PgBoss.Db }),
+      reschedule,
+      giveUp,
+      extendLeases,
+      start: async (kinds) => void (await Promise.all(kinds.map(queueFor))),
+      async stop() {
+        if (!starting) return;
+        await starting.catch(() => {});
+        await boss.stop({ graceful: false, close: false });
+      },
+    },
+    { logger, isUnavailable: (error) => persistence.isUnavailable(error) },
+    options,
+  );
+
   return {
-    notify,
+    ...runner,
     async enqueue(tx, job) {
       const db = inTransaction(tx);
       await queueFor(job.kind);
@@ -321,35 +210,6 @@ export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock
          FROM ${schema}.job WHERE state < 'completed' GROUP BY name ORDER BY name`,
       );
       return rows.map((row) => ({ kind: row.kind, due: row.due, running: row.running, scheduled: row.scheduled, lagMs: row.lag_ms }));
-    },
-    async work(handlers, { concurrency }) {
-      if (stopped) throw new Error('this queue has been stopped');
-      const kinds = Object.keys(handlers);
-      if (lanes.some((lane) => lane.kinds.some((kind) => kinds.includes(kind)))) throw new Error(`already working on ${kinds.join(', ')}`);
-      const lane: Lane = { kinds, handlers, concurrency, running: new Map(), woken: false, wake: () => {} };
-      lanes.push(lane);
-      await Promise.all(kinds.map(queueFor));
-      heartbeat ??= setInterval(() => {
-        extendLeases().catch((error) => logger.warn('extending job leases failed', { error: String(error) }));
-      }, Math.max(50, Math.floor(options.leaseMs / 3)));
-      if (!stopped) lane.loop = run(lane);
-    },
-    async stop(deadlineMs = Infinity) {
-      if (stopped) return;
-      stopped = true;
-      notify();
-      await Promise.all(lanes.map((lane) => lane.loop));
-      const running = Promise.all(lanes.flatMap((lane) => [...lane.running.values()].map((entry) => entry.task)));
-      if (!(await settlesWithin(running, deadlineMs))) {
-        logger.warn('stopping: aborting the jobs still running', { jobs: [...aborts.keys()] });
-        for (const abort of aborts.values()) abort.abort(new Error('the worker is stopping'));
-        await settlesWithin(running, abortGraceMs);
-      }
-      clearInterval(heartbeat);
-      if (starting) {
-        await starting.catch(() => {});
-        await boss.stop({ graceful: false, close: false });
-      }
     },
   };
 }
