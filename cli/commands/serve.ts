@@ -58,6 +58,8 @@ export const serve: Command = {
     // PORT=0 picks a free port up front, so the default public URL (CDN links) names the real one.
     const portEnv = env.PORT === '0' ? { ...env, PORT: String(await freePort(env.HOST || '127.0.0.1')) } : env;
     const { config, container } = await boot(portEnv);
+    // Listening from the start: a SIGTERM while the banner is still being written stops it gracefully.
+    const stopping = stopSignal();
     let registration: Awaited<ReturnType<typeof joinTopology>> | undefined;
     try {
       const { isNew } = await prepareDatabase(container.cradle);
@@ -77,7 +79,7 @@ export const serve: Command = {
       const signInLine = await developmentSignInLine(container.cradle);
       if (signInLine) output.out(signInLine);
 
-      await stopSignal();
+      await stopping;
       output.err('Stopping: finishing in-flight requests and renders…');
       await server.close();
       return 0;

@@ -12,6 +12,8 @@ export const worker: Command = {
   options: {},
   async run(_values, { env, output }) {
     const { config, container } = await boot(env);
+    // Listening from the start: a SIGTERM while it is still starting stops it gracefully.
+    const stopping = stopSignal();
     let registration: Awaited<ReturnType<typeof joinTopology>> | undefined;
     let metricsServer: MetricsServer | undefined;
     try {
@@ -28,7 +30,7 @@ export const worker: Command = {
         metricsServer = await startMetricsServer(container.cradle.metrics, { port: config.metrics.port, host: config.host, token: config.metrics.token });
         output.out(`Metrics: ${metricsServer.url}/metrics`);
       }
-      await stopSignal();
+      await stopping;
       output.err('Stopping: finishing running renders…');
       return 0;
     } finally {
