@@ -290,7 +290,7 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
       // A second run finds the lock free (a lock left on a pooled session would hold it for an hour).
       const again = openPostgres(fresh.pooled, { pooled: true, directUrl: fresh.direct });
       handles.push(again);
-      assert.deepEqual(await again.migrate(), { applied: [] });
+      assert.deepEqual(await again.migrate(), { applied: [], indexesBuilt: [] });
       // With nothing pending, a handle without a direct URL has nothing to refuse (commands such as `orgs` migrate first).
       assert.deepEqual(await serving.migrate(), { applied: [] });
     });
