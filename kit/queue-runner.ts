@@ -40,6 +40,12 @@ export interface QueueRunnerOptions {
    * `QueuedJob.failures`); runs that an outage postponed do not count (an outage must not lose work).
    */
   maxAttempts: number;
+  /**
+   * Delay before running a job again after its first failure, or its first run an outage
+   * postponed; it doubles with each further one (at most 5 min after failures, a minute after
+   * outages). Default 1 s.
+   */
+  retryDelayMs?: number;
 }
 
 /** How long a stop waits, after aborting the runs that outlived its deadline, for them to give up. */
@@ -53,8 +59,8 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
   return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer));
 }
 
-/** Backoff after a job's nth failure (an unexpected handler error): 1 s, 2 s, 4 s … capped at 5 min. */
-const backoff = (failure: number) => Math.min(300_000, 1_000 * 2 ** Math.max(0, failure - 1));
+/** Backoff after a job's nth failure (an unexpected handler error): base, twice that, four times … capped at 5 min. */
+const backoff = (failure: number, baseMs: number) => Math.min(300_000, baseMs * 2 ** Math.max(0, failure - 1));
 
 /**
  * One `work()` call: its own job kinds, concurrency and claim loop, so slow kinds (renders)
@@ -81,6 +87,7 @@ export function createQueueRunner(
   options: QueueRunnerOptions,
 ): Pick<JobQueue, 'notify' | 'work' | 'stop'> {
   const { logger, isUnavailable } = deps;
+  const retryDelayMs = options.retryDelayMs ?? 1_000;
   const lanes: Lane[] = [];
   /** Each running job's abort controller, aborted when a stop's deadline passes. */
   const aborts = new Map<string, AbortController>();
@@ -163,7 +170,7 @@ export function createQueueRunner(
           return;
         }
       }
-      const delayMs = error instanceof RetryJob ? error.delayMs : outage ? outageRetryDelay(job.attempts) : backoff(job.failures + 1);
+      const delayMs = error instanceof RetryJob ? error.delayMs : outage ? outageRetryDelay(job.attempts, retryDelayMs) : backoff(job.failures + 1, retryDelayMs);
       const failed = !outage && !(error instanceof PostponeJob);
       await record(job, () => engine.reschedule(job, { delayMs, error: message, failed }));
     } finally {

@@ -12,8 +12,8 @@ const schema = 'pgboss';
 
 // pg-boss keeps time on the database's clock, so the suite's fast clock is not handed on; its
 // maintenance (which expires lost leases) runs every second so a dead worker's job returns soon.
-const pgbossQueue = (persistence: Persistence, { clock, logger, leaseMs, pollIntervalMs, maxAttempts }: JobQueueDeps) =>
-  createPgBossQueue({ persistence, clock, logger }, { schema, leaseMs, pollIntervalMs, maxAttempts, maintenanceIntervalSeconds: 1, keepFailedDays: 1 });
+const pgbossQueue = (persistence: Persistence, { clock, logger, leaseMs, pollIntervalMs, maxAttempts, retryDelayMs }: JobQueueDeps) =>
+  createPgBossQueue({ persistence, clock, logger }, { schema, leaseMs, pollIntervalMs, maxAttempts, retryDelayMs, maintenanceIntervalSeconds: 1, keepFailedDays: 1 });
 
 /** A worker outside the queue under test, on pg-boss's own API. */
 async function claimAs(persistence: Persistence, kind: string): Promise<ClaimedJob | undefined> {

@@ -14,6 +14,8 @@ export interface JobQueueSettings {
   pollIntervalMs: number;
   /** A job whose handler keeps failing is given up after this many failures (postponed runs do not count). */
   maxAttempts: number;
+  /** Delay after a job's first failure or outage, doubling with each further one. */
+  retryDelayMs: number;
 }
 
 /** What the suite hands `createQueue`: the queue's collaborators and its settings for this test. */
@@ -47,8 +49,8 @@ export interface JobQueueContractOptions<Database extends PersistenceDatabase = 
    */
   sharedConnection?: boolean;
   /**
-   * True when the queue keeps run times and leases on the database's clock (pg-boss's now()), so
-   * the fast clock the suite hands it has no effect: backoff tests then wait the real delays.
+   * True when the queue keeps run times and leases on the database's clock (Postgres's now()), so
+   * the fast clock the suite hands it has no effect: backoff tests shorten the delays instead.
    */
   usesDatabaseClock?: boolean;
   /**
@@ -113,7 +115,7 @@ function fastClock(factor: number): Clock {
 /** A hung test (say, a stop() that never resolves) fails after this instead of stalling the run. */
 const testTimeout = { timeout: 60_000 };
 
-const defaults: JobQueueSettings = { leaseMs: 30_000, pollIntervalMs: 20, maxAttempts: 5 };
+const defaults: JobQueueSettings = { leaseMs: 30_000, pollIntervalMs: 20, maxAttempts: 5, retryDelayMs: 1_000 };
 
 function deferred() {
   let resolve!: () => void;
@@ -156,8 +158,14 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
     };
     const claimAs = options.claimAs ?? claimFromRepository;
     const fences = options.fencesLostLeases ?? true;
-    /** The suite's fast clock for a queue on its own time; the wall clock for one on the database's. */
+    /**
+     * Queue time 100× faster than the wall clock, so backoffs of seconds pass in milliseconds: a
+     * fast clock for a queue on its own time; for one on the database's clock, whose time the suite
+     * cannot speed up, the wall clock and delays 100× shorter. `second` is a second of queue time:
+     * tests that use `fast()` write their delays and the queue's `retryDelayMs` in it.
+     */
     const fast = () => (options.usesDatabaseClock ? clock : fastClock(100));
+    const second = options.usesDatabaseClock ? 10 : 1_000;
 
     const queueOn = (persistence: Persistence, settings: Partial<JobQueueSettings> = {}, queueClock: Clock = clock) => {
       const queue = options.createQueue(persistence, { clock: queueClock, ids: testIds, logger: silentLogger, ...defaults, ...settings });
@@ -374,7 +382,7 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
       const outcomes: string[] = [];
       const completedInside: boolean[] = [];
       // 100× faster time, so the 1 s backoff after the rolled-back run takes 10 ms.
-      const queue = queueOn(store, { pollIntervalMs: 20 }, fast());
+      const queue = queueOn(store, { pollIntervalMs: 20, retryDelayMs: second }, fast());
       await queue.work(
         {
           [kind]: async (job, context) => {
@@ -435,7 +443,7 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
       // 100× faster time: the 1 s, 2 s, 4 s backoff takes 70 ms of wall time.
       const queueClock = fast();
       const calls: { attempts: number; at: number }[] = [];
-      const queue = queueOn(store, { pollIntervalMs: 20, maxAttempts, leaseMs: 600_000 }, queueClock);
+      const queue = queueOn(store, { pollIntervalMs: 20, maxAttempts, leaseMs: 600_000, retryDelayMs: second }, queueClock);
       await queue.work(
         {
           [kind]: async (job) => {
@@ -456,7 +464,7 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
       );
       for (let i = 1; i < calls.length; i++) {
         const gap = calls[i]!.at - calls[i - 1]!.at;
-        const backoff = 1_000 * 2 ** (i - 1);
+        const backoff = second * 2 ** (i - 1);
         assert.ok(gap >= backoff, `retry ${i} came ${gap} ms (queue time) after the failure, backing off at least ${backoff} ms`);
       }
       assert.equal(await pending(kind), 0, 'a job given up is no longer pending');
@@ -467,13 +475,35 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
       assert.match(dead[0]!.lastError ?? '', /boom/);
     });
 
+    it('waits retryDelayMs after a first failure, not the default second', testTimeout, async () => {
+      const kind = newKind('retry-delay');
+      let runs = 0;
+      const queue = queueOn(store, { pollIntervalMs: 20, retryDelayMs: 600_000 });
+      await queue.work(
+        {
+          [kind]: async () => {
+            runs++;
+            throw new Error('boom');
+          },
+        },
+        { concurrency: 1 },
+      );
+      await enqueue(store, kind, [{}]);
+      queue.notify();
+      await waitFor('the first run', async () => runs === 1);
+      await queue.stop(); // waits for the failure to be recorded
+      await sleep(1_200); // past the default delay, so a queue that ignored the setting has the job due again
+      assert.equal(await claimAs(store, kind, 'next', 1_000), undefined, 'the retry is ten minutes away');
+      assert.equal(await pending(kind), 1, 'and the job is kept for it');
+    });
+
     it('never gives up a job because the database was unavailable: it runs again until it succeeds', testTimeout, async () => {
       const kind = newKind('outage');
       const maxAttempts = 2;
       const queueClock = fast();
       assert.ok(store.isUnavailable(unavailable()));
       const calls: number[] = [];
-      const queue = queueOn(store, { pollIntervalMs: 20, maxAttempts, leaseMs: 600_000 }, queueClock);
+      const queue = queueOn(store, { pollIntervalMs: 20, maxAttempts, leaseMs: 600_000, retryDelayMs: second }, queueClock);
       await queue.work(
         {
           [kind]: async (job) => {
@@ -494,7 +524,7 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
       const kind = newKind('scripted');
       const queueClock = fast(); // backoffs of seconds pass in milliseconds (on the queue's own clock)
       const runs: [attempts: number, failures: number][] = [];
-      const queue = queueOn(store, { pollIntervalMs: 20, maxAttempts, leaseMs: 600_000 }, queueClock);
+      const queue = queueOn(store, { pollIntervalMs: 20, maxAttempts, leaseMs: 600_000, retryDelayMs: second }, queueClock);
       await queue.work(
         {
           [kind]: async (job) => {
@@ -511,7 +541,7 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
       return runs;
     }
     const postpone = () => {
-      throw new PostponeJob(1_000, 'image storage is away');
+      throw new PostponeJob(second, 'image storage is away');
     };
 
     it('counts runs that threw RetryJob or an error as failures, and runs an outage postponed as attempts only', testTimeout, async () => {
@@ -522,7 +552,7 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
             throw unavailable();
           },
           () => {
-            throw new RetryJob(1_000, 'the engine answered 503');
+            throw new RetryJob(second, 'the engine answered 503');
           },
           () => {
             throw new Error('boom');

@@ -11,6 +11,7 @@ export default definePlugin({
     leaseMs: v.optional(millis, 60_000),
     pollIntervalMs: v.optional(millis, 1_000),
     maxAttempts: v.optional(millis, 10),
+    retryDelayMs: v.optional(millis, 1_000),
   }),
   register({ options, logger, port }) {
     const queue = createDbQueue({ persistence: port('persistence'), clock: port('clock'), ids: port('ids'), logger }, options);

@@ -16,6 +16,7 @@ export default definePlugin({
     leaseMs: v.optional(positive, 60_000),
     pollIntervalMs: v.optional(positive, 1_000),
     maxAttempts: v.optional(positive, 10),
+    retryDelayMs: v.optional(positive, 1_000),
     maintenanceIntervalSeconds: v.optional(positive, 30),
     keepFailedDays: v.optional(positive, 90),
   }),
