@@ -17,7 +17,7 @@ export type { FetchedObject, ImageCdn, ListedObject, StoredObject, Visibility } 
 export { outageRetryDelay, PostponeJob, RetryJob, type JobContext, type JobHandler, type JobQueue, type NewJob } from '../core/ports/job-queue.ts';
 export { RenderError, type Mode, type ProductDimensions, type RenderEngine, type RenderProduct, type RenderRequest, type RenderResult } from '../core/ports/render-engine.ts';
 export type { ScheduledTask, Scheduler } from '../core/ports/scheduler.ts';
-export { rateWindow, refusedTake, type ConcurrencyCap, type Limits, type RateDecision, type RateLimiter, type RateRule, type Slot } from '../core/ports/limits.ts';
+export { flexibleRateLimiter, rateLimiterPerRule, rateWindow, type ConcurrencyCap, type Limits, type RateDecision, type RateLimiter, type RateRule, type Slot } from '../core/ports/limits.ts';
 export type { DeliveryOutcome, DeliveryRequest, WebhookTransport } from '../core/ports/webhook-transport.ts';
 /** Planned, not yet required by any configuration: see docs/plugins.md. */
 export type { MailMessage, MailTransport } from '../core/ports/mail-transport.ts';

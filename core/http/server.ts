@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { AwilixContainer } from 'awilix';
 import { toNodeHandler, type H3 } from 'h3';
 import type { Cradle } from '../cradle.ts';
 import { createHttpApp } from './app.ts';
 import type { AppModule } from './app-module.ts';
 import { answerClientError } from './client-error.ts';
+import { listen } from './listen.ts';
 import { drainUnreadBody } from './unread-body.ts';
 
 export interface RunningServer {
@@ -55,17 +55,9 @@ export async function startHttpServer(container: AwilixContainer<Cradle>, { port
   // An idle kept-alive connection is closed after keepAliveTimeoutMs: longer than a load balancer's
   // own idle timeout, so the balancer closes it first and never reuses one we are closing.
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = await listen(server, port, host);
   return {
-    url: `http://${shownHost}:${address.port}`,
+    url,
     server,
     close: () =>
       new Promise<void>((resolve) => {

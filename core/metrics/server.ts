@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../http/listen.ts';
 import { metricsContentType, type Metrics } from './registry.ts';
 import { scrapeAllowed } from './scrape.ts';
 
@@ -27,17 +27,9 @@ export async function startMetricsServer(metrics: Metrics, { port, host, token }
   });
   // Scrapes are short; an idle scraper's connection must not hold a stopping worker open.
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = await listen(server, port, host);
   return {
-    url: `http://${shownHost}:${address.port}`,
+    url,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

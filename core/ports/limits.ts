@@ -57,11 +57,32 @@ export function rateWindow({ perSecond, burst }: RateRule): { points: number; du
 }
 
 /**
- * A refusal as rate-limiter-flexible rejects `consume` (an object with `msBeforeNext`) made into a
- * decision; anything else (the store's error) is thrown again.
+ * A RateLimiter over a rate-limiter-flexible limiter, as every built-in adapter counts: a refusal,
+ * with which it rejects `consume` (an object with `msBeforeNext`), becomes a decision; anything else
+ * (the store's error) is thrown again. `storeKey` turns a caller's key into the store's.
  */
-export function refusedTake(refusal: unknown): RateDecision {
-  const msBeforeNext = (refusal as { msBeforeNext?: unknown } | null)?.msBeforeNext;
-  if (refusal instanceof Error || typeof msBeforeNext !== 'number') throw refusal;
-  return { allowed: false, retryAfterMs: Math.max(1, msBeforeNext) };
+export function flexibleRateLimiter(limiter: { consume(key: string): Promise<unknown> }, storeKey: (key: string) => string = (key) => key): RateLimiter {
+  return {
+    async take(key) {
+      try {
+        await limiter.consume(storeKey(key));
+        return { allowed: true };
+      } catch (refusal) {
+        const msBeforeNext = (refusal as { msBeforeNext?: unknown } | null)?.msBeforeNext;
+        if (refusal instanceof Error || typeof msBeforeNext !== 'number') throw refusal;
+        return { allowed: false, retryAfterMs: Math.max(1, msBeforeNext) };
+      }
+    },
+  };
+}
+
+/** `Limits.rateLimiter` making one limiter per name and rule on first use, so every take of a budget counts in the same one. */
+export function rateLimiterPerRule(make: (name: string, rule: RateRule) => RateLimiter): Limits['rateLimiter'] {
+  const limiters = new Map<string, RateLimiter>();
+  return (name, rule) => {
+    const id = `${name}:${rule.perSecond}:${rule.burst}`;
+    let limiter = limiters.get(id);
+    if (!limiter) limiters.set(id, (limiter = make(name, rule)));
+    return limiter;
+  };
 }

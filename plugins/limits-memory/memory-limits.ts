@@ -1,19 +1,9 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { rateWindow, refusedTake, type ConcurrencyCap, type Limits, type RateLimiter, type RateRule } from '../../kit/plugin.ts';
+import { flexibleRateLimiter, rateLimiterPerRule, rateWindow, type ConcurrencyCap, type Limits, type RateLimiter, type RateRule } from '../../kit/plugin.ts';
 
 /** rate-limiter-flexible's in-memory windows, counted as the shared stores count them (see rateWindow). */
 export function memoryRateLimiter(name: string, rule: RateRule): RateLimiter {
-  const limiter = new RateLimiterMemory({ keyPrefix: name, ...rateWindow(rule) });
-  return {
-    async take(key) {
-      try {
-        await limiter.consume(key);
-        return { allowed: true };
-      } catch (refusal) {
-        return refusedTake(refusal);
-      }
-    },
-  };
+  return flexibleRateLimiter(new RateLimiterMemory({ keyPrefix: name, ...rateWindow(rule) }));
 }
 
 /** Slots as expiry times per key; expired ones are dropped whenever the key is looked at. */
@@ -50,14 +40,9 @@ function memoryConcurrency(limit: number, leaseMs: number, now: () => number): C
 
 /** One budget per name in this process, as the shared stores keep one per name in theirs. */
 export function createMemoryLimits(now: () => number = Date.now): Limits {
-  const limiters = new Map<string, RateLimiter>();
   const caps = new Map<string, ConcurrencyCap>();
   return {
-    rateLimiter(name, rule) {
-      const id = `${name}:${rule.perSecond}:${rule.burst}`;
-      if (!limiters.has(id)) limiters.set(id, memoryRateLimiter(name, rule));
-      return limiters.get(id)!;
-    },
+    rateLimiter: rateLimiterPerRule(memoryRateLimiter),
     concurrency(name, limit, leaseMs) {
       const id = `${name}:${limit}:${leaseMs}`;
       if (!caps.has(id)) caps.set(id, memoryConcurrency(limit, leaseMs, now));

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres } from 'rate-limiter-flexible';
-import { rateWindow, refusedTake, type ConcurrencyCap, type Limits, type Logger, type RateLimiter, type RateRule } from '../../kit/plugin.ts';
+import { flexibleRateLimiter, rateLimiterPerRule, rateWindow, type ConcurrencyCap, type Limits, type Logger, type RateLimiter, type RateRule } from '../../kit/plugin.ts';
 
 /** Tables made by the store's migration 0017 (plugins/store-kysely/migrations). */
 const ratesTable = 'limit_rates';
@@ -24,7 +24,6 @@ export function createPostgresLimits(connectionString: string, logger: Logger): 
   pool.on('error', (error) => logger.warn('limits: a Postgres connection failed', { error: error.message }));
   const unnamed = { query: (query: { text: string; values?: unknown[] }) => pool.query({ text: query.text, values: query.values }) };
 
-  const limiters = new Map<string, RateLimiter>();
   const rateLimiter = (name: string, rule: RateRule): RateLimiter => {
     const window = rateWindow(rule);
     const limiter = new RateLimiterPostgres({
@@ -39,16 +38,7 @@ export function createPostgresLimits(connectionString: string, logger: Logger): 
       insuranceLimiter: new RateLimiterMemory({ keyPrefix: name, ...window }),
       ...window,
     });
-    return {
-      async take(key) {
-        try {
-          await limiter.consume(fitKey(key));
-          return { allowed: true };
-        } catch (refusal) {
-          return refusedTake(refusal);
-        }
-      },
-    };
+    return flexibleRateLimiter(limiter, fitKey);
   };
 
   const concurrency = (name: string, limit: number, leaseMs: number): ConcurrencyCap => ({
@@ -101,11 +91,7 @@ export function createPostgresLimits(connectionString: string, logger: Logger): 
   sweep.unref();
 
   return {
-    rateLimiter(name, rule) {
-      const id = `${name}:${rule.perSecond}:${rule.burst}`;
-      if (!limiters.has(id)) limiters.set(id, rateLimiter(name, rule));
-      return limiters.get(id)!;
-    },
+    rateLimiter: rateLimiterPerRule(rateLimiter),
     concurrency,
     close: async () => {
       clearInterval(sweep);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
-import { rateWindow, refusedTake, type ConcurrencyCap, type Limits, type Logger, type RateLimiter, type RateRule } from '../../kit/plugin.ts';
+import { flexibleRateLimiter, rateLimiterPerRule, rateWindow, type ConcurrencyCap, type Limits, type Logger, type RateLimiter, type RateRule } from '../../kit/plugin.ts';
 
 /**
  * A cap's slots are one sorted set per key: members are holders, scores the Redis time (ms) at
@@ -73,7 +73,6 @@ export async function createRedisLimits(options: RedisLimitsOptions, logger: Log
     throw new Error(`cannot reach Redis at ${redactedUrl(options.url)}: ${(error as Error).message}`);
   }
 
-  const limiters = new Map<string, RateLimiter>();
   const rateLimiter = (name: string, rule: RateRule): RateLimiter => {
     const window = rateWindow(rule);
     const limiter = new RateLimiterRedis({
@@ -84,16 +83,7 @@ export async function createRedisLimits(options: RedisLimitsOptions, logger: Log
       insuranceLimiter: new RateLimiterMemory({ keyPrefix: name, ...window }),
       ...window,
     });
-    return {
-      async take(key) {
-        try {
-          await limiter.consume(key);
-          return { allowed: true };
-        } catch (refusal) {
-          return refusedTake(refusal);
-        }
-      },
-    };
+    return flexibleRateLimiter(limiter);
   };
 
   const concurrency = (name: string, limit: number, leaseMs: number): ConcurrencyCap => ({
@@ -111,11 +101,7 @@ export async function createRedisLimits(options: RedisLimitsOptions, logger: Log
   });
 
   return {
-    rateLimiter(name, rule) {
-      const id = `${name}:${rule.perSecond}:${rule.burst}`;
-      if (!limiters.has(id)) limiters.set(id, rateLimiter(name, rule));
-      return limiters.get(id)!;
-    },
+    rateLimiter: rateLimiterPerRule(rateLimiter),
     concurrency,
     close: async () => {
       await client.quit().catch(() => client.disconnect());
