@@ -13,10 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster, type ClusterProcess } from '../test/support/cluster.ts';
-import { startHttpsServer, testCertificates } from '../test/support/https-server.ts';
+import { testCertificates } from '../test/support/https-server.ts';
 import { startPostgresTestServer } from '../test/support/postgres-server.ts';
-import { unlimited } from './support/app.ts';
-import { photoLikeJpeg, productPng } from './support/images.ts';
+import { startBenchImageHost, unlimited } from './support/app.ts';
 import { processCpuSeconds } from './support/process-cpu.ts';
 import { fixed, runBenchmark, summaryRow, table, type SummaryRow } from './support/report.ts';
 
@@ -27,13 +26,7 @@ const processCounts = [1, 2, 4];
 const createConcurrency = 16;
 
 runBenchmark(async () => {
-  const photo = await photoLikeJpeg(900, 1200, 88);
-  const product = await productPng(500);
-  const host = await startHttpsServer((req, res) => {
-    const body = req.url?.startsWith('/photo') ? photo : product;
-    res.writeHead(200, { 'content-type': req.url?.startsWith('/photo') ? 'image/jpeg' : 'image/png', 'content-length': body.length });
-    res.end(body);
-  });
+  const { host } = await startBenchImageHost();
   const postgres = await startPostgresTestServer();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-render-bench-'));
   let cluster: Cluster | undefined;

@@ -1,27 +1,17 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { bin, cli } from './support/cli.ts';
+import { bin, cli, startCli as start } from './support/cli.ts';
 import { startImageHost } from './support/generation-app.ts';
 import { testCertificates, type TestHttpsServer } from './support/https-server.ts';
 import { waitFor } from './support/wait-for.ts';
 
 const run = promisify(execFile);
-
-/** A CLI process whose output the test reads as it comes; `exited` resolves with its exit code. */
-function start(args: string[], env: Record<string, string>) {
-  const child = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output = { stdout: '', stderr: '' };
-  child.stdout!.on('data', (chunk) => (output.stdout += chunk));
-  child.stderr!.on('data', (chunk) => (output.stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output, exited };
-}
 
 const stopAll = async (children: ChildProcess[]) => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -1,20 +1,16 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import type { Persistence } from '../core/ports/persistence/index.ts';
 import { oncePerCluster } from '../core/services/cluster-schedule.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { openSqlite } from '../plugins/store-kysely/sqlite.ts';
 import { waitFor } from '../kit/testing/wait-for.ts';
+import { Cluster } from './support/cluster.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
-
-const bin = path.join(import.meta.dirname, '..', 'bin', 'visualizer.js');
-const run = promisify(execFile);
 
 let postgres: PostgresTestServer | undefined;
 const dirs: string[] = [];
@@ -85,28 +81,6 @@ for (const [name, open] of Object.entries(databases)) {
   });
 }
 
-/** Starts a CLI process and resolves once it prints a line matching `ready`. */
-function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
-  const child = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk) => {
-      stdout += chunk;
-      if (ready.test(stdout)) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${stderr}`)));
-  });
-}
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-
 describe('two worker processes on one Postgres', () => {
   it('run a periodic task once per interval between them, and either one alone keeps running it', { timeout: 120_000 }, async (t) => {
     postgres ??= await startPostgresTestServer();
@@ -120,11 +94,11 @@ describe('two worker processes on one Postgres', () => {
       JSON.stringify({ retention: { sweepIntervalMs: intervalMs, batchSize: 1, maxBatchesPerRun: 1, eventsDays: null, idempotencyKeysDays: null, deadJobsDays: 1 } }),
     );
     const env = { DATABASE_URL: url, VISUALIZER_DATA_DIR: dir, VISUALIZER_CONFIG: config, PORT: '0' };
-    await run(bin, ['migrate'], { env: { ...process.env, ...env } });
+    const cluster = new Cluster(env);
+    await cluster.run(['migrate']);
 
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    const children: ChildProcess[] = [];
     try {
       // Each run's delete is stamped with the database's time by a trigger of the test's own.
       await client.query(`
@@ -135,17 +109,15 @@ describe('two worker processes on one Postgres', () => {
           select 'job_' || n, 'test.old', '{}', 10, 10, 'boom', 0, 0 from generate_series(1, 1000) n;`);
       const runs = async () => Number((await client.query('select count(*) as n from run_log')).rows[0].n);
 
-      const first = await start(['worker'], env, /worker running/);
-      children.push(first);
+      const first = await cluster.worker('first');
       await waitFor('the first worker to run the task', async () => (await runs()) >= 2, 30_000);
-      const second = await start(['worker'], env, /worker running/);
-      children.push(second);
+      const second = await cluster.worker('second');
       const together = await runs();
       await waitFor('runs while both workers tick', async () => (await runs()) >= together + 8, 30_000);
-      await stop(first);
+      await first.stop();
       const alone = await runs();
       await waitFor('the second worker to keep running it alone', async () => (await runs()) >= alone + 2, 30_000);
-      await stop(second);
+      await second.stop();
 
       // Never two runs within one interval (less its tolerance of a tenth), whichever process ran them.
       const { rows } = await client.query<{ gap_ms: number }>(
@@ -160,7 +132,7 @@ describe('two worker processes on one Postgres', () => {
       const left = Number((await client.query('select count(*) as n from dead_jobs')).rows[0].n);
       assert.equal(left, 1000 - rows.length, 'each run deleted one row, and only runs deleted rows');
     } finally {
-      for (const child of children) await stop(child);
+      await cluster.stopAll();
       await client.end();
     }
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it, mock } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import { Migrator } from 'kysely';
@@ -15,6 +15,7 @@ import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { ImmediateSqliteDialect, openSqlite } from '../plugins/store-kysely/sqlite.ts';
 import { persistenceContract } from 'visualizer/testing';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
+import { postgresPlansOf, sqlitePlansOf } from './support/statement-plans.ts';
 
 persistenceContract({
   name: 'sqlite',
@@ -80,66 +81,24 @@ describe('generation lookups by store, visitor, session and widget', () => {
   it('use the partial indexes on SQLite', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-plans-'));
     const file = path.join(dir, 'plans.db');
-    // Before the store opens: it binds `prepare` to its connection.
-    const prepare = mock.method(BetterSqlite3.prototype, 'prepare');
-    const persistence = openSqlite(file);
     try {
-      await persistence.migrate();
-      prepare.mock.resetCalls();
-      await lookups(persistence);
-      const sqls = [...new Set(prepare.mock.calls.map((call) => String(call.arguments[0])))].filter((sql) => sql.includes('from "generations"'));
-      prepare.mock.restore();
-      const raw = new BetterSqlite3(file, { readonly: true });
-      // Explained with nulls for the parameters: the plan depends on the query's shape only.
-      const plans = sqls.map((sql) => {
-        const parameters = Array.from({ length: sql.match(/\?/g)?.length ?? 0 }, () => null);
-        return (raw.prepare(`explain query plan ${sql}`).all(parameters) as Array<{ detail: string }>).map((row) => row.detail).join('\n');
-      });
+      const plans = await sqlitePlansOf(file, lookups, (sql) => sql.includes('from "generations"'));
       // Attribution's lookups by visitor and by session (the planner prefers the store index on
       // empty tables): still possible on the partial indexes, or INDEXED BY would fail to plan.
+      const raw = new BetterSqlite3(file, { readonly: true });
       for (const [index, column] of [['generations_by_visitor', 'visitor_id'], ['generations_by_session', 'session_id']]) {
         raw.prepare(`select id from generations indexed by ${index} where store_id = ? and ${column} = ? and created_at >= ?`).all('str_1', 'x', 0);
       }
       raw.close();
       assertIndexed(plans);
     } finally {
-      prepare.mock.restore();
-      await persistence.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
   it('use the partial indexes on Postgres', async () => {
     postgres ??= await startPostgresTestServer();
-    const url = await postgres.createDatabase();
-    const persistence = openPostgres(url);
-    const query = mock.method(pg.Client.prototype, 'query');
-    try {
-      await persistence.migrate();
-      query.mock.resetCalls();
-      await lookups(persistence);
-      const lookupsSent = query.mock.calls
-        .map((call) => ({ sql: call.arguments[0] as unknown, parameters: call.arguments[1] as unknown[] }))
-        .filter((sent): sent is { sql: string; parameters: unknown[] } => typeof sent.sql === 'string' && sent.sql.includes('from "generations"'));
-      query.mock.restore();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        // On empty tables the planner would rightly scan; forbidding that shows which index it can use.
-        await client.query('set enable_seqscan = off');
-        const plans = [];
-        for (const { sql, parameters } of lookupsSent) {
-          const { rows } = await client.query<{ 'QUERY PLAN': string }>(`explain ${sql}`, parameters);
-          plans.push(rows.map((row) => row['QUERY PLAN']).join('\n'));
-        }
-        assertIndexed(plans);
-      } finally {
-        await client.end();
-      }
-    } finally {
-      query.mock.restore();
-      await persistence.close();
-    }
+    assertIndexed(await postgresPlansOf(await postgres.createDatabase(), lookups, (sql) => sql.includes('from "generations"')));
   });
 });
 

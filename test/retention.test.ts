@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it, mock } from 'node:test';
+import { after, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
@@ -14,6 +14,7 @@ import { retentionSweep } from '../core/services/retention.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { ImmediateSqliteDialect, openSqlite } from '../plugins/store-kysely/sqlite.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
+import { postgresPlansOf, sqlitePlansOf } from './support/statement-plans.ts';
 
 const day = 24 * 3_600_000;
 const now = Date.UTC(2026, 10, 24);
@@ -174,56 +175,11 @@ describe('retention queries', () => {
   it('use the indexes by age on SQLite', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-retention-plans-'));
     dirs.push(dir);
-    const file = path.join(dir, 'plans.db');
-    // Before the store opens: it binds `prepare` to its connection.
-    const prepare = mock.method(BetterSqlite3.prototype, 'prepare');
-    const persistence = openSqlite(file);
-    try {
-      await persistence.migrate();
-      prepare.mock.resetCalls();
-      await sweepAll(persistence);
-      const statements = [...new Set(prepare.mock.calls.map((call) => String(call.arguments[0])))].filter((text) => / limit /.test(text));
-      prepare.mock.restore();
-      const raw = new BetterSqlite3(file, { readonly: true });
-      const plans = statements.map((text) => {
-        const parameters = Array.from({ length: text.match(/\?/g)?.length ?? 0 }, () => 0);
-        return (raw.prepare(`explain query plan ${text}`).all(parameters) as Array<{ detail: string }>).map((row) => row.detail).join('\n');
-      });
-      raw.close();
-      assertIndexed(plans);
-    } finally {
-      prepare.mock.restore();
-      await persistence.close();
-    }
+    assertIndexed(await sqlitePlansOf(path.join(dir, 'plans.db'), sweepAll, (sql) => / limit /.test(sql)));
   });
 
   it('use the indexes by age on Postgres', async () => {
     postgres ??= await startPostgresTestServer();
-    const url = await postgres.createDatabase();
-    const persistence = openPostgres(url);
-    const query = mock.method(pg.Client.prototype, 'query');
-    try {
-      await persistence.migrate();
-      query.mock.resetCalls();
-      await sweepAll(persistence);
-      const sent = query.mock.calls
-        .map((call) => ({ text: call.arguments[0] as unknown, values: call.arguments[1] as unknown[] }))
-        .filter((call): call is { text: string; values: unknown[] } => typeof call.text === 'string' && / limit /.test(call.text));
-      query.mock.restore();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        // On empty tables the planner would rightly scan; forbidding that shows which index it can use.
-        await client.query('set enable_seqscan = off');
-        const plans = [];
-        for (const { text, values } of sent) plans.push((await client.query(`explain ${text}`, values)).rows.map((row) => row['QUERY PLAN']).join('\n'));
-        assertIndexed(plans);
-      } finally {
-        await client.end();
-      }
-    } finally {
-      query.mock.restore();
-      await persistence.close();
-    }
+    assertIndexed(await postgresPlansOf(await postgres.createDatabase(), sweepAll, (sql) => / limit /.test(sql)));
   });
 });

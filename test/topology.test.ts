@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,27 +8,10 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { topologyFindings, type TopologyInput } from '../cli/topology.ts';
 import type { ProcessRecord, ProcessRole } from '../core/ports/persistence/index.ts';
-import { bin } from './support/cli.ts';
+import { bin, startCli as start } from './support/cli.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
-import { waitFor } from './support/wait-for.ts';
 
 const run = promisify(execFile);
-
-/** A CLI process whose output the test reads as it comes; `exited` resolves with its exit code. */
-function start(args: string[], env: Record<string, string>) {
-  const child = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output = { stdout: '', stderr: '' };
-  child.stdout!.on('data', (chunk) => (output.stdout += chunk));
-  child.stderr!.on('data', (chunk) => (output.stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  /** Resolves once stdout matches; rejects with the output if the process exits or takes over a minute. */
-  const printed = (pattern: RegExp) =>
-    waitFor(`${args.join(' ')} printing ${pattern}`, () => {
-      if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}: ${output.stderr}`);
-      return pattern.test(output.stdout);
-    }, 60_000).catch((error: Error) => Promise.reject(new Error(`${error.message}\nstdout: ${output.stdout}\nstderr: ${output.stderr}`)));
-  return { child, output, exited, printed };
-}
 
 const record = (role: ProcessRole, hostname: string, details: Record<string, unknown> = {}): ProcessRecord => ({
   id: `proc_${role}_${hostname}`,

@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { getRouterParam, HTTPError, type H3, type H3Event } from 'h3';
 import { hashKey } from '../../core/domain/api-keys.ts';
 import type { startBenchApp } from './app.ts';
+import { createGeneration, generationResourceFromRow, readsOfGenerations } from './generation-resource.ts';
 import type { LoadRequest } from './load.ts';
 import { insertLike, sharedCommits } from './same-work.ts';
 
@@ -26,12 +27,6 @@ function keyLookup(db: BetterSqlite3.Database) {
     if (!key || key.revoked_at !== null) throw new HTTPError({ status: 401 });
     return key;
   };
-}
-
-async function createGeneration(bench: BenchApp): Promise<Record<string, unknown>> {
-  const response = await fetch(`${bench.app.url}/v1/generations`, { method: 'POST', headers: bench.headers, body: bench.createBody });
-  if (response.status !== 202) throw new Error(`create answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as Record<string, unknown>;
 }
 
 /** `POST /v1/generations`; the floor reads the same JSON body and answers 202 with a real create's resource. */
@@ -83,14 +78,9 @@ export async function createLoad(bench: BenchApp): Promise<ApiLoad> {
 
 /** `GET /v1/generations/{id}` cycling over `count` generations; the floor answers a real read's resource. */
 export async function readLoad(bench: BenchApp, count = 200): Promise<ApiLoad> {
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) ids.push(String((await createGeneration(bench)).id));
-  const headers = { authorization: bench.headers.authorization };
-  const sample = await fetch(`${bench.app.url}/v1/generations/${ids[0]}`, { headers });
-  if (sample.status !== 200) throw new Error(`sample read answered ${sample.status}: ${await sample.text()}`);
-  const resource = (await sample.json()) as Record<string, unknown>;
+  const { requests, resource } = await readsOfGenerations(bench, count);
   return {
-    requests: ids.map((id) => ({ method: 'GET', path: `/v1/generations/${id}`, headers })),
+    requests,
     floorRoutes: (app) => {
       app.get('/v1/generations/:id', () => resource);
     },
@@ -98,26 +88,10 @@ export async function readLoad(bench: BenchApp, count = 200): Promise<ApiLoad> {
     sameWorkRoutes: (app, db) => {
       const authenticate = keyLookup(db);
       const byId = db.prepare('select * from generations where id = ? and organization_id = ?');
-      const json = (text: unknown) => (text === null ? null : JSON.parse(text as string));
-      const iso = (at: unknown) => (at === null ? null : new Date(at as number).toISOString());
       app.get('/v1/generations/:id', (event) => {
         const row = byId.get(getRouterParam(event, 'id'), authenticate(event).organization_id) as Row | undefined;
         if (!row) throw new HTTPError({ status: 404 });
-        return {
-          id: row.id,
-          object: 'generation',
-          status: row.status,
-          mode: row.mode,
-          imageSize: row.image_size,
-          imageUrl: row.image_url,
-          imageVariants: json(row.image_variants),
-          products: json(row.products),
-          hint: row.hint,
-          error: row.error_code === null ? null : { code: row.error_code, message: row.error_message },
-          metadata: json(row.metadata),
-          createdAt: iso(row.created_at),
-          completedAt: iso(row.completed_at),
-        };
+        return generationResourceFromRow(row);
       });
     },
   };

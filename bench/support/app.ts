@@ -8,13 +8,8 @@ import { photoLikeJpeg, productPng } from './images.ts';
 /** Rate limits out of the way: the benchmarks measure the work, not the token buckets. */
 export const unlimited = { create: { perSecond: 1e9, burst: 1e9 }, read: { perSecond: 1e9, burst: 1e9 } };
 
-/**
- * The real app on a temp SQLite dir plus a loopback HTTPS image host serving a photo and a product
- * image; the app's outbound client trusts the host's test CA and allows localhost. Workers are not
- * started here (see core/lifecycle.ts `startWorkers`).
- */
-export async function startBenchApp(options: { credits?: number; logger?: Logger; config?: Record<string, unknown> } = {}) {
-  const certs = await testCertificates();
+/** A loopback HTTPS host serving a 900×1200 `photo` (`/photo…`) and a 500 px `product` image (anything else). */
+export async function startBenchImageHost() {
   const photo = await photoLikeJpeg(900, 1200, 88);
   const product = await productPng(500);
   const host = await startHttpsServer((req, res) => {
@@ -22,6 +17,17 @@ export async function startBenchApp(options: { credits?: number; logger?: Logger
     res.writeHead(200, { 'content-type': req.url?.startsWith('/photo') ? 'image/jpeg' : 'image/png', 'content-length': body.length });
     res.end(body);
   });
+  return { host, photo, product };
+}
+
+/**
+ * The real app on a temp SQLite dir plus a loopback HTTPS image host serving a photo and a product
+ * image; the app's outbound client trusts the host's test CA and allows localhost. Workers are not
+ * started here (see core/lifecycle.ts `startWorkers`).
+ */
+export async function startBenchApp(options: { credits?: number; logger?: Logger; config?: Record<string, unknown> } = {}) {
+  const certs = await testCertificates();
+  const { host, photo, product } = await startBenchImageHost();
   const app = await startTestApp({ config: { rateLimits: unlimited, ...options.config }, ...(options.logger ? { logger: options.logger } : {}) });
   const outbound = createGuardedClient({ allow: ['localhost'], ca: certs.caPem });
   app.container.register({ outbound: asValue(outbound) });

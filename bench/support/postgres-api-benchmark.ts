@@ -1,8 +1,8 @@
 import { startBareH3 } from './bare-h3.ts';
 import type { startBenchApp } from './app.ts';
 import { startPostgresSameWork, type PostgresApiLoad } from './postgres-same-work.ts';
-import { fixed, summaryRow, type SummaryRow } from './report.ts';
-import { compareThroughput, setupLine, throughputTable } from './throughput.ts';
+import type { SummaryRow } from './report.ts';
+import { throughputAgainstCeiling } from './throughput.ts';
 
 type BenchApp = Awaited<ReturnType<typeof startBenchApp>>;
 
@@ -25,24 +25,13 @@ export async function postgresApiThroughput(
     const sameWork = await startPostgresSameWork(databaseUrl, sameWorkRoutes);
     opened.push(sameWork);
 
-    console.log(options.describe);
-    console.log(setupLine());
-    const measured = await compareThroughput({ floor: floor.url, sameWork: sameWork.url, ours: bench.app.url }, requests);
-    console.log(throughputTable([
-      ['bare h3 (floor)', measured.floor],
-      ['bare h3 + same Postgres work', measured.sameWork],
-      ['visualizer', measured.ours],
-    ]));
-    const ratio = measured.ours.perSecond / measured.floor.perSecond;
-    const ceiling = measured.sameWork.perSecond / measured.floor.perSecond;
-    const ofCeiling = measured.ours.perSecond / measured.sameWork.perSecond;
-    console.log(`ratio visualizer/floor: ${fixed(ratio, 2)}; same work/floor: ${fixed(ceiling, 2)}; visualizer/same work: ${fixed(ofCeiling, 2)}`);
-    const [floorRate, sameWorkRate, ourRate] = [measured.floor, measured.sameWork, measured.ours].map((m) => fixed(m.perSecond, 0)) as [string, string, string];
-    return [
-      summaryRow(`${options.label} (req/s)`, ourRate, floorRate, ratio),
-      summaryRow(`${options.label}: bare h3 + same Postgres work vs floor`, sameWorkRate, floorRate, ceiling),
-      summaryRow(`${options.label}: visualizer vs bare h3 + same Postgres work`, ourRate, sameWorkRate, ofCeiling),
-    ];
+    return await throughputAgainstCeiling({
+      label: options.label,
+      describe: options.describe,
+      work: 'Postgres',
+      urls: { floor: floor.url, sameWork: sameWork.url, ours: bench.app.url },
+      requests,
+    });
   } finally {
     for (const server of opened.reverse()) await server.close();
   }

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { hashKey } from '../../core/domain/api-keys.ts';
 import type { startBenchApp } from './app.ts';
 import { startBareH3 } from './bare-h3.ts';
+import { createGeneration, generationResourceFromRow, readsOfGenerations } from './generation-resource.ts';
 import type { LoadRequest } from './load.ts';
 
 type BenchApp = Awaited<ReturnType<typeof startBenchApp>>;
@@ -58,12 +59,6 @@ function keyLookup(pool: pg.Pool) {
     if (!key || key.revoked_at !== null) throw new HTTPError({ status: 401 });
     return key;
   };
-}
-
-async function createGeneration(bench: BenchApp): Promise<Row> {
-  const response = await fetch(`${bench.app.url}/v1/generations`, { method: 'POST', headers: bench.headers, body: bench.createBody });
-  if (response.status !== 202) throw new Error(`create answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as Row;
 }
 
 /** `insert into "<table>" (<columns>) values ($1…)` for rows shaped like `row`, minus `skip` (columns the database numbers). */
@@ -132,42 +127,21 @@ export async function postgresCreateLoad(bench: BenchApp): Promise<PostgresApiLo
 
 /** `GET /v1/generations/{id}` on Postgres cycling over `count` generations; the floor answers a real read's resource. */
 export async function postgresReadLoad(bench: BenchApp, count = 200): Promise<PostgresApiLoad> {
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) ids.push(String((await createGeneration(bench)).id));
-  const headers = { authorization: bench.headers.authorization };
-  const sample = await fetch(`${bench.app.url}/v1/generations/${ids[0]}`, { headers });
-  if (sample.status !== 200) throw new Error(`sample read answered ${sample.status}: ${await sample.text()}`);
-  const resource = (await sample.json()) as Row;
+  const { requests, resource } = await readsOfGenerations(bench, count);
   return {
-    requests: ids.map((id) => ({ method: 'GET', path: `/v1/generations/${id}`, headers })),
+    requests,
     floorRoutes: (app) => {
       app.get('/v1/generations/:id', () => resource);
     },
     // The key lookup and the generation read, the row made into the resource.
     sameWorkRoutes: async (app, pool) => {
       const authenticate = keyLookup(pool);
-      const json = (text: unknown) => (text === null ? null : JSON.parse(text as string));
-      const iso = (at: unknown) => (at === null ? null : new Date(at as number).toISOString());
       app.get('/v1/generations/:id', async (event) => {
         const organizationId = (await authenticate(event)).organization_id;
         const { rows } = await pool.query('select * from "generations" where "id" = $1 and "organization_id" = $2', [getRouterParam(event, 'id'), organizationId]);
         const row = rows[0] as Row | undefined;
         if (!row) throw new HTTPError({ status: 404 });
-        return {
-          id: row.id,
-          object: 'generation',
-          status: row.status,
-          mode: row.mode,
-          imageSize: row.image_size,
-          imageUrl: row.image_url,
-          imageVariants: json(row.image_variants),
-          products: json(row.products),
-          hint: row.hint,
-          error: row.error_code === null ? null : { code: row.error_code, message: row.error_message },
-          metadata: json(row.metadata),
-          createdAt: iso(row.created_at),
-          completedAt: iso(row.completed_at),
-        };
+        return generationResourceFromRow(row);
       });
     },
   };

@@ -1,4 +1,4 @@
-import { fixed, percentile, table } from './report.ts';
+import { fixed, percentile, summaryRow, table, type SummaryRow } from './report.ts';
 import { runLoad, type LoadRequest } from './load.ts';
 
 export const concurrency = 16;
@@ -72,3 +72,38 @@ export const setupLine = () =>
   `load: ${concurrency} concurrent requests over keep-alive from a separate process; the servers alternate in ${rounds.length} rounds ` +
   `(${rounds.map((r) => `${r.warmupMs / 1000} s warm-up + ${r.durationMs / 1000} s`).join(', ')}), ${measuredSeconds} s measured each; ` +
   `CPU = cores used over the measured windows (a client near 100% means that server was not saturated).`;
+
+/**
+ * Loads the floor, the same-work ceiling and ours in turn with `requests`, prints their table and
+ * the three ratios, and returns the summary rows. `work` names the ceiling's database; `target` is
+ * ours/floor's, where the issue sets one.
+ */
+export async function throughputAgainstCeiling(options: {
+  label: string;
+  describe: string;
+  work: 'SQLite' | 'Postgres';
+  target?: number;
+  urls: { floor: string; sameWork: string; ours: string };
+  requests: LoadRequest[];
+}): Promise<SummaryRow[]> {
+  const { label, work, target } = options;
+  console.log(options.describe);
+  console.log(setupLine());
+  const measured = await compareThroughput(options.urls, options.requests);
+  console.log(throughputTable([
+    ['bare h3 (floor)', measured.floor],
+    [`bare h3 + same ${work} work`, measured.sameWork],
+    ['visualizer', measured.ours],
+  ]));
+  const ratio = measured.ours.perSecond / measured.floor.perSecond;
+  const ceiling = measured.sameWork.perSecond / measured.floor.perSecond;
+  const ofCeiling = measured.ours.perSecond / measured.sameWork.perSecond;
+  const targetText = target === undefined ? '' : ` (target >= ${target})`;
+  console.log(`ratio visualizer/floor: ${fixed(ratio, 2)}${targetText}; same work/floor: ${fixed(ceiling, 2)}; visualizer/same work: ${fixed(ofCeiling, 2)}`);
+  const [floorRate, sameWorkRate, ourRate] = [measured.floor, measured.sameWork, measured.ours].map((m) => fixed(m.perSecond, 0)) as [string, string, string];
+  return [
+    summaryRow(`${label} (req/s)`, ourRate, floorRate, ratio, target === undefined ? undefined : { atLeast: target }),
+    summaryRow(`${label}: bare h3 + same ${work} work vs floor`, sameWorkRate, floorRate, ceiling),
+    summaryRow(`${label}: visualizer vs bare h3 + same ${work} work`, ourRate, sameWorkRate, ofCeiling),
+  ];
+}

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { tenantService } from '../../core/services/tenants.ts';
 import type { ConversionRecord, GenerationRecord, Persistence } from '../plugin.ts';
 import { testIds } from './ids.ts';
+import { generationRecord } from './records.ts';
 
 const dayMs = 86_400_000;
 /** 2026-03-01T00:00:00Z: day 20513 since the epoch. */
@@ -15,30 +16,7 @@ const dayNumber = day0 / dayMs;
  * persistence contract: `persistenceContract` calls it inside its suite, on a migrated database.
  */
 export function persistenceAnalyticsContract(context: { store: () => Persistence; tenants: () => ReturnType<typeof tenantService> }) {
-  const generation = (organizationId: string, fields: Partial<GenerationRecord>): GenerationRecord => ({
-    id: testIds.id('agen_'),
-    organizationId,
-    storeId: null,
-    apiKeyId: null,
-    widgetId: null,
-    status: 'complete',
-    mode: 'virtual-try-on',
-    imageSize: '1K',
-    creditsCharged: 1,
-    sourceImage: 'private:uploads/x/y.jpg',
-    products: [{ productId: 1, productTitle: 'Hat', imageUrl: 'https://shop.example/hat.png' }],
-    hint: null,
-    metadata: null,
-    imageUrl: null,
-    imageVariants: null,
-    errorCode: null,
-    errorMessage: null,
-    visitorId: null,
-    sessionId: null,
-    createdAt: day0,
-    completedAt: null,
-    ...fields,
-  });
+  const generation = (organizationId: string, fields: Partial<GenerationRecord>) => generationRecord(organizationId, { createdAt: day0, ...fields });
   const conversion = (organizationId: string, storeId: string, fields: Partial<ConversionRecord>): ConversionRecord => ({
     id: testIds.id('conv_'),
     organizationId,

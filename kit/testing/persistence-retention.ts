@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { tenantService } from '../../core/services/tenants.ts';
 import type { Persistence } from '../plugin.ts';
 import { testIds } from './ids.ts';
+import { generationRecord, webhookEndpointRecord } from './records.ts';
 
 /**
  * Dead letters, schedules and retention, part of the persistence contract. The suite shares one
@@ -48,20 +49,7 @@ export function persistenceRetentionContract(context: { store: () => Persistence
     it('prunes old events with their deliveries and attempts in bounded batches, never one still being delivered', async () => {
       const store = context.store();
       const { organization } = await context.tenants().createOrganization({ name: 'Retention', credits: 0 });
-      const endpoint = {
-        id: testIds.id('whe_'),
-        organizationId: organization.id,
-        url: 'https://hooks.example/receive',
-        description: null,
-        enabledEvents: ['*'],
-        status: 'enabled' as const,
-        disabledReason: null,
-        secret: 'whsec_c2VjcmV0',
-        previousSecrets: [],
-        failingSince: null,
-        createdAt: 1,
-        updatedAt: 1,
-      };
+      const endpoint = webhookEndpointRecord(organization.id);
       await store.webhookEndpoints.create(endpoint);
       const events = ['ended_a', 'ended_b', 'ended_c', 'retrying'].map((name, index) => ({
         id: testIds.id(`evt_${name}_`),
@@ -95,29 +83,7 @@ export function persistenceRetentionContract(context: { store: () => Persistence
       const store = context.store();
       const { organization } = await context.tenants().createOrganization({ name: 'Old keys', credits: 0 });
       const generationId = testIds.id('gen_');
-      await store.generations.create({
-        id: generationId,
-        organizationId: organization.id,
-        storeId: null,
-        apiKeyId: null,
-        widgetId: null,
-        status: 'complete',
-        mode: 'virtual-try-on',
-        imageSize: '1K',
-        creditsCharged: 1,
-        sourceImage: 'private:uploads/x/y.jpg',
-        products: [{ productId: 1, productTitle: 'Hat', imageUrl: 'https://shop.example/hat.png' }],
-        hint: null,
-        metadata: null,
-        imageUrl: null,
-        imageVariants: null,
-        errorCode: null,
-        errorMessage: null,
-        visitorId: null,
-        sessionId: null,
-        createdAt: 1,
-        completedAt: null,
-      });
+      await store.generations.create(generationRecord(organization.id, { id: generationId }));
       for (const [key, at] of [['old-1', 1], ['old-2', 2], ['old-3', 3], ['recent', Date.now()]] as const) await store.idempotencyKeys.bind(organization.id, key, generationId, at);
       assert.equal(await store.transaction((tx) => tx.retention.pruneIdempotencyKeys(10_000, 2)), 2);
       assert.equal(await store.transaction((tx) => tx.retention.pruneIdempotencyKeys(10_000, 2)), 1);

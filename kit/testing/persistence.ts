@@ -5,6 +5,7 @@ import { tenantService } from '../../core/services/tenants.ts';
 import type { Persistence } from '../plugin.ts';
 import type { PersistenceDatabase } from './database.ts';
 import { testIds } from './ids.ts';
+import { generationRecord, webhookEndpointRecord } from './records.ts';
 import { persistenceAnalyticsContract } from './persistence-analytics.ts';
 import { accountsContract } from './persistence-accounts.ts';
 import { persistenceRetentionContract } from './persistence-retention.ts';
@@ -118,12 +119,7 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
 
     it("tells any organization's generation status by id, for sweeps", async () => {
       const { organization } = await tenants().createOrganization({ name: 'Sweep', credits: 1 });
-      const generation = {
-        id: testIds.id('agen_'), organizationId: organization.id, storeId: null, apiKeyId: null, widgetId: null, status: 'processing' as const,
-        mode: 'virtual-try-on' as const, imageSize: '1K' as const, creditsCharged: 1, sourceImage: 'private:uploads/x/y.jpg',
-        products: [{ productId: 1, productTitle: 'Hat', imageUrl: 'https://shop.example/hat.png' }], hint: null, metadata: null,
-        imageUrl: null, imageVariants: null, errorCode: null, errorMessage: null, visitorId: null, sessionId: null, createdAt: Date.now(), completedAt: null,
-      };
+      const generation = generationRecord(organization.id, { status: 'processing', createdAt: Date.now() });
       await store.generations.create(generation);
       assert.equal(await store.generations.statusOf(generation.id), 'processing');
       await store.generations.fail(generation.id, { code: 'render_failed', message: 'x', completedAt: Date.now() });
@@ -298,20 +294,11 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
       const { organization } = await tenants().createOrganization({ name: 'Deliveries', credits: 0 });
       const { organization: stranger } = await tenants().createOrganization({ name: 'Stranger', credits: 0 });
       const now = Date.now();
-      const endpoint = {
-        id: testIds.id('whe_'),
-        organizationId: organization.id,
-        url: 'https://hooks.example/receive',
-        description: null,
-        enabledEvents: ['*'],
-        status: 'enabled' as const,
-        disabledReason: null,
-        secret: 'whsec_c2VjcmV0',
+      const endpoint = webhookEndpointRecord(organization.id, {
         previousSecrets: [{ secret: 'whsec_bmV3ZXI=', expiresAt: now + 2 }, { secret: 'whsec_b2xkZXI=', expiresAt: now + 1 }],
-        failingSince: null,
         createdAt: now,
         updatedAt: now,
-      };
+      });
       await store.webhookEndpoints.create(endpoint);
       const event = { id: testIds.id('evt_'), organizationId: organization.id, type: 'generation.completed', body: '{"id":"evt"}', createdAt: now };
       const foreignEvent = { ...event, id: testIds.id('evt_'), organizationId: stranger.id };

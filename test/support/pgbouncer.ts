@@ -11,12 +11,13 @@
  * PgBouncer fail rather than skip.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../../core/http/free-port.ts';
+import { isExecutable, tail } from './files.ts';
 
 export interface PgBouncerTestServer {
   /** The same database, user and password as `databaseUrl` (a URL of the backing server), through the pooler. */
@@ -185,34 +186,4 @@ function canConnect(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
-}
-
-/** A currently free loopback port (tiny race until the pooler binds it; fine for tests). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close((error) => (error ? reject(error) : resolve(port)));
-    });
-  });
-}
-
-async function isExecutable(file: string): Promise<boolean> {
-  try {
-    await fs.access(file, fsConstants.X_OK);
-    return (await fs.stat(file)).isFile();
-  } catch {
-    return false;
-  }
-}
-
-async function tail(file: string, lines = 40): Promise<string> {
-  try {
-    return (await fs.readFile(file, 'utf8')).trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '';
-  }
 }

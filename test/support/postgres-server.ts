@@ -12,13 +12,14 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from '../../core/http/free-port.ts';
+import { isExecutable, tail } from './files.ts';
 
 export interface PostgresTestServer {
   /** Creates a fresh empty database on the server and returns its postgres:// URL. */
@@ -268,19 +269,6 @@ async function execFileOrThrow(file: string, args: string[]): Promise<void> {
   }
 }
 
-/** A currently free loopback port (tiny race until the server binds it; fine for tests). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close((error) => (error ? reject(error) : resolve(port)));
-    });
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 
@@ -294,28 +282,11 @@ function compareVersionsDescending(a: string, b: string): number {
   return 0;
 }
 
-async function isExecutable(file: string): Promise<boolean> {
-  try {
-    await fs.access(file, fsConstants.X_OK);
-    return (await fs.stat(file)).isFile();
-  } catch {
-    return false;
-  }
-}
-
 async function exists(file: string): Promise<boolean> {
   return fs.access(file).then(
     () => true,
     () => false,
   );
-}
-
-async function tail(file: string, lines = 40): Promise<string> {
-  try {
-    return (await fs.readFile(file, 'utf8')).trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '';
-  }
 }
 
 function section(title: string, body: string | undefined): string {

@@ -4,11 +4,11 @@
  * stop() kills it and deletes the dir (also, best effort, when the test process exits).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../core/http/free-port.ts';
+import { isExecutable } from './files.ts';
 
 const REDIS_BINARY = process.env.REDIS_SERVER_BINARY ?? '/usr/bin/redis-server';
 const readyTimeoutMs = 20_000;
@@ -21,9 +21,7 @@ export interface RedisTestServer {
 }
 
 export async function startRedisServer(): Promise<RedisTestServer> {
-  try {
-    await fs.access(REDIS_BINARY, fsConstants.X_OK);
-  } catch {
+  if (!(await isExecutable(REDIS_BINARY))) {
     throw new Error(`RedisTestServer: ${REDIS_BINARY} not found or not executable. Install it with \`apt-get install redis-server\`.`);
   }
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'visualizer-redis-'));
@@ -74,17 +72,4 @@ export async function startRedisServer(): Promise<RedisTestServer> {
     throw error;
   }
   return { url: `redis://127.0.0.1:${port}`, stop };
-}
-
-/** A currently free loopback port (tiny race until redis binds it; fine for tests). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close((error) => (error ? reject(error) : resolve(port)));
-    });
-  });
 }
