@@ -1,4 +1,3 @@
-import { asValue } from 'awilix';
 import { createGuardedClient } from '../../core/outbound/guarded-client.ts';
 import type { Logger } from '../../core/logger.ts';
 import { startHttpsServer, testCertificates } from '../../test/support/https-server.ts';
@@ -22,15 +21,16 @@ export async function startBenchImageHost() {
 
 /**
  * The real app on a temp SQLite dir plus a loopback HTTPS image host serving a photo and a product
- * image; the app's outbound client trusts the host's test CA and allows localhost. Workers are not
- * started here (see core/lifecycle.ts `startWorkers`).
+ * image; the app's outbound client (every plugin's too: it is the kernel's) trusts the host's test
+ * CA and allows localhost. It answers as `serve` does: the tests' check of every answer against the
+ * OpenAPI document (a cloned body, parsed and validated) is no part of the service, so it is off.
+ * Workers are not started here (see core/lifecycle.ts `startWorkers`).
  */
 export async function startBenchApp(options: { credits?: number; logger?: Logger; config?: Record<string, unknown> } = {}) {
   const certs = await testCertificates();
   const { host, photo, product } = await startBenchImageHost();
-  const app = await startTestApp({ config: { rateLimits: unlimited, ...options.config }, ...(options.logger ? { logger: options.logger } : {}) });
   const outbound = createGuardedClient({ allow: ['localhost'], ca: certs.caPem });
-  app.container.register({ outbound: asValue(outbound) });
+  const app = await startTestApp({ config: { rateLimits: unlimited, ...options.config }, outbound, checkResponses: false, ...(options.logger ? { logger: options.logger } : {}) });
   const { apiKey } = await app.tenants.createOrganization({ name: 'Bench', credits: options.credits ?? 1_000_000_000 });
   const createBody = JSON.stringify({
     mode: 'virtual-try-on',
@@ -49,7 +49,6 @@ export async function startBenchApp(options: { credits?: number; logger?: Logger
     async close() {
       // Workers (if started) stop before the database closes; shutdown() inside app.close() does that.
       await app.close();
-      outbound.close();
       await host.close();
     },
   };

@@ -14,10 +14,11 @@ import { createResponseValidator } from './response-validator.ts';
 /**
  * A running Visualizer on a fresh SQLite data dir and a free loopback port, with the modules `serve`
  * registers. Every answer is checked against the OpenAPI document; `close()` throws naming each
- * answer that broke it, so the suite that caused it fails.
+ * answer that broke it, so the suite that caused it fails. `checkResponses: false` leaves the check
+ * out, for the benchmarks, which measure the service as `serve` runs it.
  */
 export async function startTestApp(
-  options: { env?: Record<string, string>; config?: Record<string, unknown>; logger?: Logger } & Pick<KernelOptions, 'ports' | 'outbound'> = {},
+  options: { env?: Record<string, string>; config?: Record<string, unknown>; logger?: Logger; checkResponses?: boolean } & Pick<KernelOptions, 'ports' | 'outbound'> = {},
 ) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-app-'));
   const port = await freePort();
@@ -25,7 +26,7 @@ export async function startTestApp(
   const container = await createKernel(config, { catalogue: builtinPlugins, logger: options.logger ?? silentLogger, ports: options.ports, outbound: options.outbound });
   await container.cradle.persistence.migrate();
   const responses = createResponseValidator();
-  const server = await startHttpServer(container, { port, host: '127.0.0.1', modules: appModules, wrapFetch: responses.wrapFetch });
+  const server = await startHttpServer(container, { port, host: '127.0.0.1', modules: appModules, ...(options.checkResponses === false ? {} : { wrapFetch: responses.wrapFetch }) });
   return {
     url: server.url,
     container,
