@@ -8,7 +8,7 @@ import { bin, cli } from './support/cli.ts';
 import { waitFor } from './support/wait-for.ts';
 
 /** Starts `visualizer serve` and resolves once it prints its URL. */
-function serve(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; stdout: () => string; exited: Promise<number | null> }> {
+function serve(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; stdout: () => string; stderr: () => string; exited: Promise<number | null> }> {
   const child = spawn(bin, ['serve'], { env: { ...process.env, PORT: '0', ...env } });
   let stdout = '';
   let stderr = '';
@@ -18,7 +18,7 @@ function serve(env: Record<string, string>): Promise<{ child: ChildProcess; url:
     child.stdout!.on('data', (chunk) => {
       stdout += chunk;
       const match = /listening on (http:\/\/\S+)/.exec(stdout);
-      if (match) resolve({ child, url: match[1]!, stdout: () => stdout, exited });
+      if (match) resolve({ child, url: match[1]!, stdout: () => stdout, stderr: () => stderr, exited });
     });
     exited.then((code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
   });
@@ -181,6 +181,8 @@ describe('CLI', () => {
         assert.equal((await response.json()).name, 'slow store');
         assert.equal(await running.exited, 0);
         await assert.rejects(fetch(`${running.url}/healthz`));
+        // The answered request's kept-alive connection was closed once idle, not cut at the deadline.
+        assert.doesNotMatch(running.stderr(), /cutting the connections still open/);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

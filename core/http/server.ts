@@ -32,11 +32,11 @@ export async function startHttpServer(container: AwilixContainer<Cradle>, { port
   // The adapter reads only the app's `fetch`, so a wrapped one stands in for the app.
   const handle = toNodeHandler(wrapFetch ? ({ fetch: wrapFetch((request) => app.fetch(request)) } as H3) : app);
   // Once stopping, a connection is closed as soon as its answer is sent: kept alive, it would hold
-  // the stop open for keepAliveTimeoutMs.
+  // the stop open for keepAliveTimeoutMs. A request that arrives then is answered `Connection:
+  // close`; one in flight leaves its connection idle, and a sweep while stopping closes it (a
+  // listener on every response would cost every request).
   let closing = false;
-  const closeIfIdle = () => {
-    if (closing) setImmediate(() => server.closeIdleConnections());
-  };
+  const idleSweepMs = 50;
   const server = createServer(
     {
       headersTimeout,
@@ -46,7 +46,6 @@ export async function startHttpServer(container: AwilixContainer<Cradle>, { port
     },
     (req, res) => {
       if (closing) res.shouldKeepAlive = false;
-      res.once('finish', closeIfIdle);
       drainUnreadBody(req, res);
       return handle(req, res);
     },
@@ -62,9 +61,14 @@ export async function startHttpServer(container: AwilixContainer<Cradle>, { port
     close: () =>
       new Promise<void>((resolve) => {
         closing = true;
-        const forced = setTimeout(() => server.closeAllConnections(), container.cradle.config.shutdownTimeoutMs);
+        const forced = setTimeout(() => {
+          container.cradle.logger.warn('stopping: cutting the connections still open after shutdownTimeoutMs', { shutdownTimeoutMs: container.cradle.config.shutdownTimeoutMs });
+          server.closeAllConnections();
+        }, container.cradle.config.shutdownTimeoutMs);
+        const sweep = setInterval(() => server.closeIdleConnections(), idleSweepMs);
         server.close(() => {
           clearTimeout(forced);
+          clearInterval(sweep);
           resolve();
         });
         server.closeIdleConnections();
