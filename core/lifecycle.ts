@@ -1,7 +1,7 @@
 import type { AwilixContainer } from 'awilix';
 import type { Cradle } from './cradle.ts';
 import { instrumentHandlers } from './metrics/jobs.ts';
-import type { JobHandler } from './ports/job-queue.ts';
+import type { ReportingJobHandler } from './metrics/job-outcome.ts';
 import { oncePerCluster } from './services/cluster-schedule.ts';
 import { renderJobKind } from './services/generations.ts';
 import { retentionSweep } from './services/retention.ts';
@@ -18,7 +18,8 @@ export async function startWorkers(cradle: Cradle): Promise<number> {
   const { concurrency } = cradle.config.workers;
   if (concurrency === 0) return 0;
   // Every run is counted and timed by kind and outcome (see instrumentHandlers).
-  const instrument = (handlers: Record<string, JobHandler>) => instrumentHandlers(handlers, { metrics: cradle.metrics, isUnavailable: (error) => cradle.persistence.isUnavailable(error) });
+  const instrument = (handlers: Record<string, ReportingJobHandler>) =>
+    instrumentHandlers(handlers, { metrics: cradle.metrics, logger: cradle.logger, isUnavailable: (error) => cradle.persistence.isUnavailable(error) });
   await cradle.queue.work(instrument({ [renderJobKind]: cradle.renderGeneration, [strayImagesJobKind]: cradle.sweepStrayImages }), { concurrency });
   await cradle.queue.work(instrument({ [deliverJobKind]: cradle.deliverWebhook }), { concurrency: cradle.config.webhooks.deliveryConcurrency });
   return concurrency;

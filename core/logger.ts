@@ -1,9 +1,13 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 
 /**
  * Structured one-line JSON logs on stderr, so stdout stays free for CLI output (`--json`).
  * `debug` and `child` are optional so a test can still stand a plain object in for a logger.
+ *
+ * Context travels explicitly: a request's lines come from its request logger (`requestLogger`
+ * in core/http/context.ts) and a job run's from its context's (`JobRunContext.logger`), children
+ * that add the request's or the job's id. No AsyncLocalStorage: on Node 20 it runs a hook on every
+ * promise the process makes, whoever makes it (docs/benchmarks.md, The 2026-11 regression).
  */
 export interface Logger {
   debug?(message: string, fields?: Record<string, unknown>): void;
@@ -17,18 +21,6 @@ export interface Logger {
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
 
-/**
- * Fields every line logged inside `withLogFields` carries (a request's id, a job's id), whichever
- * logger writes it: a service or a plugin logs the request id without being handed it.
- */
-const logFields = new AsyncLocalStorage<Record<string, unknown>>();
-
-/** Runs `work` with `fields` added to every line logged until it settles, nested scopes adding theirs. */
-export function withLogFields<T>(fields: Record<string, unknown>, work: () => T): T {
-  const outer = logFields.getStore();
-  return logFields.run(outer ? { ...outer, ...fields } : fields, work);
-}
-
 export interface LoggerOptions {
   /** Lines below this level are dropped. Default: `LOG_LEVEL`, else `info`. */
   level?: LogLevel;
@@ -41,7 +33,9 @@ const isLevel = (value: string | undefined): value is LogLevel => logLevels.incl
 function wrap(logger: PinoLogger): Logger {
   const at = (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, fields?: Record<string, unknown>) =>
     fields ? logger[level](fields, message) : logger[level](message);
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: (bindings) => wrap(logger.child(bindings)) };
+  // No `debug` below that level: `logger.debug?.(…)` then skips building the line's fields too.
+  const debug = logger.isLevelEnabled('debug') ? at('debug') : undefined;
+  return { ...(debug ? { debug } : {}), info: at('info'), warn: at('warn'), error: at('error'), child: (bindings) => wrap(logger.child(bindings)) };
 }
 
 /**
@@ -59,12 +53,13 @@ export function createLogger(options: LoggerOptions | LoggerOptions['write'] = {
       messageKey: 'message',
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      // A copy: pino merges the line's own fields into the object the mixin returns.
-      mixin: () => ({ ...logFields.getStore() }),
     },
     destination,
   );
   return wrap(logger);
 }
 
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silentLogger };
+/** `logger` with `bindings` on every line (itself, for a stand-in without `child`). */
+export const childLogger = (logger: Logger, bindings: Record<string, unknown>): Logger => logger.child?.(bindings) ?? logger;
+
+export const silentLogger: Logger = { info() {}, warn() {}, error() {}, child: () => silentLogger };

@@ -29,9 +29,9 @@ describe('logs', () => {
   });
   after(() => g.close());
 
-  it('puts the request id on every line logged while a request is handled, a service\'s included', async () => {
+  it('puts the request id on the lines a request\'s handling logs, an outage a service met included', async () => {
     // The private store made unwritable (a file where its directory was): storing an upload fails,
-    // and the generation service logs it in the middle of the request.
+    // and the generation service's 503 is logged with its cause where the request is answered.
     const privateRoot = path.join(g.app.container.cradle.config.dataDir, 'cdn', 'private');
     rmSync(privateRoot, { recursive: true, force: true });
     mkdirSync(path.dirname(privateRoot), { recursive: true });
@@ -43,9 +43,10 @@ describe('logs', () => {
       assert.equal(response.status, 503, await response.clone().text());
       assert.equal(response.headers.get('x-request-id'), requestId);
       const during = lines.filter((line) => line.requestId === requestId);
-      const serviceLine = during.find((line) => line.message === 'could not store an uploaded photo');
-      assert.ok(serviceLine, `the service's warning carries the request id: ${JSON.stringify(lines.slice(-5))}`);
+      const serviceLine = during.find((line) => line.code === 'storage_unavailable');
+      assert.ok(serviceLine, `the outage's warning carries the request id: ${JSON.stringify(lines.slice(-5))}`);
       assert.equal(serviceLine.level, 'warn');
+      assert.match(serviceLine.message, /^The photo could not be stored just now\./);
       assert.match(String(serviceLine.error), /ENOTDIR|EEXIST|not a directory/i);
       const accessLine = during.find((line) => line.message === 'request answered');
       assert.deepEqual({ ...accessLine, time: undefined, pid: undefined, hostname: undefined, durationMs: undefined }, {
@@ -85,10 +86,10 @@ describe('logs', () => {
     assert.ok(lines.some((line) => line.message === 'request answered' && line.requestId === requestId));
   });
 
-  it('puts the job id and kind on every line a job handler logs, and none after', async () => {
+  it('puts the job id and kind on every line a job handler logs through its context, and none after', async () => {
     const handlers = instrumentHandlers(
-      { logging_probe: async () => void (await new Promise((resolve) => setTimeout(resolve, 5)), logger.info('inside the job')) },
-      { metrics: g.app.container.cradle.metrics, isUnavailable: () => false },
+      { logging_probe: async (_job, context) => void (await new Promise((resolve) => setTimeout(resolve, 5)), context.logger.info('inside the job')) },
+      { metrics: g.app.container.cradle.metrics, logger, isUnavailable: () => false },
     );
     await handlers.logging_probe!({ id: 'job_logging_probe', kind: 'logging_probe', payload: {}, attempts: 1, failures: 0 }, { signal: new AbortController().signal, completeIn: async () => {} });
     logger.info('after the job');

@@ -45,9 +45,15 @@ export class ApiError extends Error {
   }
 }
 
-/** Our outage, not the caller's mistake: a 503 the caller may simply retry. */
-export const unavailable = (code: string, what: string, advice = 'Retry in a moment; a create retried with the same Idempotency-Key is never done twice.') =>
-  new ApiError('api_error', code, `${what} ${advice}`, null, 503, { 'retry-after': '1' });
+/**
+ * Our outage, not the caller's mistake: a 503 the caller may simply retry. `cause`, the failure
+ * behind it, is logged where the request is answered, with the request's id.
+ */
+export function unavailable(code: string, what: string, advice = 'Retry in a moment; a create retried with the same Idempotency-Key is never done twice.', cause?: unknown) {
+  const error = new ApiError('api_error', code, `${what} ${advice}`, null, 503, { 'retry-after': '1' });
+  if (cause !== undefined) error.cause = cause;
+  return error;
+}
 
 /** The shape of the ids this service issues (see IdGenerator). */
 const issuedId = /^[a-z]+_[0-9A-Za-z]{24}$/;

@@ -4,8 +4,8 @@ import type { Cradle } from '../cradle.ts';
 import { ApiError } from '../domain/errors.ts';
 import { attachState } from './context.ts';
 import { errorResponse } from './errors.ts';
-import { requestIdFor, requestIdOf, requestScope, withRequestId } from './request-id.ts';
-import { httpMetrics } from '../metrics/http.ts';
+import { requestIdFor, withRequestId } from './request-id.ts';
+import { httpAnswerRecorder } from '../metrics/http.ts';
 import { routeLimits } from './rate-limit.ts';
 import { cdnRoutes } from './routes/cdn.ts';
 import { conversionRoutes } from './routes/conversions.ts';
@@ -39,12 +39,14 @@ export function createHttpApp(container: AwilixContainer<Cradle>, modules: reado
     onError: (error, event) => errorResponse(error, requestIdFor(event.req.headers.get('x-request-id'), ids), logger, databaseUnavailable),
   });
 
-  // The request's id and log scope, then its metrics, around everything else.
-  app.use(requestScope(ids));
-  app.use(httpMetrics(container.cradle.metrics, logger));
+  const recordAnswer = httpAnswerRecorder(container.cradle.metrics, logger);
+  // Everything a request needs around its route, in one layer: its id and the services, the
+  // envelope for whatever it throws, its metrics.
   app.use(async (event, next) => {
-    const requestId = requestIdOf(event, ids);
+    const startedAt = performance.now();
+    const requestId = requestIdFor(event.req.headers.get('x-request-id'), ids);
     attachState(event, { requestId, services: container.cradle });
+    let answer: unknown;
     try {
       // No route matched. Said here rather than by a catch-all route, which would also catch a HEAD
       // that h3 answers with the path's GET route when no route matched it (a CDN's or a load
@@ -52,10 +54,12 @@ export function createHttpApp(container: AwilixContainer<Cradle>, modules: reado
       if (!event.context.matchedRoute) {
         throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
       }
-      return withRequestId(event, await next(), requestId);
+      answer = withRequestId(event, await next(), requestId);
     } catch (error) {
-      return errorResponse(error, requestId, logger, databaseUnavailable);
+      answer = errorResponse(error, requestId, logger, databaseUnavailable);
     }
+    recordAnswer(event, requestId, startedAt, answer instanceof Response ? answer.status : (event.res.status ?? 200));
+    return answer;
   });
 
   // From the limits port: one budget per key across every process sharing its store.

@@ -3,6 +3,7 @@ import type { Cradle } from '../cradle.ts';
 import type { Session, User } from '../domain/accounts.ts';
 import type { ApiKey, ApiKeyKind } from '../domain/api-keys.ts';
 import { ApiError } from '../domain/errors.ts';
+import { childLogger, type Logger } from '../logger.ts';
 import { checkCsrf, isUnsafeMethod, sessionToken } from './session-auth.ts';
 
 /** A caller authenticated by an API key (`Authorization: Bearer`). */
@@ -37,6 +38,8 @@ export interface RequestState {
   requestId: string;
   services: Cradle;
   caller?: Caller;
+  /** Made on first use: most requests log nothing. */
+  logger?: Logger;
 }
 
 const states = new WeakMap<H3Event, RequestState>();
@@ -52,6 +55,12 @@ export function requestState(event: H3Event): RequestState {
 }
 
 export const services = (event: H3Event) => requestState(event).services;
+
+/** The logger for what a request's handling logs: every line carries its `requestId`. */
+export function requestLogger(event: H3Event): Logger {
+  const state = requestState(event);
+  return (state.logger ??= childLogger(state.services.logger, { requestId: state.requestId }));
+}
 
 const viewerRefused = () => new ApiError('authorization_error', 'insufficient_role', 'Viewers have read-only access.');
 

@@ -27,13 +27,17 @@ export const bodyTooLarge = (limit?: number) =>
 /**
  * Turns anything thrown while handling a request into the error envelope. A database that cannot
  * answer now is a 503 with `Retry-After`; other unknown errors become a bare `api_error` 500, their
- * details in the log, keyed by the request id.
+ * details in the log, keyed by the request id; so is the cause of an outage a service answered (see
+ * `unavailable`).
  */
 export function errorResponse(thrown: unknown, requestId: string, logger: Logger, databaseUnavailable: (error: unknown) => boolean): Response {
   let error = thrown instanceof ApiError ? thrown : null;
   if (!error && HTTPError.isError(thrown)) {
     const cause = (thrown as HTTPError).cause;
     error = cause instanceof ApiError ? cause : fromHttpError(thrown as HTTPError);
+  }
+  if (error?.status === 503 && error.cause !== undefined) {
+    logger.warn(error.message, { requestId, code: error.code, error: String(error.cause) });
   }
   if (!error && databaseUnavailable(thrown)) {
     logger.warn('database unavailable', { requestId, error: String(thrown) });

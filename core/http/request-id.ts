@@ -1,6 +1,5 @@
-import type { H3Event, Middleware } from 'h3';
+import type { H3Event } from 'h3';
 import { FastResponse } from 'srvx';
-import { withLogFields } from '../logger.ts';
 import type { IdGenerator } from '../ports/ids.ts';
 
 /** A caller's own request id is kept when it is a sane token, so logs on both sides line up. */
@@ -9,23 +8,6 @@ const acceptable = /^[\w.:-]{8,128}$/;
 export function requestIdFor(incoming: string | null, ids: IdGenerator): string {
   return incoming && acceptable.test(incoming) ? incoming : ids.id('req_');
 }
-
-const assigned = new WeakMap<H3Event, string>();
-
-/**
- * The first middleware: gives the request its id and runs the rest of its handling in a log scope
- * with it, so every line logged meanwhile carries `requestId`, whoever logs it (a service, a plugin).
- */
-export function requestScope(ids: IdGenerator): Middleware {
-  return (event, next) => {
-    const requestId = requestIdFor(event.req.headers.get('x-request-id'), ids);
-    assigned.set(event, requestId);
-    return withLogFields({ requestId }, next);
-  };
-}
-
-/** The id requestScope gave the request (one made now if it did not run). */
-export const requestIdOf = (event: H3Event, ids: IdGenerator): string => assigned.get(event) ?? requestIdFor(event.req.headers.get('x-request-id'), ids);
 
 const isPlainJson = (value: unknown): value is object => {
   if (typeof value !== 'object' || value === null) return false;

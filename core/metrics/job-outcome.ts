@@ -1,19 +1,17 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import type { QueuedJob } from '../domain/job.ts';
+import type { Logger } from '../logger.ts';
+import type { JobContext } from '../ports/job-queue.ts';
 
 /** What a handler says its run came to, where the queue cannot tell (a render's generation failed, a delivery delivered). */
 export type ReportedOutcome = 'completed' | 'failed' | 'delivered' | 'retried' | 'abandoned';
 
-export interface JobRunReport {
-  outcome?: ReportedOutcome;
+/** The queue's context of a run, with a logger whose every line names the job (its id and kind). */
+export interface JobRunContext extends JobContext {
+  logger: Logger;
 }
 
-const runs = new AsyncLocalStorage<JobRunReport>();
-
-/** Records the outcome of the job run the caller is part of; outside a run (a test calling a handler), nothing. */
-export function reportJobOutcome(outcome: ReportedOutcome): void {
-  const run = runs.getStore();
-  if (run) run.outcome = outcome;
-}
-
-/** Runs `work` as a job run whose handler may report its outcome into `report`. */
-export const runReporting = <T>(report: JobRunReport, work: () => T): T => runs.run(report, work);
+/**
+ * A job kind's handler as the core writes it: it resolves with what its run came to where the
+ * queue cannot tell, or with nothing. Called outside the queue (a test), it may get no context.
+ */
+export type ReportingJobHandler = (job: QueuedJob, context: JobRunContext) => Promise<ReportedOutcome | void>;

@@ -1,8 +1,8 @@
-import { withLogFields } from '../logger.ts';
+import { childLogger, type Logger } from '../logger.ts';
 import { PostponeJob, RetryJob, type JobHandler } from '../ports/job-queue.ts';
 import { renderJobKind } from '../services/generations.ts';
 import { deliverJobKind } from '../services/webhook-delivery.ts';
-import { runReporting, type JobRunReport } from './job-outcome.ts';
+import type { ReportingJobHandler } from './job-outcome.ts';
 import type { Metrics } from './registry.ts';
 
 /** A kind whose runs also count in a domain metric, by the outcome its handler reports. */
@@ -22,37 +22,38 @@ const domainCounters: Record<string, DomainCounter> = {
  * resolved is `completed`; `RetryJob` is `retried`; `PostponeJob` or a database outage is
  * `postponed`; a run a stopping worker took back is `released`; anything else is `failed` (the
  * queue retries it, or gives the job up after its last attempt). Renders and deliveries also count
- * in their own metrics, by what their handler reported (see reportJobOutcome). Every line a
- * handler logs carries the job's id and kind.
+ * in their own metrics, by the outcome their handler resolved with. Each run's context gets a
+ * logger whose lines carry the job's id and kind.
  */
-export function instrumentHandlers(handlers: Record<string, JobHandler>, { metrics, isUnavailable }: { metrics: Metrics; isUnavailable: (error: unknown) => boolean }): Record<string, JobHandler> {
+export function instrumentHandlers(
+  handlers: Record<string, ReportingJobHandler>,
+  { metrics, logger, isUnavailable }: { metrics: Metrics; logger: Logger; isUnavailable: (error: unknown) => boolean },
+): Record<string, JobHandler> {
   const wrap =
-    (kind: string, handler: JobHandler): JobHandler =>
-    (job, context) =>
-      withLogFields({ jobId: job.id, jobKind: kind }, () => {
-        const report: JobRunReport = {};
-        const started = performance.now();
-        const record = (outcome: string, domainOutcome: string | undefined) => {
-          const seconds = (performance.now() - started) / 1000;
-          metrics.jobRuns.inc({ kind, outcome });
-          metrics.jobDuration.observe({ kind, outcome }, seconds);
-          const counter = domainCounters[kind];
-          if (!counter) return;
-          const { total, duration } = counter.count(metrics);
-          const label = domainOutcome ?? counter.silent;
-          total.inc({ outcome: label });
-          duration.observe({ outcome: label }, seconds);
-        };
-        return runReporting(report, () => handler(job, context)).then(
-          () => record('completed', report.outcome),
-          (error: unknown) => {
-            if (context.signal.aborted) record('released', 'released');
-            else if (error instanceof PostponeJob || (!(error instanceof RetryJob) && isUnavailable(error))) record('postponed', 'postponed');
-            else if (error instanceof RetryJob) record('retried', 'retried');
-            else record('failed', 'error');
-            throw error;
-          },
-        );
-      });
+    (kind: string, handler: ReportingJobHandler): JobHandler =>
+    (job, context) => {
+      const started = performance.now();
+      const record = (outcome: string, domainOutcome: string | undefined) => {
+        const seconds = (performance.now() - started) / 1000;
+        metrics.jobRuns.inc({ kind, outcome });
+        metrics.jobDuration.observe({ kind, outcome }, seconds);
+        const counter = domainCounters[kind];
+        if (!counter) return;
+        const { total, duration } = counter.count(metrics);
+        const label = domainOutcome ?? counter.silent;
+        total.inc({ outcome: label });
+        duration.observe({ outcome: label }, seconds);
+      };
+      return handler(job, { signal: context.signal, completeIn: context.completeIn, logger: childLogger(logger, { jobId: job.id, jobKind: kind }) }).then(
+        (outcome) => record('completed', outcome ?? undefined),
+        (error: unknown) => {
+          if (context.signal.aborted) record('released', 'released');
+          else if (error instanceof PostponeJob || (!(error instanceof RetryJob) && isUnavailable(error))) record('postponed', 'postponed');
+          else if (error instanceof RetryJob) record('retried', 'retried');
+          else record('failed', 'error');
+          throw error;
+        },
+      );
+    };
   return Object.fromEntries(Object.entries(handlers).map(([kind, handler]) => [kind, wrap(kind, handler)]));
 }

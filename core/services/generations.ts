@@ -52,7 +52,7 @@ export function ownCdnKey({ cdn, config }: Pick<Cradle, 'cdn' | 'config'>, url: 
   return key !== null && isSafeKey(key) ? key : null;
 }
 
-export function generationService({ persistence, ids, clock, cdn, queue, config, logger }: Pick<Cradle, 'persistence' | 'ids' | 'clock' | 'cdn' | 'queue' | 'config' | 'logger'>) {
+export function generationService({ persistence, ids, clock, cdn, queue, config }: Pick<Cradle, 'persistence' | 'ids' | 'clock' | 'cdn' | 'queue' | 'config'>) {
   async function replay(organizationId: string, generationId: string) {
     const generation = await persistence.generations.get(organizationId, generationId);
     if (!generation) throw new Error(`idempotency key bound to missing generation ${generationId}`);
@@ -75,8 +75,7 @@ export function generationService({ persistence, ids, clock, cdn, queue, config,
       await cdn.put(key, bytes, { contentType: `image/${format}`, visibility: 'private' });
     } catch (error) {
       // The key is ours and valid, so this is the storage failing (unreachable, full): our outage.
-      logger.warn('could not store an uploaded photo', { error: String(error) });
-      throw unavailable('storage_unavailable', 'The photo could not be stored just now.');
+      throw unavailable('storage_unavailable', 'The photo could not be stored just now.', undefined, error);
     }
     return `private:${key}`;
   }

@@ -5,13 +5,14 @@ import { resizeMemory } from '../imaging/decode-memory.ts';
 import { prepareInputImage } from '../imaging/input-images.ts';
 import { encodeRender, variantWidths, type EncodedVariant, type OriginalFormat } from '../imaging/variants.ts';
 import { fetchImage, ImageFetchError, inspectImage, type FetchedImage } from '../outbound/fetch-image.ts';
-import { outageRetryDelay, PostponeJob, RetryJob, type JobContext } from '../ports/job-queue.ts';
+import { outageRetryDelay, PostponeJob, RetryJob } from '../ports/job-queue.ts';
 import type { QueuedJob } from '../domain/job.ts';
 import { RenderError } from '../ports/render-engine.ts';
 import { ownCdnKey, type RenderJobPayload } from './generations.ts';
 import { strayImagesJobKind, type StrayImagesJobPayload } from './stray-images.ts';
 import { emitEvent } from './webhook-delivery.ts';
-import { reportJobOutcome } from '../metrics/job-outcome.ts';
+import type { JobRunContext, ReportedOutcome } from '../metrics/job-outcome.ts';
+import type { Logger } from '../logger.ts';
 import { slotLeaseMs, slotOrPostpone } from './cluster-slots.ts';
 
 /** A failure that ends the generation, with the code and message its `error` object shows. */
@@ -150,11 +151,11 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
   }
 
   /** Deletes whatever this run stored under `base`, for a run whose images nothing will refer to. */
-  async function discard(base: string) {
+  async function discard(base: string, log: Logger) {
     try {
       for await (const { key } of cdn.list(`${base}/`, 'public')) await cdn.delete(key, 'public');
     } catch (error) {
-      logger.warn('could not delete a run\'s uncommitted images', { base, error: String(error) });
+      log.warn('could not delete a run\'s uncommitted images', { base, error: String(error) });
     }
   }
 
@@ -163,7 +164,7 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
    * terminal. When runs may have left images nobody refers to (`strays`), a job to delete them is
    * queued in the same transaction.
    */
-  async function finish(generation: GenerationRecord, strays: boolean, type: EventType, change: (tx: Parameters<Parameters<typeof persistence.transaction>[0]>[0]) => Promise<boolean>) {
+  async function finish(generation: GenerationRecord, strays: boolean, type: EventType, log: Logger, change: (tx: Parameters<Parameters<typeof persistence.transaction>[0]>[0]) => Promise<boolean>) {
     const applied = await persistence.transaction(async (tx) => {
       if (!(await change(tx))) return false; // already terminal: a duplicate run after a lost lease
       const finished = (await tx.generations.get(generation.organizationId, generation.id))!;
@@ -177,47 +178,51 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       return true;
     });
     if (applied) queue.notify(); // the first delivery attempt starts now, not at the next poll
-    if (applied) reportJobOutcome(type === 'generation.completed' ? 'completed' : 'failed');
     // The customer's photo is kept only while it is needed.
     if (generation.sourceImage.startsWith('private:')) {
-      await cdn.delete(generation.sourceImage.slice('private:'.length), 'private').catch((error) => logger.warn('could not delete upload', { error: String(error) }));
+      await cdn.delete(generation.sourceImage.slice('private:'.length), 'private').catch((error) => log.warn('could not delete upload', { error: String(error) }));
     }
     return applied;
   }
 
-  async function fail(generation: GenerationRecord, strays: boolean, failure: GenerationFailure) {
+  /** Fails the generation; 'failed' when this run did, nothing when it was already terminal. */
+  async function fail(generation: GenerationRecord, strays: boolean, failure: GenerationFailure, log: Logger): Promise<ReportedOutcome | undefined> {
     const at = clock.now();
-    await finish(generation, strays, 'generation.failed', async (tx) => {
+    const applied = await finish(generation, strays, 'generation.failed', log, async (tx) => {
       if (!(await tx.generations.fail(generation.id, { code: failure.code, message: failure.message, completedAt: at }))) return false;
       // A failed generation gives its credits back, as a ledger entry of its own.
       await tx.credits.grant({ organizationId: generation.organizationId, amount: generation.creditsCharged, reason: 'generation_refund', reference: generation.id, ledgerEntryId: ids.id('cle_'), at });
       return true;
     });
+    return applied ? 'failed' : undefined;
   }
 
-  /** `context.signal` aborts the engine's render when the worker is stopping (see `JobQueue.stop`). */
-  return async function handle(job: QueuedJob, context?: Pick<JobContext, 'signal'>): Promise<void> {
+  /**
+   * `context.signal` aborts the engine's render when the worker is stopping (see `JobQueue.stop`).
+   * Called outside the queue (a test), it may get no context.
+   */
+  return async function handle(job: QueuedJob, context: Partial<Pick<JobRunContext, 'signal' | 'logger'>> = {}): Promise<ReportedOutcome | undefined> {
+    const log = context.logger ?? logger;
     const { generationId, organizationId } = job.payload as RenderJobPayload;
     const generation = await persistence.generations.get(organizationId, generationId);
-    if (!generation || generation.status !== 'processing') return;
+    if (!generation || generation.status !== 'processing') return undefined;
     // An earlier run may have stored images and died before committing them.
     let strays = job.attempts > 1;
     if (job.failures >= config.render.maxAttempts) {
       // Only runs that died can bring it here (a failing run ends the generation at its last retry):
       // a render that kills its worker each time ends rather than taking worker after worker down.
-      logger.error('render given up: its runs kept losing their worker', { generationId, attempts: job.attempts, failures: job.failures });
-      await fail(generation, strays, notCompleted());
-      return;
+      log.error('render given up: its runs kept losing their worker', { generationId, attempts: job.attempts, failures: job.failures });
+      return fail(generation, strays, notCompleted(), log);
     }
     /** Where this run stores its images, while it is storing them. */
     let storing: string | undefined;
     // Taken before the inputs are fetched, so a render that must wait fetches nothing yet.
-    const engineSlot = await slotOrPostpone(engineSlots, config.plugins.renderer, job, { waitMs: config.render.retryBaseDelayMs, what: 'render', logger });
+    const engineSlot = await slotOrPostpone(engineSlots, config.plugins.renderer, job, { waitMs: config.render.retryBaseDelayMs, what: 'render', logger: log });
     try {
       // A retry (perhaps after storage failed) first checks that storage answers, so an outage
       // costs one cheap listing per retry rather than another render (paid, with a real engine).
       if (job.attempts > 1) await fromStorage(storageAnswers(generation.id));
-      const signal = context?.signal;
+      const signal = context.signal;
       const longSide = longSideOf[generation.imageSize];
       const [photo, ...products] = await loadAll([
         loadPhoto(generation.sourceImage, longSide, signal),
@@ -252,31 +257,31 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       // images stay; if they were not committed, whichever run ends the generation queues their deletion.
       storing = undefined;
       strays = true;
-      if (!(await finish(generation, job.attempts > 1, 'generation.completed', (tx) => tx.generations.complete(generation.id, { ...published, completedAt: clock.now() })))) {
-        // Another run of this job (its lease had expired) finished first: nothing refers to these images.
-        await discard(base);
-      }
+      if (await finish(generation, job.attempts > 1, 'generation.completed', log, (tx) => tx.generations.complete(generation.id, { ...published, completedAt: clock.now() }))) return 'completed';
+      // Another run of this job (its lease had expired) finished first: nothing refers to these images.
+      await discard(base, log);
+      return undefined;
     } catch (error) {
-      if (storing) await discard(storing); // a store that failed halfway
+      if (storing) await discard(storing, log); // a store that failed halfway
       // The worker is stopping and took the run back: the queue releases the job, not failed.
-      if (context?.signal.aborted) throw error;
+      if (context.signal?.aborted) throw error;
       // Our outage is not the render's failure: the queue retries the job until the database is back.
       if (persistence.isUnavailable(error)) throw error;
       // Nor is storage's; it is waited out the same way, at least once a minute, and spends no retry.
       if (error instanceof StorageOutage) {
-        logger.warn('render postponed: image storage failed', { generationId, attempt: job.attempts, error: error.message });
+        log.warn('render postponed: image storage failed', { generationId, attempt: job.attempts, error: error.message });
         throw new PostponeJob(outageRetryDelay(job.attempts, config.render.retryBaseDelayMs), error.message);
       }
       const failure = classify(error);
       const expected = error instanceof GenerationFailure || error instanceof ImageFetchError;
       if (!expected) {
-        logger.error('render failed', { generationId, attempt: job.attempts, code: failure.code, error: error instanceof Error ? error.stack : String(error) });
+        log.error('render failed', { generationId, attempt: job.attempts, code: failure.code, error: error instanceof Error ? error.stack : String(error) });
       }
       // This run is failure number `failures + 1`; runs an outage postponed are not counted.
       if (failure.transient && job.failures + 1 < config.render.maxAttempts) {
         throw new RetryJob(config.render.retryBaseDelayMs * 2 ** job.failures, `${failure.code}: ${failure.message}`);
       }
-      await fail(generation, strays, failure);
+      return await fail(generation, strays, failure, log);
     } finally {
       await engineSlot.release();
     }

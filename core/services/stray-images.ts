@@ -2,6 +2,8 @@ import type { Cradle } from '../cradle.ts';
 import { generationImagesPrefix } from '../domain/blob-keys.ts';
 import { outageRetryDelay, PostponeJob } from '../ports/job-queue.ts';
 import type { QueuedJob } from '../domain/job.ts';
+import type { Logger } from '../logger.ts';
+import type { JobRunContext } from '../metrics/job-outcome.ts';
 
 /** The job that deletes a terminal generation's stray images (see `sweepStrayImages`). */
 export const strayImagesJobKind = 'delete_stray_images';
@@ -22,33 +24,35 @@ export type SweepStrayImages = ReturnType<typeof sweepStrayImages>;
  */
 export function sweepStrayImages({ persistence, cdn, logger }: Pick<Cradle, 'persistence' | 'cdn' | 'logger'>) {
   /** Every key under the generation's folder but those of the folder `imageUrl` points into (none when that folder cannot be told). */
-  async function strayKeys(generationId: string, imageUrl: string | null): Promise<string[]> {
+  async function strayKeys(generationId: string, imageUrl: string | null, log: Logger): Promise<string[]> {
     const listed: string[] = [];
     for await (const { key } of cdn.list(generationImagesPrefix(generationId), 'public')) listed.push(key);
     if (!imageUrl) return listed;
     const kept = listed.find((key) => cdn.publicUrl(key) === imageUrl);
     if (!kept) {
       // Public URLs changed since (a new CDN domain, say): which folder is live cannot be told, so none is touched.
-      logger.warn('stray image sweep skipped: the generation\'s image is not among its listed images', { generationId });
+      log.warn('stray image sweep skipped: the generation\'s image is not among its listed images', { generationId });
       return [];
     }
     const keptFolder = kept.slice(0, kept.lastIndexOf('/') + 1);
     return listed.filter((key) => !key.startsWith(keptFolder));
   }
 
-  return async function handle(job: QueuedJob): Promise<void> {
+  /** Called outside the queue (a test), it may get no context. */
+  return async function handle(job: QueuedJob, context: Partial<Pick<JobRunContext, 'logger'>> = {}): Promise<void> {
+    const log = context.logger ?? logger;
     const { generationId, organizationId } = job.payload as StrayImagesJobPayload;
     const generation = await persistence.generations.get(organizationId, generationId);
     if (generation?.status === 'processing') return; // never queued for one; nothing is certain to be stray
     let stray: string[];
     try {
-      stray = await strayKeys(generationId, generation?.imageUrl ?? null);
+      stray = await strayKeys(generationId, generation?.imageUrl ?? null, log);
       await Promise.all(stray.map((key) => cdn.delete(key, 'public')));
     } catch (error) {
       // Storage failing is waited out, at least once a minute, rather than the job given up with the images left.
-      logger.warn('stray image sweep postponed: image storage failed', { generationId, error: String(error) });
+      log.warn('stray image sweep postponed: image storage failed', { generationId, error: String(error) });
       throw new PostponeJob(outageRetryDelay(job.attempts), `image storage failed: ${String(error)}`);
     }
-    if (stray.length > 0) logger.info('deleted images no run of the generation committed', { generationId, deleted: stray.length });
+    if (stray.length > 0) log.info('deleted images no run of the generation committed', { generationId, deleted: stray.length });
   };
 }

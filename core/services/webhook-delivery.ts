@@ -2,7 +2,7 @@ import type { Cradle } from '../cradle.ts';
 import { activeSecrets } from '../domain/webhook-secrets.ts';
 import { signatureHeader } from '../domain/webhook-signature.ts';
 import { RetryJob, type JobContext } from '../ports/job-queue.ts';
-import { reportJobOutcome } from '../metrics/job-outcome.ts';
+import type { JobRunContext, ReportedOutcome } from '../metrics/job-outcome.ts';
 import { slotLeaseMs, slotOrPostpone } from './cluster-slots.ts';
 import type { DeliveryRecord } from '../domain/delivery.ts';
 import type { QueuedJob } from '../domain/job.ts';
@@ -60,20 +60,22 @@ export function deliverWebhook({ persistence, transport, ids, clock, config, log
   const endpointSlots = limits.concurrency('webhook-endpoint', config.webhooks.maxConcurrentPerEndpoint, slotLeaseMs);
   const schedule = config.webhooks.retrySchedule;
 
-  async function abandon(delivery: DeliveryRecord, reason: string) {
+  async function abandon(delivery: DeliveryRecord, reason: string): Promise<ReportedOutcome> {
     await persistence.deliveries.update({ ...delivery, status: 'failed', nextAttemptAt: null, lastError: reason, updatedAt: clock.now() });
-    reportJobOutcome('abandoned');
+    return 'abandoned';
   }
 
-  return async function handle(job: QueuedJob, context: JobContext): Promise<void> {
+  /** Called outside the queue (a test), its context may have no logger of its own. */
+  return async function handle(job: QueuedJob, context: JobContext & Partial<Pick<JobRunContext, 'logger'>>): Promise<ReportedOutcome | undefined> {
+    const log = context.logger ?? logger;
     const { deliveryId } = job.payload as DeliverJobPayload;
     const found = await persistence.deliveries.forAttempt(deliveryId);
-    if (!found || found.delivery.status !== 'pending') return;
+    if (!found || found.delivery.status !== 'pending') return undefined;
     const { delivery, endpoint, event } = found;
     if (!endpoint || endpoint.deleted || endpoint.status !== 'enabled') return abandon(delivery, 'endpoint_disabled');
     if (!event) return abandon(delivery, 'event_missing');
 
-    const slot = await slotOrPostpone(endpointSlots, endpoint.id, job, { waitMs: endpointBusyWaitMs, what: 'webhook delivery', logger });
+    const slot = await slotOrPostpone(endpointSlots, endpoint.id, job, { waitMs: endpointBusyWaitMs, what: 'webhook delivery', logger: log });
     let outcome;
     const attemptedAt = clock.now();
     try {
@@ -132,8 +134,8 @@ export function deliverWebhook({ persistence, transport, ids, clock, config, log
       if (gone) await tx.webhookEndpoints.disable(endpoint.id, 'gone', now);
       if (delay === null) await context.completeIn(tx);
     });
-    reportJobOutcome(succeeded ? 'delivered' : delay === null ? 'failed' : 'retried');
-    if (gone) logger.warn('webhook endpoint disabled: it answered 410 Gone', { endpointId: endpoint.id });
+    if (gone) log.warn('webhook endpoint disabled: it answered 410 Gone', { endpointId: endpoint.id });
     if (delay !== null) throw new RetryJob(delay, `attempt ${attemptCount} failed: ${lastError}`);
+    return succeeded ? 'delivered' : 'failed';
   };
 }

@@ -2,7 +2,7 @@ import type { H3 } from 'h3';
 import { isSafeKey } from '../../domain/blob-keys.ts';
 import { ApiError, unavailable } from '../../domain/errors.ts';
 import { ifNoneMatchMatches } from '../conditional.ts';
-import { services } from '../context.ts';
+import { requestLogger, services } from '../context.ts';
 
 const notFound = () => new ApiError('not_found_error', 'resource_missing', 'No such image.');
 
@@ -12,7 +12,7 @@ const notFound = () => new ApiError('not_found_error', 'resource_missing', 'No s
  */
 export function cdnRoutes(app: H3) {
   app.get('/cdn/**', async (event) => {
-    const { cdn, logger } = services(event);
+    const { cdn } = services(event);
     if (!cdn.servedByApp) throw notFound();
     const key = event.url.pathname.slice('/cdn/'.length);
     // A key the store would refuse (`..`, `%2e`, no extension) is, to a caller, simply not there.
@@ -22,7 +22,7 @@ export function cdnRoutes(app: H3) {
       object = await cdn.get(key, 'public');
     } catch (error) {
       // Not a 404, which a browser or a CDN in front may cache (RFC 9111 §4.2.2) for an image that exists.
-      logger.warn('could not read a public image', { key, error: String(error) });
+      requestLogger(event).warn('could not read a public image', { key, error: String(error) });
       throw unavailable('storage_unavailable', 'The image cannot be read just now.', 'Retry in a moment.');
     }
     if (!object) throw notFound();

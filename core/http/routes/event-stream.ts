@@ -4,7 +4,7 @@ import { EventStream, type H3, type H3Event } from 'h3';
 import { ApiError } from '../../domain/errors.ts';
 import { eventTypes } from '../../domain/generation.ts';
 import { couldBeId, escapeUnstorable } from '../../domain/text.ts';
-import { requireKey, services } from '../context.ts';
+import { requestLogger, requireKey, services } from '../context.ts';
 import { queryOf } from '../params.ts';
 import type { RouteLimits } from '../rate-limit.ts';
 
@@ -151,7 +151,7 @@ export function eventStreamRoutes(app: H3, limits: RouteLimits, overrides: Parti
       }
     };
     run()
-      .catch((error: unknown) => cradle.logger.warn('event stream ended by an error', { organizationId: key.organizationId, error: String(error) }))
+      .catch((error: unknown) => requestLogger(event).warn('event stream ended by an error', { organizationId: key.organizationId, error: String(error) }))
       .finally(() => void stream.close());
     return stream;
   });
