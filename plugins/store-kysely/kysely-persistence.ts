@@ -26,34 +26,64 @@ import { visualizationRepository } from './repositories/visualizations.ts';
 import { webhookEndpointRepository } from './repositories/webhook-endpoints.ts';
 import { widgetRepository } from './repositories/widgets.ts';
 
-function repositories(db: Executor, dialect: Dialect, keys?: KeyCache<StoredApiKey>): Repositories {
-  const generations = generationRepository(db, dialect);
-  return {
-    organizations: organizationRepository(db),
-    stores: storeRepository(db),
-    apiKeys: apiKeyRepository(db, dialect, keys),
-    credits: creditRepository(db, dialect),
-    generations,
-    idempotencyKeys: idempotencyRepository(db, dialect),
-    events: eventRepository(db, dialect),
-    jobs: jobRepository(db, dialect),
-    webhookEndpoints: webhookEndpointRepository(db, dialect),
-    deliveries: deliveryRepository(db, dialect),
-    conversions: conversionRepository(db, dialect),
-    visualizations: visualizationRepository(db),
-    widgets: widgetRepository(db, generations.get),
-    visitorIdentities: visitorIdentityRepository(db),
-    users: userRepository(db),
-    sessions: sessionRepository(db, dialect),
-    processes: processRepository(db),
-    schedules: scheduleRepository(db, dialect),
-    retention: retentionRepository(db),
-    // Raw SQL on the same connection or transaction, for a queue engine with its own tables (pg-boss).
-    ...(dialect === 'postgres' && {
-      sql: { query: (text: string, values: unknown[] = []) => db.executeQuery(CompiledQuery.raw(text, values)) as Promise<{ rows: any[] }> },
-    }),
-  };
+/** What a repository is made on: the database or one transaction, and the key cache (the database's only). */
+interface RepositoryContext {
+  db: Executor;
+  dialect: Dialect;
+  keys?: KeyCache<StoredApiKey>;
 }
+
+/** How each repository is made; `all` gives the others made on the same executor. */
+const factories: { [Name in keyof Repositories]-?: (context: RepositoryContext, all: Repositories) => Repositories[Name] } = {
+  organizations: ({ db }) => organizationRepository(db),
+  stores: ({ db }) => storeRepository(db),
+  apiKeys: ({ db, dialect, keys }) => apiKeyRepository(db, dialect, keys),
+  credits: ({ db, dialect }) => creditRepository(db, dialect),
+  generations: ({ db, dialect }) => generationRepository(db, dialect),
+  idempotencyKeys: ({ db, dialect }) => idempotencyRepository(db, dialect),
+  events: ({ db, dialect }) => eventRepository(db, dialect),
+  jobs: ({ db, dialect }) => jobRepository(db, dialect),
+  webhookEndpoints: ({ db, dialect }) => webhookEndpointRepository(db, dialect),
+  deliveries: ({ db, dialect }) => deliveryRepository(db, dialect),
+  conversions: ({ db, dialect }) => conversionRepository(db, dialect),
+  visualizations: ({ db }) => visualizationRepository(db),
+  widgets: ({ db }, all) => widgetRepository(db, all.generations.get),
+  visitorIdentities: ({ db }) => visitorIdentityRepository(db),
+  users: ({ db }) => userRepository(db),
+  sessions: ({ db, dialect }) => sessionRepository(db, dialect),
+  processes: ({ db }) => processRepository(db),
+  schedules: ({ db, dialect }) => scheduleRepository(db, dialect),
+  retention: ({ db }) => retentionRepository(db),
+  // Raw SQL on the same connection or transaction, for a queue engine with its own tables (pg-boss).
+  sql: ({ db, dialect }) =>
+    dialect === 'postgres' ? { query: (text: string, values: unknown[] = []) => db.executeQuery(CompiledQuery.raw(text, values)) as Promise<{ rows: any[] }> } : undefined,
+};
+
+const contextOf = Symbol('repository context');
+
+/**
+ * Repositories whose getters make each one the first time it is asked for, then keep it: a
+ * transaction uses two or three of them, and making all twenty cost more Node CPU than a create's
+ * own statements (docs/benchmarks.md). The getters live on one shared prototype.
+ */
+const lazyRepositories: object = Object.create(null);
+for (const name of Object.keys(factories) as Array<keyof Repositories>) {
+  Object.defineProperty(lazyRepositories, name, {
+    enumerable: true,
+    get(this: Repositories & { [contextOf]: RepositoryContext }) {
+      const value = factories[name](this[contextOf], this);
+      Object.defineProperty(this, name, { value, enumerable: true });
+      return value;
+    },
+  });
+}
+
+function repositories(db: Executor, dialect: Dialect, keys?: KeyCache<StoredApiKey>): Repositories {
+  return Object.create(lazyRepositories, { [contextOf]: { value: { db, dialect, keys } } }) as Repositories;
+}
+
+/** Every repository made now, as own properties (the persistence object's, made once). */
+const allMade = (lazy: Repositories): Repositories => Object.fromEntries(Object.keys(factories).map((name) => [name, lazy[name as keyof Repositories]])) as unknown as Repositories;
 
 type RunTransaction = <T>(work: (tx: Executor) => Promise<T>) => Promise<T>;
 
@@ -102,7 +132,7 @@ export function kyselyPersistence(
   return {
     // A file beside the process keeps its schema current at startup; a server is migrated on purpose.
     capabilities: { embedded: dialect === 'sqlite' },
-    ...repositories(db, dialect, keys),
+    ...allMade(repositories(db, dialect, keys)),
     // The units of one group commit share a transaction, and so its repositories.
     transaction: (work) => transaction((tx) => work(repositoriesOf(tx))),
     migrate: () => migrateOn(async (db) => {
