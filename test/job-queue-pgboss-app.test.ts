@@ -19,7 +19,8 @@ describe('the app on the pgboss queue', () => {
     postgres = await startPostgresTestServer();
     g = await startGenerationApp({
       env: { DATABASE_URL: await postgres.createDatabase(), VISUALIZER_QUEUE: 'pgboss' },
-      config: { pluginOptions: { pgboss: { pollIntervalMs: 50 } } },
+      // A poll far longer than a render: the job must start on the wake-up after the create commits.
+      config: { pluginOptions: { pgboss: { pollIntervalMs: 10_000 } } },
     });
     key = (await g.app.tenants.createOrganization({ name: 'Boss', credits: 100 })).apiKey.key;
   });
@@ -37,7 +38,7 @@ describe('the app on the pgboss queue', () => {
     const response = await g.api.post(key, g.validBody());
     assert.equal(response.status, 202);
     const { id } = await response.json();
-    const generation = await g.api.settled(key, id);
+    const generation = await g.api.settled(key, id, 8_000); // well before the 10 s poll
     assert.equal(generation.status, 'complete');
     const { persistence, queue } = g.app.container.cradle;
     assert.equal(await persistence.jobs.pending(), 0, 'nothing went to the db queue’s table');

@@ -1,7 +1,10 @@
-import { after } from 'node:test';
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
 import PgBoss from 'pg-boss';
 import { jobQueueContract, type ClaimedJob, type JobQueueDeps } from 'visualizer/testing';
 import type { Persistence } from 'visualizer/plugin';
+import { silentLogger } from '../core/logger.ts';
+import { waitFor } from '../kit/testing/wait-for.ts';
 import { onPool, sqlOf } from '../plugins/queue-pgboss/boss-db.ts';
 import { createPgBossQueue } from '../plugins/queue-pgboss/pgboss-queue.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
@@ -33,8 +36,9 @@ async function claimAs(persistence: Persistence, kind: string): Promise<ClaimedJ
 const common = {
   createQueue: pgbossQueue,
   unavailableError: () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
-  // pg-boss polls; LISTEN would not pass PgBouncer in transaction mode anyway.
-  signalsOtherProcesses: false,
+  // A NOTIFY sent in the enqueuing transaction, heard through LISTEN on the store's session
+  // connection (behind PgBouncer, its direct URL).
+  signalsOtherProcesses: true,
   usesDatabaseClock: true,
   fencesLostLeases: false,
   minLeaseMs: 1_000,
@@ -78,6 +82,38 @@ jobQueueContract({
     return { open: () => openPostgres(pooled, { pooled: true, directUrl: url }) };
   },
   ...common,
+});
+
+/** The wake-ups that start another process's jobs without waiting for a poll (the contract checks the start itself). */
+describe('pgboss wake-ups', () => {
+  it('announces a committed due job to listening workers, and neither a rolled-back one nor one due later', async () => {
+    postgres ??= await startPostgresTestServer();
+    const url = await postgres.createDatabase();
+    const [listener, producer] = [openPostgres(url), openPostgres(url)];
+    const queue = createPgBossQueue({ persistence: producer, clock: { now: () => Date.now() }, logger: silentLogger }, { schema, leaseMs: 30_000, pollIntervalMs: 10_000, maxAttempts: 3, maintenanceIntervalSeconds: 30, keepFailedDays: 1 });
+    const heard: (string | undefined)[] = [];
+    const unlisten = await listener.listenForJobs!((kind) => heard.push(kind));
+    const enqueue = (kind: string, delayMs = 0) => producer.transaction((tx) => queue.enqueue(tx, { kind, payload: {}, runAt: Date.now() + delayMs, createdAt: Date.now() }));
+    try {
+      await listener.migrate();
+      await assert.rejects(
+        producer.transaction(async (tx) => {
+          await queue.enqueue(tx, { kind: 'wake.rolled_back', payload: {}, runAt: Date.now(), createdAt: Date.now() });
+          throw new Error('roll back');
+        }),
+        /roll back/,
+      );
+      await enqueue('wake.later', 60_000);
+      await enqueue('wake.due');
+      // Notifications arrive in commit order: had the earlier ones been sent, they would be here first.
+      await waitFor('the committed job’s notification', () => heard.length > 0);
+      assert.deepEqual(heard, ['wake.due']);
+    } finally {
+      await unlisten();
+      await queue.stop();
+      await Promise.all([listener.close(), producer.close()]);
+    }
+  });
 });
 
 after(async () => {

@@ -19,6 +19,8 @@ export default definePlugin({
     retryDelayMs: v.optional(positive, 1_000),
     maintenanceIntervalSeconds: v.optional(positive, 30),
     keepFailedDays: v.optional(positive, 90),
+    /** Wakes idle workers of every process through Postgres NOTIFY when a job commits (see PgBossQueueOptions). */
+    wakeOtherProcesses: v.optional(v.boolean(), true),
   }),
   register({ options, logger, port }) {
     const queue = createPgBossQueue({ persistence: port('persistence'), clock: port('clock'), logger }, options);

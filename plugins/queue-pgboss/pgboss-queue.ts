@@ -5,7 +5,8 @@ import { inTransaction, onPool, sqlOf, type BossDb } from './boss-db.ts';
 
 /**
  * `leaseMs` becomes pg-boss's expiration (whole seconds, at least 1): a dead worker's jobs return at
- * pg-boss's next maintenance after it. Other processes' jobs are found by `pollIntervalMs` (no LISTEN).
+ * pg-boss's next maintenance after it. `pollIntervalMs` is our runner's, not pg-boss's (whose
+ * `work()` we do not use): how often an idle lane calls pg-boss's `fetch` when nothing wakes it.
  */
 export interface PgBossQueueOptions extends QueueRunnerOptions {
   /** pg-boss's schema in the store's database. */
@@ -14,7 +15,19 @@ export interface PgBossQueueOptions extends QueueRunnerOptions {
   maintenanceIntervalSeconds: number;
   /** How long jobs given up stay in pg-boss's `failed` state, visible to operators, before pg-boss archives them. */
   keepFailedDays: number;
+  /**
+   * Default true: each due job is announced by a Postgres NOTIFY sent in its transaction, and
+   * workers LISTEN (through the store's session connection), so an idle worker of any process
+   * starts it at once instead of at its next poll. False: neither, as pg-boss itself does.
+   */
+  wakeOtherProcesses?: boolean;
 }
+
+/**
+ * The channel and payload (the job's kind) the store's `listenForJobs` listens for, shared with the
+ * `db` queue: both queues' workers wake only the lane of the committed job's kind.
+ */
+const jobsChannel = 'visualizer_jobs';
 
 /** What we keep in a pg-boss job's data: pg-boss's own retry count cannot tell postponed runs from failures. */
 interface Envelope {
@@ -40,7 +53,7 @@ interface BossJob {
  */
 export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock; logger: Logger }, options: PgBossQueueOptions): JobQueue {
   const { persistence, clock, logger } = deps;
-  const { schema } = options;
+  const { schema, wakeOtherProcesses = true } = options;
   const expireInSeconds = Math.max(1, Math.ceil(options.leaseMs / 1000));
   const pool = onPool(persistence);
   const newBoss = () => {
@@ -115,6 +128,9 @@ export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock
       expireInSeconds,
     });
     if (!id) throw new Error(`pg-boss did not accept a ${kind} job`);
+    // Postgres delivers a NOTIFY when its transaction commits, so the job is visible to whoever it
+    // wakes, and never delivers one that rolled back. A job due later is found by the poll.
+    if (wakeOtherProcesses && delayMs <= 0) await db.executeSql('SELECT pg_notify($1, $2)', [jobsChannel, kind]);
   }
 
   /** Ends this row and sends its successor, in one transaction: the job is never lost nor doubled. */
@@ -175,6 +191,8 @@ export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock
       giveUp,
       extendLeases,
       start: async (kinds) => void (await Promise.all(kinds.map(queueFor))),
+      // pg-boss 10 has no LISTEN of its own (its `notifyWorker` wakes only this process's `work()`).
+      listen: wakeOtherProcesses ? persistence.listenForJobs?.bind(persistence) : undefined,
       async stop() {
         if (!starting) return;
         await starting.catch(() => {});
