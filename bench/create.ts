@@ -9,7 +9,7 @@
  */
 import { createLoad } from './support/api-loads.ts';
 import { apiThroughput } from './support/api-benchmark.ts';
-import { runBenchmark } from './support/report.ts';
+import { runBenchmark, sized } from './support/report.ts';
 import { concurrency } from './support/throughput.ts';
 
 runBenchmark(() =>
@@ -17,6 +17,7 @@ runBenchmark(() =>
     label: 'create POST /v1/generations',
     describe: (bench) => `create: POST /v1/generations (${bench.createBody.length} B JSON body), concurrency ${concurrency}`,
     load: createLoad,
-    target: 0.5,
+    target: 0.75,
   }),
+  { boundSeconds: sized(240, 60) },
 );

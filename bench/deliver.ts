@@ -10,12 +10,12 @@ import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { testCertificates } from '../test/support/https-server.ts';
 import { startOutboxBench } from './support/outbox.ts';
-import { fixed, runBenchmark, summaryRow, table, type SummaryRow } from './support/report.ts';
+import { fixed, runBenchmark, sized, summaryRow, table, type SummaryRow } from './support/report.ts';
 
-const target = 0.5;
+const target = 0.7;
 /** Per measured round; floor and ours alternate for `rounds` rounds, so drift on a shared machine hits both alike. */
-const events = 2_000;
-const rounds = Number(process.env.BENCH_DELIVER_ROUNDS ?? 3);
+const events = sized(2_000, 200);
+const rounds = sized(Number(process.env.BENCH_DELIVER_ROUNDS ?? 3), 1);
 const concurrency = 16;
 /**
  * Rounds each side first runs unmeasured, alternating as the measured ones do. Both need them: the
@@ -23,7 +23,7 @@ const concurrency = 16;
  * TLS, the GC settling). After a short warm-up both sides were measured while still speeding up,
  * unevenly, and the ratio swung between 0.43 and 0.57 from run to run.
  */
-const warmUpRounds = 6;
+const warmUpRounds = sized(6, 1);
 
 async function main(): Promise<SummaryRow[]> {
   const outbox = await startOutboxBench(concurrency);
@@ -90,4 +90,4 @@ async function main(): Promise<SummaryRow[]> {
   }
 }
 
-runBenchmark(main);
+runBenchmark(main, { boundSeconds: sized(300, 60) });

@@ -17,13 +17,15 @@ import { encodeVariants } from '../core/imaging/variants.ts';
 import type { Logger } from '../core/logger.ts';
 import { startBenchApp } from './support/app.ts';
 import type { LatencyResult, LatencySpec } from './support/latency-client.ts';
-import { fixed, median, percentile, runBenchmark, summaryRow, table, type SummaryRow } from './support/report.ts';
+import { fixed, median, percentile, runBenchmark, sized, summaryRow, table, type SummaryRow } from './support/report.ts';
 
-const count = 200;
+const count = sized(200, 10);
 /** The rate asked for; lowered when this machine cannot render that many per second (see below). */
 const requestedPerSecond = Number(process.env.BENCH_LATENCY_RATE ?? 10);
 const pollMs = 20;
-const floorIterations = 21;
+/** p50 against the floor. */
+const target = 1.15;
+const floorIterations = sized(21, 3);
 
 function runClient(spec: LatencySpec): Promise<LatencyResult> {
   const child = fork(fileURLToPath(new URL('./support/latency-client.ts', import.meta.url)), [], {
@@ -89,7 +91,7 @@ async function main(): Promise<SummaryRow[]> {
       `floor CPU ${fixed(cpuPerRender)} ms per render on ${cores} cores: at most ~${fixed(capacity)} renders/s` +
         (perSecond < requestedPerSecond ? `, so ${requestedPerSecond}/s would only measure a growing queue; offering half of that (set BENCH_LATENCY_RATE to force a rate)` : ''),
     );
-    const result = await runClient({ origin: bench.app.url, headers: bench.headers, body: bench.createBody, warmup: 5, count, perSecond, pollMs });
+    const result = await runClient({ origin: bench.app.url, headers: bench.headers, body: bench.createBody, warmup: sized(5, 1), count, perSecond, pollMs });
 
     const observed = result.completed.map((c) => c.observedMs).sort((a, b) => a - b);
     const server = result.completed.map((c) => c.serverMs).sort((a, b) => a - b);
@@ -135,10 +137,10 @@ async function main(): Promise<SummaryRow[]> {
     for (const failure of result.failed.slice(0, 5)) console.log('failed:', JSON.stringify(failure));
     for (const problem of problems.slice(0, 5)) console.log(problem);
     if (problems.length > 5) console.log(`… ${problems.length - 5} more log lines`);
-    return [summaryRow('latency 1K POST→complete (p50, ms)', `${fixed(percentile(observed, 50))} ms`, `${fixed(floor)} ms`, ratio)];
+    return [summaryRow('latency 1K POST→complete (p50, ms)', `${fixed(percentile(observed, 50))} ms`, `${fixed(floor)} ms`, ratio, { atMost: target })];
   } finally {
     await bench.close();
   }
 }
 
-runBenchmark(main);
+runBenchmark(main, { boundSeconds: sized(300, 90) });

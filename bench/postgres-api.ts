@@ -11,10 +11,10 @@ import { startPostgresTestServer } from '../test/support/postgres-server.ts';
 import { startBenchApp } from './support/app.ts';
 import { postgresApiThroughput } from './support/postgres-api-benchmark.ts';
 import { postgresCreateLoad, postgresReadLoad } from './support/postgres-same-work.ts';
-import { runBenchmark } from './support/report.ts';
+import { runBenchmark, sized } from './support/report.ts';
 import { concurrency } from './support/throughput.ts';
 
-const generations = 200;
+const generations = sized(200, 20);
 
 runBenchmark(async () => {
   const postgres = await startPostgresTestServer();
@@ -39,4 +39,4 @@ runBenchmark(async () => {
   } finally {
     await postgres.stop();
   }
-});
+}, { boundSeconds: sized(300, 90) });

@@ -17,12 +17,12 @@ import { testCertificates } from '../test/support/https-server.ts';
 import { startPostgresTestServer } from '../test/support/postgres-server.ts';
 import { startBenchImageHost, unlimited } from './support/app.ts';
 import { processCpuSeconds } from './support/process-cpu.ts';
-import { fixed, runBenchmark, summaryRow, table, type SummaryRow } from './support/report.ts';
+import { fixed, runBenchmark, sized, summaryRow, table, type SummaryRow } from './support/report.ts';
 
-const engineLatencyMs = 2_000;
+const engineLatencyMs = sized(2_000, 200);
 const concurrency = 4;
-const batch = 64;
-const processCounts = [1, 2, 4];
+const batch = sized(64, 8);
+const processCounts = sized([1, 2, 4], [1]);
 const createConcurrency = 16;
 
 runBenchmark(async () => {
@@ -87,7 +87,7 @@ runBenchmark(async () => {
     await host.close();
     rmSync(dir, { recursive: true, force: true });
   }
-});
+}, { boundSeconds: sized(420, 120) });
 
 /** The queue plugin the processes use, as `config` resolves it (printed with the table, since the queue decides how fast idle workers wake). */
 async function queueName(cluster: Cluster): Promise<string> {

@@ -10,13 +10,13 @@ import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { encodeVariants, encoders, variantFormats, variantWidths } from '../core/imaging/variants.ts';
 import { photoLikeJpeg } from './support/images.ts';
-import { fixed, median, runBenchmark, summaryRow, table, type SummaryRow } from './support/report.ts';
+import { fixed, median, runBenchmark, sized, summaryRow, table, type SummaryRow } from './support/report.ts';
 
 const renders = [
-  { label: '1K', width: 1024, height: 1365, iterations: 40 },
-  { label: '4K', width: 4096, height: 5461, iterations: 10 },
+  { label: '1K', width: 1024, height: 1365, iterations: sized(40, 2) },
+  { label: '4K', width: 4096, height: 5461, iterations: sized(10, 1) },
 ];
-const warmups = 3;
+const warmups = sized(3, 1);
 const target = 1.2;
 
 async function bare(render: Buffer) {
@@ -78,4 +78,4 @@ async function main(): Promise<SummaryRow[]> {
   return summary;
 }
 
-runBenchmark(main);
+runBenchmark(main, { boundSeconds: sized(300, 60) });

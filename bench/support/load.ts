@@ -2,6 +2,7 @@ import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult, LoadSpec } from './load-client.ts';
+import { processCpuSeconds } from './process-cpu.ts';
 
 export type { LoadRequest, LoadResult, LoadSpec } from './load-client.ts';
 
@@ -10,24 +11,26 @@ const clientFile = fileURLToPath(new URL('./load-client.ts', import.meta.url));
 type ClientMessage = { measuring: true } | { result: LoadResult } | { error: string };
 
 /**
- * Runs one load phase from a separate process (its own core and event loop). The server being
- * measured lives in this process, so `serverCpu` (this process's CPU over the measured window, in
- * cores; SQLite and libuv threads included) shows whether the server was the bottleneck.
+ * Runs one load phase from a separate process (its own core and event loop). `serverCpu` is the
+ * server's CPU over the measured window, in cores (SQLite and libuv threads included): this
+ * process's, where the server lives in it, or that of `serverPid`. It shows whether the server was
+ * the bottleneck.
  */
-export async function runLoad(spec: LoadSpec): Promise<LoadResult & { serverCpu: number }> {
+export async function runLoad(spec: LoadSpec, { serverPid }: { serverPid?: number } = {}): Promise<LoadResult & { serverCpu: number }> {
+  const cpuSeconds = () => (serverPid === undefined ? ownCpuSeconds() : (processCpuSeconds(serverPid) ?? NaN));
   const child = fork(clientFile, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let cpuFrom: NodeJS.CpuUsage | undefined;
+  let cpuFrom = NaN;
   let wallFrom = 0;
-  let cpu: NodeJS.CpuUsage | undefined;
+  let cpu = NaN;
   let wall = 0;
   const result = await new Promise<LoadResult>((resolve, reject) => {
     child.on('message', (message: ClientMessage) => {
       if ('measuring' in message) {
-        cpuFrom = process.cpuUsage();
+        cpuFrom = cpuSeconds();
         wallFrom = performance.now();
       } else if ('result' in message) {
-        cpu = process.cpuUsage(cpuFrom);
+        cpu = cpuSeconds() - cpuFrom;
         wall = performance.now() - wallFrom;
         resolve(message.result);
       } else {
@@ -39,5 +42,10 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult & { serverCpu:
     child.send(spec);
   });
   await exited;
-  return { ...result, serverCpu: cpu && wall > 0 ? (cpu.user + cpu.system) / 1000 / wall : NaN };
+  return { ...result, serverCpu: wall > 0 ? (cpu * 1000) / wall : NaN };
+}
+
+function ownCpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
 }

@@ -5,6 +5,7 @@
  *
  *   node --import tsx bench/tools/api-profile.ts create
  *   node --import tsx bench/tools/api-profile.ts create --sql        # and time each SQLite statement
+ *   node --import tsx bench/tools/api-profile.ts create --postgres   # on a throwaway Postgres cluster
  *
  * `--save FILE` keeps the .cpuprofile (open it in Chrome DevTools).
  */
@@ -14,7 +15,7 @@ import { summarizeProfile, type CpuProfile } from './cpu-profile.ts';
 
 const mode = process.argv[2];
 if (mode !== 'create' && mode !== 'get') {
-  console.error('usage: api-profile.ts create|get [--sql] [--save FILE]');
+  console.error('usage: api-profile.ts create|get [--sql] [--postgres] [--save FILE]');
   process.exit(2);
 }
 const save = process.argv.includes('--save') ? process.argv[process.argv.indexOf('--save') + 1] : undefined;
@@ -27,7 +28,9 @@ const { startBenchApp } = await import('../support/app.ts');
 const { runLoad } = await import('../support/load.ts');
 const { createLoad, readLoad } = await import('../support/api-loads.ts');
 
-const bench = await startBenchApp();
+// `--postgres`: the app on a throwaway cluster (test/support/postgres-server.ts) instead of SQLite.
+const postgres = process.argv.includes('--postgres') ? await (await import('../../test/support/postgres-server.ts')).startPostgresTestServer() : undefined;
+const bench = await startBenchApp(postgres ? { config: { databaseUrl: await postgres.createDatabase() } } : {});
 try {
   const { requests } = mode === 'create' ? await createLoad(bench) : await readLoad(bench);
   await runLoad({ origin: bench.app.url, requests, concurrency: 16, warmupMs: 0, durationMs: 2_000 });
@@ -52,4 +55,5 @@ try {
   if (sqlTiming) console.log(`\nSQLite statements:\n${sqlTiming.sqlTimingReport(served)}`);
 } finally {
   await bench.close();
+  await postgres?.stop();
 }

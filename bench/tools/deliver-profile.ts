@@ -1,19 +1,20 @@
 /**
  * Where a webhook delivery's time goes: drains the outbox to a loopback HTTPS receiver as
  * bench/deliver.ts does (receiver and workers in this process), with the V8 profiler on for one
- * measured round, then prints main-thread time per delivery by package/file and the SQLite
- * statements by time per delivery.
+ * measured round, then prints main-thread time per delivery by package/file, and with `--sql` the
+ * SQLite statements by time per delivery (timing them costs time of its own).
  *
  *   node --import tsx bench/tools/deliver-profile.ts
- *   node --import tsx bench/tools/deliver-profile.ts --save /tmp/deliver.cpuprofile
+ *   node --import tsx bench/tools/deliver-profile.ts --sql --save /tmp/deliver.cpuprofile
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
-// Before anything opens a database, so every statement is timed.
-import { resetSqlTiming, sqlTimingReport } from './sql-timing.ts';
-import { startOutboxBench } from '../support/outbox.ts';
 import { summarizeProfile, type CpuProfile } from './cpu-profile.ts';
+
+// `--sql`: before anything opens a database, so every statement is timed.
+const sqlTiming = process.argv.includes('--sql') ? await import('./sql-timing.ts') : undefined;
+const { startOutboxBench } = await import('../support/outbox.ts');
 
 const concurrency = 16;
 const events = 2_000;
@@ -30,7 +31,7 @@ try {
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 200 });
   const drain = await outbox.fill(events);
-  resetSqlTiming();
+  sqlTiming?.resetSqlTiming();
   await session.post('Profiler.start');
   const cpuFrom = process.cpuUsage();
   const started = performance.now();
@@ -44,8 +45,10 @@ try {
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   console.log(`deliver: ${(events / seconds).toFixed(0)} deliveries/s, process CPU ${((cpuSeconds / seconds) * 100).toFixed(0)}% (receiver included)`);
   console.log(summarizeProfile(profile as CpuProfile, events, 30));
-  console.log('\nSQLite statements (the outbox fill before the measured drain is not counted):');
-  console.log(sqlTimingReport(events));
+  if (sqlTiming) {
+    console.log('\nSQLite statements (the outbox fill before the measured drain is not counted):');
+    console.log(sqlTiming.sqlTimingReport(events));
+  }
 } finally {
   await outbox.close();
 }

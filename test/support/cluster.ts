@@ -5,7 +5,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { bin } from './cli.ts';
+import { bin as checkoutBin } from './cli.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -28,12 +28,16 @@ const readyTimeoutMs = 60_000;
 export class Cluster {
   readonly processes: ClusterProcess[] = [];
 
-  constructor(readonly env: Record<string, string>) {}
+  /** `bin`: the `visualizer` executable to run; another build's (bench/tools/compare-builds.ts) or this checkout's. */
+  constructor(
+    readonly env: Record<string, string>,
+    readonly bin: string = checkoutBin,
+  ) {}
 
   /** Runs a one-shot CLI command (`migrate`, `orgs create …`) with the cluster's env; throws with its output when it fails. */
   async run(args: string[], env: Record<string, string> = {}): Promise<string> {
     try {
-      const { stdout } = await execFileAsync(bin, args, { env: { ...process.env, ...this.env, ...env }, timeout: readyTimeoutMs });
+      const { stdout } = await execFileAsync(this.bin, args, { env: { ...process.env, ...this.env, ...env }, timeout: readyTimeoutMs });
       return stdout;
     } catch (error) {
       const failed = error as { code?: unknown; stdout?: string; stderr?: string };
@@ -43,7 +47,7 @@ export class Cluster {
 
   /** Starts `visualizer <args>` and resolves once its output matches `ready`; rejects (and kills it) if it exits or stalls first. */
   start(name: string, args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<ClusterProcess> {
-    const child = spawn(bin, args, { env: { ...process.env, ...this.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(this.bin, args, { env: { ...process.env, ...this.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const exited = () => (child.exitCode !== null || child.signalCode !== null ? Promise.resolve(child.exitCode) : exit);
