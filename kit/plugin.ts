@@ -18,6 +18,7 @@ export { outageRetryDelay, PostponeJob, RetryJob, type JobContext, type JobHandl
 export { RenderError, type Mode, type ProductDimensions, type RenderEngine, type RenderProduct, type RenderRequest, type RenderResult } from '../core/ports/render-engine.ts';
 export type { ScheduledTask, Scheduler } from '../core/ports/scheduler.ts';
 export { flexibleRateLimiter, rateLimiterPerRule, rateWindow, type ConcurrencyCap, type Limits, type RateDecision, type RateLimiter, type RateRule, type Slot } from '../core/ports/limits.ts';
+export { reservingRateLimiter, type WindowStore } from '../core/ports/limits-reservations.ts';
 export type { DeliveryOutcome, DeliveryRequest, WebhookTransport } from '../core/ports/webhook-transport.ts';
 /** Planned, not yet required by any configuration: see docs/plugins.md. */
 export type { MailMessage, MailTransport } from '../core/ports/mail-transport.ts';

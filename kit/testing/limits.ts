@@ -15,10 +15,32 @@ export interface LimitsContractOptions<L extends Limits = Limits> {
    * store: Redis, Postgres). False: each keeps its own (memory, one per process).
    */
   shared: boolean;
+  /**
+   * Rate operations the shared store has served so far, every instance together (Redis: its script
+   * calls; Postgres: its writes of the rates table). Given, the suite also checks which takes must
+   * not reach the store: a spent key's refusals, and most takes of a key taken steadily.
+   */
+  storeCalls?(): Promise<number>;
+  /**
+   * A new adapter whose store can be cut off (connections reset, new ones refused), as in an
+   * outage; `dispose` releases it. Given, the suite checks the fallback the port promises.
+   */
+  withOutage?(): Promise<{ limits: L; cut(): Promise<void>; dispose(): Promise<void> }>;
 }
 
 /** Every test counts under names of its own, so what one leaves in a store never meets another. */
 const freshName = (what: string) => `${what}-${randomUUID().slice(0, 8)}`;
+
+/** Whether `promise` settles within the current run of microtasks, before any I/O could be read. */
+async function settlesWithoutIo(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  for (let turn = 0; turn < 50 && !settled; turn++) await null;
+  return settled;
+}
 
 /** How many of `decisions` were allowed. */
 const admitted = (decisions: Array<{ allowed: boolean }>) => decisions.filter((decision) => decision.allowed).length;
@@ -136,6 +158,85 @@ export function limitsContract<L extends Limits>(options: LimitsContractOptions<
       await slot.release();
       assert.ok(await cap.tryAcquire('key'));
     });
+
+    it('never admits more than the budget of a hot key whose takes race, and hands out all of it to those who ask', async () => {
+      // Points enough for reservations of several (a process may hold a tenth of a window's), and
+      // not a multiple of them, so the last reservation is refused with part of it granted.
+      const rule = { perSecond: 0.05, burst: 64 };
+      const name = freshName('hot');
+      const instances = options.shared ? [limits, await make()] : [limits];
+      const limiters = instances.map((instance) => instance.rateLimiter(name, rule));
+      const decisions = [];
+      for (let wave = 0; wave < 3; wave++) {
+        decisions.push(...(await Promise.all(limiters.flatMap((limiter) => Array.from({ length: 40 }, () => limiter.take('key'))))));
+      }
+      assert.ok(admitted(decisions) <= rule.burst, `${admitted(decisions)} admitted of a budget of ${rule.burst}`);
+      // What an instance still holds goes to its next takes; once each is refused, the whole budget is out.
+      for (const limiter of limiters) {
+        for (let decision = await limiter.take('key'); decision.allowed; decision = await limiter.take('key')) decisions.push(decision);
+      }
+      assert.equal(admitted(decisions), rule.burst);
+    });
+
+    it('answers the takes of a steadily taken key within its budget without waiting on I/O', async () => {
+      const limiter = limits.rateLimiter(freshName('steady'), { perSecond: 10, burst: 1000 });
+      const before = await options.storeCalls?.();
+      for (let n = 0; n < 200; n++) assert.equal((await limiter.take('key')).allowed, true);
+      // Then a take every millisecond or so: each is answered before any I/O, from points asked for
+      // in the background while enough were left.
+      for (let n = 0; n < 300; n++) {
+        const take = limiter.take('key');
+        assert.ok(await settlesWithoutIo(take), `take ${n} after the warm-up waited on I/O`);
+        assert.equal((await take).allowed, true);
+        await sleep(1);
+      }
+      if (before !== undefined) {
+        const calls = (await options.storeCalls!()) - before;
+        assert.ok(calls <= 500 / 4, `${calls} store calls for 500 takes`);
+      }
+    });
+
+    if (options.storeCalls) {
+      it('refuses a spent key from memory, saying when to come back, without asking the store', async () => {
+        const name = freshName('spent');
+        const limiter = limits.rateLimiter(name, slow);
+        while ((await limiter.take('key')).allowed);
+        const before = await options.storeCalls!();
+        for (let n = 0; n < 10; n++) {
+          const decision = await limiter.take('key');
+          assert.equal(decision.allowed, false);
+          const retryAfterMs = decision.allowed ? 0 : decision.retryAfterMs;
+          assert.ok(retryAfterMs > 0 && retryAfterMs <= rateWindow(slow).duration * 1000, `retryAfterMs ${retryAfterMs}`);
+        }
+        assert.equal((await options.storeCalls!()) - before, 0, 'refusals of a key known to be spent reached the store');
+        if (options.shared) {
+          // Another process learns it from its first refusal, and asks no more.
+          const there = (await make()).rateLimiter(name, slow);
+          for (let n = 0; n < 5; n++) assert.equal((await there.take('key')).allowed, false);
+          assert.ok((await options.storeCalls!()) - before <= 1, 'the other instance asked the store more than once');
+        }
+      });
+    }
+
+    if (options.withOutage) {
+      it('counts rate limits in the process while the store is away, and refuses caps', async () => {
+        const { limits: cut, cut: cutStore, dispose } = await options.withOutage!();
+        try {
+          const rule = { perSecond: 0.01, burst: 3 };
+          const limiter = cut.rateLimiter(freshName('outage'), rule);
+          assert.equal((await limiter.take('key')).allowed, true);
+          await cutStore();
+          // The fallback counts this process alone, from a fresh budget, and says when to come back.
+          const decisions = [];
+          for (let n = 0; n < 5; n++) decisions.push(await limiter.take('key'));
+          assert.deepEqual(decisions.map((decision) => decision.allowed), [true, true, true, false, false]);
+          assert.ok(decisions.every((decision) => decision.allowed || decision.retryAfterMs > 0));
+          await assert.rejects(cut.concurrency(freshName('outage-slots'), 1, 30_000).tryAcquire('key'));
+        } finally {
+          await dispose();
+        }
+      });
+    }
 
     if (options.shared) {
       it('shares one budget between two instances, as between two processes', async () => {

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres } from 'rate-limiter-flexible';
-import { flexibleRateLimiter, rateLimiterPerRule, rateWindow, type ConcurrencyCap, type Limits, type Logger, type RateLimiter, type RateRule } from '../../kit/plugin.ts';
+import { rateLimiterPerRule, rateWindow, reservingRateLimiter, type ConcurrencyCap, type Limits, type Logger, type RateLimiter, type RateRule } from '../../kit/plugin.ts';
 
 /** Tables made by the store's migration 0017 (plugins/store-kysely/migrations). */
 const ratesTable = 'limit_rates';
@@ -34,11 +34,13 @@ export function createPostgresLimits(connectionString: string, logger: Logger): 
       // Expired rows are deleted by this adapter's own sweep, once for every limiter.
       clearExpiredByTimeout: false,
       keyPrefix: name,
+      // A key seen spent is refused from this process's memory until its window ends.
+      inMemoryBlockOnConsumed: window.points,
       // While the database is away, this process counts alone.
       insuranceLimiter: new RateLimiterMemory({ keyPrefix: name, ...window }),
       ...window,
     });
-    return flexibleRateLimiter(limiter, fitKey);
+    return reservingRateLimiter(limiter, rule, fitKey);
   };
 
   const concurrency = (name: string, limit: number, leaseMs: number): ConcurrencyCap => ({

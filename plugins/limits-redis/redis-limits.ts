@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
-import { flexibleRateLimiter, rateLimiterPerRule, rateWindow, type ConcurrencyCap, type Limits, type Logger, type RateLimiter, type RateRule } from '../../kit/plugin.ts';
+import { rateLimiterPerRule, rateWindow, reservingRateLimiter, type ConcurrencyCap, type Limits, type Logger, type RateLimiter, type RateRule } from '../../kit/plugin.ts';
 
 /**
  * A cap's slots are one sorted set per key: members are holders, scores the Redis time (ms) at
@@ -79,11 +79,13 @@ export async function createRedisLimits(options: RedisLimitsOptions, logger: Log
       storeClient: client,
       keyPrefix: `${options.keyPrefix}rate:${name}`,
       rejectIfRedisNotReady: true,
+      // A key seen spent is refused from this process's memory until its window ends.
+      inMemoryBlockOnConsumed: window.points,
       // While Redis is away, this process counts alone.
       insuranceLimiter: new RateLimiterMemory({ keyPrefix: name, ...window }),
       ...window,
     });
-    return flexibleRateLimiter(limiter);
+    return reservingRateLimiter(limiter, rule);
   };
 
   const concurrency = (name: string, limit: number, leaseMs: number): ConcurrencyCap => ({
