@@ -23,7 +23,7 @@ import { againstTable } from './support/against.ts';
 import { fixed, table, type SummaryRow } from './support/report.ts';
 import { cpuTimes, stealShare } from './support/steal.ts';
 
-const all = ['create', 'get', 'variants', 'latency', 'deliver', 'postgres-api', 'limits', 'render-throughput', 'queue'];
+const all = ['create', 'get', 'variants', 'latency', 'deliver', 'postgres-api', 'limits', 'render-throughput', 'queue', 'idle-rss'];
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

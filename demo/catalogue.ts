@@ -1,4 +1,5 @@
-import sharp from 'sharp';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { ImageCdn } from '../core/ports/image-cdn.ts';
 
 /** A product of the demo shop; its images are generated at first use and kept in the public CDN. */
@@ -66,13 +67,28 @@ function garmentSvg(product: DemoProduct, fill: string): string {
 </svg>`;
 }
 
-/** Puts every product image into the public CDN (idempotent: same key, same bytes). */
+const rasterizer = fileURLToPath(new URL('./rasterize-svg.js', import.meta.url));
+
+/** PNGs of `svgs`, in order, drawn by rasterize-svg.js in a child process (it says why). */
+function rasterize(svgs: string[]): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(process.execPath, [rasterizer], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
+      if (error) reject(error);
+      else resolve((JSON.parse(stdout) as string[]).map((png) => Buffer.from(png, 'base64')));
+    });
+    child.stdin!.end(JSON.stringify(svgs));
+  });
+}
+
+/** Puts every product image missing from the public CDN into it (idempotent: same key, same bytes). */
 export async function publishDemoImages(cdn: ImageCdn): Promise<void> {
+  const missing: Array<{ key: string; svg: string }> = [];
   for (const product of demoProducts) {
     for (const variant of product.colors) {
-      if (await cdn.get(variant.key, 'public')) continue;
-      const png = await sharp(Buffer.from(garmentSvg(product, variant.fill))).png({ compressionLevel: 9 }).toBuffer();
-      await cdn.put(variant.key, png, { contentType: 'image/png', visibility: 'public' });
+      if (!(await cdn.get(variant.key, 'public'))) missing.push({ key: variant.key, svg: garmentSvg(product, variant.fill) });
     }
   }
+  if (missing.length === 0) return;
+  const pngs = await rasterize(missing.map((image) => image.svg));
+  for (const [index, { key }] of missing.entries()) await cdn.put(key, pngs[index]!, { contentType: 'image/png', visibility: 'public' });
 }

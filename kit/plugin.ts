@@ -47,6 +47,8 @@ export { longSideOf } from '../core/domain/generation.ts';
 export { assertContentTypeFitsKey, assertSafeKey, assertSafePrefix, contentTypeForKey, etagFor, isSafeKey } from '../core/domain/blob-keys.ts';
 /** How a renderer decodes input images, so it reads whatever the intake check accepted. */
 export { inputDecoding } from '../core/imaging/input-decoding.ts';
+/** sharp, loaded on first use: libvips is tens of MB that a process which renders nothing need not carry. */
+export { loadSharp } from '../core/imaging/sharp.ts';
 /** The guarded outbound client a plugin is handed (`context.outbound`), and the error it throws. */
 export { OutboundError, type GuardedClient, type OutboundErrorCode, type OutboundRequest, type OutboundResponse } from '../core/outbound/guarded-client.ts';
 /** The worker side of a job queue (lanes, retries, leases, stop) over an engine's claim and writes, for queue plugins. */

@@ -1,7 +1,8 @@
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
 import { inputDecoding } from './input-decoding.ts';
 import { decodeMemory, resizeMemory } from './decode-memory.ts';
 import type { MemoryBudget } from './memory-budget.ts';
+import { loadSharp } from './sharp.ts';
 
 /** What the header of an accepted input image says: enough to plan its decode. */
 export interface InputImage {
@@ -44,6 +45,7 @@ export async function prepareInputImage(image: InputImage, longSide: number, bud
   return budget.reserve(
     preparationMemory(image, longSide),
     async () => {
+      const sharp = await loadSharp();
       if (usableAsIs(image, longSide)) {
         // Small output keeps the check cheap: these formats shrink while decoding or stream their rows.
         await sharp(image.bytes, inputDecoding).resize(64, 64, { fit: 'inside' }).raw().toBuffer();

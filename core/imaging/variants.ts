@@ -1,7 +1,8 @@
-import sharp, { type Metadata, type Sharp } from 'sharp';
+import type { Metadata, Sharp } from 'sharp';
 import { RenderError } from '../ports/render-engine.ts';
 import { decodeMemory, maxImageDecodeBytes, resizeMemory } from './decode-memory.ts';
 import type { MemoryBudget } from './memory-budget.ts';
+import { loadSharp } from './sharp.ts';
 
 /**
  * The variant surfaces and their maximum widths (spec: list 200, card 600, detail 1200), which
@@ -35,6 +36,7 @@ export const encoders: Record<VariantFormat, (image: Sharp) => Sharp> = {
  * decode. Never upscales: a variant wider than the render keeps the render's width.
  */
 export async function encodeVariants(render: Uint8Array): Promise<EncodedVariant[]> {
+  const sharp = await loadSharp();
   const base = sharp(render, { failOn: 'error' }).rotate();
   const jobs = (Object.keys(variantWidths) as VariantName[]).flatMap((name) =>
     variantFormats.map(async (format) => {
@@ -61,6 +63,7 @@ function encodingMemory(metadata: Metadata): number {
  * image that would need more memory to decode than any input may is refused, not retried.
  */
 export async function encodeRender(render: Uint8Array, budget: MemoryBudget, signal?: AbortSignal) {
+  const sharp = await loadSharp();
   const metadata = await sharp(render).metadata();
   if (decodeMemory(metadata) > maxImageDecodeBytes) {
     throw new RenderError('render_failed', `The engine returned a ${metadata.format} image of ${metadata.width}×${metadata.height} pixels, too large to decode.`, false);
@@ -81,6 +84,7 @@ export type OriginalFormat = (typeof keptFormats)[number];
  */
 async function storableOriginal(render: Uint8Array, format: string): Promise<{ bytes: Uint8Array; format: OriginalFormat }> {
   if ((keptFormats as readonly string[]).includes(format)) return { bytes: render, format: format as OriginalFormat };
+  const sharp = await loadSharp();
   // Upright, as the variants are: the PNG keeps no EXIF orientation to apply later.
   return { bytes: await sharp(render, { failOn: 'error' }).rotate().png().toBuffer(), format: 'png' };
 }

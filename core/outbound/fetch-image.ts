@@ -1,5 +1,6 @@
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
 import { decodeMemory, maxImageDecodeBytes } from '../imaging/decode-memory.ts';
+import { loadSharp } from '../imaging/sharp.ts';
 import { OutboundError, type GuardedClient, type OutboundErrorCode } from './guarded-client.ts';
 
 export class ImageFetchError extends Error {
@@ -37,6 +38,7 @@ const SUPPORTED = 'JPEG, PNG, WebP, GIF, AVIF or TIFF';
  */
 export async function inspectImage(bytes: Uint8Array): Promise<FetchedImage> {
   if (bytes.byteLength === 0) throw new ImageFetchError('invalid_image', 'The image is empty', false);
+  const sharp = await loadSharp();
   let metadata: Metadata;
   try {
     metadata = await sharp(bytes).metadata();

@@ -1,5 +1,4 @@
-import sharp from 'sharp';
-import { inputDecoding, longSideOf, RenderError, type ImageSize, type RenderEngine, type RenderRequest, type RenderResult } from '../../kit/plugin.ts';
+import { inputDecoding, loadSharp, longSideOf, RenderError, type ImageSize, type RenderEngine, type RenderRequest, type RenderResult } from '../../kit/plugin.ts';
 import { buildPrompt } from './prompt.ts';
 
 export interface GeminiRendererOptions {
@@ -58,6 +57,7 @@ const clip = (text: string, max = 500) => (text.length > max ? `${text.slice(0, 
  * An EXIF rotation is applied to the pixels, since the model is not known to read the tag.
  */
 async function toInlineImage(bytes: Uint8Array, label: string): Promise<{ inlineData: Required<InlineData>; width: number; height: number }> {
+  const sharp = await loadSharp();
   try {
     const metadata = await sharp(bytes).metadata();
     const mimeType = MIME_TYPES[metadata.format];
@@ -82,6 +82,7 @@ async function toInlineImage(bytes: Uint8Array, label: string): Promise<{ inline
  * 896×1200), so its image is scaled to the long side the customer paid for.
  */
 async function fitLongSide(bytes: Buffer, target: number): Promise<RenderResult> {
+  const sharp = await loadSharp();
   try {
     const metadata = await sharp(bytes).metadata();
     const mimeType = MIME_TYPES[metadata.format];

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import sharp, { type OutputInfo, type OverlayOptions } from 'sharp';
-import { inputDecoding, longSideOf, RenderError, type ImageSize, type Mode, type ProductDimensions, type RenderEngine, type RenderRequest, type RenderResult } from '../../kit/plugin.ts';
+import type { OutputInfo, OverlayOptions } from 'sharp';
+import { inputDecoding, loadSharp, longSideOf, RenderError, type ImageSize, type Mode, type ProductDimensions, type RenderEngine, type RenderRequest, type RenderResult } from '../../kit/plugin.ts';
 
 /** The room width the whole photo is taken to show, so a 200 cm sofa spans half of it. */
 const ROOM_WIDTH_CM = 400;
@@ -102,6 +102,7 @@ interface Layer extends Box {
 
 /** A product drawn as an overlay: white frame and a soft drop shadow, so it reads as pasted on. */
 async function overlay(image: Uint8Array, box: Box): Promise<Layer[]> {
+  const sharp = await loadSharp();
   const frame = Math.max(2, Math.round(Math.min(box.width, box.height) * 0.02));
   const product = await sharp(image, inputDecoding)
     .rotate()
@@ -136,6 +137,7 @@ async function onCanvas(layer: Layer, canvas: { width: number; height: number })
   const width = Math.min(canvas.width, layer.left + layer.width) - left;
   const height = Math.min(canvas.height, layer.top + layer.height) - top;
   if (width <= 0 || height <= 0) return null;
+  const sharp = await loadSharp();
   const input = await sharp(layer.input)
     .extract({ left: left - layer.left, top: top - layer.top, width, height })
     .png()
@@ -165,6 +167,7 @@ export function previewMarkBand(width: number, height: number): { svg: Buffer; h
 }
 
 async function productAspect(image: Uint8Array, index: number, title: string): Promise<number> {
+  const sharp = await loadSharp();
   try {
     const { autoOrient } = await sharp(image).metadata();
     return autoOrient.width / autoOrient.height;
@@ -174,6 +177,7 @@ async function productAspect(image: Uint8Array, index: number, title: string): P
 }
 
 async function compose(request: RenderRequest): Promise<RenderResult> {
+  const sharp = await loadSharp();
   const target = longSideOf[request.imageSize];
   let base: { data: Buffer; info: OutputInfo };
   try {
