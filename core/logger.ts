@@ -62,4 +62,5 @@ export function createLogger(options: LoggerOptions | LoggerOptions['write'] = {
 /** `logger` with `bindings` on every line (itself, for a stand-in without `child`). */
 export const childLogger = (logger: Logger, bindings: Record<string, unknown>): Logger => logger.child?.(bindings) ?? logger;
 
-export const silentLogger: Logger = { info() {}, warn() {}, error() {}, child: () => silentLogger };
+// No `child`: a stand-in spread from it keeps receiving its children's lines (`childLogger`).
+export const silentLogger: Logger = { info() {}, warn() {}, error() {} };

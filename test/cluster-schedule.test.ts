@@ -48,7 +48,9 @@ for (const [name, open] of Object.entries(databases)) {
     it('gives a run to exactly one of many concurrent claims, and the next only after its interval', async () => {
       const [one, other] = await open();
       try {
-        const claimAll = () => Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 ? one : other).schedules.claimRun('sweep', 300)));
+        // Long enough that 20 claims, queued on one row lock on a loaded host, all finish inside it:
+        // a claim that waited past the interval would rightly win the next run.
+        const claimAll = () => Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 ? one : other).schedules.claimRun('sweep', 1_500)));
         const first = await claimAll();
         assert.equal(first.filter(Boolean).length, 1, 'the first run goes to one claim of 20 (the row did not exist yet)');
         assert.equal((await claimAll()).filter(Boolean).length, 0, 'nobody runs it again before its interval');

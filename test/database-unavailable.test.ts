@@ -8,6 +8,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
+import type { Repositories } from '../core/ports/persistence/index.ts';
 import { renderJobKind } from '../core/services/generations.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { photoJpeg, startGenerationApp, type GenerationApp } from './support/generation-app.ts';
@@ -222,7 +223,7 @@ describe('a create whose transaction may or may not have committed (sqlite)', ()
     persistence.transaction = async (work) => {
       let creates = false;
       const result = await transaction((tx) =>
-        work({ ...tx, generations: { ...tx.generations, create: (generation) => ((creates = true), tx.generations.create(generation)) } }),
+        work(Object.create(tx, { generations: { value: { ...tx.generations, create: (generation) => ((creates = true), tx.generations.create(generation)) } satisfies Repositories['generations'] } })),
       );
       if (!creates) return result;
       persistence.transaction = transaction;
@@ -244,7 +245,7 @@ describe('a create whose transaction may or may not have committed (sqlite)', ()
     // Binding the key fails as if a concurrent request had bound it, in a shared commit that then failed.
     persistence.transaction = (work) => {
       persistence.transaction = transaction;
-      return transaction((tx) => work({ ...tx, idempotencyKeys: { ...tx.idempotencyKeys, bind: async () => false } }));
+      return transaction((tx) => work(Object.create(tx, { idempotencyKeys: { value: { ...tx.idempotencyKeys, bind: async () => false } } })));
     };
     const refused = await g.api.post(apiKey.key, g.validBody(), { 'idempotency-key': 'race-lost' });
     assert.equal((await errorOf(refused, 503)).code, 'database_unavailable');

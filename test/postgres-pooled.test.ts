@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { jobQueueContract, persistenceContract, type JobQueueDeps } from 'visualizer/testing';
-import { RetryJob, type Clock, type JobQueue, type Logger, type Persistence, type QueuedJob } from 'visualizer/plugin';
+import { RetryJob, type Clock, type JobQueue, type Logger, type Persistence, type QueuedJob, type Repositories } from 'visualizer/plugin';
 import { createDbQueue, type DbQueueOptions } from '../plugins/queue-db/db-queue.ts';
 import { migrateNeedsDirectUrl, openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { startPgBouncer, type PgBouncerTestServer } from './support/pgbouncer.ts';
@@ -156,7 +156,8 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
     // The same handle, with each claim's kinds recorded.
     const observed: Persistence = {
       ...persistence,
-      transaction: (work) => persistence.transaction((tx) => work({ ...tx, jobs: { ...tx.jobs, claim: (options) => (claims.push(options.kinds), tx.jobs.claim(options)) } })),
+      transaction: (work) =>
+        persistence.transaction((tx) => work(Object.create(tx, { jobs: { value: { ...tx.jobs, claim: (options) => (claims.push(options.kinds), tx.jobs.claim(options)) } satisfies Repositories['jobs'] } }))),
     };
     const ran: string[] = [];
     const queue = queueOn(observed, { pollIntervalMs: 60_000 });

@@ -115,7 +115,11 @@ export interface PersistenceCapabilities {
 
 export interface Persistence extends Repositories {
   readonly capabilities: PersistenceCapabilities;
-  /** Runs `work` in one transaction; repositories passed to it commit together. Rolls back if it throws. */
+  /**
+   * Runs `work` in one transaction; repositories passed to it commit together. Rolls back if it throws.
+   * `tx` may make its repositories on first use (getters), so a wrapper derives from it
+   * (`Object.create(tx, …)`) rather than spreading it.
+   */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /** Applies pending migrations under a lock, so concurrent starters do not race. */
   migrate(): Promise<MigrationReport>;
