@@ -7,7 +7,7 @@ import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
  * Context travels explicitly: a request's lines come from its request logger (`requestLogger`
  * in core/http/context.ts) and a job run's from its context's (`JobRunContext.logger`), children
  * that add the request's or the job's id. No AsyncLocalStorage: on Node 20 it runs a hook on every
- * promise the process makes, whoever makes it (docs/benchmarks.md, The 2026-11 regression).
+ * promise the process makes, whoever makes it (docs/benchmarks.md, The November 2026 loss).
  */
 export interface Logger {
   debug?(message: string, fields?: Record<string, unknown>): void;

@@ -15,7 +15,7 @@
  * per request, and the medians over slices of its rate and its CPU per request against the base's
  * in the same slice. `--fail-below R` exits 1 when the last build's CPU per request, base/this, is
  * below R (the rate moves more with other processes), so that `git bisect run` can call it
- * (docs/benchmarks.md, Finding a regression).
+ * (bench/README.md, Comparing two builds).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
