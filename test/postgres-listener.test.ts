@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { Persistence } from '../core/ports/persistence/index.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
-import { jobsChannel } from '../plugins/store-kysely/repositories/jobs.ts';
+import { jobsChannel } from '../core/ports/job-queue.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
 import { waitFor } from './support/wait-for.ts';
 

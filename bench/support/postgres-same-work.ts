@@ -1,6 +1,8 @@
 import { getRouterParam, HTTPError, type H3, type H3Event } from 'h3';
 import pg from 'pg';
 import { hashKey } from '../../core/domain/api-keys.ts';
+import { jobsChannel } from '../../core/ports/job-queue.ts';
+import { renderJobKind } from '../../core/services/generations.ts';
 import type { startBenchApp } from './app.ts';
 import { startBareH3 } from './bare-h3.ts';
 import { createGeneration, generationResourceFromRow, readsOfGenerations } from './generation-resource.ts';
@@ -109,7 +111,7 @@ export async function postgresCreateLoad(bench: BenchApp): Promise<PostgresApiLo
           await insertGeneration(client, { ...generation, id, products: JSON.stringify(body.products), created_at: now });
           if (insertJob) {
             await insertJob(client, { ...job, id: ids.id('job_'), payload: JSON.stringify({ generationId: id, organizationId }), run_at: now, created_at: now });
-            await client.query('select pg_notify($1, $2)', ['visualizer_jobs', 'render_generation']);
+            await client.query('select pg_notify($1, $2)', [jobsChannel, renderJobKind]);
           }
           await client.query('commit');
         } catch (error) {

@@ -44,7 +44,7 @@ export function instrumentHandlers(
         total.inc({ outcome: label });
         duration.observe({ outcome: label }, seconds);
       };
-      return handler(job, { signal: context.signal, completeIn: context.completeIn, logger: childLogger(logger, { jobId: job.id, jobKind: kind }) }).then(
+      return handler(job, { ...context, logger: childLogger(logger, { jobId: job.id, jobKind: kind }) }).then(
         (outcome) => record('completed', outcome ?? undefined),
         (error: unknown) => {
           if (context.signal.aborted) record('released', 'released');

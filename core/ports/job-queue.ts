@@ -45,6 +45,14 @@ export class PostponeJob extends RetryJob {
  */
 export const outageRetryDelay = (attempts: number, baseMs = 1_000) => Math.min(60_000, baseMs * 2 ** Math.max(0, attempts - 1));
 
+/**
+ * The Postgres channel `Persistence.listenForJobs` listens on, its payload the committed job's
+ * kind. A queue engine with tables of its own sends `pg_notify(jobsChannel, kind)` inside the
+ * enqueuing transaction (Postgres delivers it at commit, never after a rollback) to wake the
+ * workers of every process.
+ */
+export const jobsChannel = 'visualizer_jobs';
+
 export interface JobContext {
   /**
    * Aborted when the queue is stopping and can wait for this run no longer (see `stop`). A handler

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import PgBoss from 'pg-boss';
-import { createQueueRunner, type Clock, type JobQueue, type Logger, type Persistence, type QueuedJob, type QueueRunnerOptions } from '../../kit/plugin.ts';
+import { createQueueRunner, jobsChannel, type Clock, type JobQueue, type Logger, type Persistence, type QueuedJob, type QueueRunnerOptions } from '../../kit/plugin.ts';
 import { inTransaction, onPool, sqlOf, type BossDb } from './boss-db.ts';
 
 /**
@@ -22,12 +22,6 @@ export interface PgBossQueueOptions extends QueueRunnerOptions {
    */
   wakeOtherProcesses?: boolean;
 }
-
-/**
- * The channel and payload (the job's kind) the store's `listenForJobs` listens for, shared with the
- * `db` queue: both queues' workers wake only the lane of the committed job's kind.
- */
-const jobsChannel = 'visualizer_jobs';
 
 /** What we keep in a pg-boss job's data: pg-boss's own retry count cannot tell postponed runs from failures. */
 interface Envelope {

@@ -1,10 +1,9 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import * as v from 'valibot';
-import { definePlugin, type Persistence } from '../../kit/plugin.ts';
+import { definePlugin, jobsChannel, type Persistence } from '../../kit/plugin.ts';
 import type { Database } from './database.ts';
 import { kyselyPersistence } from './kysely-persistence.ts';
-import { jobsChannel } from './repositories/jobs.ts';
 
 const INT8 = 20;
 /** Timestamps and balances are bigint columns holding values well inside 2^53; read them as numbers. */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { JobRepository } from '../../../kit/plugin.ts';
+import { jobsChannel, type JobRepository } from '../../../kit/plugin.ts';
 import type { Dialect } from '../dialect.ts';
 import type { Executor } from '../database.ts';
 import { prepared, preparedInsert } from '../prepared.ts';
@@ -61,9 +61,6 @@ function claimQuery(kindCount: number) {
   });
 }
 const claimQueries = new Map<number, ReturnType<typeof claimQuery>>();
-
-/** The channel Postgres workers LISTEN on; a NOTIFY sent inside a transaction arrives at commit. */
-export const jobsChannel = 'visualizer_jobs';
 
 export function jobRepository(db: Executor, dialect: Dialect): JobRepository {
   return {
