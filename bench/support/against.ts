@@ -7,9 +7,6 @@ export interface AgainstRuns {
   new: SummaryRow[][];
 }
 
-/** A row's direction; rows from builds older than `better` say it only through their target. */
-const betterOf = (row: SummaryRow) => row.better ?? (row.target?.startsWith('<=') ? 'lower' : 'higher');
-
 /** The leading number of a figure such as `5020` or `276.4 ms`. */
 const leadingNumber = (text: string) => Number.parseFloat(text);
 
@@ -29,7 +26,7 @@ export function againstTable(runs: AgainstRuns[]): string {
       const ratio = (rows: SummaryRow[]) => (rows.length ? median(rows.map((row) => row.ratio)) : NaN);
       const ours = (rows: SummaryRow[]) => (rows.length ? median(rows.map((row) => leadingNumber(row.ours))) : NaN);
       const change = ratio(after) / ratio(before);
-      const better = betterOf(after[0] ?? before[0]!);
+      const better = (after[0] ?? before[0]!).better;
       const verdict = !Number.isFinite(change) ? '-' : Math.abs(change - 1) <= 0.03 ? 'same' : (change > 1) === (better === 'higher') ? 'better' : 'WORSE';
       const show = (value: number, digits: number) => (Number.isFinite(value) ? fixed(value, digits) : '-');
       lines.push([label, show(ratio(before), 2), show(ratio(after), 2), show(change, 3), show(ours(before), 1), show(ours(after), 1), show(ours(after) / ours(before), 3), `${verdict} (${better} is better)`]);

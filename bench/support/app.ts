@@ -19,6 +19,15 @@ export async function startBenchImageHost() {
   return { host, photo, product };
 }
 
+/** The benchmarks' create: a 1K try-on of the image host's photo and product. */
+export const createBodyFor = (imageHost: string) =>
+  JSON.stringify({
+    mode: 'virtual-try-on',
+    image: `${imageHost}/photo.jpg`,
+    imageSize: '1K',
+    products: [{ productId: 'sku-1042', productTitle: 'Linen overshirt, rust', imageUrl: `${imageHost}/products/sku-1042.png` }],
+  });
+
 /**
  * The real app on a temp SQLite dir plus a loopback HTTPS image host serving a photo and a product
  * image; the app's outbound client (every plugin's too: it is the kernel's) trusts the host's test
@@ -32,12 +41,7 @@ export async function startBenchApp(options: { credits?: number; logger?: Logger
   const outbound = createGuardedClient({ allow: ['localhost'], ca: certs.caPem });
   const app = await startTestApp({ config: { rateLimits: unlimited, ...options.config }, outbound, checkResponses: false, ...(options.logger ? { logger: options.logger } : {}) });
   const { apiKey } = await app.tenants.createOrganization({ name: 'Bench', credits: options.credits ?? 1_000_000_000 });
-  const createBody = JSON.stringify({
-    mode: 'virtual-try-on',
-    image: `${host.url}/photo.jpg`,
-    imageSize: '1K',
-    products: [{ productId: 'sku-1042', productTitle: 'Linen overshirt, rust', imageUrl: `${host.url}/products/sku-1042.png` }],
-  });
+  const createBody = createBodyFor(host.url);
   return {
     app,
     host,

@@ -37,10 +37,15 @@ export async function startOutboxBench(concurrency: number) {
     async fill(count: number): Promise<() => Promise<void>> {
       received = 0;
       let lastReceivedAt = performance.now();
+      // This round's own: `received` starts again at the next fill, while this round's watch may still sleep.
+      let finished = false;
       const drained = new Promise<void>((resolve) => {
         onReceived = () => {
           lastReceivedAt = performance.now();
-          if (received >= count) resolve();
+          if (received >= count) {
+            finished = true;
+            resolve();
+          }
         };
       });
       const eventIds: string[] = [];
@@ -54,7 +59,7 @@ export async function startOutboxBench(concurrency: number) {
       const stalled = async () => {
         for (;;) {
           await sleep(1_000);
-          if (received >= count) return;
+          if (finished) return;
           if (performance.now() - lastReceivedAt < stallMs) continue;
           const attempts = (await Promise.all(eventIds.slice(0, 50).map((id) => cradle.persistence.deliveries.attemptsForEvent(id)))).flat();
           const failed = attempts.find((attempt) => attempt.error !== null || attempt.statusCode !== 204);

@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { freePort } from '../../core/http/free-port.ts';
 import { Cluster, type ClusterProcess } from '../../test/support/cluster.ts';
 import { testCertificates } from '../../test/support/https-server.ts';
-import { startBenchImageHost, unlimited } from '../support/app.ts';
+import { createBodyFor, startBenchImageHost, unlimited } from '../support/app.ts';
 import { runLoad, type LoadRequest } from '../support/load.ts';
 import { median } from '../support/report.ts';
 
@@ -71,12 +71,7 @@ async function startBuild(dir: string, caFile: string, work: string): Promise<Om
 
 async function requestsFor(url: string, apiKey: string, imageHost: string): Promise<LoadRequest[]> {
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-  const body = JSON.stringify({
-    mode: 'virtual-try-on',
-    image: `${imageHost}/photo.jpg`,
-    imageSize: '1K',
-    products: [{ productId: 'sku-1042', productTitle: 'Linen overshirt, rust', imageUrl: `${imageHost}/products/sku-1042.png` }],
-  });
+  const body = createBodyFor(imageHost);
   const create: LoadRequest = { method: 'POST', path: '/v1/generations', headers, body };
   if (mode === 'create') return [create];
   const reads: LoadRequest[] = [];
