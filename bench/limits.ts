@@ -35,7 +35,7 @@ import { startRedisServer } from '../test/support/redis-server.ts';
 import { startBenchApp } from './support/app.ts';
 import { runLoad, type LoadRequest } from './support/load.ts';
 import { fixed, runBenchmark, sized, smoke, summaryRow, table, type SummaryRow } from './support/report.ts';
-import { compareThroughput, concurrency, setupLine, throughputTable } from './support/throughput.ts';
+import { compareThroughput, concurrency, setupLine, sliceRatio, throughputTable } from './support/throughput.ts';
 
 type BenchApp = Awaited<ReturnType<typeof startBenchApp>>;
 type Store = 'memory' | 'redis' | 'postgres';
@@ -160,7 +160,7 @@ runBenchmark(async () => {
         ],
       ));
       const rate = (store: Store) => fixed(measured[store].perSecond, 0);
-      const ratio = (store: Store) => measured[store].perSecond / measured.memory.perSecond;
+      const ratio = (store: Store) => sliceRatio(measured[store], measured.memory);
       console.log(`ratio redis/memory: ${fixed(ratio('redis'), 2)}${smoke ? '' : ' (target >= 0.8)'}; postgres/memory: ${fixed(ratio('postgres'), 2)}`);
       rows.push(
         summaryRow(`limits ${label}: redis vs memory (req/s)`, rate('redis'), rate('memory'), ratio('redis'), { atLeast: 0.8 }),

@@ -1,19 +1,22 @@
-import { fixed, percentile, sized, summaryRow, table, type SummaryRow } from './report.ts';
+import { fixed, median, percentile, sized, summaryRow, table, type SummaryRow } from './report.ts';
 import { runLoad, type LoadRequest } from './load.ts';
 
 export const concurrency = 16;
-/** The servers alternate, so drift on a shared machine (other processes, thermal) hits both alike. */
-const rounds = sized(
-  [
-    { warmupMs: 2_000, durationMs: 4_000 },
-    { warmupMs: 500, durationMs: 4_000 },
-  ],
-  [{ warmupMs: 200, durationMs: 500 }],
-);
-const measuredSeconds = rounds.reduce((total, round) => total + round.durationMs, 0) / 1000;
+/**
+ * Each server is warmed up once, then the servers take turns for short slices whose order reverses
+ * every slice. A shared machine's speed drifts over seconds (other tenants of the host), and
+ * adjacent slices see nearly the same machine: ratios are taken slice by slice, their median the
+ * figure, so a slow second that fell on one server's slice does not decide it.
+ */
+const warmUp = { warmupMs: 0, durationMs: sized(2_000, 200) };
+const slices = sized(8, 1);
+const slice = sized({ warmupMs: 250, durationMs: 1_000 }, { warmupMs: 200, durationMs: 500 });
+const measuredSeconds = (slices * slice.durationMs) / 1000;
 
 export interface Measured {
   perSecond: number;
+  /** Each slice's rate, in slice order: what `sliceRatio` compares. */
+  slicePerSecond: number[];
   latencyMs: { p50: number; p99: number; max: number };
   statuses: Record<string, number>;
   bytesPerResponse: number;
@@ -30,6 +33,7 @@ function combine(results: Array<Awaited<ReturnType<typeof runLoad>>>): Measured 
   const weighted = (pick: (r: (typeof results)[number]) => number) => results.reduce((total, r) => total + pick(r) * r.seconds, 0) / seconds;
   return {
     perSecond: latencies.length / seconds,
+    slicePerSecond: results.map((r) => r.perSecond),
     latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? NaN },
     statuses,
     bytesPerResponse: weighted((r) => r.bytesPerResponse),
@@ -38,15 +42,19 @@ function combine(results: Array<Awaited<ReturnType<typeof runLoad>>>): Measured 
   };
 }
 
-/** Loads each server in turn, round after round, with the same requests; every total covers the same measured time. */
+/** Loads each server in turn, slice after slice, with the same requests; every total covers the same measured time. */
 export async function compareThroughput<Name extends string>(origins: Record<Name, string>, requests: LoadRequest[]): Promise<Record<Name, Measured>> {
   const names = Object.keys(origins) as Name[];
+  for (const name of names) await runLoad({ origin: origins[name], requests, concurrency, ...warmUp });
   const results = new Map<Name, Array<Awaited<ReturnType<typeof runLoad>>>>(names.map((name) => [name, []]));
-  for (const round of rounds) {
-    for (const name of names) results.get(name)!.push(await runLoad({ origin: origins[name], requests, concurrency, ...round }));
+  for (let index = 0; index < slices; index++) {
+    for (const name of index % 2 === 0 ? names : [...names].reverse()) results.get(name)!.push(await runLoad({ origin: origins[name], requests, concurrency, ...slice }));
   }
   return Object.fromEntries(names.map((name) => [name, combine(results.get(name)!)])) as Record<Name, Measured>;
 }
+
+/** `a`'s rate over `b`'s: the median over slices of the two servers' rates in the same slice. */
+export const sliceRatio = (a: Measured, b: Measured) => median(a.slicePerSecond.map((rate, index) => rate / b.slicePerSecond[index]!));
 
 const statusText = (statuses: Record<string, number>) =>
   Object.entries(statuses)
@@ -72,9 +80,9 @@ export function throughputTable(rows: Array<[label: string, result: Measured]>):
 }
 
 export const setupLine = () =>
-  `load: ${concurrency} concurrent requests over keep-alive from a separate process; the servers alternate in ${rounds.length} rounds ` +
-  `(${rounds.map((r) => `${r.warmupMs / 1000} s warm-up + ${r.durationMs / 1000} s`).join(', ')}), ${measuredSeconds} s measured each; ` +
-  `CPU = cores used over the measured windows (a client near 100% means that server was not saturated).`;
+  `load: ${concurrency} concurrent requests over keep-alive from a separate process; each server warmed up for ${warmUp.durationMs / 1000} s, then ` +
+  `${slices} slices of ${slice.warmupMs / 1000} s warm-up + ${slice.durationMs / 1000} s, the servers taking turns in an order reversed every slice, ${measuredSeconds} s measured each; ` +
+  `ratios are medians of the slices' ratios; CPU = cores used over the measured windows (a client near 100% means that server was not saturated).`;
 
 /**
  * Loads the floor, the same-work ceiling and ours in turn with `requests`, prints their table and
@@ -98,9 +106,9 @@ export async function throughputAgainstCeiling(options: {
     [`bare h3 + same ${work} work`, measured.sameWork],
     ['visualizer', measured.ours],
   ]));
-  const ratio = measured.ours.perSecond / measured.floor.perSecond;
-  const ceiling = measured.sameWork.perSecond / measured.floor.perSecond;
-  const ofCeiling = measured.ours.perSecond / measured.sameWork.perSecond;
+  const ratio = sliceRatio(measured.ours, measured.floor);
+  const ceiling = sliceRatio(measured.sameWork, measured.floor);
+  const ofCeiling = sliceRatio(measured.ours, measured.sameWork);
   const targetText = target === undefined ? '' : ` (target >= ${target})`;
   console.log(`ratio visualizer/same work: ${fixed(ofCeiling, 2)}${targetText}; visualizer/floor: ${fixed(ratio, 2)}; same work/floor: ${fixed(ceiling, 2)}`);
   const [floorRate, sameWorkRate, ourRate] = [measured.floor, measured.sameWork, measured.ours].map((m) => fixed(m.perSecond, 0)) as [string, string, string];
