@@ -42,14 +42,17 @@ export interface RequestState {
   logger?: Logger;
 }
 
-const states = new WeakMap<H3Event, RequestState>();
+// On the event's own context object: a WeakMap beside the event cost each request an ephemeron
+// write and a hash lookup per read.
+const stateKey = Symbol('visualizer.requestState');
+type WithState = { [stateKey]?: RequestState };
 
 export function attachState(event: H3Event, state: RequestState) {
-  states.set(event, state);
+  (event.context as WithState)[stateKey] = state;
 }
 
 export function requestState(event: H3Event): RequestState {
-  const state = states.get(event);
+  const state = (event.context as WithState)[stateKey];
   if (!state) throw new Error('request state missing: the request middleware did not run');
   return state;
 }

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { giveLane, laneOf, type DirectLane } from './direct-sqlite.ts';
 
 interface Unit<DB> {
   work: (tx: Transaction<DB>) => Promise<unknown>;
@@ -11,6 +12,8 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 interface GroupCommitOptions {
   /** Units per batch: bounds how long the write lock is held for other processes. */
   maxBatch?: number;
+  /** A direct lane for the batch's transaction (direct-sqlite.ts), running while `open()` says so. */
+  lane?: (open: () => boolean) => DirectLane;
 }
 
 /**
@@ -31,7 +34,9 @@ export function groupCommit<DB>(db: Kysely<DB>, options: GroupCommitOptions = {}
   let scheduled = false;
 
   async function runBatch(tx: Transaction<DB>, batch: Array<Unit<DB>>, outcomes: Outcome[]) {
-    const exec = (statement: string) => sql.raw(statement).execute(tx);
+    const exec = async (statement: string) => {
+      if (!laneOf(tx)?.(statement, [])) await sql.raw(statement).execute(tx);
+    };
     // Alone in its batch, a unit needs no savepoint: if it throws, the whole transaction rolls back.
     if (batch.length === 1) {
       outcomes.push({ ok: true, value: await batch[0]!.work(tx) });
@@ -62,7 +67,15 @@ export function groupCommit<DB>(db: Kysely<DB>, options: GroupCommitOptions = {}
     const outcomes: Outcome[] = [];
     try {
       // Taken once the connection is ours, so units that arrived while waiting for it ride along.
-      await db.transaction().execute((tx) => runBatch(tx, take(), outcomes));
+      await db.transaction().execute(async (tx) => {
+        let open = true;
+        if (options.lane) giveLane(tx, options.lane(() => open));
+        try {
+          await runBatch(tx, take(), outcomes);
+        } finally {
+          open = false;
+        }
+      });
     } catch (error) {
       // A BEGIN that failed (the lock not granted in time) fails the units it was opened for.
       (batch ?? take()).forEach((unit, index) => {

@@ -1,6 +1,7 @@
 import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
 import type { Dialect } from './dialect.ts';
 import type { Database, Executor } from './database.ts';
+import { laneOf } from './direct-sqlite.ts';
 
 type Parameter = { name: string } | { value: unknown };
 interface Compiled {
@@ -21,8 +22,10 @@ function compile(query: Compilable<unknown>, used: Set<string>): Compiled {
   return { query: CompiledQuery.raw(sql), parameters: found };
 }
 
-function run<Row>(db: Executor, compiled: Compiled, values: Record<string, unknown>): Promise<QueryResult<Row>> {
+async function run<Row>(db: Executor, compiled: Compiled, values: Record<string, unknown>): Promise<QueryResult<Row>> {
   const parameters = compiled.parameters.map((parameter) => ('name' in parameter ? values[parameter.name] : parameter.value));
+  const direct = laneOf(db)?.(compiled.query.sql, parameters);
+  if (direct) return direct as QueryResult<Row>;
   return db.executeQuery({ ...compiled.query, parameters } as CompiledQuery<Row>);
 }
 

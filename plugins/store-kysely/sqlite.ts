@@ -8,6 +8,7 @@ import type { Database } from './database.ts';
 import { groupCommit } from './group-commit.ts';
 import { kyselyPersistence } from './kysely-persistence.ts';
 import { cachedStatements } from './sqlite-statements.ts';
+import { giveLane, sqliteLane } from './direct-sqlite.ts';
 import { startWalCheckpointer } from './wal-checkpointer.ts';
 
 /**
@@ -16,8 +17,22 @@ import { startWalCheckpointer } from './wal-checkpointer.ts';
  * SQLITE_BUSY instead of waiting for each other.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  /** Whether Kysely has the connection out (a query or a transaction): the pool's direct lane waits while it has. */
+  lent = false;
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    this.lent = true;
+    return connection;
+  }
+
+  override async releaseConnection(): Promise<void> {
+    this.lent = false;
+    await super.releaseConnection();
   }
 }
 
@@ -34,11 +49,14 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 }
 
 export class ImmediateSqliteDialect extends SqliteDialect {
+  /** The driver Kysely made, once it has. */
+  driver?: ImmediateSqliteDriver;
+
   constructor(private readonly options: ConstructorParameters<typeof SqliteDialect>[0]) {
     super(options);
   }
   override createDriver() {
-    return new ImmediateSqliteDriver(this.options);
+    return (this.driver = new ImmediateSqliteDriver(this.options));
   }
   override createAdapter() {
     return new TransactionalDdlSqliteAdapter();
@@ -70,9 +88,12 @@ function connect(file: string, { busyTimeoutMs = 10_000, logger }: SqliteOptions
   // synchronously, so this process does nothing else meanwhile).
   database.pragma(`busy_timeout = ${busyTimeoutMs}`);
   database.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachedStatements(database) }) });
+  const statements = cachedStatements(database);
+  const dialect = new ImmediateSqliteDialect({ database: statements });
+  const db = new Kysely<Database>({ dialect });
+  giveLane(db, sqliteLane(statements, () => !dialect.driver?.lent));
   // One writer: transactions requested together share a commit.
-  const transaction = groupCommit(db);
+  const transaction = groupCommit(db, { lane: (open) => sqliteLane(statements, open) });
   // Another connection's commit (another process) changes it; this connection's own commits do not.
   const dataVersion = database.prepare('pragma data_version').pluck();
   const persistence = kyselyPersistence(db, 'sqlite', { transaction, unavailable: isUnavailable, changeMarker: () => dataVersion.get() });
