@@ -23,7 +23,7 @@ export function giveLane(executor: object, lane: DirectLane) {
 export const laneOf = (executor: object): DirectLane | undefined => lanes.get(executor);
 
 /** A lane on `statements` that runs while `free()` says so; results are shaped as Kysely's SQLite driver shapes them. */
-export function sqliteLane(statements: SqliteDatabase, free: () => boolean = () => true): DirectLane {
+export function sqliteLane(statements: SqliteDatabase, free: () => boolean): DirectLane {
   return (sql, parameters) => {
     if (!free()) return undefined;
     const statement = statements.prepare(sql);

@@ -79,6 +79,20 @@ interface SqliteOptions {
   logger?: Logger;
 }
 
+/**
+ * Kysely on one better-sqlite3 connection: its statement cache, the direct lanes of the pool and
+ * of each transaction (direct-sqlite.ts), and group commit, since there is one writer: transactions
+ * requested together share a commit.
+ */
+export function sqliteKysely<DB>(database: BetterSqlite3.Database) {
+  const statements = cachedStatements(database);
+  const dialect = new ImmediateSqliteDialect({ database: statements });
+  const db = new Kysely<DB>({ dialect });
+  giveLane(db, sqliteLane(statements, () => !dialect.driver?.lent));
+  const transaction = groupCommit(db, { lane: (open) => sqliteLane(statements, open) });
+  return { db, transaction };
+}
+
 function connect(file: string, { busyTimeoutMs = 10_000, logger }: SqliteOptions): Persistence {
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
   const database = new BetterSqlite3(file);
@@ -88,12 +102,7 @@ function connect(file: string, { busyTimeoutMs = 10_000, logger }: SqliteOptions
   // synchronously, so this process does nothing else meanwhile).
   database.pragma(`busy_timeout = ${busyTimeoutMs}`);
   database.pragma('foreign_keys = ON');
-  const statements = cachedStatements(database);
-  const dialect = new ImmediateSqliteDialect({ database: statements });
-  const db = new Kysely<Database>({ dialect });
-  giveLane(db, sqliteLane(statements, () => !dialect.driver?.lent));
-  // One writer: transactions requested together share a commit.
-  const transaction = groupCommit(db, { lane: (open) => sqliteLane(statements, open) });
+  const { db, transaction } = sqliteKysely<Database>(database);
   // Another connection's commit (another process) changes it; this connection's own commits do not.
   const dataVersion = database.prepare('pragma data_version').pluck();
   const persistence = kyselyPersistence(db, 'sqlite', { transaction, unavailable: isUnavailable, changeMarker: () => dataVersion.get() });
