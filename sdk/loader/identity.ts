@@ -15,12 +15,19 @@ function readOrCreate(storage: SafeStorage, key: string): string {
 /**
  * The visitor id lives in localStorage (`visualizer.vid`, shared by every tab of the site, kept
  * across visits); the session id in sessionStorage (`visualizer.sid`, one per tab, kept across
- * reloads). Both are read once per page and then served from memory.
+ * reloads). Both are read once per page and then served from memory; while consent is pending
+ * they are made in memory (storage.ts). `reread` is for consent given: ids an earlier consent
+ * stored win over the page's, so the shopper stays one visitor across pages and visits.
  */
-export function createIdentity(local: SafeStorage, session: SafeStorage): () => Identity {
+export function createIdentity(local: SafeStorage, session: SafeStorage): { get(): Identity; reread(): void } {
   let identity: Identity | undefined;
-  return () => {
-    identity ??= { visitorId: readOrCreate(local, 'visualizer.vid'), sessionId: readOrCreate(session, 'visualizer.sid') };
-    return { visitorId: identity.visitorId, sessionId: identity.sessionId };
+  return {
+    get() {
+      identity ??= { visitorId: readOrCreate(local, 'visualizer.vid'), sessionId: readOrCreate(session, 'visualizer.sid') };
+      return { visitorId: identity.visitorId, sessionId: identity.sessionId };
+    },
+    reread() {
+      identity = undefined;
+    },
   };
 }

@@ -3,6 +3,9 @@
  *
  *   <script async src="{base}/widgets/embed.js" data-store-id="store_…"></script>
  *
+ * `data-consent="pending"` (or a `consent` call queued before it loaded) starts it with consent
+ * pending: nothing is stored in the browser until `Visualizer.consent(true)` (sdk.ts).
+ *
  * It exposes `window.Visualizer` (identity, conversion tracking, identify) and loads the widget UI
  * (`widget.<hash>.js`) only when `open` or `preload` is called. Calls queued by the stub snippet
  * before it loaded are replayed in order. Nothing here throws into the page. The SDK itself is
@@ -54,10 +57,24 @@ function boot(host: Window & Host) {
   const base = found ? found[1]! : script ? new URL(script.src).origin : '';
   if (!storeId) console.error(prefix + 'The embed script needs a data-store-id attribute: <script src=".../widgets/embed.js" data-store-id="store_…">.');
 
-  const sdk = createSdk({ base, storeId, loadWidget: scriptWidgetLoader(host, base), missingStoreId: 'the embed script has no data-store-id' });
+  const queue: QueuedCall[] = stub && Array.isArray(stub.q) ? stub.q : [];
+  // A queued consent call starts it pending too: calls queued before it must not store either.
+  const consent = script && script.getAttribute('data-consent');
+  let pending = consent === 'pending' || queue.some(([name]) => name === 'consent');
+  if (consent !== null && consent !== 'pending' && consent !== 'granted') {
+    console.error(`${prefix}data-consent="${consent}" is neither "pending" nor "granted"; nothing is stored until Visualizer.consent(true).`);
+    pending = true;
+  }
+
+  const sdk = createSdk({
+    base,
+    storeId,
+    loadWidget: scriptWidgetLoader(host, base),
+    missingStoreId: 'the embed script has no data-store-id',
+    consent: pending ? 'pending' : 'granted',
+  });
   host.Visualizer = sdk;
 
-  const queue = stub && Array.isArray(stub.q) ? stub.q : [];
   for (const [name, args, resolve] of queue) {
     const method = (sdk as unknown as Record<string, unknown>)[name];
     if (typeof method !== 'function') {

@@ -1,7 +1,8 @@
 /**
- * The SDK itself (identity, `track`, `identify`, `open`, `preload`, `ready`), shared by the
- * script tag (`embed.js`, see index.ts) and the npm package (`createVisualizer`). The two differ
- * only in where the base and store id come from and in how the widget UI is loaded.
+ * The SDK itself (identity, `track`, `identify`, `open`, `preload`, `ready`, `consent`), shared
+ * by the script tag (`embed.js`, see index.ts) and the npm package (`createVisualizer`). The two
+ * differ only in where the base, the store id and the consent setting come from and in how the
+ * widget UI is loaded.
  */
 import type { Identity, VisualizerSdk, WidgetContext, WidgetModule } from '../shared/types.ts';
 import { validateConversion } from './conversion.ts';
@@ -16,6 +17,11 @@ export interface SdkOptions {
   loadWidget(): Promise<WidgetModule>;
   /** How the shop names the store id, for messages when it is missing ("the embed script has no data-store-id"). */
   missingStoreId: string;
+  /**
+   * `pending`: nothing is written to (or read from) localStorage or sessionStorage until
+   * `consent(true)`; the ids live in memory meanwhile. `granted` (the default) stores at once.
+   */
+  consent?: 'pending' | 'granted';
 }
 
 export const prefix = '[Visualizer] ';
@@ -26,9 +32,12 @@ const fail = (message: string): Promise<boolean> => {
 };
 
 /** The SDK object; `__sdk` marks it as the real one (not the stub snippet's queue). */
-export function createSdk({ base, storeId, loadWidget, missingStoreId }: SdkOptions): VisualizerSdk & { __sdk: true } {
-  const session = safeStorage('sessionStorage');
-  const getIdentity = createIdentity(safeStorage('localStorage'), session);
+export function createSdk({ base, storeId, loadWidget, missingStoreId, consent = 'granted' }: SdkOptions): VisualizerSdk & { __sdk: true } {
+  const storing = consent !== 'pending';
+  const local = safeStorage('localStorage', storing);
+  const session = safeStorage('sessionStorage', storing);
+  const identity = createIdentity(local, session);
+  const getIdentity = identity.get;
 
   /** Keys already reported in this browser session (per tab), newest last. */
   const sentKey = 'visualizer.sent';
@@ -135,6 +144,21 @@ export function createSdk({ base, storeId, loadWidget, missingStoreId }: SdkOpti
         () => true,
         (error) => fail(`preload(): ${error.message}`),
       );
+    },
+    consent(granted) {
+      if (typeof granted !== 'boolean') {
+        console.error(`${prefix}consent(granted): granted must be true or false (got ${JSON.stringify(granted)}); nothing changed.`);
+        return false;
+      }
+      if (granted) {
+        local.persist();
+        session.persist();
+        identity.reread();
+      } else {
+        local.forget();
+        session.forget();
+      }
+      return true;
     },
     ready(callback) {
       try {

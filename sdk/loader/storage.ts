@@ -1,38 +1,96 @@
 /**
- * Web storage that never throws. Blocked storage (Safari private mode of old, cookies disabled,
- * sandboxed iframes, a quota of 0) makes even reading `window.localStorage` throw; then values live
- * in memory for the life of the page instead.
+ * Web storage that never throws, behind the shopper's consent. Blocked storage (Safari private
+ * mode of old, cookies disabled, sandboxed iframes, a quota of 0) makes even reading
+ * `window.localStorage` throw; then values live in memory for the life of the page instead.
+ *
+ * While consent is pending the web storage is neither written nor read: every value lives in this
+ * page's memory. Memory also keeps each value this page reads or writes while storing, so that
+ * after `forget` (consent refused) the page goes on with the same values, in memory only.
  */
 export interface SafeStorage {
   get(key: string): string | null;
   set(key: string, value: string): void;
+  /**
+   * Consent given: from now on values reach web storage. The values this page holds are written
+   * where the storage has none; a value already stored (an earlier consent's) is kept, and read.
+   */
+  persist(): void;
+  /**
+   * Consent refused: from now on values stay in memory, and every `visualizer.*` key is removed
+   * (after storing, the values go on in memory for the page; while pending, none is read).
+   */
+  forget(): void;
 }
 
-export function safeStorage(kind: 'localStorage' | 'sessionStorage'): SafeStorage {
+/** Every key the SDK stores starts with this; `forget` removes them all, older versions' included. */
+const ours = 'visualizer.';
+
+export function safeStorage(kind: 'localStorage' | 'sessionStorage', persisting: boolean): SafeStorage {
   const memory: Record<string, string> = {};
-  let storage: Storage | null = null;
-  try {
-    storage = window[kind];
-    storage.setItem('visualizer.probe', '1');
-    storage.removeItem('visualizer.probe');
-  } catch {
-    storage = null;
-  }
+  /** Opened on first use while storing (never while consent is pending); null when blocked. */
+  let storage: Storage | null | undefined;
+  const open = (): Storage | null => {
+    if (storage === undefined) {
+      try {
+        storage = window[kind];
+        storage.setItem(ours + 'probe', '1');
+        storage.removeItem(ours + 'probe');
+      } catch {
+        storage = null;
+      }
+    }
+    return storage;
+  };
   return {
     get(key) {
-      try {
-        if (storage) return storage.getItem(key);
-      } catch {
-        // fall through to memory
+      if (persisting) {
+        try {
+          const web = open();
+          if (web) {
+            const value = web.getItem(key);
+            if (value === null) delete memory[key];
+            else memory[key] = value;
+            return value;
+          }
+        } catch {
+          // fall through to memory
+        }
       }
       return key in memory ? memory[key]! : null;
     },
     set(key, value) {
       memory[key] = value;
+      if (!persisting) return;
       try {
-        storage?.setItem(key, value);
+        open()?.setItem(key, value);
       } catch {
         // memory keeps it
+      }
+    },
+    persist() {
+      persisting = true;
+      try {
+        const web = open();
+        for (const key of Object.keys(memory)) if (web && web.getItem(key) === null) web.setItem(key, memory[key]!);
+      } catch {
+        // memory keeps them
+      }
+    },
+    forget() {
+      const stored = persisting;
+      persisting = false;
+      try {
+        // Not through open(): its probe would write a key.
+        const web = window[kind];
+        for (let i = web.length - 1; i >= 0; i--) {
+          const key = web.key(i);
+          if (!key || key.indexOf(ours) !== 0) continue;
+          // What the page was working with while storing goes on in memory.
+          if (stored) memory[key] = web.getItem(key)!;
+          web.removeItem(key);
+        }
+      } catch {
+        // blocked storage holds nothing of ours
       }
     },
   };

@@ -72,6 +72,11 @@ legend { font-weight: 600; font-size: 14px; margin-bottom: 8px; padding: 0; }
 .progress div { height: 100%; width: 40%; background: var(--accent); border-radius: 4px; animation: vz-slide 1.3s ease-in-out infinite; }
 .dialog[data-state=result] { width: min(880px, 100%); }
 .result .stage { aspect-ratio: auto; background: #fafafa; max-height: calc(100vh - 200px); }
+.ai-label {
+  position: absolute; left: 10px; bottom: 10px; margin: 0; max-width: calc(100% - 20px);
+  padding: 4px 10px; border-radius: 999px; background: rgba(17, 24, 39, 0.78); color: #fff;
+  font-size: 12.5px; font-weight: 600; line-height: 1.4;
+}
 .result-heading { margin: 16px 0 2px; font-size: 17px; font-weight: 650; }
 .result-product { margin: 0; color: #6b7280; font-size: 14px; }
 @media (min-width: 760px) {

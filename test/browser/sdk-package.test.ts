@@ -19,7 +19,7 @@ import { bearer, startTestApp, type TestApp } from '../support/app.ts';
 import type { ProductData, VisualizerSdk } from '../../sdk/shared/types.ts';
 
 /** What the bundled page puts on `window` for the test to drive. */
-type ShopWindow = Window & { visualizer: VisualizerSdk; product(image: string): ProductData; refused: string };
+type ShopWindow = Window & { visualizer: VisualizerSdk; pending: VisualizerSdk; product(image: string): ProductData; refused: string; refusedConsent: string };
 
 const packageDir = fileURLToPath(new URL('../../sdk/package/', import.meta.url));
 
@@ -45,6 +45,16 @@ try {
 }
 (window as unknown as { refused: string }).refused = refused;
 
+// A second SDK for the same store, started with consent pending: the shop's consent banner decides.
+(window as unknown as { pending: VisualizerSdk }).pending = createVisualizer({ ...settings, consent: 'pending' });
+let refusedConsent = '';
+try {
+  createVisualizer({ ...settings, consent: 'later' as 'pending' });
+} catch (error) {
+  refusedConsent = error instanceof TypeError ? error.message : 'not a TypeError';
+}
+(window as unknown as { refusedConsent: string }).refusedConsent = refusedConsent;
+
 export function product(image: string): ProductData {
   return { productId: 'tee', productTitle: 'Tee', productImage: image, onAddToCart: () => ({ success: true }) };
 }
@@ -55,6 +65,10 @@ function misuse(sdk: VisualizerSdk) {
   createVisualizer({ baseUrl: 'https://visualizer.example' });
   // @ts-expect-error productTitle is required
   void sdk.open('wdg_1', { productId: 'tee', productImage: 'https://shop.example/tee.png' });
+  // @ts-expect-error consent is 'pending' or 'granted'
+  createVisualizer({ baseUrl: 'https://visualizer.example', storeId: 'store_1', consent: true });
+  // @ts-expect-error consent(granted) takes a boolean
+  sdk.consent('yes');
   // @ts-expect-error track's Promise resolves to a boolean
   const sent: Promise<string> = sdk.track('$conversion', { orderId: 'A-1' });
   return sent;
@@ -227,6 +241,28 @@ describe('@visualizer/sdk, the npm package', () => {
 
       const origins = new Set(requested.map((url) => new URL(url).origin));
       assert.deepEqual([...origins].sort(), [new URL(base).origin, shopOrigin].sort(), 'the page reached the shop and the service only');
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+  it("with consent: 'pending' stores nothing until consent(true), and consent(false) removes what it stored", async () => {
+    assert.ok(shop, 'the shop of the test before serves the page');
+    const context = await browser.newContext();
+    const errors = recordPageErrors(context);
+    try {
+      const page = await context.newPage();
+      await page.goto(`${shopOrigin}/`);
+      await page.waitForFunction(() => !!(window as unknown as Partial<ShopWindow>).pending);
+      assert.match(await page.evaluate(() => (window as unknown as ShopWindow).refusedConsent), /^createVisualizer\(\): consent must be 'pending' or 'granted' \(got "later"\)/);
+      const storage = () => page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length, vid: localStorage.getItem('visualizer.vid'), sid: sessionStorage.getItem('visualizer.sid') }));
+      const identity = await page.evaluate(() => (window as unknown as ShopWindow).pending.getIdentity());
+      assert.deepEqual(await storage(), { local: 0, session: 0, vid: null, sid: null }, 'nothing stored while consent is pending');
+      assert.equal(await page.evaluate(() => (window as unknown as ShopWindow).pending.consent(true)), true);
+      assert.deepEqual(await storage(), { local: 1, session: 1, vid: identity.visitorId, sid: identity.sessionId });
+      assert.equal(await page.evaluate(() => (window as unknown as ShopWindow).pending.consent(false)), true);
+      assert.deepEqual(await storage(), { local: 0, session: 0, vid: null, sid: null });
+      assert.deepEqual(await page.evaluate(() => (window as unknown as ShopWindow).pending.getIdentity()), identity, 'it goes on in memory');
       assert.deepEqual(errors, []);
     } finally {
       await context.close();

@@ -309,6 +309,155 @@ describe('stub snippet', () => {
   });
 });
 
+/** Records every write to web storage in `window.__storageWrites` (a reload starts a new list). */
+const recordStorageWrites = `
+window.__storageWrites = [];
+for (const method of ['setItem', 'removeItem', 'clear']) {
+  const original = Storage.prototype[method];
+  Storage.prototype[method] = function (...args) {
+    window.__storageWrites.push([this === window.localStorage ? 'local' : 'session', method, ...args]);
+    return original.apply(this, args);
+  };
+}`;
+
+/** Everything in the page's localStorage and sessionStorage. */
+const storageOf = (page: Page) =>
+  page.evaluate(() =>
+    // One expression: tsx would name a helper function with a `__name` call the page does not have.
+    Object.fromEntries(
+      (['local', 'session'] as const).map((kind) => {
+        const storage = kind === 'local' ? localStorage : sessionStorage;
+        return [kind, Object.fromEntries(Array.from({ length: storage.length }, (_, i) => storage.key(i)!).map((key) => [key, storage.getItem(key)!]))];
+      }),
+    ) as { local: Record<string, string>; session: Record<string, string> },
+  );
+
+const storageWritesOf = (page: Page) => page.evaluate(() => (window as unknown as { __storageWrites: unknown[][] }).__storageWrites);
+
+describe('consent', () => {
+  const pendingTag = (value = 'pending') => `<script src="${base}/widgets/embed.js" data-store-id="${demo.storeId}" data-consent="${value}"></script>`;
+
+  it('with data-consent="pending" nothing is stored until consent(true), which keeps the ids; consent(false) removes them and the page goes on in memory', async () => {
+    const { context, errors, collected } = await sdkContext({ page: pendingTag() }, { initScript: recordStorageWrites });
+    try {
+      const page = await openPage(context, `${base}/sdk-test/page`);
+      const identity = await identityOf(page);
+      assert.match(identity.visitorId, /^[0-9a-f-]{36}$/);
+      assert.equal(await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'consent-1', totalCents: 100 })), true);
+      assert.equal(await page.evaluate(() => window.Visualizer.identify('user-consent', { plan: 'gold' })), true);
+      assert.equal(await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'consent-1', totalCents: 100 })), true);
+      assert.equal(collected.length, 2, 'the conversion is sent once: remembered in memory');
+      assert.ok(collected.every((entry) => (entry.body as Identity).visitorId === identity.visitorId && (entry.body as Identity).sessionId === identity.sessionId));
+      assert.deepEqual(await identityOf(page), identity, 'stable within the page');
+      assert.deepEqual(await storageOf(page), { local: {}, session: {} }, 'nothing stored while consent is pending');
+      assert.deepEqual(await storageWritesOf(page), [], 'not even a probe was written');
+
+      assert.equal(await page.evaluate(() => window.Visualizer.consent(true)), true);
+      const stored = await storageOf(page);
+      assert.deepEqual(stored.local, { 'visualizer.vid': identity.visitorId }, 'the visitor id of the page is kept');
+      assert.equal(stored.session['visualizer.sid'], identity.sessionId);
+      assert.deepEqual(JSON.parse(stored.session['visualizer.sent']!), [`${demo.storeId}:consent-1`]);
+      assert.deepEqual(JSON.parse(stored.session['visualizer.uid']!), [demo.storeId, 'user-consent', { plan: 'gold' }]);
+      assert.deepEqual(await identityOf(page), identity);
+      assert.equal(await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'consent-2', totalCents: 100 })), true);
+      assert.deepEqual(JSON.parse((await storageOf(page)).session['visualizer.sent']!), [`${demo.storeId}:consent-1`, `${demo.storeId}:consent-2`], 'stored from then on');
+
+      // The next page starts pending again: what is stored is neither read nor written until consent.
+      await page.reload();
+      await page.waitForFunction(() => !!(window.Visualizer as unknown as { __sdk?: boolean }).__sdk);
+      const unconsented = await identityOf(page);
+      assert.notEqual(unconsented.visitorId, identity.visitorId, 'the stored id is not read while consent is pending');
+      assert.deepEqual(await storageWritesOf(page), []);
+      assert.equal(await page.evaluate(() => window.Visualizer.consent(true)), true);
+      assert.deepEqual(await identityOf(page), identity, 'once consent is given, the ids it stored before are the shopper\'s again');
+      assert.equal((await storageOf(page)).local['visualizer.vid'], identity.visitorId);
+
+      // Withdrawn: every key of the SDK is removed, the shop's own are left, and the SDK goes on in memory.
+      await page.evaluate(() => localStorage.setItem('shop.cart', '[]'));
+      assert.equal(await page.evaluate(() => window.Visualizer.consent(false)), true);
+      assert.deepEqual(await storageOf(page), { local: { 'shop.cart': '[]' }, session: {} });
+      assert.deepEqual(await identityOf(page), identity, 'the page keeps its ids, in memory');
+      const before = collected.length;
+      assert.equal(await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'consent-2', totalCents: 100 })), true);
+      assert.equal(collected.length, before, 'what was sent is still remembered, in memory');
+      assert.equal(await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'consent-3', totalCents: 100 })), true);
+      assert.equal(collected.length, before + 1);
+      assert.deepEqual((collected.at(-1)!.body as { visitorId: string }).visitorId, identity.visitorId);
+      assert.deepEqual(await storageOf(page), { local: { 'shop.cart': '[]' }, session: {} }, 'nothing stored after consent(false)');
+      const writes = (await storageWritesOf(page)).filter(([, method, key]) => method === 'setItem' && String(key).startsWith('visualizer.'));
+      assert.deepEqual(writes.map(([, , key]) => key).sort(), ['visualizer.probe', 'visualizer.probe'], 'after the reload only consent(true) opened the storages (a probe each), and wrote nothing it had not stored before');
+
+      // Listed by the service with the in-memory ids of the first page.
+      const listed = await (await g.api.get(demo.apiKey, `/v1/conversions?storeId=${demo.storeId}&limit=100`)).json();
+      const first = listed.data.find((conversion: { orderId: string }) => conversion.orderId === 'consent-1');
+      assert.equal(first.visitorId, identity.visitorId);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a consent call queued through the stub starts the loader pending: calls queued before it store nothing, and consent(false) removes an earlier visit\'s ids', async () => {
+    // An earlier visit's ids (an init script runs on about:blank too, whose storage is off limits).
+    const earlierVisit = `if (location.protocol === 'http:') { localStorage.setItem('visualizer.vid', 'earlier-visitor-0001'); sessionStorage.setItem('visualizer.sid', 'earlier-session-0001'); }`;
+    const page = `<script>${stubSnippet}</script>
+<script>
+  window.results = {};
+  Visualizer.track('$conversion', { orderId: 'queued-consent-1', totalCents: 700 }).then(function (ok) { results.track = ok; });
+  Visualizer.ready(function (sdk) { results.identity = sdk.getIdentity(); });
+  Visualizer.consent(false).then(function (ok) { results.consent = ok; });
+  setTimeout(function () {
+    var script = document.createElement('script');
+    script.src = '${base}/widgets/embed.js';
+    script.setAttribute('data-store-id', '${demo.storeId}');
+    document.head.appendChild(script);
+  }, 200);
+</script>`;
+    const { context, collected, errors } = await sdkContext({ page }, { initScript: `${earlierVisit}\n${recordStorageWrites}` });
+    try {
+      const tab = await context.newPage();
+      await tab.goto(`${base}/sdk-test/page`);
+      await tab.waitForFunction(() => window.results.track !== undefined && window.results.consent !== undefined);
+      const results = await tab.evaluate(() => window.results);
+      assert.equal(results.track, true);
+      assert.equal(results.consent, true);
+      const identity = results.identity as Identity;
+      assert.notEqual(identity.visitorId, 'earlier-visitor-0001', 'the stored id is not read while consent is pending');
+      assert.deepEqual(await storageOf(tab), { local: {}, session: {} }, "the earlier visit's ids are removed");
+      const writes = await storageWritesOf(tab);
+      assert.deepEqual(writes.filter(([, method]) => method !== 'removeItem'), [], 'nothing was written');
+      assert.equal(collected.length, 1);
+      assert.equal((collected[0]!.body as Identity).visitorId, identity.visitorId);
+      assert.deepEqual(await identityOf(tab), identity);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('without data-consent stores at once, as before, and consent(false) removes it; a wrong value is refused and stores nothing', async () => {
+    const { context, errors } = await sdkContext({ plain: embedTag(), typo: pendingTag('yes please') });
+    try {
+      const page = await openPage(context, `${base}/sdk-test/plain`);
+      const identity = await identityOf(page);
+      assert.deepEqual(await storageOf(page), { local: { 'visualizer.vid': identity.visitorId }, session: { 'visualizer.sid': identity.sessionId } });
+      assert.equal(await page.evaluate(() => (window.Visualizer.consent as (value: unknown) => boolean)('yes')), false);
+      assert.match(errors.at(-1) ?? '', /^\[Visualizer\] consent\(granted\): granted must be true or false \(got "yes"\)/);
+      assert.equal(await page.evaluate(() => window.Visualizer.consent(false)), true);
+      assert.deepEqual(await storageOf(page), { local: {}, session: {} });
+      assert.deepEqual(await identityOf(page), identity);
+
+      const typo = await openPage(context, `${base}/sdk-test/typo`);
+      await identityOf(typo);
+      assert.deepEqual(await storageOf(typo), { local: {}, session: {} }, 'an unknown data-consent is taken as pending');
+      assert.match(errors.at(-1) ?? '', /^\[Visualizer\] data-consent="yes please" is neither "pending" nor "granted"/);
+      assert.equal(errors.length, 2, errors.join('\n'));
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('preload', () => {
   it('loads the widget UI lazily, once, and tries again after a failed load', async () => {
     const { context, errors } = await sdkContext({ page: embedTag() });

@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { api, unwrap } from '../api.ts';
 import { EventDeliveries } from '../components/event-deliveries.tsx';
-import { ErrorText, PageTitle, StatusBadge, Time, ScrollTable } from '../components/ui.tsx';
+import { ErrorText, GeneratedImage, PageTitle, StatusBadge, Time, ScrollTable } from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
 import { href } from '../router.ts';
 
@@ -56,7 +56,7 @@ export function GenerationDetailPage({ id }: { id: string }) {
                 {value.imageVariants &&
                   (['list', 'card', 'detail'] as const).map((name) => (
                     <li key={name}>
-                      <img src={value.imageVariants![name].url} width={value.imageVariants![name].width} alt={`${name} variant, ${value.imageVariants![name].width} px wide`} loading="lazy" />
+                      <GeneratedImage src={value.imageVariants![name].url} width={value.imageVariants![name].width} alt={`${name} variant, ${value.imageVariants![name].width} px wide`} />
                       <p>
                         {name} ({value.imageVariants![name].width} px) — <a href={value.imageVariants![name].url}>open</a>
                       </p>

@@ -1,5 +1,5 @@
 import { api, unwrap, type Generation } from '../api.ts';
-import { ErrorText, LoadMore, PageTitle, StatusBadge, Time } from '../components/ui.tsx';
+import { ErrorText, GeneratedImage, LoadMore, PageTitle, StatusBadge, Time } from '../components/ui.tsx';
 import { dayAfter, dayStart } from '../format.ts';
 import { usePaged } from '../hooks.ts';
 import { href, navigate } from '../router.ts';
@@ -72,7 +72,7 @@ export function GenerationsPage({ query }: { query: URLSearchParams }) {
           <li key={generation.id}>
             <a href={href(`/generations/${encodeURIComponent(generation.id)}`)} class="card">
               {generation.imageVariants ? (
-                <img src={generation.imageVariants.list.url} width={generation.imageVariants.list.width} alt={`Result of ${generation.id}`} loading="lazy" />
+                <GeneratedImage src={generation.imageVariants.list.url} width={generation.imageVariants.list.width} alt={`Result of ${generation.id}`} />
               ) : (
                 <span class="placeholder" aria-hidden="true">
                   {generation.status === 'failed' ? '✕' : '…'}

@@ -20,6 +20,12 @@ export interface VisualizerOptions {
   baseUrl: string;
   /** The store (`store_…`) conversions and identities are reported for. */
   storeId: string;
+  /**
+   * `'pending'`: nothing is written to or read from `localStorage` or `sessionStorage` until
+   * `consent(true)`; the ids live in memory meanwhile (see `VisualizerSdk.consent`). `'granted'`,
+   * the default, stores at once, as the SDK always has: whether to ask first is the shop's choice.
+   */
+  consent?: 'pending' | 'granted';
 }
 
 /** `baseUrl` without query, fragment or trailing slashes; only absolute http(s) URLs are taken. */
@@ -47,11 +53,16 @@ export function createVisualizer(options: VisualizerOptions): VisualizerSdk {
   if (typeof storeId !== 'string' || !storeId.trim()) {
     throw new TypeError(`createVisualizer(): storeId must be your store's id, such as 'store_…' (got ${JSON.stringify(storeId)}).`);
   }
+  const consent = options.consent ?? 'granted';
+  if (consent !== 'pending' && consent !== 'granted') {
+    throw new TypeError(`createVisualizer(): consent must be 'pending' or 'granted' (got ${JSON.stringify(consent)}).`);
+  }
   const sdk = createSdk({
     base,
     storeId,
     loadWidget: () => import('../../widget/widget-module.ts').then((module) => module.widget),
     missingStoreId: 'createVisualizer() was given no storeId',
+    consent,
   });
   return sdk;
 }
