@@ -1,0 +1,33 @@
+import { encodeRender, fileExtension, type EncodedVariant, type OriginalFormat } from '../imaging/variants.ts';
+import type { MemoryBudget } from '../imaging/memory-budget.ts';
+import type { ContentCredentials } from '../ports/content-credentials.ts';
+import { defaultProvenance, type RenderEngine } from '../ports/render-engine.ts';
+
+export interface CredentialedRender {
+  original: { bytes: Uint8Array; format: OriginalFormat };
+  variants: EncodedVariant[];
+}
+
+/**
+ * A render's original and variants as they are stored: encoded (see encodeRender) with XMP, then
+ * each signed with Content Credentials that state what the engine declares it makes. The original
+ * is signed first: every variant's manifest names it, signed, as the parent it was resized from.
+ */
+export async function credentialedRender(
+  render: Uint8Array,
+  { credentials, engine, generationId, budget, signal }: { credentials: ContentCredentials; engine: Pick<RenderEngine, 'name' | 'provenance'>; generationId: string; budget: MemoryBudget; signal?: AbortSignal },
+): Promise<CredentialedRender> {
+  const provenance = engine.provenance ?? defaultProvenance;
+  const [original, variants] = await encodeRender(render, provenance.digitalSourceType, budget, signal);
+  const claim = { ...provenance, engine: engine.name, generationId };
+  const originalTitle = `original.${fileExtension[original.format]}`;
+  const signedOriginal = await credentials.sign(original.bytes, original.format, { ...claim, title: originalTitle });
+  const resizedFrom = { bytes: signedOriginal, format: original.format, title: originalTitle };
+  const signedVariants = await Promise.all(
+    variants.map(async (variant) => ({
+      ...variant,
+      bytes: Buffer.from(await credentials.sign(variant.bytes, variant.format, { ...claim, title: `${variant.name}.${fileExtension[variant.format]}`, resizedFrom })),
+    })),
+  );
+  return { original: { bytes: signedOriginal, format: original.format }, variants: signedVariants };
+}
