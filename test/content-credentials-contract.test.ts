@@ -89,10 +89,11 @@ describe('c2pa content credentials', () => {
     const chain = pem.slice(pem.indexOf('-----BEGIN CERTIFICATE-----'));
     writeFileSync(path.join(dir, 'chain.pem'), chain);
     writeFileSync(path.join(dir, 'key.pem'), key);
-    for (const env of [
+    const envs: Array<Record<string, string>> = [
       { VISUALIZER_C2PA_CERTIFICATE_FILE: path.join(dir, 'chain.pem'), VISUALIZER_C2PA_KEY_FILE: path.join(dir, 'key.pem') },
       { VISUALIZER_C2PA_CERTIFICATE: chain, VISUALIZER_C2PA_KEY: key },
-    ]) {
+    ];
+    for (const env of envs) {
       const plugin = await register(env);
       try {
         assert.equal(plugin.credentials.signer.development, false);

@@ -65,21 +65,32 @@ function encodingMemory(metadata: Metadata): number {
 /**
  * The render's original and variants, encoded within the process's image budget, each with XMP
  * stating its digital source type. An engine's image that would need more memory to decode than
- * any input may is refused, not retried.
+ * any input may is refused, not retried. `finishOriginal` (signing it, say) runs on the original
+ * while the variants are still being encoded.
  */
-export async function encodeRender(render: Uint8Array, digitalSourceType: DigitalSourceType, budget: MemoryBudget, signal?: AbortSignal) {
+export async function encodeRender(
+  render: Uint8Array,
+  digitalSourceType: DigitalSourceType,
+  budget: MemoryBudget,
+  signal?: AbortSignal,
+  finishOriginal: (original: StorableOriginal) => Promise<StorableOriginal> = async (original) => original,
+): Promise<[StorableOriginal, EncodedVariant[]]> {
   const sharp = await loadSharp();
   const metadata = await sharp(render).metadata();
   if (decodeMemory(metadata) > maxImageDecodeBytes) {
     throw new RenderError('render_failed', `The engine returned a ${metadata.format} image of ${metadata.width}×${metadata.height} pixels, too large to decode.`, false);
   }
   const xmp = xmpPacket(digitalSourceType);
-  return budget.reserve(encodingMemory(metadata), () => Promise.all([storableOriginal(render, metadata, xmp), encodeVariants(render, xmp)]), signal);
+  return budget.reserve(encodingMemory(metadata), () => Promise.all([storableOriginal(render, metadata, xmp).then(finishOriginal), encodeVariants(render, xmp)]), signal);
 }
 
 /** Formats a render's original is stored in as the engine made it: every browser and email client shows them. */
 const keptFormats = ['jpeg', 'png', 'webp'] as const;
 export type OriginalFormat = (typeof keptFormats)[number];
+export interface StorableOriginal {
+  bytes: Uint8Array;
+  format: OriginalFormat;
+}
 
 /** The file extension of each format an image is stored in, so a key's extension always fits its type. */
 export const fileExtension = { jpeg: 'jpg', png: 'png', webp: 'webp' } as const satisfies Record<OriginalFormat | VariantFormat, string>;
@@ -92,7 +103,7 @@ export const fileExtension = { jpeg: 'jpg', png: 'png', webp: 'webp' } as const 
  * again); anything else (AVIF, GIF, TIFF…) becomes PNG, which loses nothing and keeps the alpha.
  * `metadata` is what sharp read from the render's header.
  */
-async function storableOriginal(render: Uint8Array, metadata: Metadata, xmp: string): Promise<{ bytes: Uint8Array; format: OriginalFormat }> {
+async function storableOriginal(render: Uint8Array, metadata: Metadata, xmp: string): Promise<StorableOriginal> {
   const { format } = metadata;
   if ((keptFormats as readonly string[]).includes(format)) {
     return { bytes: withXmpPacket(render, format as OriginalFormat, xmp, { width: metadata.width, height: metadata.height, hasAlpha: metadata.hasAlpha }), format: format as OriginalFormat };

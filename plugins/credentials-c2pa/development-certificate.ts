@@ -1,4 +1,4 @@
-import { webcrypto } from 'node:crypto';
+import { randomUUID, webcrypto } from 'node:crypto';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -26,7 +26,7 @@ export async function developmentSigner(dataDir: string): Promise<{ pem: string;
   if (existing) return { pem: existing, file, created: false };
   await mkdir(path.dirname(file), { recursive: true });
   const pem = await makeDevelopmentSigner();
-  const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const temporary = `${file}.${randomUUID()}.tmp`;
   await writeFile(temporary, pem, { mode: 0o600 });
   try {
     await link(temporary, file);
