@@ -10,7 +10,7 @@ import { loadConfig } from '../config/load.ts';
 import { silentLogger } from '../core/logger.ts';
 import type { ContentCredentials } from '../core/ports/content-credentials.ts';
 import { contentCredentialsContract, readContentCredentials } from '../kit/testing/index.ts';
-import c2paPlugin, { developmentSigner, developmentSignerFile } from '../plugins/credentials-c2pa/index.ts';
+import c2paPlugin, { createC2paCredentials, developmentSigner, developmentSignerFile, signerMaterial } from '../plugins/credentials-c2pa/index.ts';
 import { coseSigner } from '../plugins/credentials-c2pa/cose-sign1.js';
 import type { Provided } from '../core/plugin.ts';
 
@@ -118,6 +118,25 @@ describe('c2pa content credentials', () => {
     await assert.rejects(register({ VISUALIZER_C2PA_CERTIFICATE: certificates.join('\n'), VISUALIZER_C2PA_KEY: otherKey }), /not the signing certificate's/);
     await assert.rejects(register({ VISUALIZER_C2PA_CERTIFICATE: certificates[1]!, VISUALIZER_C2PA_KEY: key }), /not the signing certificate's|a CA's/);
     await assert.rejects(register({ VISUALIZER_C2PA_CERTIFICATE_FILE: path.join(dir, 'missing.pem') }), /both a certificate and its key|ENOENT/);
+  });
+});
+
+describe('the signing thread', () => {
+  it('ends when idle, and a new one signs the next image', async () => {
+    const { pem } = await developmentSigner(tempDir());
+    const credentials = createC2paCredentials(signerMaterial(pem, pem, { development: true, source: 'test' }), '1.2.3', { idleMs: 50 });
+    try {
+      const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } }).png().toBuffer();
+      const claim = { action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia', engine: 'mock', generationId: 'gen_1', title: 'original.png' } as const;
+      await credentials.sign(image, 'png', claim);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const signed = await credentials.sign(image, 'png', claim);
+      const read = await readContentCredentials(signed, 'image/png');
+      assert.equal(read.state, 'Valid');
+      assert.equal(read.manifest.claim_generator_info[0]?.version, '1.2.3');
+    } finally {
+      await credentials.dispose();
+    }
   });
 });
 

@@ -89,18 +89,30 @@ interface Pending {
 }
 
 /**
- * The adapter. Its worker thread starts with the first signature and stays; between signatures it
- * does not keep the process alive. A thread that dies fails the signatures it had, and the next
- * one starts another.
+ * The adapter. Its worker thread starts with the first signature and ends after `idleMs` without
+ * one (WebAssembly memory only grows: a 4K PNG's signature leaves tens of MB that an idle process
+ * should give back); between signatures it does not keep the process alive. A thread that dies
+ * fails the signatures it had, and the next one starts another.
  */
-export function createC2paCredentials(material: SignerMaterial, version: string): ContentCredentials & { dispose(): Promise<void> } {
+export function createC2paCredentials(material: SignerMaterial, version: string, { idleMs = 60_000 }: { idleMs?: number } = {}): ContentCredentials & { dispose(): Promise<void> } {
   const chain = material.chain.map((certificate) => new Uint8Array(certificate.raw));
   // What c2pa-rs reserves for a COSE signature: the raw signature (512 covers RSA-4096), the
   // certificates and 1 KB of framing (sdk/src/crypto/cose/sign.rs, cose_reserve_size).
   const reserveSize = 512 + chain.reduce((total, der) => total + der.length, 0) + 1024;
   let worker: Worker | undefined;
+  let idleTimer: NodeJS.Timeout | undefined;
   let nextId = 0;
   const pending = new Map<number, Pending>();
+
+  function idle(started: Worker) {
+    started.unref();
+    idleTimer = setTimeout(() => {
+      if (worker !== started || pending.size > 0) return;
+      worker = undefined;
+      void started.terminate();
+    }, idleMs);
+    idleTimer.unref();
+  }
 
   function failAll(error: Error) {
     for (const { reject } of pending.values()) reject(error);
@@ -115,7 +127,7 @@ export function createC2paCredentials(material: SignerMaterial, version: string)
       const request = pending.get(message.id);
       if (!request) return;
       pending.delete(message.id);
-      if (pending.size === 0) started.unref();
+      if (pending.size === 0) idle(started);
       if (message.signed) request.resolve(message.signed);
       else request.reject(new Error(`content credentials: ${message.error}`));
     });
@@ -134,6 +146,7 @@ export function createC2paCredentials(material: SignerMaterial, version: string)
     signer: material.signer,
     sign(image, format, claim) {
       const { manifest, ingredients } = manifestDefinition(format, claim, version);
+      clearTimeout(idleTimer);
       const target = thread();
       const id = nextId++;
       return new Promise<Uint8Array>((resolve, reject) => {
@@ -143,6 +156,7 @@ export function createC2paCredentials(material: SignerMaterial, version: string)
       });
     },
     async dispose() {
+      clearTimeout(idleTimer);
       const running = worker;
       worker = undefined;
       failAll(new Error('content credentials: stopped'));
