@@ -81,6 +81,16 @@ describe('c2pa content credentials', () => {
     }
   });
 
+  it('keeps a development certificate in memory where the data directory cannot be written', async () => {
+    // A file where the data directory should be: no directory can be made under it (as root too).
+    const notADirectory = path.join(tempDir(), 'data');
+    writeFileSync(notADirectory, '');
+    const made = await developmentSigner(notADirectory);
+    assert.equal(made.created, true);
+    assert.match(made.file, /^memory \(.+ could not be written: ENOTDIR\)$/);
+    assert.match(made.pem, /-----BEGIN PRIVATE KEY-----/);
+  });
+
   it('signs with a configured certificate and key instead, from files or from the environment', async () => {
     const dir = tempDir();
     // A CA-issued signer of our own, as an operator's would be (here the development one's, moved).

@@ -15,19 +15,26 @@ const signerName = 'Visualizer development signer (not trusted)';
  * as C2PA requires of a signer (an end-entity certificate, not self-signed, for digital signatures
  * with the email-protection purpose). No verifier trusts that CA, so readers report the signer as
  * untrusted and everything else as valid. Several processes starting on one new data directory
- * agree on one: the first to link its file wins, the others read it.
+ * agree on one: the first to link its file wins, the others read it. Where the data directory
+ * cannot be written, the process keeps one in memory (`file` then says so).
  */
 export async function developmentSigner(dataDir: string): Promise<{ pem: string; file: string; created: boolean }> {
   const file = path.resolve(dataDir, developmentSignerFile);
   const existing = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return null;
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
     throw error;
   });
   if (existing) return { pem: existing, file, created: false };
-  await mkdir(path.dirname(file), { recursive: true });
   const pem = await makeDevelopmentSigner();
   const temporary = `${file}.${randomUUID()}.tmp`;
-  await writeFile(temporary, pem, { mode: 0o600 });
+  try {
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(temporary, pem, { mode: 0o600 });
+  } catch (error) {
+    // A data directory that cannot be written (a container's read-only one, with Postgres and S3)
+    // still starts: this process signs with a development signer of its own, made for it alone.
+    return { pem, file: `memory (${file} could not be written: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, created: true };
+  }
   try {
     await link(temporary, file);
     return { pem, file, created: true };
