@@ -13,6 +13,7 @@ const defaultPlugins: Record<Exclude<PortName, 'persistence'>, string> = {
   limits: 'memory',
   cdn: 'local',
   renderer: 'mock',
+  credentials: 'c2pa',
   queue: 'db',
   transport: 'http',
   scheduler: 'bree',

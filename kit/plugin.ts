@@ -15,7 +15,19 @@ export type { Clock } from '../core/ports/clock.ts';
 export type { IdGenerator } from '../core/ports/ids.ts';
 export type { FetchedObject, ImageCdn, ListedObject, StoredObject, Visibility } from '../core/ports/image-cdn.ts';
 export { jobsChannel, outageRetryDelay, PostponeJob, RetryJob, type JobContext, type JobHandler, type JobQueue, type NewJob } from '../core/ports/job-queue.ts';
-export { RenderError, type Mode, type ProductDimensions, type RenderEngine, type RenderProduct, type RenderRequest, type RenderResult } from '../core/ports/render-engine.ts';
+export { defaultProvenance, RenderError, type Mode, type ProductDimensions, type RenderEngine, type RenderProduct, type RenderRequest, type RenderResult } from '../core/ports/render-engine.ts';
+export {
+  digitalSourceTypeBase,
+  digitalSourceTypes,
+  digitalSourceTypeUri,
+  type ContentCredentials,
+  type CredentialedFormat,
+  type CredentialsSigner,
+  type DigitalSourceType,
+  type EngineProvenance,
+  type ImageClaim,
+  type ProvenanceAction,
+} from '../core/ports/content-credentials.ts';
 export type { ScheduledTask, Scheduler } from '../core/ports/scheduler.ts';
 export { flexibleRateLimiter, rateLimiterPerRule, rateWindow, type ConcurrencyCap, type Limits, type RateDecision, type RateLimiter, type RateRule, type Slot } from '../core/ports/limits.ts';
 export { reservingRateLimiter, type WindowStore } from '../core/ports/limits-reservations.ts';

@@ -264,6 +264,11 @@ describe('CLI', () => {
         const page = await mock.get('/docs');
         assert.equal(page.status, 200);
         assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+        // Images are signed with the development certificate made on the new data directory, and it says so.
+        assert.match(
+          lines.find((line) => line.startsWith('Content Credentials: ')) ?? '',
+          /^Content Credentials: signed with a development certificate \(\/.+\/content-credentials\/development-signer\.pem\), which verifiers show as untrusted\. For production, configure your own: VISUALIZER_C2PA_CERTIFICATE_FILE and VISUALIZER_C2PA_KEY_FILE/,
+        );
       } finally {
         await mock.stop();
       }

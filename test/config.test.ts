@@ -20,7 +20,7 @@ describe('configuration', () => {
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.dataDir, path.resolve('data'));
     assert.equal(config.publicUrl, 'http://localhost:3000');
-    assert.deepEqual(config.plugins, { persistence: 'sqlite', clock: 'system', ids: 'random', limits: 'memory', cdn: 'local', renderer: 'mock', queue: 'db', transport: 'http', scheduler: 'bree' });
+    assert.deepEqual(config.plugins, { persistence: 'sqlite', clock: 'system', ids: 'random', limits: 'memory', cdn: 'local', renderer: 'mock', credentials: 'c2pa', queue: 'db', transport: 'http', scheduler: 'bree' });
     assert.deepEqual(config.webhooks.retrySchedule, [0, 5_000, 300_000, 1_800_000, 7_200_000]);
   });
 

@@ -10,6 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import { prepareInputImage } from '../../core/imaging/input-images.ts';
 import { encodeRender, encodeVariants } from '../../core/imaging/variants.ts';
+import { credentialedRender } from '../../core/services/credentialed-render.ts';
 import { fetchImage } from '../../core/outbound/fetch-image.ts';
 import { startBenchApp } from '../support/app.ts';
 import { median, table } from '../support/report.ts';
@@ -21,7 +22,7 @@ const longSide = 1024;
 
 const bench = await startBenchApp();
 try {
-  const { outbound, renderer, imageMemory, cdn } = bench.app.container.cradle;
+  const { outbound, renderer, imageMemory, cdn, credentials } = bench.app.container.cradle;
   const rows: Array<[string, string]> = [];
   async function step(label: string, work: () => Promise<unknown>) {
     for (let i = 0; i < warmups; i++) await work();
@@ -48,7 +49,7 @@ try {
     hint: null,
   });
   const render = (await renderer.render(request(preparedPhoto, preparedProduct))).image;
-  const [original, variants] = await encodeRender(render, imageMemory);
+  const { original, variants } = await credentialedRender(render, { credentials, engine: renderer, generationId: 'gen_steps', budget: imageMemory });
 
   await step('fetch the photo (HTTPS, loopback)', () => fetchImage(outbound, photoUrl, {}));
   await step('fetch the product image', () => fetchImage(outbound, productUrl, {}));
@@ -56,7 +57,8 @@ try {
   await step('prepare the product image (check)', () => prepareInputImage(product, longSide, imageMemory));
   await step('floor: mock render', () => renderer.render(request(bench.photo, bench.product)));
   await step('floor: encodeVariants', () => encodeVariants(render));
-  await step('encodeRender (original + variants)', () => encodeRender(render, imageMemory));
+  await step('encodeRender (original + variants, with XMP)', () => encodeRender(render, 'compositeSynthetic', imageMemory));
+  await step('credentialedRender (encodeRender, then 7 signatures)', () => credentialedRender(render, { credentials, engine: renderer, generationId: 'gen_steps', budget: imageMemory }));
   let folder = 0;
   await step('store the original and 6 variants (local CDN)', async () => {
     const base = `gen/steps/${folder++}`;

@@ -1,5 +1,6 @@
 import { shutdown, startScheduler, startWorkers } from '../../core/lifecycle.ts';
 import type { Cradle } from '../../core/cradle.ts';
+import type { CredentialsSigner } from '../../core/ports/content-credentials.ts';
 import { freePort } from '../../core/http/free-port.ts';
 import { startAppModules } from '../../core/http/app-module.ts';
 import { startHttpServer } from '../../core/http/server.ts';
@@ -46,6 +47,15 @@ export function rendererBannerLine(rendererName: string): string | null {
   return 'Renderer: mock, a placeholder that pastes the product onto the photo and marks every result PREVIEW. For real renders, set VISUALIZER_RENDERER=gemini GEMINI_API_KEY=<your key>.';
 }
 
+/**
+ * The banner's warning when images are signed with the development certificate made on this data
+ * directory: readers show such Content Credentials as untrusted, which a production shop should not.
+ */
+export function credentialsBannerLine(signer: CredentialsSigner): string | null {
+  if (!signer.development) return null;
+  return `Content Credentials: signed with a development certificate (${signer.source}), which verifiers show as untrusted. For production, configure your own: VISUALIZER_C2PA_CERTIFICATE_FILE and VISUALIZER_C2PA_KEY_FILE (docs/operations.md, Content credentials).`;
+}
+
 export const apiOnlyBannerLine = 'API only (--api-only): no workers and no scheduler in this process. Webhooks are delivered and renders run only by `visualizer worker` processes on the same database.';
 
 export const serve: Command = {
@@ -74,6 +84,9 @@ export const serve: Command = {
       if (apiOnly) output.out(apiOnlyBannerLine);
       const rendererLine = rendererBannerLine(container.cradle.renderer.name);
       if (rendererLine) output.out(rendererLine);
+      // Only where this process stores images: an API-only process signs none.
+      const credentialsLine = apiOnly ? null : credentialsBannerLine(container.cradle.credentials.signer);
+      if (credentialsLine) output.out(credentialsLine);
       output.out(`API reference: ${config.publicUrl}/docs (OpenAPI document: ${config.publicUrl}/openapi.json)`);
       for (const module of appModules) for (const line of module.banner?.(config) ?? []) output.out(line);
       const signInLine = await developmentSignInLine(container.cradle);

@@ -4,6 +4,7 @@ import { boot } from '../boot.ts';
 import { UsageError, type Command } from '../command.ts';
 import { stopSignal } from '../stop-signal.ts';
 import { joinTopology } from '../topology.ts';
+import { credentialsBannerLine } from './serve.ts';
 
 export const worker: Command = {
   name: 'worker',
@@ -25,6 +26,8 @@ export const worker: Command = {
       // Safe in every worker: each sweep runs once per interval in the whole cluster.
       await startScheduler(container.cradle);
       output.out(`Visualizer worker running ${config.workers.concurrency} render jobs at a time`);
+      const credentialsLine = credentialsBannerLine(container.cradle.credentials.signer);
+      if (credentialsLine) output.out(credentialsLine);
       // A worker has no API to serve /metrics: with metrics.port (VISUALIZER_METRICS_PORT) it gets a server of its own.
       if (config.metrics.enabled && config.metrics.port !== undefined) {
         metricsServer = await startMetricsServer(container.cradle.metrics, { port: config.metrics.port, host: config.host, token: config.metrics.token });

@@ -3,6 +3,8 @@ import { RenderError } from '../ports/render-engine.ts';
 import { decodeMemory, maxImageDecodeBytes, resizeMemory } from './decode-memory.ts';
 import type { MemoryBudget } from './memory-budget.ts';
 import { loadSharp } from './sharp.ts';
+import type { DigitalSourceType } from '../ports/content-credentials.ts';
+import { withXmpPacket, xmpPacket } from './xmp.ts';
 
 /**
  * The variant surfaces and their maximum widths (spec: list 200, card 600, detail 1200), which
@@ -33,15 +35,17 @@ export const encoders: Record<VariantFormat, (image: Sharp) => Sharp> = {
 
 /**
  * Decodes the render once and encodes each surface in each format from clones of that one
- * decode. Never upscales: a variant wider than the render keeps the render's width.
+ * decode. Never upscales: a variant wider than the render keeps the render's width. `xmp`, when
+ * given, is each variant's XMP packet.
  */
-export async function encodeVariants(render: Uint8Array): Promise<EncodedVariant[]> {
+export async function encodeVariants(render: Uint8Array, xmp?: string): Promise<EncodedVariant[]> {
   const sharp = await loadSharp();
   const base = sharp(render, { failOn: 'error' }).rotate();
   const jobs = (Object.keys(variantWidths) as VariantName[]).flatMap((name) =>
     variantFormats.map(async (format) => {
       const resized = base.clone().resize({ width: variantWidths[name], withoutEnlargement: true });
-      const { data, info } = await encoders[format](resized).toBuffer({ resolveWithObject: true });
+      const encoder = encoders[format](resized);
+      const { data, info } = await (xmp ? encoder.withXmp(xmp) : encoder).toBuffer({ resolveWithObject: true });
       return { name, format, width: info.width, height: info.height, bytes: data };
     }),
   );
@@ -59,32 +63,52 @@ function encodingMemory(metadata: Metadata): number {
 }
 
 /**
- * The render's original and variants, encoded within the process's image budget. An engine's
- * image that would need more memory to decode than any input may is refused, not retried.
+ * The render's original and variants, encoded within the process's image budget, each with XMP
+ * stating its digital source type. An engine's image that would need more memory to decode than
+ * any input may is refused, not retried. `finishOriginal` (signing it, say) runs on the original
+ * while the variants are still being encoded.
  */
-export async function encodeRender(render: Uint8Array, budget: MemoryBudget, signal?: AbortSignal) {
+export async function encodeRender(
+  render: Uint8Array,
+  digitalSourceType: DigitalSourceType,
+  budget: MemoryBudget,
+  signal?: AbortSignal,
+  finishOriginal: (original: StorableOriginal) => Promise<StorableOriginal> = async (original) => original,
+): Promise<[StorableOriginal, EncodedVariant[]]> {
   const sharp = await loadSharp();
   const metadata = await sharp(render).metadata();
   if (decodeMemory(metadata) > maxImageDecodeBytes) {
     throw new RenderError('render_failed', `The engine returned a ${metadata.format} image of ${metadata.width}×${metadata.height} pixels, too large to decode.`, false);
   }
-  return budget.reserve(encodingMemory(metadata), () => Promise.all([storableOriginal(render, metadata.format), encodeVariants(render)]), signal);
+  const xmp = xmpPacket(digitalSourceType);
+  return budget.reserve(encodingMemory(metadata), () => Promise.all([storableOriginal(render, metadata, xmp).then(finishOriginal), encodeVariants(render, xmp)]), signal);
 }
 
 /** Formats a render's original is stored in as the engine made it: every browser and email client shows them. */
 const keptFormats = ['jpeg', 'png', 'webp'] as const;
 export type OriginalFormat = (typeof keptFormats)[number];
+export interface StorableOriginal {
+  bytes: Uint8Array;
+  format: OriginalFormat;
+}
+
+/** The file extension of each format an image is stored in, so a key's extension always fits its type. */
+export const fileExtension = { jpeg: 'jpg', png: 'png', webp: 'webp' } as const satisfies Record<OriginalFormat | VariantFormat, string>;
 
 /**
  * A render's original as it is stored, by what its bytes are rather than the type the engine
  * named (a third party's engine may name it in another case, or wrongly): the stored key's
- * extension and type must agree, or the store refuses the write. JPEG, PNG and WebP are kept byte
- * for byte; anything else (AVIF, GIF, TIFF…) becomes PNG, which loses nothing and keeps the alpha.
- * `format` is what sharp read from the render's header.
+ * extension and type must agree, or the store refuses the write. JPEG, PNG and WebP keep the
+ * engine's encoded image as it is, with `xmp` as their XMP packet (nothing is decoded or encoded
+ * again); anything else (AVIF, GIF, TIFF…) becomes PNG, which loses nothing and keeps the alpha.
+ * `metadata` is what sharp read from the render's header.
  */
-async function storableOriginal(render: Uint8Array, format: string): Promise<{ bytes: Uint8Array; format: OriginalFormat }> {
-  if ((keptFormats as readonly string[]).includes(format)) return { bytes: render, format: format as OriginalFormat };
+async function storableOriginal(render: Uint8Array, metadata: Metadata, xmp: string): Promise<StorableOriginal> {
+  const { format } = metadata;
+  if ((keptFormats as readonly string[]).includes(format)) {
+    return { bytes: withXmpPacket(render, format as OriginalFormat, xmp, { width: metadata.width, height: metadata.height, hasAlpha: metadata.hasAlpha }), format: format as OriginalFormat };
+  }
   const sharp = await loadSharp();
   // Upright, as the variants are: the PNG keeps no EXIF orientation to apply later.
-  return { bytes: await sharp(render, { failOn: 'error' }).rotate().png().toBuffer(), format: 'png' };
+  return { bytes: await sharp(render, { failOn: 'error' }).rotate().png().withXmp(xmp).toBuffer(), format: 'png' };
 }

@@ -1,4 +1,5 @@
 import type { Clock } from './clock.ts';
+import type { ContentCredentials } from './content-credentials.ts';
 import type { IdGenerator } from './ids.ts';
 import type { ImageCdn } from './image-cdn.ts';
 import type { JobQueue } from './job-queue.ts';
@@ -12,7 +13,7 @@ import type { WebhookTransport } from './webhook-transport.ts';
  * Every port, in the order the kernel registers them: a plugin can use the ports before its own
  * (the queue needs persistence, clock and ids). Config, the kernel and the container derive from it.
  */
-export const portNames = ['persistence', 'clock', 'ids', 'limits', 'cdn', 'renderer', 'queue', 'transport', 'scheduler'] as const;
+export const portNames = ['persistence', 'clock', 'ids', 'limits', 'cdn', 'renderer', 'credentials', 'queue', 'transport', 'scheduler'] as const;
 
 export type PortName = (typeof portNames)[number];
 
@@ -24,6 +25,7 @@ export interface Ports {
   limits: Limits;
   cdn: ImageCdn;
   renderer: RenderEngine;
+  credentials: ContentCredentials;
   queue: JobQueue;
   transport: WebhookTransport;
   scheduler: Scheduler;

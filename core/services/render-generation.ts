@@ -3,7 +3,8 @@ import { generationImagesPrefix } from '../domain/blob-keys.ts';
 import { eventBody, longSideOf, type EventType, type GenerationRecord, type ImageVariants } from '../domain/generation.ts';
 import { resizeMemory } from '../imaging/decode-memory.ts';
 import { prepareInputImage } from '../imaging/input-images.ts';
-import { encodeRender, variantWidths, type EncodedVariant, type OriginalFormat } from '../imaging/variants.ts';
+import { fileExtension as extension, variantWidths, type EncodedVariant, type OriginalFormat } from '../imaging/variants.ts';
+import { credentialedRender } from './credentialed-render.ts';
 import { fetchImage, ImageFetchError, inspectImage, type FetchedImage } from '../outbound/fetch-image.ts';
 import { outageRetryDelay, PostponeJob, RetryJob } from '../ports/job-queue.ts';
 import type { QueuedJob } from '../domain/job.ts';
@@ -41,9 +42,6 @@ const fromStorage = <T>(operation: Promise<T>): Promise<T> =>
   operation.catch((error: unknown) => {
     throw new StorageOutage(error);
   });
-
-// One table for every image a render stores, so a key's extension always fits the type it is stored with.
-const extension = { jpeg: 'jpg', png: 'png', webp: 'webp' } as const;
 
 const publicRenderMessages: Record<string, string> = {
   render_failed: 'The visualization could not be rendered from these images.',
@@ -93,7 +91,7 @@ const notCompleted = () => new GenerationFailure('render_failed', 'The visualiza
 export type RenderGeneration = ReturnType<typeof renderGeneration>;
 
 /** The worker's side of a generation: fetch the images, render, store the variants, complete. */
-export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbound, logger, config, queue, imageMemory, limits }: Cradle) {
+export function renderGeneration({ persistence, ids, clock, cdn, renderer, credentials, outbound, logger, config, queue, imageMemory, limits }: Cradle) {
   // Every process's renders share the engine's quota: beyond the cap a render waits in the queue.
   const engineSlots = limits.concurrency('render-engine', config.render.maxConcurrentEngineCalls, slotLeaseMs);
   /**
@@ -249,7 +247,8 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       );
       await engineSlot.release();
       // The engine's contentType is not trusted to name the format: the bytes decide (see storableOriginal).
-      const [original, variants] = await encodeRender(result.image, imageMemory, signal);
+      // Every image carries Content Credentials and XMP stating how the engine made it.
+      const { original, variants } = await credentialedRender(result.image, { credentials, engine: renderer, generationId: generation.id, budget: imageMemory, signal });
       const base = `${generationImagesPrefix(generation.id)}${ids.secret(24)}`;
       storing = base;
       const published = await publish(base, original, variants);

@@ -13,6 +13,7 @@ export { schedulerContract, type SchedulerContractOptions } from './scheduler.ts
 export { clockContract, type ClockContractOptions } from './clock.ts';
 export { idsContract, testIds, type IdsContractOptions } from './ids.ts';
 export { limitsContract, type LimitsContractOptions } from './limits.ts';
+export { contentCredentialsContract, manifestActions, readContentCredentials, withOneImageByteChanged, type ActiveManifest, type ContentCredentialsContractOptions, type ReadCredentials } from './content-credentials.ts';
 
 // What the suites use themselves, for a plugin's own tests.
 export { startHttpsReceiver, testCertificate, type HttpsReceiver, type HttpsReceiverHandler, type ReceivedRequest, type TestCertificate } from './https-receiver.ts';

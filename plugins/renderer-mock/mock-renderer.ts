@@ -227,6 +227,12 @@ async function compose(request: RenderRequest): Promise<RenderResult> {
 export function createMockRenderer({ latencyMs = 0 }: MockRendererOptions = {}): RenderEngine {
   return {
     name: 'mock',
+    /**
+     * The shopper's photo with the product images pasted on it, framed, shadowed and under a
+     * PREVIEW band drawn by software, with no model involved: an edit of the photo (its pixels are
+     * still there), into a composite of which some elements are synthetic (IPTC `compositeSynthetic`).
+     */
+    provenance: { action: 'c2pa.edited', digitalSourceType: 'compositeSynthetic' },
     async render(request) {
       checkSignal(request.signal);
       if (latencyMs > 0) {

@@ -1,0 +1,166 @@
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { digitalSourceTypeUri, type ContentCredentials, type CredentialedFormat, type CredentialsSigner, type ImageClaim } from '../../kit/plugin.ts';
+
+/**
+ * C2PA Content Credentials with @contentauth/c2pa-wasm (c2pa-rs compiled to WebAssembly), signed
+ * in a worker thread (signing-thread.js) with our own COSE signer (cose-sign1.js). Each manifest
+ * states, on the action that made the pixels: the IPTC digital source type, the engine and the
+ * generation id; its claim generator is `Visualizer/<version>`. A variant's manifest opens the
+ * signed original as its parent ingredient (its manifest is copied in, so a reader sees the chain)
+ * and resizes it.
+ */
+
+const threadFile = fileURLToPath(new URL('./signing-thread.js', import.meta.url));
+
+const mediaType: Record<CredentialedFormat, string> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
+
+/** The signing key and its certificate chain, read and checked. */
+export interface SignerMaterial {
+  key: KeyObject;
+  /** PEM of the key, for the signing thread. */
+  keyPem: string;
+  /** The signer's certificate first, then those that issued it. */
+  chain: X509Certificate[];
+  signer: CredentialsSigner;
+}
+
+/**
+ * Reads a PEM private key and a PEM certificate chain (the signer's certificate first), and checks
+ * what would otherwise fail only at the first render: that they belong together, and that the
+ * certificate is one C2PA accepts for signing (not a CA's, valid now).
+ */
+export function signerMaterial(keyPem: string, chainPem: string, signer: Omit<CredentialsSigner, 'subject'>): SignerMaterial {
+  const blocks = chainPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw new Error(`no PEM certificate in ${signer.source}`);
+  const chain = blocks.map((block) => new X509Certificate(block));
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(keyPem);
+  } catch (error) {
+    throw new Error(`no readable PEM private key in ${signer.source}: ${(error as Error).message}`);
+  }
+  const [certificate] = chain;
+  if (!certificate!.checkPrivateKey(key)) throw new Error(`the private key is not the signing certificate's (${signer.source}); the signer's certificate must come first`);
+  if (certificate!.ca) throw new Error(`the signing certificate (${signer.source}) is a CA's: C2PA signs with an end-entity certificate that a CA issued`);
+  const now = Date.now();
+  if (Date.parse(certificate!.validTo) < now || Date.parse(certificate!.validFrom) > now) {
+    throw new Error(`the signing certificate (${signer.source}) is not valid now (${certificate!.validFrom} to ${certificate!.validTo})`);
+  }
+  return { key, keyPem: key.export({ type: 'pkcs8', format: 'pem' }) as string, chain, signer: { ...signer, subject: certificate!.subject.split('\n').join(', ') } };
+}
+
+/** The C2PA manifest definition (c2pa-rs's `ManifestDefinition` as JSON) of one image, with the ingredients to add. */
+export function manifestDefinition(format: CredentialedFormat, claim: ImageClaim, version: string) {
+  const source = digitalSourceTypeUri(claim.digitalSourceType);
+  const about = { generationId: claim.generationId, engine: claim.engine };
+  let actions: unknown[];
+  const ingredients: Array<{ json: string; format?: string; bytes?: Uint8Array }> = [];
+  if (claim.resizedFrom) {
+    actions = [
+      { action: 'c2pa.opened', digitalSourceType: source, parameters: { ingredientIds: ['original'], ...about } },
+      { action: 'c2pa.resized', softwareAgent: { name: 'Visualizer', version } },
+    ];
+    const { title, format: originalFormat, bytes } = claim.resizedFrom;
+    ingredients.push({ json: JSON.stringify({ title, format: mediaType[originalFormat], relationship: 'parentOf', label: 'original' }), format: mediaType[originalFormat], bytes });
+  } else if (claim.action === 'c2pa.edited') {
+    // The shopper's photo is named as what was edited, without a byte of it: no hash, no thumbnail.
+    actions = [
+      { action: 'c2pa.opened', parameters: { ingredientIds: ['photo'] } },
+      { action: 'c2pa.edited', digitalSourceType: source, softwareAgent: { name: claim.engine }, parameters: about },
+    ];
+    ingredients.push({ json: JSON.stringify({ title: "The shopper's photo (not included)", relationship: 'parentOf', label: 'photo' }) });
+  } else {
+    actions = [{ action: 'c2pa.created', digitalSourceType: source, softwareAgent: { name: claim.engine }, parameters: about }];
+  }
+  const manifest = {
+    claim_generator_info: [{ name: 'Visualizer', version }],
+    title: claim.title,
+    format: mediaType[format],
+    assertions: [{ label: 'c2pa.actions.v2', data: { actions } }],
+  };
+  return { manifest: JSON.stringify(manifest), ingredients };
+}
+
+interface Pending {
+  resolve(bytes: Uint8Array): void;
+  reject(error: Error): void;
+}
+
+/**
+ * The adapter. Its worker thread starts with the first signature and ends after `idleMs` without
+ * one (WebAssembly memory only grows: a 4K PNG's signature leaves tens of MB that an idle process
+ * should give back); between signatures it does not keep the process alive. A thread that dies
+ * fails the signatures it had, and the next one starts another.
+ */
+export function createC2paCredentials(material: SignerMaterial, version: string, { idleMs = 60_000 }: { idleMs?: number } = {}): ContentCredentials & { dispose(): Promise<void> } {
+  const chain = material.chain.map((certificate) => new Uint8Array(certificate.raw));
+  // What c2pa-rs reserves for a COSE signature: the raw signature (512 covers RSA-4096), the
+  // certificates and 1 KB of framing (sdk/src/crypto/cose/sign.rs, cose_reserve_size).
+  const reserveSize = 512 + chain.reduce((total, der) => total + der.length, 0) + 1024;
+  let worker: Worker | undefined;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let nextId = 0;
+  const pending = new Map<number, Pending>();
+
+  function idle(started: Worker) {
+    started.unref();
+    idleTimer = setTimeout(() => {
+      if (worker !== started || pending.size > 0) return;
+      worker = undefined;
+      void started.terminate();
+    }, idleMs);
+    idleTimer.unref();
+  }
+
+  function failAll(error: Error) {
+    for (const { reject } of pending.values()) reject(error);
+    pending.clear();
+    worker = undefined;
+  }
+
+  function thread(): Worker {
+    if (worker) return worker;
+    const started = new Worker(threadFile, { workerData: { keyPem: material.keyPem, chain, reserveSize }, execArgv: [] });
+    started.on('message', (message: { id: number; signed?: Uint8Array; error?: string }) => {
+      const request = pending.get(message.id);
+      if (!request) return;
+      pending.delete(message.id);
+      if (pending.size === 0) idle(started);
+      if (message.signed) request.resolve(message.signed);
+      else request.reject(new Error(`content credentials: ${message.error}`));
+    });
+    started.on('error', (error) => {
+      if (worker === started) failAll(error);
+    });
+    started.on('exit', (code) => {
+      if (worker === started) failAll(new Error(`content credentials: the signing thread exited (${code})`));
+    });
+    worker = started;
+    return started;
+  }
+
+  return {
+    name: 'c2pa',
+    signer: material.signer,
+    sign(image, format, claim) {
+      const { manifest, ingredients } = manifestDefinition(format, claim, version);
+      clearTimeout(idleTimer);
+      const target = thread();
+      const id = nextId++;
+      return new Promise<Uint8Array>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        target.ref();
+        target.postMessage({ id, manifest, format: mediaType[format], image, ingredients });
+      });
+    },
+    async dispose() {
+      clearTimeout(idleTimer);
+      const running = worker;
+      worker = undefined;
+      failAll(new Error('content credentials: stopped'));
+      await running?.terminate();
+    },
+  };
+}

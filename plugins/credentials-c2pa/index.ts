@@ -1,0 +1,44 @@
+import { readFile } from 'node:fs/promises';
+import * as v from 'valibot';
+import { definePlugin } from '../../kit/plugin.ts';
+import { createC2paCredentials, signerMaterial, type SignerMaterial } from './c2pa-credentials.ts';
+import { developmentSigner } from './development-certificate.ts';
+
+export { createC2paCredentials, manifestDefinition, signerMaterial } from './c2pa-credentials.ts';
+export { developmentSigner, developmentSignerFile } from './development-certificate.ts';
+
+const text = v.pipe(v.string(), v.minLength(1));
+
+const packageVersion = async () => (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export default definePlugin({
+  name: 'c2pa',
+  provides: ['credentials'],
+  configSchema: v.object({
+    /** PEM certificate chain, the signing certificate first (env `VISUALIZER_C2PA_CERTIFICATE_FILE`). */
+    certificateFile: v.optional(text),
+    /** PEM private key of the signing certificate (env `VISUALIZER_C2PA_KEY_FILE`). */
+    keyFile: v.optional(text),
+    /** The chain itself, PEM (env `VISUALIZER_C2PA_CERTIFICATE`), instead of a file. */
+    certificate: v.optional(text),
+    /** The key itself, PEM (env `VISUALIZER_C2PA_KEY`), instead of a file. */
+    key: v.optional(text),
+  }),
+  async register({ options, config, logger }) {
+    const chain = options.certificate ? { pem: options.certificate, source: 'pluginOptions.c2pa.certificate' } : options.certificateFile ? { pem: await readFile(options.certificateFile, 'utf8'), source: options.certificateFile } : null;
+    const key = options.key ? { pem: options.key, source: 'pluginOptions.c2pa.key' } : options.keyFile ? { pem: await readFile(options.keyFile, 'utf8'), source: options.keyFile } : null;
+    if (Boolean(chain) !== Boolean(key)) {
+      throw new Error('Content Credentials need both a certificate and its key: set VISUALIZER_C2PA_CERTIFICATE_FILE and VISUALIZER_C2PA_KEY_FILE (or pluginOptions.c2pa), or neither for a development certificate.');
+    }
+    let material: SignerMaterial;
+    if (chain && key) {
+      material = signerMaterial(key.pem, chain.pem, { development: false, source: chain.source });
+    } else {
+      const made = await developmentSigner(config.dataDir);
+      material = signerMaterial(made.pem, made.pem, { development: true, source: made.file });
+      if (made.created) logger.info('content credentials: made a development signing certificate', { file: made.file });
+    }
+    const credentials = createC2paCredentials(material, await packageVersion());
+    return { credentials, dispose: () => credentials.dispose() };
+  },
+});

@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import sharp from 'sharp';
+import * as v from 'valibot';
+import { loadConfig } from '../config/load.ts';
+import { silentLogger } from '../core/logger.ts';
+import type { ContentCredentials } from '../core/ports/content-credentials.ts';
+import { contentCredentialsContract, readContentCredentials } from '../kit/testing/index.ts';
+import c2paPlugin, { createC2paCredentials, developmentSigner, developmentSignerFile, signerMaterial } from '../plugins/credentials-c2pa/index.ts';
+import { coseSigner } from '../plugins/credentials-c2pa/cose-sign1.js';
+import type { Provided } from '../core/plugin.ts';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'c2pa-'));
+  dirs.push(dir);
+  return dir;
+};
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The plugin registered as the kernel would, with `env` for its configuration. */
+async function register(env: Record<string, string>) {
+  const config = loadConfig({ VISUALIZER_DATA_DIR: tempDir(), ...env });
+  const provided = (await c2paPlugin.register({
+    options: v.parse(c2paPlugin.configSchema!, config.pluginOptions.c2pa ?? {}),
+    config,
+    logger: silentLogger,
+    outbound: undefined as never,
+    port: () => {
+      throw new Error('no port');
+    },
+  })) as Provided<'credentials'>;
+  return { credentials: provided.credentials, dispose: () => provided.dispose?.(), config };
+}
+
+describe('c2pa content credentials', () => {
+  const registered: Array<{ credentials: ContentCredentials; dispose: () => unknown }> = [];
+  contentCredentialsContract({
+    name: 'c2pa, development certificate',
+    async create() {
+      const plugin = await register({});
+      registered.push(plugin);
+      return plugin.credentials;
+    },
+    dispose: async () => {
+      for (const plugin of registered.splice(0)) await plugin.dispose();
+    },
+  });
+
+  it('makes the development certificate once per data directory, as C2PA wants a signer, and says it is one', async () => {
+    const dir = tempDir();
+    const [first, second] = await Promise.all([developmentSigner(dir), developmentSigner(dir)]);
+    assert.equal(first.pem, second.pem, 'two processes starting at once agree on one');
+    assert.equal([first.created, second.created].filter(Boolean).length, 1);
+    const again = await developmentSigner(dir);
+    assert.equal(again.created, false);
+    assert.equal(again.pem, first.pem);
+    assert.equal(again.file, path.join(dir, developmentSignerFile));
+    assert.equal(statSync(again.file).mode & 0o077, 0, 'the key is readable by its owner only');
+    const [signer, ca] = (first.pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem));
+    assert.ok(signer && ca);
+    assert.equal(signer.ca, false);
+    assert.equal(ca.ca, true);
+    assert.ok(signer.verify(ca.publicKey), 'the CA issued it');
+    assert.notEqual(signer.subject, signer.issuer, 'not self-signed');
+    assert.deepEqual(signer.keyUsage, ['1.3.6.1.5.5.7.3.4']);
+
+    const plugin = await register({ VISUALIZER_DATA_DIR: dir });
+    try {
+      assert.equal(plugin.credentials.signer.development, true);
+      assert.equal(plugin.credentials.signer.source, again.file);
+      assert.match(plugin.credentials.signer.subject, /Visualizer development signer/);
+    } finally {
+      await plugin.dispose();
+    }
+  });
+
+  it('keeps a development certificate in memory where the data directory cannot be written', async () => {
+    // A file where the data directory should be: no directory can be made under it (as root too).
+    const notADirectory = path.join(tempDir(), 'data');
+    writeFileSync(notADirectory, '');
+    const made = await developmentSigner(notADirectory);
+    assert.equal(made.created, true);
+    assert.match(made.file, /^memory \(.+ could not be written: ENOTDIR\)$/);
+    assert.match(made.pem, /-----BEGIN PRIVATE KEY-----/);
+  });
+
+  it('signs with a configured certificate and key instead, from files or from the environment', async () => {
+    const dir = tempDir();
+    // A CA-issued signer of our own, as an operator's would be (here the development one's, moved).
+    const { pem } = await developmentSigner(tempDir());
+    const key = pem.match(/-----BEGIN PRIVATE KEY-----[\s\S]+?-----END PRIVATE KEY-----\n/)![0];
+    const chain = pem.slice(pem.indexOf('-----BEGIN CERTIFICATE-----'));
+    writeFileSync(path.join(dir, 'chain.pem'), chain);
+    writeFileSync(path.join(dir, 'key.pem'), key);
+    const envs: Array<Record<string, string>> = [
+      { VISUALIZER_C2PA_CERTIFICATE_FILE: path.join(dir, 'chain.pem'), VISUALIZER_C2PA_KEY_FILE: path.join(dir, 'key.pem') },
+      { VISUALIZER_C2PA_CERTIFICATE: chain, VISUALIZER_C2PA_KEY: key },
+    ];
+    for (const env of envs) {
+      const plugin = await register(env);
+      try {
+        assert.equal(plugin.credentials.signer.development, false);
+        assert.throws(() => statSync(path.join(plugin.config.dataDir, developmentSignerFile)), /ENOENT/, 'no development certificate is made');
+        const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } }).jpeg().toBuffer();
+        const signed = await plugin.credentials.sign(image, 'jpeg', { action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia', engine: 'gemini', generationId: 'gen_1', title: 'original.jpg' });
+        const read = await readContentCredentials(signed, 'image/jpeg');
+        assert.deepEqual(read.failures, ['signingCredential.untrusted']);
+        assert.match(read.manifest.signature_info?.common_name ?? '', /Visualizer development signer/);
+      } finally {
+        await plugin.dispose();
+      }
+    }
+  });
+
+  it('refuses a key that is not the certificate’s, a CA certificate, or half a configuration', async () => {
+    const dir = tempDir();
+    const { pem } = await developmentSigner(tempDir());
+    const certificates = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)!;
+    const otherKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    const key = pem.match(/-----BEGIN PRIVATE KEY-----[\s\S]+?-----END PRIVATE KEY-----\n/)![0];
+    await assert.rejects(register({ VISUALIZER_C2PA_CERTIFICATE: certificates.join('\n'), VISUALIZER_C2PA_KEY: otherKey }), /not the signing certificate's/);
+    await assert.rejects(register({ VISUALIZER_C2PA_CERTIFICATE: certificates[1]!, VISUALIZER_C2PA_KEY: key }), /not the signing certificate's|a CA's/);
+    await assert.rejects(register({ VISUALIZER_C2PA_CERTIFICATE_FILE: path.join(dir, 'missing.pem') }), /both a certificate and its key|ENOENT/);
+  });
+});
+
+describe('the signing thread', () => {
+  it('ends when idle, and a new one signs the next image', async () => {
+    const { pem } = await developmentSigner(tempDir());
+    const credentials = createC2paCredentials(signerMaterial(pem, pem, { development: true, source: 'test' }), '1.2.3', { idleMs: 50 });
+    try {
+      const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } }).png().toBuffer();
+      const claim = { action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia', engine: 'mock', generationId: 'gen_1', title: 'original.png' } as const;
+      await credentials.sign(image, 'png', claim);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const signed = await credentials.sign(image, 'png', claim);
+      const read = await readContentCredentials(signed, 'image/png');
+      assert.equal(read.state, 'Valid');
+      assert.equal(read.manifest.claim_generator_info[0]?.version, '1.2.3');
+    } finally {
+      await credentials.dispose();
+    }
+  });
+});
+
+describe('COSE_Sign1 signer', () => {
+  it('fills exactly the size reserved for the signature, whatever the size', () => {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    const chain = [new Uint8Array(700), new Uint8Array(500)];
+    // Every size around the boundaries of CBOR's length heads (24, 256, 65536 bytes of padding).
+    for (let reserveSize = 1400; reserveSize < 2000; reserveSize++) {
+      assert.equal(coseSigner({ key: privateKey, chain, reserveSize })(new Uint8Array(100)).length, reserveSize);
+    }
+  });
+});
