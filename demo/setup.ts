@@ -84,6 +84,7 @@ async function prepare({ config, tenants, widgets, persistence, cdn, logger }: D
       imageSize: '1K',
       allowedOrigins: [origin],
       dailyGenerationCap: 500,
+      dailyCreditCap: null,
     });
     state = { ...state, widgetId: created.id, origin };
   }

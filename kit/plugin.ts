@@ -50,7 +50,7 @@ export type { Store } from '../core/domain/store.ts';
 export type { VisitorIdentity } from '../core/domain/visitor-identity.ts';
 export type { EndpointStatus, WebhookEndpointRecord } from '../core/domain/webhook-endpoint.ts';
 export type { PreviousSecret } from '../core/domain/webhook-secrets.ts';
-export type { WidgetRecord } from '../core/domain/widget.ts';
+export type { WidgetCaps, WidgetDayUsage, WidgetRecord } from '../core/domain/widget.ts';
 
 // Helpers an adapter needs to keep the port's promises.
 /** The long side in pixels of each output size, which a renderer's image must match. */

@@ -61,21 +61,21 @@ describe('sqlite file', () => {
 });
 
 /**
- * The generation lookups by store, visitor, session and widget run on partial indexes (rows without
+ * The generation lookups by store, visitor and session run on partial indexes (rows without
  * those columns are left out of them, see migration 0008); a query can use such an index only if it
  * implies the index's condition. The queries the repositories really send are recorded and
  * explained on each database.
  */
-describe('generation lookups by store, visitor, session and widget', () => {
+describe('generation lookups by store, visitor and session', () => {
   const lookups = async (persistence: Persistence) => {
     await persistence.visualizations.candidates('str_1', { visitorId: 'vis_1', sessionId: 'ses_1', from: 0, to: Date.now() });
     await persistence.visualizations.summary('str_1', { from: 0, to: Date.now() });
-    await persistence.widgets.countGenerationsSince('wid_1', 0);
   };
   const assertIndexed = (plans: string[]) => {
     assert.ok(plans.length >= 3, 'every lookup was recorded');
     for (const plan of plans) assert.match(plan, /generations_by_/, `a lookup without its index:\n${plan}`);
-    for (const index of [/generations_by_store/, /generations_by_widget/]) assert.ok(plans.some((plan) => index.test(plan)), `${index.source} is used`);
+    // generations_by_widget served the widget's daily cap until migration 0020 counted it apart.
+    for (const index of [/generations_by_store/]) assert.ok(plans.some((plan) => index.test(plan)), `${index.source} is used`);
   };
 
   it('use the partial indexes on SQLite', async () => {
@@ -156,5 +156,72 @@ describe('migration 0010 on a ledger written before it', () => {
     const { before, after } = await balancesAfterMigrating(openPostgres(url));
     assert.deepEqual(before, [10, 6, 7]);
     assert.deepEqual(after, [4, 10, 6, 7]);
+  });
+});
+
+/**
+ * Migration 0020 fills in what each widget used on the days already begun (today and yesterday,
+ * UTC) from its generations: all of them count as made, a failed one's credits as refunded.
+ */
+describe('migration 0020 on widget generations made before it', () => {
+  const day = 86_400_000;
+  const today = Math.floor(Date.now() / day);
+  async function writeBefore0020(db: Kysely<any>) {
+    try {
+      const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo('0017-limits');
+      if (error) throw error;
+      await db.insertInto('organizations').values({ id: 'org_old', name: 'Old', credit_balance: 100, created_at: 0 }).execute();
+      await db.insertInto('stores').values({ id: 'str_old', organization_id: 'org_old', name: 'Old', attribution_window_days: 7, created_at: 0 }).execute();
+      for (const id of ['wdg_a', 'wdg_b']) {
+        await db.insertInto('widgets').values({ id, organization_id: 'org_old', store_id: 'str_old', mode: 'virtual-try-on', image_size: '2K', allowed_origins: '[]', daily_generation_cap: 500, created_at: 0 }).execute();
+      }
+      const generations: Array<[string, string | null, string, number, number]> = [
+        ['agen_1', 'wdg_a', 'complete', 2, today * day + 10],
+        ['agen_2', 'wdg_a', 'processing', 3, today * day + 20],
+        ['agen_3', 'wdg_a', 'failed', 2, today * day + 30],
+        ['agen_4', 'wdg_a', 'complete', 1, (today - 1) * day + 5],
+        ['agen_5', 'wdg_a', 'complete', 1, (today - 2) * day + 5],
+        ['agen_6', 'wdg_b', 'complete', 2, today * day + 40],
+        ['agen_7', null, 'complete', 2, today * day + 50],
+      ];
+      for (const [id, widget, status, credits, at] of generations) {
+        await db
+          .insertInto('generations')
+          .values({ id, organization_id: 'org_old', store_id: widget ? 'str_old' : null, api_key_id: null, widget_id: widget, status, mode: 'virtual-try-on', image_size: '2K', credits_charged: credits, source_image: 'x', products: '[]', hint: null, metadata: null, image_url: null, image_variants: null, error_code: null, error_message: null, visitor_id: null, session_id: null, created_at: at, completed_at: null })
+          .execute();
+      }
+    } finally {
+      await db.destroy();
+    }
+  }
+  async function usageAfterMigrating(persistence: Persistence) {
+    try {
+      assert.ok((await persistence.migrate()).applied.includes('0020-widget-credit-cap'));
+      const usage = async (on: number) => Object.fromEntries(await persistence.widgets.usageOn(['wdg_a', 'wdg_b'], on));
+      assert.deepEqual(await usage(today), { wdg_a: { generations: 3, credits: 5 }, wdg_b: { generations: 1, credits: 2 } });
+      assert.deepEqual(await usage(today - 1), { wdg_a: { generations: 1, credits: 1 } });
+      assert.deepEqual(await usage(today - 2), {}, 'older days are not filled in: no cap counts them');
+      assert.equal((await persistence.widgets.findById('wdg_a'))?.dailyCreditCap, null, 'no credit cap on widgets made before');
+    } finally {
+      await persistence.close();
+    }
+  }
+
+  it('on SQLite', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-0020-'));
+    try {
+      const file = path.join(dir, 'old.db');
+      await writeBefore0020(new Kysely({ dialect: new ImmediateSqliteDialect({ database: new BetterSqlite3(file) }) }));
+      await usageAfterMigrating(openSqlite(file));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('on Postgres', async () => {
+    postgres ??= await startPostgresTestServer();
+    const url = await postgres.createDatabase();
+    await writeBefore0020(new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) }));
+    await usageAfterMigrating(openPostgres(url));
   });
 });

@@ -29,6 +29,7 @@ describe('what the widget tells the shopper', () => {
     assert.deepEqual(answer(429, 'rate_limited'), { words: 'Too many tries in a short time. Please wait a minute and try again.', next: 'retry' });
     const unavailable = { words: 'Visualizations are not available right now. Please try again later.', next: 'none' };
     assert.deepEqual(answer(429, 'daily_cap_reached'), unavailable);
+    assert.deepEqual(answer(429, 'daily_credit_cap_reached'), unavailable, 'not "wait a minute": the cap holds until midnight UTC');
     assert.deepEqual(answer(403, 'insufficient_credits', 'imageSize'), unavailable);
     assert.deepEqual(answer(403, 'store_not_allowed'), unavailable);
     assert.deepEqual(answer(403, 'origin_not_allowed'), { words: 'This widget is not enabled for this website.', next: 'none' });

@@ -47,6 +47,8 @@ for (const [database, environment] of matrix.databases) {
         imageSize: '2K',
         allowedOrigins: [shopOrigin, 'http://localhost:3000'],
         dailyGenerationCap: 500,
+        dailyCreditCap: null,
+        usageToday: { date: new Date().toISOString().slice(0, 10), generations: 0, credits: 0 },
         createdAt: undefined,
       });
       const normalized = await b.createWidget(shop.apiKey, { storeId: shop.storeId, mode: 'room-visualizer', allowedOrigins: ['HTTPS://Shop.Example:443/', 'https://shop.example'], dailyGenerationCap: 3 });
@@ -74,6 +76,11 @@ for (const [database, environment] of matrix.databases) {
         [{ ...valid, allowedOrigins: ['https://user:pw@shop.example'] }, 'allowedOrigins[0]'],
         [{ ...valid, dailyGenerationCap: 0 }, 'dailyGenerationCap'],
         [{ ...valid, dailyGenerationCap: 1.5 }, 'dailyGenerationCap'],
+        [{ ...valid, dailyCreditCap: 0 }, 'dailyCreditCap'],
+        [{ ...valid, dailyCreditCap: 2.5 }, 'dailyCreditCap'],
+        [{ ...valid, dailyCreditCap: '100' }, 'dailyCreditCap'],
+        [{ ...valid, dailyCreditCap: 10_000_001 }, 'dailyCreditCap'],
+        [{ ...valid, imageSize: '4K', dailyCreditCap: 2 }, 'dailyCreditCap'],
         [{ ...valid, colour: 'red' }, 'colour'],
         [{ ...valid, storeId: other.storeId }, 'storeId', 404],
       ];
@@ -86,11 +93,11 @@ for (const [database, environment] of matrix.databases) {
 
     it('creates and lists widgets from the CLI', async () => {
       const cliEnv = { VISUALIZER_DATA_DIR: b.g.app.container.cradle.config.dataDir, ...env };
-      const created = await cli(['widgets', 'create', '--org', shop.organizationId, '--store', shop.storeId, '--mode', 'room-visualizer', '--origin', 'https://cli.example', '--origin', 'http://localhost:8080', '--image-size', '4K', '--daily-cap', '25', '--json'], cliEnv);
+      const created = await cli(['widgets', 'create', '--org', shop.organizationId, '--store', shop.storeId, '--mode', 'room-visualizer', '--origin', 'https://cli.example', '--origin', 'http://localhost:8080', '--image-size', '4K', '--daily-cap', '25', '--daily-credit-cap', '60', '--json'], cliEnv);
       assert.equal(created.code, 0, created.stderr);
       const printed = JSON.parse(created.stdout);
       assert.match(printed.widgetId, /^wdg_/);
-      assert.deepEqual([printed.mode, printed.imageSize, printed.dailyGenerationCap, printed.allowedOrigins], ['room-visualizer', '4K', 25, ['https://cli.example', 'http://localhost:8080']]);
+      assert.deepEqual([printed.mode, printed.imageSize, printed.dailyGenerationCap, printed.dailyCreditCap, printed.allowedOrigins], ['room-visualizer', '4K', 25, 60, ['https://cli.example', 'http://localhost:8080']]);
       const viaApi = await (await b.v1(shop.apiKey, `/v1/widgets/${printed.widgetId}`)).json();
       assert.equal(viaApi.storeId, shop.storeId, 'the running server sees it');
 
@@ -98,7 +105,12 @@ for (const [database, environment] of matrix.databases) {
       assert.equal(listed.code, 0, listed.stderr);
       assert.ok(JSON.parse(listed.stdout).some((item: { id: string }) => item.id === printed.widgetId));
       const table = await cli(['widgets', 'list', '--org', shop.organizationId], cliEnv);
-      assert.match(table.stdout, new RegExp(`${printed.widgetId}.*room-visualizer`));
+      assert.match(table.stdout, new RegExp(`${printed.widgetId}.*room-visualizer.*4K +25 +60 `));
+      assert.match(table.stdout, /dailyCreditCap/);
+      assert.match(table.stdout, new RegExp(`${widget.id}.* none `), 'a widget without a credit cap');
+      const belowOne = await cli(['widgets', 'create', '--org', shop.organizationId, '--store', shop.storeId, '--mode', 'virtual-try-on', '--origin', shopOrigin, '--image-size', '4K', '--daily-credit-cap', '2'], cliEnv);
+      assert.equal(belowOne.code, 2);
+      assert.match(belowOne.stderr, /--daily-credit-cap: must be at least 3, the cost of one 4K generation/);
 
       const badMode = await cli(['widgets', 'create', '--org', shop.organizationId, '--store', shop.storeId, '--mode', 'x-ray', '--origin', shopOrigin], cliEnv);
       assert.equal(badMode.code, 2);
@@ -250,6 +262,68 @@ for (const [database, environment] of matrix.databases) {
       const poorWidget = await b.createWidget(poor.apiKey, { storeId: poor.storeId });
       const broke = await errorOf(await b.widgetGeneration(poorWidget.id, b.widgetBody('v-poor', 's-poor')), 403);
       assert.deepEqual([broke.type, broke.code], ['authorization_error', 'insufficient_credits']);
+    });
+
+    it("stops at the widget's daily credit cap, counting credits spent: a failed generation's refund gives them back", async () => {
+      const usage = async (id: string) => (await (await b.v1(shop.apiKey, `/v1/widgets/${id}`)).json()).usageToday as { date: string; generations: number; credits: number };
+      // 2 credits a generation (2K): a cap of 5 fits two of them, never a third.
+      const capped = await b.createWidget(shop.apiKey, { storeId: shop.storeId, imageSize: '2K', dailyCreditCap: 5 });
+      assert.equal((capped as unknown as { dailyCreditCap: number }).dailyCreditCap, 5);
+      try {
+        b.setClockOffset(-day); // yesterday's credits do not count today
+        for (let i = 0; i < 2; i++) assert.equal((await b.widgetGeneration(capped.id, b.widgetBody(`credit-old-${i}`, 's'))).status, 202);
+        assert.equal((await errorOf(await b.widgetGeneration(capped.id, b.widgetBody('credit-old-x', 's')), 429)).code, 'daily_credit_cap_reached');
+      } finally {
+        b.setClockOffset(0);
+      }
+      assert.deepEqual(await usage(capped.id), { date: new Date().toISOString().slice(0, 10), generations: 0, credits: 0 });
+
+      assert.equal((await b.widgetGeneration(capped.id, b.widgetBody('credit-1', 's'))).status, 202);
+      const failing = await b.widgetGeneration(capped.id, b.widgetBody('credit-fail', 's', ['sku-1'], { image: `${b.g.host.url}/missing` }));
+      assert.equal(failing.status, 202);
+      assert.equal((await b.settledForVisitor(capped.id, (await failing.json()).id, 'credit-fail')).status, 'failed');
+      assert.deepEqual(await usage(capped.id), { date: new Date().toISOString().slice(0, 10), generations: 2, credits: 2 }, "the failed generation was made, but its credits were refunded: not spent");
+
+      assert.equal((await b.widgetGeneration(capped.id, b.widgetBody('credit-2', 's'))).status, 202, 'the refunded credits are spent again');
+      const before = await balance();
+      const limited = await b.widgetGeneration(capped.id, b.widgetBody('credit-x', 's'));
+      const retryAfter = Number(limited.headers.get('retry-after'));
+      const untilMidnight = (day - (Date.now() % day)) / 1000;
+      assert.ok(retryAfter >= 1 && Math.abs(retryAfter - untilMidnight) < 120, `Retry-After ${retryAfter} is the time to midnight UTC (${untilMidnight})`);
+      assert.equal(limited.headers.get('access-control-allow-origin'), shopOrigin, 'the page can read why');
+      const error = await errorOf(limited, 429);
+      assert.deepEqual([error.type, error.code, error.param], ['rate_limit_error', 'daily_credit_cap_reached', null]);
+      assert.match(error.message, /daily credit cap/);
+      assert.doesNotMatch(error.message, /\d/, "the shop's budget is not told to shoppers' browsers");
+      assert.equal(await balance(), before, 'nothing charged');
+      assert.deepEqual(await usage(capped.id), { date: new Date().toISOString().slice(0, 10), generations: 3, credits: 4 }, 'a refused generation is not counted');
+
+      // Changing the cap applies to what today already spent.
+      const patch = (body: unknown) => fetch(b.url(`/v1/widgets/${capped.id}`), { method: 'PATCH', headers: { authorization: `Bearer ${shop.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const raised = await (await patch({ dailyCreditCap: 6 })).json();
+      assert.deepEqual([raised.dailyCreditCap, raised.usageToday.credits], [6, 4]);
+      assert.equal((await b.widgetGeneration(capped.id, b.widgetBody('credit-3', 's'))).status, 202);
+      assert.equal((await errorOf(await b.widgetGeneration(capped.id, b.widgetBody('credit-4', 's')), 429)).code, 'daily_credit_cap_reached');
+      assert.equal((await errorOf(await patch({ dailyCreditCap: 1 }), 400)).param, 'dailyCreditCap', "below one 2K generation's cost");
+      assert.equal((await (await patch({ dailyCreditCap: 2 })).json()).dailyCreditCap, 2, "exactly one 2K generation's cost");
+      assert.equal((await errorOf(await patch({ imageSize: '4K' }), 400)).param, 'dailyCreditCap', 'a size the cap cannot pay for once');
+      assert.equal((await errorOf(await patch({ dailyCreditCap: 0 }), 400)).param, 'dailyCreditCap');
+      assert.equal((await (await patch({ imageSize: '4K', dailyCreditCap: 9 })).json()).dailyCreditCap, 9, 'both at once');
+      const lifted = await (await patch({ dailyCreditCap: null, imageSize: '2K' })).json();
+      assert.equal(lifted.dailyCreditCap, null, 'null removes the cap');
+      assert.equal((await b.widgetGeneration(capped.id, b.widgetBody('credit-5', 's'))).status, 202);
+      const listed = (await (await b.v1(shop.apiKey, '/v1/widgets?limit=100')).json()).data.find((item: { id: string }) => item.id === capped.id);
+      assert.deepEqual(listed.usageToday, { date: new Date().toISOString().slice(0, 10), generations: 5, credits: 8 }, "the list shows today's use too");
+    });
+
+    it('lets exactly what fits under the credit cap through when requests race at its edge', async () => {
+      const racing = await b.createWidget(shop.apiKey, { storeId: shop.storeId, imageSize: '1K', dailyCreditCap: 4 });
+      const before = await balance();
+      const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => b.widgetGeneration(racing.id, b.widgetBody(`race-${i}`, 's'))));
+      const statuses = await Promise.all(responses.map(async (response) => (response.status === 202 ? 202 : `${response.status} ${(await response.json()).error.code}`)));
+      assert.equal(statuses.filter((status) => status === 202).length, 4, statuses.join(', '));
+      assert.deepEqual(statuses.filter((status) => status !== 202), Array(6).fill('429 daily_credit_cap_reached'));
+      assert.equal(await balance(), before - 4, 'only the four admitted were charged');
     });
   });
 }

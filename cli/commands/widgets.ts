@@ -1,13 +1,13 @@
 import { ApiError } from '../../core/domain/errors.ts';
 import { validate } from '../../core/http/body.ts';
 import { createWidgetSchema } from '../../core/domain/widget-input.ts';
-import type { WidgetRecord } from '../../core/domain/widget.ts';
+import { checkCreditCap, type WidgetRecord } from '../../core/domain/widget.ts';
 import { jsonOption, requireInteger, requireText, UsageError, type Command } from '../command.ts';
 import { printRecords } from '../output.ts';
 import { iso, withServices } from './tenant-commands.ts';
 
 /** The option each field of the widget comes from, to name it in a usage error. */
-const optionOf: Record<string, string> = { storeId: '--store', mode: '--mode', imageSize: '--image-size', allowedOrigins: '--origin', dailyGenerationCap: '--daily-cap' };
+const optionOf: Record<string, string> = { storeId: '--store', mode: '--mode', imageSize: '--image-size', allowedOrigins: '--origin', dailyGenerationCap: '--daily-cap', dailyCreditCap: '--daily-credit-cap' };
 
 const widgetRecord = (widget: WidgetRecord) => ({
   id: widget.id,
@@ -16,12 +16,13 @@ const widgetRecord = (widget: WidgetRecord) => ({
   imageSize: widget.imageSize,
   allowedOrigins: widget.allowedOrigins,
   dailyGenerationCap: widget.dailyGenerationCap,
+  dailyCreditCap: widget.dailyCreditCap,
   createdAt: iso(widget.createdAt),
 });
 
 export const widgetsCreate: Command = {
   name: 'widgets create',
-  usage: 'widgets create --org ORG_ID --store STORE_ID --mode virtual-try-on|room-visualizer --origin ORIGIN [--origin ORIGIN …] [--image-size 1K|2K|4K] [--daily-cap N] [--json]',
+  usage: 'widgets create --org ORG_ID --store STORE_ID --mode virtual-try-on|room-visualizer --origin ORIGIN [--origin ORIGIN …] [--image-size 1K|2K|4K] [--daily-cap N] [--daily-credit-cap N] [--json]',
   summary: "Add a widget to a store: shoppers' pages on its origins create generations through it without a key.",
   options: {
     org: { type: 'string' },
@@ -30,6 +31,7 @@ export const widgetsCreate: Command = {
     origin: { type: 'string', multiple: true },
     'image-size': { type: 'string' },
     'daily-cap': { type: 'string' },
+    'daily-credit-cap': { type: 'string' },
     ...jsonOption,
   },
   async run(values, context) {
@@ -44,7 +46,9 @@ export const widgetsCreate: Command = {
         imageSize: values['image-size'],
         allowedOrigins: origins,
         dailyGenerationCap: requireInteger(values, 'daily-cap', { required: false, min: 1 }),
+        dailyCreditCap: requireInteger(values, 'daily-credit-cap', { required: false, min: 1 }),
       });
+      checkCreditCap(input.dailyCreditCap, input.imageSize);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       const field = error.param?.replace(/\[.*$/, '') ?? '';
@@ -79,7 +83,7 @@ export const widgetsList: Command = {
     });
     const records = widgets.map(widgetRecord);
     if (values.json) printRecords(context.output, true, records, []);
-    else printRecords(context.output, false, records.map((record) => ({ ...record, allowedOrigins: record.allowedOrigins.join(' ') })), ['id', 'storeId', 'mode', 'imageSize', 'dailyGenerationCap', 'allowedOrigins', 'createdAt']);
+    else printRecords(context.output, false, records.map((record) => ({ ...record, dailyCreditCap: record.dailyCreditCap ?? 'none', allowedOrigins: record.allowedOrigins.join(' ') })), ['id', 'storeId', 'mode', 'imageSize', 'dailyGenerationCap', 'dailyCreditCap', 'allowedOrigins', 'createdAt']);
     return 0;
   },
 };

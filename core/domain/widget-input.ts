@@ -2,7 +2,17 @@ import * as v from 'valibot';
 import { browserId } from './conversion-input.ts';
 import { createGenerationSchema } from './generation-input.ts';
 
-export const widgetLimits = { origins: 20, maxDailyGenerationCap: 1_000_000, defaultDailyGenerationCap: 500 } as const;
+export const widgetLimits = { origins: 20, maxDailyGenerationCap: 1_000_000, defaultDailyGenerationCap: 500, maxDailyCreditCap: 10_000_000 } as const;
+
+/** Credits a UTC day, or null for no cap; at least one generation's cost at the widget's size (checked by the service). */
+const dailyCreditCap = v.nullable(
+  v.pipe(
+    v.number('must be a whole number or null'),
+    v.integer('must be a whole number or null'),
+    v.minValue(1, 'must be 1 or more (or null for no cap)'),
+    v.maxValue(widgetLimits.maxDailyCreditCap, `must be at most ${widgetLimits.maxDailyCreditCap}`),
+  ),
+);
 
 /**
  * An origin as browsers send it in the `Origin` header: scheme, host and port only
@@ -30,6 +40,7 @@ export const createWidgetSchema = v.strictObject({
     v.pipe(v.number('must be a whole number'), v.integer('must be a whole number'), v.minValue(1, 'must be 1 or more'), v.maxValue(widgetLimits.maxDailyGenerationCap, `must be at most ${widgetLimits.maxDailyGenerationCap}`)),
     widgetLimits.defaultDailyGenerationCap,
   ),
+  dailyCreditCap: v.optional(dailyCreditCap, null),
 });
 
 export type CreateWidgetInput = v.InferOutput<typeof createWidgetSchema>;
@@ -40,6 +51,8 @@ export const updateWidgetSchema = v.strictObject({
   imageSize: v.optional(createWidgetSchema.entries.imageSize),
   allowedOrigins: v.optional(createWidgetSchema.entries.allowedOrigins),
   dailyGenerationCap: v.optional(createWidgetSchema.entries.dailyGenerationCap.wrapped),
+  /** null removes the cap. */
+  dailyCreditCap: v.optional(dailyCreditCap),
 });
 
 export type UpdateWidgetInput = v.InferOutput<typeof updateWidgetSchema>;

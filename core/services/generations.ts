@@ -5,6 +5,7 @@ import { creditCost } from '../domain/generation.ts';
 import { dataUriBytes, decodeDataUri, maxIdempotencyKeyLength, maxImageBytes, type CreateGenerationInput } from '../domain/generation-input.ts';
 import { inspectImage, ImageFetchError } from '../outbound/fetch-image.ts';
 import type { GenerationRecord } from '../domain/generation.ts';
+import { capPassed, dailyCapReached, utcDayOf, type WidgetCaps } from '../domain/widget.ts';
 import type { GenerationListOptions } from '../ports/persistence/generations.ts';
 
 export const renderJobKind = 'render_generation';
@@ -14,12 +15,14 @@ export interface RenderJobPayload {
   organizationId: string;
 }
 
-/** Who asks for a generation: an API key, or (later) a widget on behalf of a visitor. */
+/** Who asks for a generation: an API key, or a widget on behalf of a visitor. */
 export interface GenerationRequester {
   organizationId: string;
   apiKeyId?: string | null;
   storeId?: string | null;
   widgetId?: string | null;
+  /** A widget's daily caps: its generation counts in the widget's UTC day only within them. */
+  widgetCaps?: WidgetCaps;
   visitorId?: string | null;
   sessionId?: string | null;
 }
@@ -91,10 +94,10 @@ export function generationService({ persistence, ids, clock, cdn, queue, config 
     },
 
     /**
-     * Accepts a generation: debits its credits, records it, binds the idempotency key and queues
-     * the render — all in one transaction, so either everything happened or nothing did. A key
-     * bound before the request is the caller's to answer (boundTo); one bound by a concurrent
-     * request is found when binding it here fails.
+     * Accepts a generation: debits its credits, counts it in its widget's day (within the widget's
+     * caps), records it, binds the idempotency key and queues the render — all in one transaction,
+     * so either everything happened or nothing did. A key bound before the request is the caller's
+     * to answer (boundTo); one bound by a concurrent request is found when binding it here fails.
      */
     async create(requester: GenerationRequester, input: CreateGenerationInput, idempotencyKey: string | null) {
       const { organizationId } = requester;
@@ -135,6 +138,12 @@ export function generationService({ persistence, ids, clock, cdn, queue, config 
           const balance = await tx.credits.debit({ organizationId, amount: cost, reason: 'generation', reference: id, ledgerEntryId: ids.id('cle_'), at: now });
           if (balance === null) {
             throw new ApiError('authorization_error', 'insufficient_credits', `A ${input.imageSize} generation costs ${cost} credit${cost > 1 ? 's' : ''}; the balance is too low.`, 'imageSize');
+          }
+          // After the debit, as a refund does it: every transaction locks the organization's row before the widget's day.
+          if (generation.widgetId) {
+            const caps = requester.widgetCaps ?? { generations: null, credits: null };
+            const day = await tx.widgets.countGeneration({ widgetId: generation.widgetId, day: utcDayOf(now), credits: cost, caps });
+            if (!day.counted) throw dailyCapReached(capPassed(caps, day.usage, cost) ?? 'credits', caps, now);
           }
           await tx.generations.create(generation);
           if (idempotencyKey && !(await tx.idempotencyKeys.bind(organizationId, idempotencyKey, id, now))) throw new LostIdempotencyRace();

@@ -15,6 +15,7 @@ import { emitEvent } from './webhook-delivery.ts';
 import type { JobRunContext, ReportedOutcome } from '../metrics/job-outcome.ts';
 import type { Logger } from '../logger.ts';
 import { slotLeaseMs, slotOrPostpone } from './cluster-slots.ts';
+import { refundGeneration } from './refund-generation.ts';
 
 /** A failure that ends the generation, with the code and message its `error` object shows. */
 class GenerationFailure extends Error {
@@ -188,8 +189,8 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, crede
     const at = clock.now();
     const applied = await finish(generation, strays, 'generation.failed', log, async (tx) => {
       if (!(await tx.generations.fail(generation.id, { code: failure.code, message: failure.message, completedAt: at }))) return false;
-      // A failed generation gives its credits back, as a ledger entry of its own.
-      await tx.credits.grant({ organizationId: generation.organizationId, amount: generation.creditsCharged, reason: 'generation_refund', reference: generation.id, ledgerEntryId: ids.id('cle_'), at });
+      // A failed generation gives its credits back, as a ledger entry of its own (and to its widget's day).
+      await refundGeneration(tx, generation, { ledgerEntryId: ids.id('cle_'), at });
       return true;
     });
     return applied ? 'failed' : undefined;

@@ -267,7 +267,7 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
       const b = await tenants().createOrganization({ name: 'Widget B', credits: 0 });
       const widget = {
         id: testIds.id('wdg_'), organizationId: a.organization.id, storeId: a.store.id, mode: 'virtual-try-on' as const, imageSize: '1K' as const,
-        allowedOrigins: ['https://shop.example'], dailyGenerationCap: 500, createdAt: Date.now(),
+        allowedOrigins: ['https://shop.example'], dailyGenerationCap: 500, dailyCreditCap: null as number | null, createdAt: Date.now(),
       };
       await store.widgets.create(widget);
       assert.equal(await store.widgets.update(b.organization.id, widget.id, { dailyGenerationCap: 1 }), null, "another organization's widget is not changed");
@@ -276,6 +276,77 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
       assert.deepEqual(await store.widgets.update(a.organization.id, widget.id, { allowedOrigins: changed.allowedOrigins, dailyGenerationCap: 7, imageSize: '2K' }), changed);
       assert.deepEqual(await store.widgets.findById(widget.id), changed);
       assert.equal(await store.widgets.update(a.organization.id, testIds.id('wdg_'), { mode: 'room-visualizer' }), null);
+      const capped = { ...changed, dailyCreditCap: 40 };
+      assert.deepEqual(await store.widgets.update(a.organization.id, widget.id, { dailyCreditCap: 40 }), capped);
+      assert.deepEqual(await store.widgets.update(a.organization.id, widget.id, { dailyGenerationCap: 7 }), capped, 'a field left out keeps its value');
+      assert.deepEqual(await store.widgets.update(a.organization.id, widget.id, { dailyCreditCap: null }), changed, 'null removes the cap');
+    });
+
+    /** A widget of a new organization, for counting its days. */
+    const newWidget = async (name: string) => {
+      const { organization, store: shop } = await tenants().createOrganization({ name, credits: 0 });
+      const widget = {
+        id: testIds.id('wdg_'), organizationId: organization.id, storeId: shop.id, mode: 'virtual-try-on' as const, imageSize: '2K' as const,
+        allowedOrigins: ['https://shop.example'], dailyGenerationCap: 500, dailyCreditCap: null, createdAt: Date.now(),
+      };
+      await store.widgets.create(widget);
+      return widget;
+    };
+
+    it("counts a widget's generations and credits per day, within its caps, and gives refunded credits back", async () => {
+      const widget = await newWidget('Widget days');
+      const day = 20_000;
+      const count = (credits: number, caps: { generations: number | null; credits: number | null }, on = day) => store.widgets.countGeneration({ widgetId: widget.id, day: on, credits, caps });
+      const none = { generations: null, credits: null };
+      assert.deepEqual(await count(2, none), { counted: true, usage: { generations: 1, credits: 2 } }, "the day's first generation");
+      assert.deepEqual(await count(3, none), { counted: true, usage: { generations: 2, credits: 5 } });
+      assert.deepEqual(await count(2, { generations: null, credits: 6 }), { counted: false, usage: { generations: 2, credits: 5 } }, 'past the credit cap: nothing changes');
+      assert.deepEqual(await count(1, { generations: 3, credits: 6 }), { counted: true, usage: { generations: 3, credits: 6 } }, 'exactly at both caps');
+      assert.deepEqual(await count(1, { generations: 3, credits: null }), { counted: false, usage: { generations: 3, credits: 6 } }, 'past the generation cap');
+      assert.deepEqual(await count(3, { generations: null, credits: 2 }, day + 1), { counted: false, usage: { generations: 0, credits: 0 } }, "a cap below one generation's cost refuses even the day's first");
+      assert.deepEqual(await count(2, { generations: 1, credits: 2 }, day + 1), { counted: true, usage: { generations: 1, credits: 2 } }, 'another day counts apart');
+
+      await store.widgets.refundCredits(widget.id, day, 3);
+      assert.deepEqual((await store.widgets.usageOn([widget.id], day)).get(widget.id), { generations: 3, credits: 3 }, 'a refund gives credits back, and the generation stays made');
+      assert.deepEqual(await count(3, { generations: null, credits: 6 }), { counted: true, usage: { generations: 4, credits: 6 } }, 'the refunded credits can be spent again');
+      await store.widgets.refundCredits(widget.id, day, 100);
+      assert.deepEqual((await store.widgets.usageOn([widget.id], day)).get(widget.id), { generations: 4, credits: 0 }, 'never below zero');
+      await store.widgets.refundCredits(widget.id, day - 1, 1);
+      assert.deepEqual((await store.widgets.usageOn([widget.id], day - 1)).size, 0, 'a refund to a day without generations changes nothing');
+
+      const other = await newWidget('Widget days 2');
+      const both = await store.widgets.usageOn([widget.id, other.id, 'wdg_unknown'], day);
+      assert.deepEqual([...both.keys()], [widget.id], 'only widgets with generations that day');
+      assert.deepEqual((await store.widgets.usageOn([], day)).size, 0);
+      await assert.rejects(store.transaction(async (tx) => {
+        await tx.widgets.countGeneration({ widgetId: other.id, day, credits: 1, caps: none });
+        throw new Error('rolled back');
+      }), /rolled back/);
+      assert.equal((await store.widgets.usageOn([other.id], day)).size, 0, 'counted only with the transaction that charged');
+    });
+
+    it("never counts a widget's day past its caps under 24 concurrent generations, from one handle or several", async () => {
+      const widget = await newWidget('Widget race');
+      const handlesForRace = [store, open(), open()];
+      const day = 20_100;
+      // 2 credits each against a cap of 15: 7 fit (14), and the last credit fits none.
+      const results = await Promise.all(
+        Array.from({ length: 24 }, (_, index) =>
+          handlesForRace[index % handlesForRace.length]!.transaction((tx) => tx.widgets.countGeneration({ widgetId: widget.id, day, credits: 2, caps: { generations: null, credits: 15 } })),
+        ),
+      );
+      assert.equal(results.filter((result) => result.counted).length, 7);
+      assert.deepEqual((await store.widgets.usageOn([widget.id], day)).get(widget.id), { generations: 7, credits: 14 });
+      const counts = results.filter((result) => result.counted).map((result) => result.usage.credits).sort((x, y) => x - y);
+      assert.deepEqual(counts, [2, 4, 6, 8, 10, 12, 14], 'each saw the one before it');
+
+      const generationsDay = day + 1;
+      const byCount = await Promise.all(
+        Array.from({ length: 24 }, (_, index) =>
+          handlesForRace[index % handlesForRace.length]!.widgets.countGeneration({ widgetId: widget.id, day: generationsDay, credits: 1, caps: { generations: 5, credits: null } }),
+        ),
+      );
+      assert.equal(byCount.filter((result) => result.counted).length, 5, 'the generation cap too');
     });
 
     it('rolls a transaction back when its work throws', async () => {

@@ -117,8 +117,12 @@ export interface Database {
     image_size: string;
     allowed_origins: string;
     daily_generation_cap: number;
+    /** Migration 0020; null: no cap. */
+    daily_credit_cap: number | null;
     created_at: number;
   };
+  /** What each widget used per UTC day (migration 0020). */
+  widget_daily_usage: { widget_id: string; day: number; generations: number; credits: number };
   visitor_identities: {
     store_id: string;
     visitor_id: string;

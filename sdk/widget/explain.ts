@@ -33,8 +33,10 @@ export function explain(problem: Problem): Explanation {
     case 'resource_missing':
     case 'route_not_found':
       return { words: 'This widget is not available.', next: 'none' };
+    // The shop's own limits: the shopper is told no more (the shop's budget is its own), the log says which.
     case 'insufficient_credits':
     case 'daily_cap_reached':
+    case 'daily_credit_cap_reached':
       return { words: unavailable, next: 'none' };
     case 'content_blocked':
       return { words: 'This photo could not be used for a visualization. Please choose a different photo.', next: 'pick' };

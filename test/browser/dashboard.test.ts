@@ -233,6 +233,36 @@ for (const [database, environment] of matrix.databases) {
       assert.deepEqual(admin.elsewhere, [], "no request left the service's origin");
     });
 
+    it("shows each widget's daily caps and today's use, and an admin sets or removes the credit cap", async () => {
+      const { page } = admin;
+      const widget = await app.createWidget(shop.apiKey, { storeId: shop.storeId, imageSize: '1K', dailyCreditCap: 3 });
+      await app.visualize(widget.id, 'v-caps', 's-caps');
+      await openSection(page, dashboardPages[3]);
+      const row = page.getByRole('listitem').filter({ has: page.getByRole('heading', { level: 3, name: new RegExp(widget.id) }) });
+      await row.getByText('500 generations, 3 credits').waitFor();
+      await row.getByText('1 of 500 generations, 1 of 3 credits').waitFor();
+
+      await row.getByRole('button', { name: 'Edit widget' }).click();
+      const form = page.getByRole('form', { name: `Edit ${widget.id}` });
+      assert.equal(await form.getByLabel(/Daily credit cap/).inputValue(), '3');
+      await form.getByLabel(/Daily credit cap/).fill('2');
+      await form.getByRole('button', { name: 'Save widget' }).click();
+      await row.getByText('1 of 500 generations, 1 of 2 credits').waitFor();
+      assert.equal((await (await app.v1(shop.apiKey, `/v1/widgets/${widget.id}`)).json()).dailyCreditCap, 2);
+      await app.visualize(widget.id, 'v-caps-2', 's-caps-2');
+      await page.reload();
+      await settled(page);
+      await row.getByText('2 of 500 generations, 2 of 2 credits (cap reached until midnight UTC)').waitFor();
+
+      await row.getByRole('button', { name: 'Edit widget' }).click();
+      await form.getByLabel(/Daily credit cap/).fill('');
+      await form.getByRole('button', { name: 'Save widget' }).click();
+      await row.getByText('500 generations, no credit cap').waitFor();
+      await row.getByText('2 of 500 generations, 2 credits').waitFor();
+      assert.equal((await (await app.v1(shop.apiKey, `/v1/widgets/${widget.id}`)).json()).dailyCreditCap, null, 'empty: no cap');
+      assert.deepEqual(admin.errors, []);
+    });
+
     it('a viewer sees no control to create a key, and the server refuses one sent without the UI (403)', async () => {
       const url = await app.cliInvite(shop.organizationId, 'viewer@acme.example', 'viewer');
       const viewer = await person(app);

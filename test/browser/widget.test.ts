@@ -361,32 +361,34 @@ describe('widget and demo shop', () => {
     }
   });
 
-  it('tells the shopper visualizations are unavailable once the daily cap is reached, and logs it', async () => {
-    const response = await fetch(`${g.app.url}/v1/widgets`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${demo.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ storeId: demo.storeId, mode: 'virtual-try-on', allowedOrigins: [new URL(base).origin], dailyGenerationCap: 1 }),
+  for (const [cap, code] of [[{ dailyGenerationCap: 1 }, 'daily_cap_reached'], [{ dailyCreditCap: 1 }, 'daily_credit_cap_reached']] as const) {
+    it(`tells the shopper visualizations are unavailable once the daily ${code === 'daily_cap_reached' ? 'generation' : 'credit'} cap is reached, and logs it`, async () => {
+      const response = await fetch(`${g.app.url}/v1/widgets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${demo.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ storeId: demo.storeId, mode: 'virtual-try-on', allowedOrigins: [new URL(base).origin], ...cap }),
+      });
+      assert.equal(response.status, 201, await response.clone().text());
+      const capped = (await response.json()).id as string;
+      const { context, page, errors } = await shopper();
+      try {
+        await productPage(page);
+        const image = `${base}/cdn/demo/tee-classic-red.png`;
+        assert.equal(await page.evaluate(([id, src]) => window.Visualizer.open(id!, { productId: 'tee', productTitle: 'Tee', productImage: src! }), [capped, image]), true);
+        await uploadAndWait(page);
+        await page.click(inWidget('.again'));
+        await page.setInputFiles(inWidget('.photo-input'), { name: 'me.jpg', mimeType: 'image/jpeg', buffer: photo });
+        await page.locator(inWidget('.error-text')).waitFor({ state: 'visible', timeout: 30_000 });
+        assert.equal(await page.textContent(inWidget('.error-text')), 'Visualizations are not available right now. Please try again later.');
+        assert.equal(await page.locator(inWidget('.retry')).isVisible(), false);
+        const logged = errors.filter((line) => line.startsWith('[Visualizer]'));
+        assert.equal(logged.length, 1, logged.join('\n'));
+        assert.match(logged[0]!, new RegExp(`^\\[Visualizer\\] the service answered 429 ${code}: .+`));
+      } finally {
+        await context.close();
+      }
     });
-    assert.equal(response.status, 201, await response.clone().text());
-    const capped = (await response.json()).id as string;
-    const { context, page, errors } = await shopper();
-    try {
-      await productPage(page);
-      const image = `${base}/cdn/demo/tee-classic-red.png`;
-      assert.equal(await page.evaluate(([id, src]) => window.Visualizer.open(id!, { productId: 'tee', productTitle: 'Tee', productImage: src! }), [capped, image]), true);
-      await uploadAndWait(page);
-      await page.click(inWidget('.again'));
-      await page.setInputFiles(inWidget('.photo-input'), { name: 'me.jpg', mimeType: 'image/jpeg', buffer: photo });
-      await page.locator(inWidget('.error-text')).waitFor({ state: 'visible', timeout: 30_000 });
-      assert.equal(await page.textContent(inWidget('.error-text')), 'Visualizations are not available right now. Please try again later.');
-      assert.equal(await page.locator(inWidget('.retry')).isVisible(), false);
-      const logged = errors.filter((line) => line.startsWith('[Visualizer]'));
-      assert.equal(logged.length, 1, logged.join('\n'));
-      assert.match(logged[0]!, /^\[Visualizer\] the service answered 429 daily_cap_reached: .+/);
-    } finally {
-      await context.close();
-    }
-  });
+  }
 
   it('explains an unknown widget and a site the widget does not allow, offering only Close, and logs why', async () => {
     const { context, page, errors } = await shopper();

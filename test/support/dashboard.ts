@@ -123,7 +123,7 @@ export function startWebhookReceiver(): Promise<TestHttpsServer> {
 export async function seedDashboard(app: DashboardApp, shop: { organizationId: string; storeId: string; apiKey: string; conversionKey: string }, receiver: TestHttpsServer) {
   const endpoint = await app.v1(shop.apiKey, '/v1/webhook-endpoints', { body: { url: `${receiver.url}/hooks/visualizer`, description: 'Order system', enabledEvents: ['*'] } });
   assert.equal(endpoint.status, 201, await endpoint.clone().text());
-  const widget = await app.createWidget(shop.apiKey, { storeId: shop.storeId, allowedOrigins: [shopOrigin, 'https://www.shop.example'], dailyGenerationCap: 500 });
+  const widget = await app.createWidget(shop.apiKey, { storeId: shop.storeId, allowedOrigins: [shopOrigin, 'https://www.shop.example'], dailyGenerationCap: 500, dailyCreditCap: 200 });
   await app.createWidget(shop.apiKey, { storeId: shop.storeId, mode: 'room-visualizer', imageSize: '2K' });
 
   const generations: string[] = [];

@@ -388,7 +388,7 @@ export interface paths {
         put?: never;
         /**
          * Create a widget
-         * @description An embeddable widget of one store: shoppers' pages on `allowedOrigins` may make up to `dailyGenerationCap` generations a day (UTC) without a key.
+         * @description An embeddable widget of one store: shoppers' pages on `allowedOrigins` may make up to `dailyGenerationCap` generations (default 500) a day (UTC) without a key, spending at most `dailyCreditCap` credits a day (default null: no cap; at least one generation's cost at the widget's `imageSize`, else 400 `parameter_invalid`). Both caps are counted in the transaction that charges a generation, so they hold across every process; a failed generation's refunded credits are not spent.
          */
         post: operations["createWidget"];
         delete?: never;
@@ -413,7 +413,7 @@ export interface paths {
         head?: never;
         /**
          * Update a widget
-         * @description Changes the fields sent; the others keep their values. Pages see the change on their next call.
+         * @description Changes the fields sent; the others keep their values. Pages see the change on their next call. `dailyCreditCap: null` removes the credit cap; a cap below one generation's cost at the widget's (new) `imageSize` is 400 `parameter_invalid`. A new cap applies to today's use as already counted.
          */
         patch: operations["updateWidget"];
         trace?: never;
@@ -450,7 +450,7 @@ export interface paths {
         put?: never;
         /**
          * Create a shopper's generation (keyless)
-         * @description Mode and size come from the widget; credits from the widget's organization. At most the widget's daily cap (429 `daily_cap_reached`).
+         * @description Mode and size come from the widget; credits from the widget's organization. Within the widget's daily caps, counted per UTC day: 429 `daily_cap_reached` past `dailyGenerationCap`, 429 `daily_credit_cap_reached` when the generation's credits would pass `dailyCreditCap`; both with `Retry-After` until midnight UTC.
          */
         post: operations["createWidgetGeneration"];
         delete?: never;
@@ -1386,7 +1386,19 @@ export interface components {
             /** @enum {string} */
             imageSize: "1K" | "2K" | "4K";
             allowedOrigins: string[];
+            /** @description Generations the widget may make per UTC day, failed ones included. */
             dailyGenerationCap: number;
+            /** @description Credits the widget's generations may spend per UTC day; a failed generation's are refunded, so not spent. null: no cap. */
+            dailyCreditCap: number | null;
+            /** @description What the widget used since midnight UTC. */
+            usageToday: {
+                /** @description Today, the UTC day, `YYYY-MM-DD`. */
+                date: string;
+                /** @description Generations made today, failed ones included: what `dailyGenerationCap` counts. */
+                generations: number;
+                /** @description Credits spent today (charged, less refunded): what `dailyCreditCap` counts. */
+                credits: number;
+            };
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
@@ -1405,6 +1417,8 @@ export interface components {
             allowedOrigins: string[];
             /** @default 500 */
             dailyGenerationCap?: number;
+            /** @default null */
+            dailyCreditCap?: number | null;
         };
         UpdateWidgetRequest: {
             /** @enum {string} */
@@ -1416,6 +1430,7 @@ export interface components {
             imageSize?: "1K" | "2K" | "4K";
             allowedOrigins?: string[];
             dailyGenerationCap?: number;
+            dailyCreditCap?: number | null;
         };
         PublicWidget: {
             /** @description An id issued by the service (`wdg_…`). */
@@ -4926,7 +4941,8 @@ export interface operations {
                  *       "allowedOrigins": [
                  *         "https://shop.example"
                  *       ],
-                 *       "dailyGenerationCap": 500
+                 *       "dailyGenerationCap": 500,
+                 *       "dailyCreditCap": 200
                  *     }
                  */
                 "application/json": components["schemas"]["CreateWidgetRequest"];
@@ -5212,7 +5228,8 @@ export interface operations {
                  *         "https://shop.example",
                  *         "https://www.shop.example"
                  *       ],
-                 *       "dailyGenerationCap": 1000
+                 *       "dailyGenerationCap": 1000,
+                 *       "dailyCreditCap": 500
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateWidgetRequest"];
@@ -5696,7 +5713,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         error: {
                             /** @enum {unknown} */
-                            code: "daily_cap_reached" | "rate_limited";
+                            code: "daily_cap_reached" | "daily_credit_cap_reached" | "rate_limited";
                         };
                     };
                 };

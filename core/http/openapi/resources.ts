@@ -201,7 +201,19 @@ export const widgetSchema = v.strictObject({
   mode,
   imageSize,
   allowedOrigins: v.array(v.string()),
-  dailyGenerationCap: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  dailyGenerationCap: v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Generations the widget may make per UTC day, failed ones included.')),
+  dailyCreditCap: v.pipe(
+    v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    v.description("Credits the widget's generations may spend per UTC day; a failed generation's are refunded, so not spent. null: no cap."),
+  ),
+  usageToday: v.pipe(
+    v.strictObject({
+      date: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/), v.description('Today, the UTC day, `YYYY-MM-DD`.')),
+      generations: v.pipe(count, v.description('Generations made today, failed ones included: what `dailyGenerationCap` counts.')),
+      credits: v.pipe(count, v.description('Credits spent today (charged, less refunded): what `dailyCreditCap` counts.')),
+    }),
+    v.description('What the widget used since midnight UTC.'),
+  ),
   createdAt: timestamp,
 });
 

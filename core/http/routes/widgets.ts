@@ -5,7 +5,8 @@ import { browserId } from '../../domain/conversion-input.ts';
 import { generationResource } from '../../domain/generation.ts';
 import { maxImageBytes } from '../../domain/generation-input.ts';
 import { createWidgetSchema, updateWidgetSchema, widgetGenerationSchema } from '../../domain/widget-input.ts';
-import type { WidgetRecord } from '../../domain/widget.ts';
+import { utcDate, type WidgetRecord } from '../../domain/widget.ts';
+import type { WidgetWithUsage } from '../../services/widgets.ts';
 import { readValidJson, validate } from '../body.ts';
 import { allowWidgetOrigin, clientAddress, preflight, setAlways } from '../browser-access.ts';
 import { readJsonWithPhoto } from '../photo-body.ts';
@@ -19,7 +20,7 @@ const generationBodyLimit = Math.ceil((maxImageBytes * 4) / 3) + 512 * 1024;
 /** All of a shopper's generation but the photo: ids, three products and a hint need a few KB. */
 export const widgetBodyLimitBesidesPhoto = 64 * 1024;
 
-export const widgetResource = (widget: WidgetRecord) => ({
+export const widgetResource = (widget: WidgetWithUsage) => ({
   id: widget.id,
   object: 'widget' as const,
   storeId: widget.storeId,
@@ -27,6 +28,8 @@ export const widgetResource = (widget: WidgetRecord) => ({
   imageSize: widget.imageSize,
   allowedOrigins: widget.allowedOrigins,
   dailyGenerationCap: widget.dailyGenerationCap,
+  dailyCreditCap: widget.dailyCreditCap,
+  usageToday: { date: utcDate(widget.usageToday.day), generations: widget.usageToday.generations, credits: widget.usageToday.credits },
   createdAt: isoTime(widget.createdAt),
 });
 

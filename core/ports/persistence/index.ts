@@ -7,6 +7,8 @@
  * - Tenancy: every lookup that takes an `organizationId` returns nothing that belongs to
  *   another organization, so a caller cannot reach a foreign row by guessing its id.
  * - Credits never go below zero, however many debits race (`debit` is one atomic check-and-set).
+ * - A widget's day never counts past its caps, however many generations race (`widgets.countGeneration`
+ *   is one atomic check-and-set too).
  * - Timestamps are integers in epoch milliseconds; money and credits are integers.
  */
 import type { ApiKeyRepository } from './api-keys.ts';

@@ -103,8 +103,14 @@ function WidgetRow({ widget, onSaved }: { widget: Widget; onSaved: (widget: Widg
             <dd>{widget.mode}</dd>
             <dt>Image size</dt>
             <dd>{widget.imageSize}</dd>
-            <dt>Daily cap</dt>
-            <dd>{widget.dailyGenerationCap} generations</dd>
+            <dt>Daily caps</dt>
+            <dd>
+              {widget.dailyGenerationCap} generations, {widget.dailyCreditCap === null ? 'no credit cap' : `${widget.dailyCreditCap} credits`}
+            </dd>
+            <dt>Used today (UTC)</dt>
+            <dd>
+              <UsageToday widget={widget} />
+            </dd>
             <dt>Allowed origins</dt>
             <dd>{widget.allowedOrigins.join(', ')}</dd>
           </dl>
@@ -126,10 +132,26 @@ function WidgetRow({ widget, onSaved }: { widget: Widget; onSaved: (widget: Widg
   );
 }
 
+/** Today's use against each cap; past a cap, shoppers are told visualizations are unavailable until midnight UTC. */
+function UsageToday({ widget }: { widget: Widget }) {
+  const { generations, credits } = widget.usageToday;
+  // Full once the next generation would pass a cap (as the form's sizes say, 1K costs 1 credit, 2K 2, 4K 3).
+  const cost = { '1K': 1, '2K': 2, '4K': 3 }[widget.imageSize];
+  const full = generations >= widget.dailyGenerationCap || (widget.dailyCreditCap !== null && credits + cost > widget.dailyCreditCap);
+  const spent = widget.dailyCreditCap === null ? `${credits} credit${credits === 1 ? '' : 's'}` : `${credits} of ${widget.dailyCreditCap} credits`;
+  return (
+    <>
+      {generations} of {widget.dailyGenerationCap} generations, {spent}
+      {full && <strong> (cap reached until midnight UTC)</strong>}
+    </>
+  );
+}
+
 function WidgetForm({ widget, onCancel, onSaved }: { widget: Widget; onCancel: () => void; onSaved: (widget: Widget) => void }) {
   const notify = useNotify();
   const [origins, setOrigins] = useState(widget.allowedOrigins.join('\n'));
   const [cap, setCap] = useState(String(widget.dailyGenerationCap));
+  const [creditCap, setCreditCap] = useState(widget.dailyCreditCap === null ? '' : String(widget.dailyCreditCap));
   const [mode, setMode] = useState(widget.mode);
   const [size, setSize] = useState(widget.imageSize);
   const action = useAction();
@@ -146,6 +168,8 @@ function WidgetForm({ widget, onCancel, onSaved }: { widget: Widget; onCancel: (
               .map((origin) => origin.trim())
               .filter(Boolean),
             dailyGenerationCap: Number(cap),
+            // Empty: no cap.
+            dailyCreditCap: creditCap.trim() === '' ? null : Number(creditCap),
             mode,
             imageSize: size,
           };
@@ -161,6 +185,10 @@ function WidgetForm({ widget, onCancel, onSaved }: { widget: Widget; onCancel: (
       <label>
         Daily generation cap
         <input type="number" min={1} step={1} required value={cap} onInput={(event) => setCap(event.currentTarget.value)} />
+      </label>
+      <label>
+        Daily credit cap <span class="muted">(credits a UTC day; refunded ones do not count; empty for no cap)</span>
+        <input type="number" min={1} step={1} value={creditCap} onInput={(event) => setCreditCap(event.currentTarget.value)} />
       </label>
       <label>
         Mode

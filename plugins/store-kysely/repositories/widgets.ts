@@ -1,4 +1,5 @@
-import type { GenerationRecord, WidgetRecord, WidgetRepository } from '../../../kit/plugin.ts';
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { GenerationRecord, WidgetDayUsage, WidgetRecord, WidgetRepository } from '../../../kit/plugin.ts';
 import type { Database, Executor } from '../database.ts';
 import { afterCursor } from './paginate.ts';
 
@@ -12,8 +13,19 @@ const toRecord = (row: Row): WidgetRecord => ({
   imageSize: row.image_size as WidgetRecord['imageSize'],
   allowedOrigins: JSON.parse(row.allowed_origins),
   dailyGenerationCap: Number(row.daily_generation_cap),
+  dailyCreditCap: row.daily_credit_cap === null ? null : Number(row.daily_credit_cap),
   createdAt: Number(row.created_at),
 });
+
+const toUsage = (row: { generations: number | string; credits: number | string }): WidgetDayUsage => ({ generations: Number(row.generations), credits: Number(row.credits) });
+
+async function usageOn(db: Executor, widgetIds: string[], day: number): Promise<Map<string, WidgetDayUsage>> {
+  const usage = new Map<string, WidgetDayUsage>();
+  if (widgetIds.length === 0) return usage;
+  const rows = await db.selectFrom('widget_daily_usage').select(['widget_id', 'generations', 'credits']).where('widget_id', 'in', widgetIds).where('day', '=', day).execute();
+  for (const row of rows) usage.set(row.widget_id, toUsage(row));
+  return usage;
+}
 
 export function widgetRepository(db: Executor, generationById: (organizationId: string, id: string) => Promise<GenerationRecord | null>): WidgetRepository {
   return {
@@ -28,6 +40,7 @@ export function widgetRepository(db: Executor, generationById: (organizationId: 
           image_size: widget.imageSize,
           allowed_origins: JSON.stringify(widget.allowedOrigins),
           daily_generation_cap: widget.dailyGenerationCap,
+          daily_credit_cap: widget.dailyCreditCap,
           created_at: widget.createdAt,
         })
         .execute();
@@ -44,6 +57,7 @@ export function widgetRepository(db: Executor, generationById: (organizationId: 
       if (changes.imageSize !== undefined) values.image_size = changes.imageSize;
       if (changes.allowedOrigins !== undefined) values.allowed_origins = JSON.stringify(changes.allowedOrigins);
       if (changes.dailyGenerationCap !== undefined) values.daily_generation_cap = changes.dailyGenerationCap;
+      if (changes.dailyCreditCap !== undefined) values.daily_credit_cap = changes.dailyCreditCap;
       if (Object.keys(values).length > 0) {
         await db.updateTable('widgets').set(values).where('id', '=', id).where('organization_id', '=', organizationId).execute();
       }
@@ -66,15 +80,41 @@ export function widgetRepository(db: Executor, generationById: (organizationId: 
       return { data: rows.slice(0, limit).map(toRecord), hasMore: rows.length > limit };
     },
 
-    async countGenerationsSince(widgetId, since) {
-      const row = await db
-        .selectFrom('generations')
-        .select((eb) => eb.fn.countAll<number | string>().as('count'))
-        .where('widget_id', '=', widgetId)
-        .where('created_at', '>=', since)
-        .executeTakeFirstOrThrow();
-      return Number(row.count);
+    async countGeneration({ widgetId, day, credits, caps }) {
+      const current = async () => (await usageOn(db, [widgetId], day)).get(widgetId) ?? { generations: 0, credits: 0 };
+      // A first generation of the day inserts its row, which only a cap below one generation's cost could refuse.
+      if ((caps.generations !== null && caps.generations < 1) || (caps.credits !== null && caps.credits < credits)) return { counted: false, usage: await current() };
+      const within: Array<Expression<SqlBool>> = [];
+      if (caps.generations !== null) within.push(sql<SqlBool>`widget_daily_usage.generations + 1 <= ${caps.generations}`);
+      if (caps.credits !== null) within.push(sql<SqlBool>`widget_daily_usage.credits + ${credits} <= ${caps.credits}`);
+      // One statement: Postgres locks the conflicting row, SQLite the whole database, while the caps
+      // are checked against the row's latest values, so racing calls each see the one before.
+      const counted = await db
+        .insertInto('widget_daily_usage')
+        .values({ widget_id: widgetId, day, generations: 1, credits })
+        .onConflict((conflict) => {
+          const update = conflict.columns(['widget_id', 'day']).doUpdateSet({
+            generations: sql`widget_daily_usage.generations + 1`,
+            credits: sql`widget_daily_usage.credits + ${credits}`,
+          });
+          return within.length ? update.where((eb) => eb.and(within)) : update;
+        })
+        .returning(['generations', 'credits'])
+        .executeTakeFirst();
+      if (counted) return { counted: true, usage: toUsage(counted) };
+      return { counted: false, usage: await current() };
     },
+
+    async refundCredits(widgetId, day, credits) {
+      await db
+        .updateTable('widget_daily_usage')
+        .set({ credits: sql`case when credits > ${credits} then credits - ${credits} else 0 end` })
+        .where('widget_id', '=', widgetId)
+        .where('day', '=', day)
+        .execute();
+    },
+
+    usageOn: (widgetIds, day) => usageOn(db, widgetIds, day),
 
     async generationForVisitor(widgetId, visitorId, generationId) {
       const owner = await db

@@ -35,9 +35,10 @@ export const widgetPaths: PathFragment = {
     post: {
       operationId: 'createWidget',
       summary: 'Create a widget',
-      description: "An embeddable widget of one store: shoppers' pages on `allowedOrigins` may make up to `dailyGenerationCap` generations a day (UTC) without a key.",
+      description:
+        "An embeddable widget of one store: shoppers' pages on `allowedOrigins` may make up to `dailyGenerationCap` generations (default 500) a day (UTC) without a key, spending at most `dailyCreditCap` credits a day (default null: no cap; at least one generation's cost at the widget's `imageSize`, else 400 `parameter_invalid`). Both caps are counted in the transaction that charges a generation, so they hold across every process; a failed generation's refunded credits are not spent.",
       tags: ['Widgets'],
-      requestBody: jsonBody('CreateWidgetRequest', { storeId: 'store_2aXbQ4mR7kP9sT1vW3yZ5cD8', mode: 'virtual-try-on', imageSize: '1K', allowedOrigins: ['https://shop.example'], dailyGenerationCap: 500 }),
+      requestBody: jsonBody('CreateWidgetRequest', { storeId: 'store_2aXbQ4mR7kP9sT1vW3yZ5cD8', mode: 'virtual-try-on', imageSize: '1K', allowedOrigins: ['https://shop.example'], dailyGenerationCap: 500, dailyCreditCap: 200 }),
       responses: { '201': ok('The new widget.', 'Widget'), ...errorResponses(serverErrors, secretKeyErrors, jsonBodyErrors, notFoundErrors) },
     },
     get: {
@@ -60,10 +61,10 @@ export const widgetPaths: PathFragment = {
     patch: {
       operationId: 'updateWidget',
       summary: 'Update a widget',
-      description: 'Changes the fields sent; the others keep their values. Pages see the change on their next call.',
+      description: "Changes the fields sent; the others keep their values. Pages see the change on their next call. `dailyCreditCap: null` removes the credit cap; a cap below one generation's cost at the widget's (new) `imageSize` is 400 `parameter_invalid`. A new cap applies to today's use as already counted.",
       tags: ['Widgets'],
       parameters: [pathParameter('id', 'The widget id (`wdg_…`).')],
-      requestBody: jsonBody('UpdateWidgetRequest', { allowedOrigins: ['https://shop.example', 'https://www.shop.example'], dailyGenerationCap: 1000 }),
+      requestBody: jsonBody('UpdateWidgetRequest', { allowedOrigins: ['https://shop.example', 'https://www.shop.example'], dailyGenerationCap: 1000, dailyCreditCap: 500 }),
       responses: { '200': ok('The widget.', 'Widget'), ...errorResponses(serverErrors, secretKeyErrors, jsonBodyErrors, notFoundErrors) },
     },
   },
@@ -84,14 +85,15 @@ export const widgetPaths: PathFragment = {
     post: {
       operationId: 'createWidgetGeneration',
       summary: "Create a shopper's generation (keyless)",
-      description: "Mode and size come from the widget; credits from the widget's organization. At most the widget's daily cap (429 `daily_cap_reached`).",
+      description:
+        "Mode and size come from the widget; credits from the widget's organization. Within the widget's daily caps, counted per UTC day: 429 `daily_cap_reached` past `dailyGenerationCap`, 429 `daily_credit_cap_reached` when the generation's credits would pass `dailyCreditCap`; both with `Retry-After` until midnight UTC.",
       tags: ['Browser'],
       security: security.none,
       parameters: [widgetId],
       requestBody: { required: true, content: { 'application/json': { schema: ref('WidgetGenerationRequest'), example: widgetGenerationExample } } },
       responses: {
         '202': ok('Accepted: rendering has started.', 'Generation', cors),
-        ...errorResponses(serverErrors, keylessErrors, jsonBodyErrors, { 400: ['image_too_large', 'invalid_image'], 403: ['insufficient_credits'], 429: ['daily_cap_reached'], 503: ['storage_unavailable'] }),
+        ...errorResponses(serverErrors, keylessErrors, jsonBodyErrors, { 400: ['image_too_large', 'invalid_image'], 403: ['insufficient_credits'], 429: ['daily_cap_reached', 'daily_credit_cap_reached'], 503: ['storage_unavailable'] }),
       },
     },
   },
