@@ -255,6 +255,8 @@ for (const [database, environment] of databases) {
         const key = `expiring-${database}-${cdnName}`;
         const old = await create({}, { 'idempotency-key': key });
         const finished = await g.api.settled(apiKey, old);
+        const others = [await create(), await create()];
+        for (const id of others) await g.api.settled(apiKey, id);
         const urls = imageUrls(finished);
         const sweep = renderRetentionSweep(cradle());
         assert.equal((await sweep()).deleted, 0, 'no organization keeps renders for a limited time yet');
@@ -268,8 +270,13 @@ for (const [database, environment] of databases) {
         try {
           const young = await create();
           await g.api.settled(apiKey, young);
+          // Bounded: batches of one, two batches a sweep; the rest goes at the next sweep.
+          const { persistence, clock, config, logger, ids, queue } = cradle();
+          const bounded = renderRetentionSweep({ persistence, clock, logger, ids, queue, config: { ...config, retention: { ...config.retention, batchSize: 1, maxBatchesPerRun: 2 } } });
+          assert.deepEqual(await bounded(), { deleted: 2, batches: 2, organizations: 1 });
           const report = await sweep();
           assert.ok(report.deleted >= 1, JSON.stringify(report));
+          for (const id of others) await errorOf(await g.api.get(apiKey, `/v1/generations/${id}`), 410);
           const expired = await errorOf(await g.api.get(apiKey, `/v1/generations/${old}`), 410);
           assert.deepEqual(expired, {
             type: 'not_found_error',
