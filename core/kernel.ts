@@ -11,6 +11,7 @@ import { accountService } from './services/accounts.ts';
 import { authenticator } from './services/authenticate.ts';
 import { conversionService } from './services/conversions.ts';
 import { eventService } from './services/events.ts';
+import { purgeGenerationImages } from './services/generation-deletion.ts';
 import { generationService } from './services/generations.ts';
 import { renderGeneration } from './services/render-generation.ts';
 import { sweepStrayImages } from './services/stray-images.ts';
@@ -52,6 +53,7 @@ export async function createKernel(config: Config, options: KernelOptions): Prom
     generations: asFunction(generationService).singleton(),
     renderGeneration: asFunction(renderGeneration).singleton(),
     sweepStrayImages: asFunction(sweepStrayImages).singleton(),
+    purgeGenerationImages: asFunction(purgeGenerationImages).singleton(),
     webhookEndpoints: asFunction(webhookEndpointService).singleton(),
     deliverWebhook: asFunction(deliverWebhook).singleton(),
     events: asFunction(eventService).singleton(),

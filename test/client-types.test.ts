@@ -35,6 +35,9 @@ const methods: Record<string, string> = {
   listWidgets: 'widgets.list',
   getWidget: 'widgets.retrieve',
   updateWidget: 'widgets.update',
+  deleteGeneration: 'generations.delete',
+  getOrganization: 'organization.retrieve',
+  updateOrganization: 'organization.update',
 };
 
 describe('@visualizer/client types', () => {

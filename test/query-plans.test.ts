@@ -130,6 +130,8 @@ const reads: Array<{ name: string; index: RegExp; run: (persistence: Persistence
     run: (p) => p.generations.list(orgA, { limit: 24, status: 'complete', mode: 'virtual-try-on', ...range, startingAfter: generationId(400) }),
   },
   { name: "a generation's events", index: /events_by_generation/, run: (p) => p.events.list(orgA, { limit: 11, generationId: generationId(400) }) },
+  // The render retention: live generations by age, never reading the tombstones earlier sweeps left.
+  { name: 'expired renders', index: /generations_live_by_age/, run: (p) => p.generations.expired(orgA, base + 2_000 * 3_600_000, 100) },
 ];
 
 interface Explained {
