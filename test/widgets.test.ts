@@ -316,6 +316,34 @@ for (const [database, environment] of matrix.databases) {
       assert.deepEqual(listed.usageToday, { date: new Date().toISOString().slice(0, 10), generations: 5, credits: 8 }, "the list shows today's use too");
     });
 
+    it("gives a widget generation deleted while processing back to the widget's day", async () => {
+      const usage = async (id: string) => (await (await b.v1(shop.apiKey, `/v1/widgets/${id}`)).json()).usageToday as { generations: number; credits: number };
+      const widget = await b.createWidget(shop.apiKey, { storeId: shop.storeId, imageSize: '1K', dailyCreditCap: 3 });
+      const { renderer } = b.g.app.container.cradle;
+      const render = renderer.render;
+      let started!: () => void;
+      const rendering = new Promise<void>((resolve) => (started = resolve));
+      let finish!: () => void;
+      const held = new Promise<void>((resolve) => (finish = resolve));
+      renderer.render = async (request) => {
+        started();
+        await held;
+        return render.call(renderer, request);
+      };
+      try {
+        const created = await b.widgetGeneration(widget.id, b.widgetBody('deleted-while-rendering', 's'));
+        assert.equal(created.status, 202);
+        await rendering;
+        assert.deepEqual(await usage(widget.id), { date: new Date().toISOString().slice(0, 10), generations: 1, credits: 1 });
+        const removed = await fetch(b.url(`/v1/generations/${(await created.json()).id}`), { method: 'DELETE', headers: { authorization: `Bearer ${shop.apiKey}` } });
+        assert.equal(removed.status, 200);
+        assert.deepEqual(await usage(widget.id), { date: new Date().toISOString().slice(0, 10), generations: 1, credits: 0 }, 'refunded to the widget too');
+      } finally {
+        renderer.render = render;
+        finish();
+      }
+    });
+
     it('lets exactly what fits under the credit cap through when requests race at its edge', async () => {
       const racing = await b.createWidget(shop.apiKey, { storeId: shop.storeId, imageSize: '1K', dailyCreditCap: 4 });
       const before = await balance();

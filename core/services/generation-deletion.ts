@@ -7,6 +7,7 @@ import type { JobRunContext } from '../metrics/job-outcome.ts';
 import { outageRetryDelay, PostponeJob } from '../ports/job-queue.ts';
 import type { MarkedDeletion, Repositories } from '../ports/persistence/index.ts';
 import type { Visibility } from '../ports/image-cdn.ts';
+import { refundGeneration } from './refund-generation.ts';
 
 /** The job that deletes deleted generations' images and uploaded photos from storage (see `purgeGenerationImages`). */
 export const purgeImagesJobKind = 'purge_generation_images';
@@ -86,7 +87,7 @@ export async function deleteGenerationsIn(
     if (generation.status !== 'processing') continue;
     wereProcessing.push(generation.id);
     refunded += generation.creditsCharged;
-    await tx.credits.grant({ organizationId, amount: generation.creditsCharged, reason: 'generation_refund', reference: generation.id, ledgerEntryId: ids.id('cle_'), at });
+    await refundGeneration(tx, { ...generation, organizationId }, { ledgerEntryId: ids.id('cle_'), at });
   }
   const purge = async (generationIds: string[], runAt: number) => {
     for (let start = 0; start < generationIds.length; start += purgeBatchSize) {

@@ -115,7 +115,10 @@ export function persistenceRetentionContract(context: { store: () => Persistence
       const marked = await store.transaction((tx) => tx.generations.markDeleted(organization.id, [done.id, rendering.id, foreign.id, 'agen_unknown'], { at: 100, reason: 'deleted' }));
       assert.deepEqual(
         marked.sort((a, b) => a.id.localeCompare(b.id)),
-        [{ id: done.id, status: 'complete', creditsCharged: 2 }, { id: rendering.id, status: 'processing', creditsCharged: 3 }].sort((a, b) => a.id.localeCompare(b.id)),
+        [
+          { id: done.id, status: 'complete', creditsCharged: 2, widgetId: null, createdAt: done.createdAt },
+          { id: rendering.id, status: 'processing', creditsCharged: 3, widgetId: null, createdAt: rendering.createdAt },
+        ].sort((a, b) => a.id.localeCompare(b.id)),
         'only live generations of the organization',
       );
       assert.deepEqual(await store.transaction((tx) => tx.generations.markDeleted(organization.id, [done.id], { at: 200, reason: 'expired' })), [], 'once');

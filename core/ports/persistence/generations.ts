@@ -31,6 +31,9 @@ export interface MarkedDeletion {
   /** Its status before the deletion: a `processing` one is now `failed` (and was charged `creditsCharged`). */
   status: GenerationStatus;
   creditsCharged: number;
+  /** The widget that made it and when: a refund gives the credits back to that widget's day too. */
+  widgetId: string | null;
+  createdAt: number;
 }
 
 export interface GenerationRepository {

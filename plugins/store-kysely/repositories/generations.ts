@@ -146,7 +146,7 @@ export function generationRepository(db: Executor, dialect: Dialect): Generation
       if (ids.length === 0) return [];
       let live = db
         .selectFrom('generations')
-        .select(['id', 'status', 'credits_charged'])
+        .select(['id', 'status', 'credits_charged', 'widget_id', 'created_at'])
         .where('organization_id', '=', organizationId)
         .where('id', 'in', ids)
         .where('deleted_at', 'is', null)
@@ -171,7 +171,7 @@ export function generationRepository(db: Executor, dialect: Dialect): Generation
         .where('organization_id', '=', organizationId)
         .where('id', 'in', found)
         .execute();
-      return rows.map((row) => ({ id: row.id, status: row.status as GenerationStatus, creditsCharged: Number(row.credits_charged) }));
+      return rows.map((row) => ({ id: row.id, status: row.status as GenerationStatus, creditsCharged: Number(row.credits_charged), widgetId: row.widget_id, createdAt: Number(row.created_at) }));
     },
     async tombstone(organizationId, id) {
       const row = await db
