@@ -17,6 +17,8 @@ import { sweepStrayImages } from './services/stray-images.ts';
 import { deliverWebhook } from './services/webhook-delivery.ts';
 import { webhookEndpointService } from './services/webhook-endpoints.ts';
 import { tenantService } from './services/tenants.ts';
+import { eraseVisitor } from './services/visitor-erasure.ts';
+import { visitorService } from './services/visitors.ts';
 import { widgetService } from './services/widgets.ts';
 
 export interface KernelOptions extends PluginHostOptions {
@@ -58,6 +60,12 @@ export async function createKernel(config: Config, options: KernelOptions): Prom
     conversions: asFunction(conversionService).singleton(),
     widgets: asFunction(widgetService).singleton(),
     accounts: asFunction(accountService).singleton(),
+    visitors: asFunction(visitorService).singleton(),
+    eraseVisitor: asFunction(eraseVisitor).singleton(),
+    // An erasure deletes the visitor's generations as DELETE /v1/generations/{id} does.
+    deleteGenerations: asValue(async () => {
+      throw new Error('generation deletion is not wired yet (issue 30, item 3)');
+    }),
     metrics: asFunction(createMetrics).singleton(),
   });
 

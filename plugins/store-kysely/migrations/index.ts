@@ -15,6 +15,7 @@ import * as dashboardIndexes from './0014-dashboard-indexes.ts';
 import * as retentionDeadLettersSchedules from './0015-retention-dead-letters-schedules.ts';
 import * as processRegistry from './0016-process-registry.ts';
 import * as limits from './0017-limits.ts';
+import * as visitorErasures from './0019-visitor-erasures.ts';
 
 /**
  * Migrations are imported statically rather than read from a folder, so they load the same
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0015-retention-dead-letters-schedules': retentionDeadLettersSchedules,
   '0016-process-registry': processRegistry,
   '0017-limits': limits,
+  '0019-visitor-erasures': visitorErasures,
 };
 
 export const migrationProvider: MigrationProvider = {
