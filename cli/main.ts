@@ -5,7 +5,7 @@ import { jobsDead, jobsRetry } from './commands/jobs.ts';
 import { keysCreate, keysList, keysRevoke } from './commands/keys.ts';
 import { listen } from './commands/listen.ts';
 import { migrate } from './commands/migrate.ts';
-import { orgsCreate, orgsList } from './commands/orgs.ts';
+import { orgsCreate, orgsList, orgsUpdate } from './commands/orgs.ts';
 import { serve } from './commands/serve.ts';
 import { storesCreate, storesList } from './commands/stores.ts';
 import { usersInvite } from './commands/users.ts';
@@ -13,7 +13,7 @@ import { widgetsCreate, widgetsList } from './commands/widgets.ts';
 import { worker } from './commands/worker.ts';
 import { processOutput, type Output } from './output.ts';
 
-const commands: Command[] = [serve, worker, migrate, orgsCreate, orgsList, storesCreate, storesList, keysCreate, keysList, keysRevoke, creditsAdd, widgetsCreate, widgetsList, usersInvite, listen, jobsDead, jobsRetry];
+const commands: Command[] = [serve, worker, migrate, orgsCreate, orgsList, orgsUpdate, storesCreate, storesList, keysCreate, keysList, keysRevoke, creditsAdd, widgetsCreate, widgetsList, usersInvite, listen, jobsDead, jobsRetry];
 
 function usage(): string {
   return [

@@ -9,6 +9,7 @@ import type { Authenticator } from './services/authenticate.ts';
 import type { ConversionService } from './services/conversions.ts';
 import type { EventService } from './services/events.ts';
 import type { GenerationService } from './services/generations.ts';
+import type { PurgeGenerationImages } from './services/generation-deletion.ts';
 import type { RenderGeneration } from './services/render-generation.ts';
 import type { SweepStrayImages } from './services/stray-images.ts';
 import type { DeliverWebhook } from './services/webhook-delivery.ts';
@@ -31,6 +32,8 @@ export interface Cradle extends Ports {
   generations: GenerationService;
   renderGeneration: RenderGeneration;
   sweepStrayImages: SweepStrayImages;
+  /** The job that deletes deleted generations' images (see deleteGenerationsIn). */
+  purgeGenerationImages: PurgeGenerationImages;
   webhookEndpoints: WebhookEndpointService;
   deliverWebhook: DeliverWebhook;
   events: EventService;

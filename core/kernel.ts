@@ -11,6 +11,7 @@ import { accountService } from './services/accounts.ts';
 import { authenticator } from './services/authenticate.ts';
 import { conversionService } from './services/conversions.ts';
 import { eventService } from './services/events.ts';
+import { deleteGenerationsIn, purgeGenerationImages } from './services/generation-deletion.ts';
 import { generationService } from './services/generations.ts';
 import { renderGeneration } from './services/render-generation.ts';
 import { sweepStrayImages } from './services/stray-images.ts';
@@ -18,7 +19,7 @@ import { deliverWebhook } from './services/webhook-delivery.ts';
 import { webhookEndpointService } from './services/webhook-endpoints.ts';
 import { tenantService } from './services/tenants.ts';
 import { eraseVisitor } from './services/visitor-erasure.ts';
-import { visitorService } from './services/visitors.ts';
+import { visitorService, type DeleteGenerations } from './services/visitors.ts';
 import { widgetService } from './services/widgets.ts';
 
 export interface KernelOptions extends PluginHostOptions {
@@ -54,6 +55,7 @@ export async function createKernel(config: Config, options: KernelOptions): Prom
     generations: asFunction(generationService).singleton(),
     renderGeneration: asFunction(renderGeneration).singleton(),
     sweepStrayImages: asFunction(sweepStrayImages).singleton(),
+    purgeGenerationImages: asFunction(purgeGenerationImages).singleton(),
     webhookEndpoints: asFunction(webhookEndpointService).singleton(),
     deliverWebhook: asFunction(deliverWebhook).singleton(),
     events: asFunction(eventService).singleton(),
@@ -62,10 +64,8 @@ export async function createKernel(config: Config, options: KernelOptions): Prom
     accounts: asFunction(accountService).singleton(),
     visitors: asFunction(visitorService).singleton(),
     eraseVisitor: asFunction(eraseVisitor).singleton(),
-    // An erasure deletes the visitor's generations as DELETE /v1/generations/{id} does.
-    deleteGenerations: asValue(async () => {
-      throw new Error('generation deletion is not wired yet (issue 30, item 3)');
-    }),
+    // An erasure deletes the visitor's generations as DELETE /v1/generations/{id} does, as `erased`.
+    deleteGenerations: asFunction((cradle: Cradle): DeleteGenerations => async (tx, organizationId, generationIds) => void (await deleteGenerationsIn(tx, cradle, { organizationId, generationIds, reason: 'erased' }))).singleton(),
     metrics: asFunction(createMetrics).singleton(),
   });
 

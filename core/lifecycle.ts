@@ -3,8 +3,9 @@ import type { Cradle } from './cradle.ts';
 import { instrumentHandlers } from './metrics/jobs.ts';
 import type { ReportingJobHandler } from './metrics/job-outcome.ts';
 import { oncePerCluster } from './services/cluster-schedule.ts';
+import { purgeImagesJobKind } from './services/generation-deletion.ts';
 import { renderJobKind } from './services/generations.ts';
-import { retentionSweep } from './services/retention.ts';
+import { renderRetentionSweep, retentionSweep } from './services/retention.ts';
 import { strayImagesJobKind } from './services/stray-images.ts';
 import { uploadSweep } from './services/upload-sweep.ts';
 import { eraseVisitorJobKind } from './services/visitors.ts';
@@ -12,7 +13,7 @@ import { deliverJobKind } from './services/webhook-delivery.ts';
 
 /**
  * Starts this process's workers (none when `workers.concurrency` is 0): renders (and the deletion
- * of images a crashed render left, and visitors' erasures), and webhook deliveries in a lane of their own so a queue of
+ * of images a crashed render left, of deleted generations' images, and visitors' erasures), and webhook deliveries in a lane of their own so a queue of
  * slow renders never holds events back.
  */
 export async function startWorkers(cradle: Cradle): Promise<number> {
@@ -22,7 +23,12 @@ export async function startWorkers(cradle: Cradle): Promise<number> {
   const instrument = (handlers: Record<string, ReportingJobHandler>) =>
     instrumentHandlers(handlers, { metrics: cradle.metrics, logger: cradle.logger, isUnavailable: (error) => cradle.persistence.isUnavailable(error) });
   await cradle.queue.work(
-    instrument({ [renderJobKind]: cradle.renderGeneration, [strayImagesJobKind]: cradle.sweepStrayImages, [eraseVisitorJobKind]: cradle.eraseVisitor }),
+    instrument({
+      [renderJobKind]: cradle.renderGeneration,
+      [strayImagesJobKind]: cradle.sweepStrayImages,
+      [purgeImagesJobKind]: cradle.purgeGenerationImages,
+      [eraseVisitorJobKind]: cradle.eraseVisitor,
+    }),
     { concurrency },
   );
   await cradle.queue.work(instrument({ [deliverJobKind]: cradle.deliverWebhook }), { concurrency: cradle.config.webhooks.deliveryConcurrency });
@@ -39,11 +45,19 @@ export async function startScheduler(cradle: Cradle): Promise<void> {
   const { scheduler, queue, persistence, clock, config, logger } = cradle;
   const sweepUploads = uploadSweep(cradle);
   const sweepRetention = retentionSweep(cradle);
+  const sweepRenders = renderRetentionSweep(cradle);
   const cluster = (task: Parameters<typeof oncePerCluster>[1]) => oncePerCluster(persistence, task);
   await scheduler.start([
     cluster({ name: 'sweep-uploads', intervalMs: config.uploads.sweepIntervalMs, run: async () => void (await sweepUploads()) }),
     { name: 'wake-due-jobs', intervalMs: config.webhooks.sweepIntervalMs, run: async () => queue.notify() },
-    cluster({ name: 'prune-retention', intervalMs: config.retention.sweepIntervalMs, run: async () => void (await sweepRetention()) }),
+    cluster({
+      name: 'prune-retention',
+      intervalMs: config.retention.sweepIntervalMs,
+      run: async () => {
+        await sweepRetention();
+        await sweepRenders();
+      },
+    }),
     cluster({
       name: 'disable-failing-endpoints',
       intervalMs: config.webhooks.sweepIntervalMs,

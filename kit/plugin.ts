@@ -30,7 +30,7 @@ export type { AttributionCandidate } from '../core/domain/attribution.ts';
 export type { ConversionAttribution, ConversionItem, ConversionRecord, ConversionSource, ConversionStatus } from '../core/domain/conversion.ts';
 export type { CreditChange, CreditLedgerEntry } from '../core/domain/credits.ts';
 export type { DeliveryAttempt, DeliveryRecord, DeliveryStatus } from '../core/domain/delivery.ts';
-export type { GenerationMode, GenerationRecord, GenerationStatus, ImageSize, ImageVariant, ImageVariants, ProductInput } from '../core/domain/generation.ts';
+export type { DeletionReason, GenerationMode, GenerationRecord, GenerationStatus, GenerationTombstone, ImageSize, ImageVariant, ImageVariants, ProductInput } from '../core/domain/generation.ts';
 export type { QueuedJob } from '../core/domain/job.ts';
 export type { Organization } from '../core/domain/organization.ts';
 export type { OutboxEvent } from '../core/domain/outbox-event.ts';

@@ -2,6 +2,7 @@ import { ApiError } from '../../core/domain/errors.ts';
 import { requireEmail } from '../../core/services/accounts.ts';
 import { jsonOption, requireInteger, requireText, UsageError, type Command } from '../command.ts';
 import { printRecords } from '../output.ts';
+import { maxRenderRetentionDays } from '../../core/services/tenants.ts';
 import { iso, withServices } from './tenant-commands.ts';
 import { invitationRecord, printInvitation } from './users.ts';
 
@@ -59,8 +60,35 @@ export const orgsList: Command = {
   options: { ...jsonOption },
   async run(values, context) {
     const organizations = await withServices(context, ({ tenants }) => tenants.listOrganizations());
-    const records = organizations.map((org) => ({ id: org.id, name: org.name, credits: org.creditBalance, createdAt: iso(org.createdAt) }));
-    printRecords(context.output, Boolean(values.json), records, ['id', 'name', 'credits', 'createdAt']);
+    const records = organizations.map((org) => ({ id: org.id, name: org.name, credits: org.creditBalance, renderRetentionDays: org.renderRetentionDays, createdAt: iso(org.createdAt) }));
+    printRecords(context.output, Boolean(values.json), records, ['id', 'name', 'credits', 'renderRetentionDays', 'createdAt']);
+    return 0;
+  },
+};
+
+export const orgsUpdate: Command = {
+  name: 'orgs update',
+  usage: 'orgs update --org ORG_ID --render-retention-days N|forever [--json]',
+  summary: "Change an organization's settings: --render-retention-days deletes each render (its images and uploaded photo) N days after it was made; 'forever' (the default) keeps them.",
+  options: { org: { type: 'string' }, 'render-retention-days': { type: 'string' }, ...jsonOption },
+  async run(values, context) {
+    const organizationId = requireText(values, 'org');
+    const given = requireText(values, 'render-retention-days');
+    let days: number | null;
+    if (given === 'forever') days = null;
+    else {
+      days = /^\d+$/.test(given.trim()) ? Number(given.trim()) : NaN;
+      if (!Number.isSafeInteger(days) || days < 1 || days > maxRenderRetentionDays) {
+        throw new UsageError(`--render-retention-days must be a whole number from 1 to ${maxRenderRetentionDays}, or 'forever', not '${given}'.`);
+      }
+    }
+    const organization = await withServices(context, ({ tenants }) => tenants.setRenderRetention(organizationId, days));
+    if (values.json) {
+      context.output.out(JSON.stringify({ organizationId: organization.id, name: organization.name, renderRetentionDays: organization.renderRetentionDays }));
+    } else {
+      const kept = organization.renderRetentionDays === null ? 'kept for ever' : `deleted ${organization.renderRetentionDays} day${organization.renderRetentionDays === 1 ? '' : 's'} after they are made`;
+      context.output.out(`Organization ${organization.id} (${organization.name}): renders are ${kept}.`);
+    }
     return 0;
   },
 };

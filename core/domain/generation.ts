@@ -52,6 +52,21 @@ export interface GenerationRecord {
   completedAt: number | null;
 }
 
+/**
+ * Why a generation was deleted: `deleted` by its organization (`DELETE /v1/generations/{id}`, an
+ * admin in the dashboard), `expired` under the organization's render retention, `erased` with
+ * everything about a widget visitor. GET answers 404 for `deleted` and `erased`, 410
+ * `generation_expired` for `expired`.
+ */
+export type DeletionReason = 'deleted' | 'expired' | 'erased';
+
+/** What remains of a deleted generation for the API to answer with. */
+export interface GenerationTombstone {
+  id: string;
+  deletedAt: number;
+  reason: DeletionReason;
+}
+
 export const eventTypes = ['generation.completed', 'generation.failed'] as const;
 export type EventType = (typeof eventTypes)[number];
 

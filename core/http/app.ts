@@ -16,6 +16,7 @@ import { generationRoutes } from './routes/generations.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { openApiRoutes } from './routes/openapi.ts';
+import { organizationRoutes } from './routes/organization.ts';
 import { referencePageRoutes } from './routes/reference-page.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { storeRoutes } from './routes/stores.ts';
@@ -73,6 +74,7 @@ export function createHttpApp(container: AwilixContainer<Cradle>, modules: reado
   storeRoutes(app, limits);
   generationRoutes(app, limits);
   creditRoutes(app, limits);
+  organizationRoutes(app, limits);
   cdnRoutes(app);
   webhookEndpointRoutes(app, limits);
   eventRoutes(app, limits);

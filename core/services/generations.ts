@@ -1,7 +1,8 @@
 import type { Cradle } from '../cradle.ts';
 import { isSafeKey, uploadPrefix } from '../domain/blob-keys.ts';
 import { ApiError, notFound, unavailable } from '../domain/errors.ts';
-import { creditCost } from '../domain/generation.ts';
+import { creditCost, type GenerationTombstone } from '../domain/generation.ts';
+import { deleteGenerationsIn } from './generation-deletion.ts';
 import { dataUriBytes, decodeDataUri, maxIdempotencyKeyLength, maxImageBytes, type CreateGenerationInput } from '../domain/generation-input.ts';
 import { inspectImage, ImageFetchError } from '../outbound/fetch-image.ts';
 import type { GenerationRecord } from '../domain/generation.ts';
@@ -52,10 +53,36 @@ export function ownCdnKey({ cdn, config }: Pick<Cradle, 'cdn' | 'config'>, url: 
   return key !== null && isSafeKey(key) ? key : null;
 }
 
+/**
+ * What a deleted generation answers. GET: 404 `resource_missing`, as for an id that never was
+ * (an erased visitor's generation must not be told apart), except 410 `generation_expired` for
+ * one its organization's render retention deleted. The replay of an idempotency key bound to a
+ * deleted one: 410 `generation_deleted` or `generation_expired`, never new work or a charge.
+ */
+export function goneError(tombstone: GenerationTombstone, use: 'get' | 'replay') {
+  if (tombstone.reason === 'expired') {
+    const error = new ApiError('not_found_error', 'generation_expired', `Generation '${tombstone.id}' has expired: its organization keeps renders for a limited time, and it was deleted with its images.`, 'id', 410);
+    return error;
+  }
+  if (use === 'get') return notFound('generation', tombstone.id);
+  return new ApiError(
+    'not_found_error',
+    'generation_deleted',
+    `This Idempotency-Key made generation '${tombstone.id}', which was deleted with its images. Nothing new was made or charged; send a new key to create another.`,
+    'Idempotency-Key',
+    410,
+  );
+}
+
 export function generationService({ persistence, ids, clock, cdn, queue, config }: Pick<Cradle, 'persistence' | 'ids' | 'clock' | 'cdn' | 'queue' | 'config'>) {
   async function replay(organizationId: string, generationId: string) {
     const generation = await persistence.generations.get(organizationId, generationId);
-    if (!generation) throw new Error(`idempotency key bound to missing generation ${generationId}`);
+    if (!generation) {
+      // A key bound to a generation that was deleted since: it still never makes new work.
+      const tombstone = await persistence.generations.tombstone(organizationId, generationId);
+      if (tombstone) throw goneError(tombstone, 'replay');
+      throw new Error(`idempotency key bound to missing generation ${generationId}`);
+    }
     return { generation, replayed: true };
   }
 
@@ -163,8 +190,23 @@ export function generationService({ persistence, ids, clock, cdn, queue, config 
 
     async get(organizationId: string, id: string) {
       const generation = await persistence.generations.get(organizationId, id);
-      if (!generation) throw notFound('generation', id);
-      return generation;
+      if (generation) return generation;
+      const tombstone = await persistence.generations.tombstone(organizationId, id);
+      throw tombstone ? goneError(tombstone, 'get') : notFound('generation', id);
+    },
+
+    /**
+     * Deletes the organization's generation with its images (see deleteGenerationsIn). Deleting
+     * one deleted before succeeds again (the request is idempotent); an unknown id is 404.
+     */
+    async delete(organizationId: string, id: string): Promise<{ refunded: number }> {
+      const outcome = await persistence.transaction(async (tx) => {
+        const outcome = await deleteGenerationsIn(tx, { ids, clock, queue, config }, { organizationId, generationIds: [id], reason: 'deleted' });
+        if (outcome.deleted.length === 0 && !(await tx.generations.tombstone(organizationId, id))) throw notFound('generation', id);
+        return outcome;
+      });
+      if (outcome.deleted.length > 0) queue.notify();
+      return { refunded: outcome.refunded };
     },
 
     list: (organizationId: string, options: GenerationListOptions) => persistence.generations.list(organizationId, options),

@@ -250,6 +250,13 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, outbo
       await engineSlot.release();
       // The engine's contentType is not trusted to name the format: the bytes decide (see storableOriginal).
       const [original, variants] = await encodeRender(result.image, imageMemory, signal);
+      // A generation deleted while it rendered is never published: its result is discarded here. One
+      // deleted after this check is no longer `processing` when this run commits, so the run deletes
+      // what it stored (below), and a run that dies first is covered by the deletion's later purge.
+      if ((await persistence.generations.get(organizationId, generationId))?.status !== 'processing') {
+        log.info('render discarded: the generation was deleted (or ended) while it rendered', { generationId });
+        return undefined;
+      }
       const base = `${generationImagesPrefix(generation.id)}${ids.secret(24)}`;
       storing = base;
       const published = await publish(base, original, variants);

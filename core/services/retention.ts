@@ -3,6 +3,8 @@ import type { Config } from '../../config/schema.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Persistence, RetentionRepository } from '../ports/persistence/index.ts';
 import type { Logger } from '../logger.ts';
+import type { Cradle } from '../cradle.ts';
+import { deleteGenerationsIn, purgeBatchSize } from './generation-deletion.ts';
 
 const day = 24 * 3_600_000;
 
@@ -43,6 +45,49 @@ export function retentionSweep(deps: { persistence: Persistence; clock: Clock; c
       }
     }
     if (report.events.deleted + report.idempotencyKeys.deleted + report.deadJobs.deleted > 0) logger.info('retention sweep deleted old rows', report);
+    return report;
+  };
+}
+
+/** What one render retention sweep deleted, and in how many batches (transactions). */
+export interface RenderRetentionReport {
+  deleted: number;
+  batches: number;
+  /** Organizations with a render retention that were looked at. */
+  organizations: number;
+}
+
+/**
+ * The render retention sweep: for each organization that keeps renders for `renderRetentionDays`,
+ * deletes its generations made longer ago than that, through the one deletion path
+ * (deleteGenerationsIn, reason `expired`: tombstone, scrubbed row, purge job for the images and
+ * the uploaded photo). Batches of at most `retention.batchSize` (and 100) generations, each found and deleted in its
+ * own short transaction; at most `retention.maxBatchesPerRun` batches per sweep, the rest goes
+ * at the next. `processing` generations are never expired (they end first).
+ */
+export function renderRetentionSweep(deps: Pick<Cradle, 'persistence' | 'clock' | 'config' | 'logger' | 'ids' | 'queue'>) {
+  const { persistence, clock, config, logger, queue } = deps;
+  const limit = Math.min(config.retention.batchSize, purgeBatchSize);
+  return async function sweepRenders(): Promise<RenderRetentionReport> {
+    const report: RenderRetentionReport = { deleted: 0, batches: 0, organizations: 0 };
+    const organizations = await persistence.organizations.withRenderRetention();
+    report.organizations = organizations.length;
+    for (const { id: organizationId, renderRetentionDays } of organizations) {
+      const before = clock.now() - renderRetentionDays * day;
+      while (report.batches < config.retention.maxBatchesPerRun) {
+        const deleted = await persistence.transaction(async (tx) => {
+          const expired = await tx.generations.expired(organizationId, before, limit);
+          if (expired.length === 0) return 0;
+          return (await deleteGenerationsIn(tx, deps, { organizationId, generationIds: expired, reason: 'expired' })).deleted.length;
+        });
+        report.batches += 1;
+        report.deleted += deleted;
+        if (deleted > 0) queue.notify();
+        if (deleted < limit) break;
+        await yieldTurn();
+      }
+    }
+    if (report.deleted > 0) logger.info('render retention deleted expired generations', { deleted: report.deleted, batches: report.batches });
     return report;
   };
 }

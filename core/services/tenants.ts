@@ -12,6 +12,9 @@ export interface IssuedKey {
 
 export type TenantService = ReturnType<typeof tenantService>;
 
+/** The longest render retention an organization may set, in days (about a hundred years); longer is null, for ever. */
+export const maxRenderRetentionDays = 36_500;
+
 function requireName(name: string, param: string) {
   const trimmed = name.trim();
   if (!trimmed || trimmed.length > 200) throw new ApiError('invalid_request_error', 'invalid_name', `${param} must be 1 to 200 characters.`, param);
@@ -85,6 +88,23 @@ export function tenantService({ persistence, ids, clock }: Pick<Cradle, 'persist
     },
 
     listOrganizations: () => persistence.organizations.list(),
+
+    /** The organization, or 404. */
+    getOrganization: (organizationId: string) => requireOrganization(persistence, organizationId),
+
+    /**
+     * Sets how many days the organization's renders are kept (1 to 36 500), or null for ever. The
+     * retention sweep deletes older ones (see retentionSweep); renders made before the change count
+     * from when they were made, so shortening it deletes them at the next sweep.
+     */
+    async setRenderRetention(organizationId: string, days: number | null) {
+      if (days !== null && (!Number.isInteger(days) || days < 1 || days > maxRenderRetentionDays)) {
+        throw new ApiError('invalid_request_error', 'parameter_invalid', `renderRetentionDays must be a whole number of days from 1 to ${maxRenderRetentionDays}, or null to keep renders for ever.`, 'renderRetentionDays');
+      }
+      const organization = await persistence.organizations.setRenderRetention(organizationId, days);
+      if (!organization) throw notFound('organization', organizationId, 'organizationId');
+      return organization;
+    },
 
     async createStore(organizationId: string, input: { name: string; attributionWindowDays?: number }) {
       const name = requireName(input.name, 'name');

@@ -2,7 +2,8 @@ import type { Kysely, Transaction } from 'kysely';
 
 /** Row shapes as stored. Later capabilities add their tables here as they start using them. */
 export interface Database {
-  organizations: { id: string; name: string; credit_balance: number; created_at: number };
+  /** `render_retention_days` since migration 0018: null keeps renders for ever. */
+  organizations: { id: string; name: string; credit_balance: number; created_at: number; render_retention_days?: number | null };
   stores: { id: string; organization_id: string; name: string; attribution_window_days: number; created_at: number };
   api_keys: {
     id: string;
@@ -48,6 +49,9 @@ export interface Database {
     session_id: string | null;
     created_at: number;
     completed_at: number | null;
+    /** Migration 0018: set when the generation was deleted (a scrubbed tombstone), with why. */
+    deleted_at?: number | null;
+    deletion_reason?: string | null;
   };
   idempotency_keys: { organization_id: string; key: string; generation_id: string; created_at: number };
   /** `generation_id` since migration 0014. */

@@ -76,6 +76,13 @@ export function createClient(options: ClientOptions) {
     create: (body: CreateGenerationRequest, { idempotencyKey = randomUUID(), signal }: CreateGenerationOptions = {}) =>
       unwrap(api.POST('/v1/generations', { body, params: { header: { 'Idempotency-Key': idempotencyKey } }, signal })),
     retrieve: (id: string, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/generations/{id}', { params: { path: { id } }, signal })),
+    /**
+     * Deletes the generation with its original, every variant and the uploaded photo (a `processing`
+     * one is discarded and refunded). Deleting it again answers the same, so this call is retried
+     * like an idempotent one.
+     */
+    delete: (id: string, { signal }: CallOptions = {}) =>
+      unwrap(api.DELETE('/v1/generations/{id}', { params: { path: { id } }, fetch: (request: Request) => send(request, { replaySafe: true }), signal })),
     /** One page, newest first; `paginate('/v1/generations')` walks them all. */
     list: (query: Query<'listGenerations'> = {}, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/generations', { params: { query }, signal })),
     /** Polls until the generation is `complete` (resolves) or `failed` (GenerationFailedError), within a timeout (GenerationTimeoutError). */
@@ -97,6 +104,11 @@ export function createClient(options: ClientOptions) {
 
   return {
     generations,
+    organization: {
+      retrieve: ({ signal }: CallOptions = {}) => unwrap(api.GET('/v1/organization', { signal })),
+      /** `renderRetentionDays`: days to keep each render, or null for ever. */
+      update: (body: RequestBody<'updateOrganization'>, { signal }: CallOptions = {}) => unwrap(api.PATCH('/v1/organization', { body, signal })),
+    },
     credits: {
       retrieve: ({ signal }: CallOptions = {}) => unwrap(api.GET('/v1/credits', { signal })),
       listLedger: (query: Query<'listCreditLedgerEntries'> = {}, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/credits/ledger', { params: { query }, signal })),

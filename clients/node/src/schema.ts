@@ -19,7 +19,7 @@ export interface paths {
         put?: never;
         /**
          * Create a generation
-         * @description Starts rendering a photo with 1 to 3 products and charges its credits (1K = 1, 2K = 2, 4K = 3). Answers 202 at once with `status: processing`; the result arrives by the `generation.completed` or `generation.failed` webhook, or by polling.
+         * @description Starts rendering a photo with 1 to 3 products and charges its credits (1K = 1, 2K = 2, 4K = 3). Answers 202 at once with `status: processing`; the result arrives by the `generation.completed` or `generation.failed` webhook, or by polling. An `Idempotency-Key` bound to a generation that was deleted since answers 410 (`generation_deleted`, or `generation_expired` when the render retention deleted it): nothing new is made or charged.
          */
         post: operations["createGeneration"];
         delete?: never;
@@ -35,11 +35,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a generation */
+        /**
+         * Get a generation
+         * @description A deleted generation answers 404 `resource_missing`, like one that never was; one the organization's render retention deleted answers 410 `generation_expired`.
+         */
         get: operations["getGeneration"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a generation
+         * @description Deletes the generation with its original image, every variant and the uploaded photo: the image URLs answer 404 within moments (a CDN in front of the bucket may serve cached copies until they expire), and GET answers 404. A `processing` generation is deleted too: its render is discarded, never stored, and its credits are refunded; a finished one is not refunded. Deleting a deleted generation answers 200 again. Event bodies already sent or queued keep the URLs. With the session cookie, admins only.
+         */
+        delete: operations["deleteGeneration"];
         options?: never;
         head?: never;
         patch?: never;
@@ -104,6 +111,30 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/organization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the organization
+         * @description The caller's organization and its settings.
+         */
+        get: operations["getOrganization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update the organization's settings
+         * @description Sets `renderRetentionDays`: each render (original, variants, uploaded photo) is deleted that many days after it was made, by the retention sweep (hourly by default), and GET then answers 410 `generation_expired`; null keeps renders for ever (the default). A shorter period applies to renders already made. With the session cookie, admins only.
+         */
+        patch: operations["updateOrganization"];
         trace?: never;
     };
     "/v1/webhook-endpoints": {
@@ -1054,6 +1085,32 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             } | null;
+        };
+        DeletedGeneration: {
+            /** @description An id issued by the service (`agen_…`). */
+            id: string;
+            /** @constant */
+            object: "generation";
+            /** @constant */
+            deleted: true;
+        };
+        Organization: {
+            /** @description An id issued by the service (`org_…`). */
+            id: string;
+            /** @constant */
+            object: "organization";
+            name: string;
+            /** @description Days a render (its original, variants and uploaded photo) is kept after it was made; then it is deleted and GET answers 410 `generation_expired`. Null (the default): kept for ever. */
+            renderRetentionDays: number | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
+             */
+            createdAt: string;
+        };
+        UpdateOrganizationRequest: {
+            /** @description Days to keep each render (original, variants, uploaded photo) after it was made; null keeps them for ever. */
+            renderRetentionDays?: number | null;
         };
         Store: {
             /** @description An id issued by the service (`store_…`). */
@@ -2130,6 +2187,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description Gone: the generation was deleted, with its images. */
+            410: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "generation_deleted" | "generation_expired";
+                        };
+                    };
+                };
+            };
             /** @description The request body is too large. */
             413: {
                 headers: {
@@ -2246,6 +2318,144 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "resource_missing";
+                        };
+                    };
+                };
+            };
+            /** @description Gone: the generation was deleted, with its images. */
+            410: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "generation_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteGeneration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /** @description The generation id (`agen_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedGeneration"];
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role";
                         };
                     };
                 };
@@ -2722,6 +2932,252 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateOrganization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "renderRetentionDays": 30
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateOrganizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The organization as it is now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "invalid_json" | "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role";
+                        };
+                    };
+                };
+            };
+            /** @description The request body is too large. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "body_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description The body is not sent as a supported content type. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "unsupported_media_type";
                         };
                     };
                 };

@@ -9,6 +9,7 @@ import { acceptInvitationBody, createSessionBody } from '../routes/session.ts';
 import { inviteUserBody, updateUserBody } from '../routes/users.ts';
 import { resendBody } from '../routes/events.ts';
 import { createStoreBody } from '../routes/stores.ts';
+import { updateOrganizationBody } from '../routes/organization.ts';
 import * as resources from './resources.ts';
 import type { JsonSchema } from './types.ts';
 
@@ -26,6 +27,9 @@ const named: Record<string, AnySchema> = {
   ImageVariants: resources.imageVariantsSchema,
   Generation: resources.generationSchema,
   CreateGenerationRequest: createGenerationSchema,
+  DeletedGeneration: resources.deletedGenerationSchema,
+  Organization: resources.organizationSchema,
+  UpdateOrganizationRequest: updateOrganizationBody,
   Store: resources.storeSchema,
   CreateStoreRequest: createStoreBody,
   CreditBalance: resources.creditBalanceSchema,

@@ -10,6 +10,7 @@ import { eventStreamPaths } from './paths/event-stream.ts';
 import { generationPaths } from './paths/generations.ts';
 import { healthPaths } from './paths/health.ts';
 import { openApiPaths } from './paths/openapi.ts';
+import { organizationPaths } from './paths/organization.ts';
 import { referencePagePaths } from './paths/reference-page.ts';
 import { sdkBundlePaths } from './paths/sdk-bundles.ts';
 import { storePaths } from './paths/stores.ts';
@@ -28,6 +29,7 @@ const fragments: PathFragment[] = [
   generationPaths,
   storePaths,
   creditPaths,
+  organizationPaths,
   webhookEndpointPaths,
   eventPaths,
   eventStreamPaths,
@@ -48,6 +50,7 @@ const tags = [
   { name: 'Generations', description: 'Render a customer photo with your products. Results arrive by webhook or polling.' },
   { name: 'Stores', description: 'The storefronts of your organization.' },
   { name: 'Credits', description: 'The balance generations are paid from, and its ledger.' },
+  { name: 'Organization', description: 'Your organization and its settings, such as how long renders are kept.' },
   { name: 'Webhook endpoints', description: 'Where events are sent, signed per Standard Webhooks.' },
   { name: 'Events', description: 'Events sent to your endpoints, their deliveries and attempts.' },
   { name: 'Conversions', description: 'Orders your shop reports, and the generations they are attributed to.' },

@@ -88,6 +88,7 @@ const statusText: Record<number, string> = {
   404: 'No such resource.',
   405: 'The method is not allowed on this route.',
   409: 'The request conflicts with the current state.',
+  410: 'Gone: the generation was deleted, with its images.',
   413: 'The request body is too large.',
   415: 'The body is not sent as a supported content type.',
   429: 'Too many requests: retry after `Retry-After` seconds.',

@@ -56,6 +56,19 @@ export const generationSchema = v.strictObject({
   completedAt: nullableTimestamp,
 });
 
+export const deletedGenerationSchema = v.strictObject({ id: id('agen'), object: v.literal('generation'), deleted: v.literal(true) });
+
+export const organizationSchema = v.strictObject({
+  id: id('org'),
+  object: v.literal('organization'),
+  name: v.string(),
+  renderRetentionDays: v.pipe(
+    v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    v.description('Days a render (its original, variants and uploaded photo) is kept after it was made; then it is deleted and GET answers 410 `generation_expired`. Null (the default): kept for ever.'),
+  ),
+  createdAt: timestamp,
+});
+
 export const storeSchema = v.strictObject({
   id: id('store'),
   object: v.literal('store'),

@@ -64,4 +64,13 @@ export function generationRoutes(app: H3, limits: RouteLimits) {
     await limits.read.take(key.id);
     return generationResource(await services(event).generations.get(key.organizationId, pathId(event, 'id', 'generation')));
   });
+
+  // A secret key or an admin's session (requireKey refuses a viewer's unsafe request).
+  app.delete('/v1/generations/:id', async (event) => {
+    const caller = await requireKey(event, 'secret');
+    await limits.read.take(caller.id);
+    const id = pathId(event, 'id', 'generation');
+    await services(event).generations.delete(caller.organizationId, id);
+    return { id, object: 'generation' as const, deleted: true as const };
+  });
 }

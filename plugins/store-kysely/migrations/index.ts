@@ -15,6 +15,7 @@ import * as dashboardIndexes from './0014-dashboard-indexes.ts';
 import * as retentionDeadLettersSchedules from './0015-retention-dead-letters-schedules.ts';
 import * as processRegistry from './0016-process-registry.ts';
 import * as limits from './0017-limits.ts';
+import * as generationDeletion from './0018-generation-deletion.ts';
 import * as visitorErasures from './0019-visitor-erasures.ts';
 
 /**
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0015-retention-dead-letters-schedules': retentionDeadLettersSchedules,
   '0016-process-registry': processRegistry,
   '0017-limits': limits,
+  '0018-generation-deletion': generationDeletion,
   '0019-visitor-erasures': visitorErasures,
 };
 

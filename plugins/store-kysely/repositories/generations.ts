@@ -1,4 +1,4 @@
-import type { GenerationRecord, GenerationRepository } from '../../../kit/plugin.ts';
+import type { DeletionReason, GenerationRecord, GenerationRepository, GenerationStatus } from '../../../kit/plugin.ts';
 import type { Dialect } from '../dialect.ts';
 import type { Database, Executor } from '../database.ts';
 import { prepared, preparedInsert } from '../prepared.ts';
@@ -7,7 +7,7 @@ import { afterCursor } from './paginate.ts';
 
 const insertGeneration = preparedInsert('generations');
 const byId = prepared((db, values: { id: string; organizationId: string }) =>
-  db.selectFrom('generations').selectAll().where('id', '=', values.id).where('organization_id', '=', values.organizationId),
+  db.selectFrom('generations').selectAll().where('id', '=', values.id).where('organization_id', '=', values.organizationId).where('deleted_at', 'is', null),
 );
 
 type Row = Database['generations'];
@@ -37,6 +37,26 @@ export const toRecord = (row: Row): GenerationRecord => ({
   createdAt: Number(row.created_at),
   completedAt: row.completed_at === null ? null : Number(row.completed_at),
 });
+
+/**
+ * What deleting a generation leaves of its row: ids, organization, store, widget, mode, size,
+ * credits and times stay (replays, the ledger's references, daily counts and widget caps refer to
+ * them); everything that could be personal goes.
+ */
+const scrubbed = {
+  source_image: '',
+  products: '[]',
+  hint: null,
+  metadata: null,
+  image_url: null,
+  image_variants: null,
+  error_message: null,
+  visitor_id: null,
+  session_id: null,
+} satisfies Partial<Row>;
+
+/** The error code a generation deleted while `processing` is failed with (never shown: GET answers 404). */
+const deletedWhileProcessing = 'generation_deleted';
 
 const toRow = (record: GenerationRecord): Row => ({
   id: record.id,
@@ -78,7 +98,7 @@ export function generationRepository(db: Executor, dialect: Dialect): Generation
     async list(organizationId, { limit, startingAfter, status, mode, from, to }) {
       // generations_by_status (organization, status, time, id) or generations_by_organization
       // (organization, time, id) serve the filter, the range and the order; mode is checked per row.
-      let query = db.selectFrom('generations').selectAll().where('organization_id', '=', organizationId);
+      let query = db.selectFrom('generations').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
       if (status) query = query.where('status', '=', status);
       if (mode) query = query.where('mode', '=', mode);
       if (from !== undefined) query = query.where('created_at', '>=', from);
@@ -121,6 +141,59 @@ export function generationRepository(db: Executor, dialect: Dialect): Generation
         .where('status', '=', 'processing')
         .executeTakeFirst();
       return Number(outcome.numUpdatedRows) === 1;
+    },
+    async markDeleted(organizationId, ids, { at, reason }) {
+      if (ids.length === 0) return [];
+      let live = db
+        .selectFrom('generations')
+        .select(['id', 'status', 'credits_charged'])
+        .where('organization_id', '=', organizationId)
+        .where('id', 'in', ids)
+        .where('deleted_at', 'is', null);
+      // A render's `complete` waits for these locks, then finds the row no longer `processing`.
+      if (dialect === 'postgres') live = live.forUpdate();
+      const rows = await live.execute();
+      if (rows.length === 0) return [];
+      const found = rows.map((row) => row.id);
+      // The ones still processing end as failed (their render is discarded); the others keep their status.
+      await db
+        .updateTable('generations')
+        .set({ status: 'failed', error_code: deletedWhileProcessing, completed_at: at })
+        .where('organization_id', '=', organizationId)
+        .where('id', 'in', found)
+        .where('status', '=', 'processing')
+        .execute();
+      await db
+        .updateTable('generations')
+        .set({ ...scrubbed, deleted_at: at, deletion_reason: reason })
+        .where('organization_id', '=', organizationId)
+        .where('id', 'in', found)
+        .execute();
+      return rows.map((row) => ({ id: row.id, status: row.status as GenerationStatus, creditsCharged: Number(row.credits_charged) }));
+    },
+    async tombstone(organizationId, id) {
+      const row = await db
+        .selectFrom('generations')
+        .select(['id', 'deleted_at', 'deletion_reason'])
+        .where('id', '=', id)
+        .where('organization_id', '=', organizationId)
+        .where('deleted_at', 'is not', null)
+        .executeTakeFirst();
+      return row ? { id: row.id, deletedAt: Number(row.deleted_at), reason: (row.deletion_reason ?? 'deleted') as DeletionReason } : null;
+    },
+    async expired(organizationId, before, limit) {
+      // generations_live_by_age (organization, time) where deleted_at is null: tombstones are not in it.
+      const rows = await db
+        .selectFrom('generations')
+        .select('id')
+        .where('organization_id', '=', organizationId)
+        .where('deleted_at', 'is', null)
+        .where('created_at', '<', before)
+        .where('status', '!=', 'processing')
+        .orderBy('created_at')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => row.id);
     },
   };
 }

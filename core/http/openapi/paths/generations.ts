@@ -36,7 +36,7 @@ export const generationPaths: PathFragment = {
       operationId: 'createGeneration',
       summary: 'Create a generation',
       description:
-        'Starts rendering a photo with 1 to 3 products and charges its credits (1K = 1, 2K = 2, 4K = 3). Answers 202 at once with `status: processing`; the result arrives by the `generation.completed` or `generation.failed` webhook, or by polling.',
+        'Starts rendering a photo with 1 to 3 products and charges its credits (1K = 1, 2K = 2, 4K = 3). Answers 202 at once with `status: processing`; the result arrives by the `generation.completed` or `generation.failed` webhook, or by polling. An `Idempotency-Key` bound to a generation that was deleted since answers 410 (`generation_deleted`, or `generation_expired` when the render retention deleted it): nothing new is made or charged.',
       tags: ['Generations'],
       parameters: [idempotencyKeyParameter],
       requestBody: jsonBody('CreateGenerationRequest', createGenerationExample, '`image` is an https URL or a `data:image/*;base64,` URI of at most 10 MB decoded.'),
@@ -47,7 +47,7 @@ export const generationPaths: PathFragment = {
           serverErrors,
           secretKeyErrors,
           jsonBodyErrors,
-          { 400: ['idempotency_key_invalid', 'image_too_large', 'invalid_image'], 403: ['insufficient_credits'], 503: ['storage_unavailable'] },
+          { 400: ['idempotency_key_invalid', 'image_too_large', 'invalid_image'], 403: ['insufficient_credits'], 410: ['generation_deleted', 'generation_expired'], 503: ['storage_unavailable'] },
         ),
       },
     },
@@ -70,8 +70,18 @@ export const generationPaths: PathFragment = {
       operationId: 'getGeneration',
       summary: 'Get a generation',
       tags: ['Generations'],
+      description: 'A deleted generation answers 404 `resource_missing`, like one that never was; one the organization\'s render retention deleted answers 410 `generation_expired`.',
       parameters: [pathParameter('id', 'The generation id (`agen_…`).')],
-      responses: { '200': ok('The generation.', 'Generation'), ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors) },
+      responses: { '200': ok('The generation.', 'Generation'), ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors, { 410: ['generation_expired'] }) },
+    },
+    delete: {
+      operationId: 'deleteGeneration',
+      summary: 'Delete a generation',
+      description:
+        'Deletes the generation with its original image, every variant and the uploaded photo: the image URLs answer 404 within moments (a CDN in front of the bucket may serve cached copies until they expire), and GET answers 404. A `processing` generation is deleted too: its render is discarded, never stored, and its credits are refunded; a finished one is not refunded. Deleting a deleted generation answers 200 again. Event bodies already sent or queued keep the URLs. With the session cookie, admins only.',
+      tags: ['Generations'],
+      parameters: [pathParameter('id', 'The generation id (`agen_…`).')],
+      responses: { '200': ok('Deleted.', 'DeletedGeneration'), ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors) },
     },
   },
 };
