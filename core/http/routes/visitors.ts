@@ -60,7 +60,13 @@ export const visitorResource = (access: Access) => ({
  * (empty, over 128 characters, U+0000) is a 400 naming `visitorId`, as a bad query value is.
  */
 function visitorIdOf(event: H3Event): string {
-  const visitorId = getRouterParam(event, 'visitorId', { decode: true }) ?? '';
+  // Decoded whole: h3's own decoding keeps `%2F` as is, and a visitor id may hold a slash.
+  let visitorId = '';
+  try {
+    visitorId = decodeURIComponent(getRouterParam(event, 'visitorId') ?? '');
+  } catch {
+    // Malformed percent-encoding: no visitor id.
+  }
   if (!couldBeVisitorId(visitorId)) {
     throw new ApiError('invalid_request_error', 'parameter_invalid', 'visitorId: must be 1 to 128 characters, without U+0000 (NUL)', 'visitorId');
   }
