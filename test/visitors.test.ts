@@ -242,6 +242,28 @@ for (const [database, environment] of matrix.databases) {
       assert.deepEqual([again.generationsDeleted, again.identitiesDeleted, again.conversionsUnlinked], [0, 0, 0]);
     });
 
+    it('counts exactly and leaves nothing behind when the same erasure runs several times at once (a run that outlived its lease)', async () => {
+      const { persistence, eraseVisitor } = b.g.app.container.cradle;
+      const visitorId = 'v-twice';
+      for (let index = 0; index < 5; index += 1) {
+        await persistence.generations.create(generationRecord(shop.organizationId, { storeId: shop.storeId, widgetId: widgets.main, visitorId, sessionId: `s-twice-${index}`, createdAt: 5_000 + index }));
+      }
+      await identify(shop.storeId, visitorId, 's-twice-identity', 'customer-twice');
+      await order('twice-1', visitorId, 's-twice-0', 'sku-1', 100);
+      await order('twice-2', '', 's-twice-3', 'sku-1', 100);
+      await order('twice-3', '', 's-twice-identity', 'sku-1', 100);
+      const started = await erase(visitorId);
+      // The worker runs the job; two more runs of it start beside it.
+      const job = { id: 'job_twice', kind: 'erase_visitor', payload: { erasureId: started.id, organizationId: shop.organizationId }, attempts: 1, failures: 0 };
+      await Promise.all([eraseVisitor(job), eraseVisitor(job)]);
+      const done = await completed(started.id);
+      assert.deepEqual([done.generationsDeleted, done.identitiesDeleted, done.conversionsUnlinked], [5, 1, 3]);
+      assert.equal(await persistence.visitorErasures.subject(started.id), null);
+      assert.deepEqual(await persistence.visitorErasures.sessions(started.id, 10), [], 'no session id outlives the erasure');
+      const after = await access(visitorId);
+      assert.deepEqual([after.generations.total, after.identities.total, after.conversions.total], [0, 0, 0]);
+    });
+
     it('lists erasures newest first, pages them, and keeps them to their organization', async () => {
       const page = await json(await b.v1(shop.apiKey, '/v1/visitor-erasures?limit=2'));
       assert.equal(page.object, 'list');
@@ -249,7 +271,7 @@ for (const [database, environment] of matrix.databases) {
       assert.equal(page.has_more, true);
       const rest = await json(await b.v1(shop.apiKey, `/v1/visitor-erasures?limit=100&starting_after=${page.data[1].id}`));
       const all = [...page.data, ...rest.data] as Erasure[];
-      assert.equal(all.length, 3, 'the dashboard\'s, Ana\'s and the repeat');
+      assert.equal(all.length, 4, "the dashboard's, Ana's, the repeat and v-twice's");
       assert.deepEqual(all.map((item) => item.requestedAt), all.map((item) => item.requestedAt).sort().reverse());
       assert.ok(all.every((item) => item.status === 'complete'));
       assert.deepEqual((await json(await b.v1(other.apiKey, '/v1/visitor-erasures'))).data, []);

@@ -25,6 +25,10 @@ export type EraseVisitor = ReturnType<typeof eraseVisitor>;
  *    forgotten in the transaction that unlinks its last conversions;
  * 5. the erasure is marked complete and its visitor id and any session id left are deleted.
  *
+ * Each batch first locks the erasure's pending work (`subject` for update) and stops if it is gone,
+ * so a run that outlived its lease while another ran the job never records anything after the
+ * completion, and batches of two runs never overlap (on SQLite transactions run one at a time).
+ *
  * What arrives for the visitor after a step has passed it (a generation made meanwhile, say) is
  * not erased: the visitor's browser still has its id. A new erasure request takes it.
  */
@@ -48,6 +52,10 @@ export function eraseVisitor({ persistence, clock, queue, config, logger, delete
         // A stopping worker gives the job back between batches; the next run resumes here.
         context.signal?.throwIfAborted();
         const { progress, more } = await persistence.transaction(async (tx) => {
+          // Still pending, and held so until this batch commits: a run of the job that outlived its
+          // lease stops here once another run completed the erasure, rather than record session
+          // ids after the completion deleted them.
+          if (!(await tx.visitorErasures.subject(erasureId, { forUpdate: true }))) throw new ErasureCompletedElsewhere();
           const outcome = await batch(tx);
           if (outcome.progress) await tx.visitorErasures.progress(erasureId, outcome.progress);
           return outcome;
@@ -62,46 +70,59 @@ export function eraseVisitor({ persistence, clock, queue, config, logger, delete
 
     const sessionIdsOf = (rows: Array<{ sessionId: string | null }>) => rows.flatMap((row) => (row.sessionId ? [row.sessionId] : []));
 
-    await repeat(
-      async (tx) => {
-        const taken = await tx.visitorData.detachGenerations(organizationId, visitorId, batchSize);
-        if (taken.length === 0) return { more: false };
-        await tx.visitorErasures.addSessions(erasureId, sessionIdsOf(taken));
-        await deleteGenerations(tx, organizationId, taken.map((generation) => generation.id));
-        return { progress: { generationsDeleted: taken.length }, more: true };
-      },
-      // The deletion queued the jobs that delete the images: wake this process's workers for them.
-      () => queue.notify(),
-    );
+    /** The steps, in order; each repeats its batch until it finds nothing left. */
+    const steps = [
+      () =>
+        repeat(
+          async (tx) => {
+            const taken = await tx.visitorData.detachGenerations(organizationId, visitorId, batchSize);
+            if (taken.length === 0) return { more: false };
+            await tx.visitorErasures.addSessions(erasureId, sessionIdsOf(taken));
+            await deleteGenerations(tx, organizationId, taken.map((generation) => generation.id));
+            return { progress: { generationsDeleted: taken.length }, more: true };
+          },
+          // The deletion queued the jobs that delete the images: wake this process's workers for them.
+          () => queue.notify(),
+        ),
+      () =>
+        repeat(async (tx) => {
+          const deleted = await tx.visitorData.deleteIdentities(organizationId, visitorId, batchSize);
+          if (deleted.length === 0) return { more: false };
+          await tx.visitorErasures.addSessions(erasureId, sessionIdsOf(deleted));
+          return { progress: { identitiesDeleted: deleted.length }, more: true };
+        }),
+      () =>
+        repeat(async (tx) => {
+          const unlinked = await tx.visitorData.unlinkConversionsOfVisitor(organizationId, visitorId, batchSize, clock.now());
+          return { progress: { conversionsUnlinked: unlinked }, more: unlinked > 0 };
+        }),
+      () =>
+        repeat(async (tx) => {
+          const sessionIds = await tx.visitorErasures.sessions(erasureId, batchSize);
+          if (sessionIds.length === 0) return { more: false };
+          const unlinked = await tx.visitorData.unlinkConversionsOfSessions(organizationId, sessionIds, batchSize, clock.now());
+          // Fewer than a batch: none of these sessions has a linked conversion left.
+          if (unlinked < batchSize) await tx.visitorErasures.removeSessions(erasureId, sessionIds);
+          return { progress: { conversionsUnlinked: unlinked }, more: true };
+        }),
+    ];
 
-    await repeat(async (tx) => {
-      const deleted = await tx.visitorData.deleteIdentities(organizationId, visitorId, batchSize);
-      if (deleted.length === 0) return { more: false };
-      await tx.visitorErasures.addSessions(erasureId, sessionIdsOf(deleted));
-      return { progress: { identitiesDeleted: deleted.length }, more: true };
-    });
-
-    await repeat(async (tx) => {
-      const unlinked = await tx.visitorData.unlinkConversionsOfVisitor(organizationId, visitorId, batchSize, clock.now());
-      return { progress: { conversionsUnlinked: unlinked }, more: unlinked > 0 };
-    });
-
-    await repeat(async (tx) => {
-      const sessionIds = await tx.visitorErasures.sessions(erasureId, batchSize);
-      if (sessionIds.length === 0) return { more: false };
-      const unlinked = await tx.visitorData.unlinkConversionsOfSessions(organizationId, sessionIds, batchSize, clock.now());
-      // Fewer than a batch: none of these sessions has a linked conversion left.
-      if (unlinked < batchSize) await tx.visitorErasures.removeSessions(erasureId, sessionIds);
-      return { progress: { conversionsUnlinked: unlinked }, more: true };
-    });
-
-    context.signal?.throwIfAborted();
-    await persistence.transaction(async (tx) => {
-      await tx.visitorErasures.complete(erasureId, clock.now());
-      // The job goes with the same commit, so a crash leaves either both or neither.
-      await context.completeIn?.(tx);
-    });
+    try {
+      for (const step of steps) await step();
+      context.signal?.throwIfAborted();
+      await persistence.transaction(async (tx) => {
+        if (!(await tx.visitorErasures.complete(erasureId, clock.now()))) throw new ErasureCompletedElsewhere();
+        // The job goes with the same commit, so a crash leaves either both or neither.
+        await context.completeIn?.(tx);
+      });
+    } catch (error) {
+      if (error instanceof ErasureCompletedElsewhere) return;
+      throw error;
+    }
     // Counts of this run only (an earlier, interrupted run did the rest); never the visitor's ids.
     log.info('visitor erasure complete', { erasureId, organizationId, ...done });
   };
 }
+
+/** Another run of the same job completed the erasure (this one had outlived its lease): nothing is left to do. */
+class ErasureCompletedElsewhere extends Error {}

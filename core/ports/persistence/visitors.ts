@@ -65,8 +65,12 @@ export interface VisitorErasureRepository {
   list(organizationId: string, options: { limit: number; startingAfter?: string }): Promise<{ data: VisitorErasure[]; hasMore: boolean }>;
   /** The organization's pending erasure of the visitor, or null. */
   pendingFor(organizationId: string, visitorId: string): Promise<VisitorErasure | null>;
-  /** What a pending erasure works on (its job reads it); null when it is complete or unknown. */
-  subject(id: string): Promise<{ organizationId: string; visitorId: string } | null>;
+  /**
+   * What a pending erasure works on (its job reads it); null when it is complete or unknown. Inside
+   * a transaction `forUpdate` holds `complete` back (where the database can) until that transaction
+   * ends, so a batch that found the erasure pending commits before it completes.
+   */
+  subject(id: string, options?: { forUpdate?: boolean }): Promise<{ organizationId: string; visitorId: string } | null>;
   /** Adds to the pending erasure's session ids (each kept once). */
   addSessions(id: string, sessionIds: string[]): Promise<void>;
   /** Up to `limit` of the session ids collected and not yet removed. */
@@ -75,8 +79,9 @@ export interface VisitorErasureRepository {
   /** Adds to the erasure's counts. */
   progress(id: string, counts: ErasureProgress): Promise<void>;
   /**
-   * Marks a pending erasure complete at `at` and deletes its visitor id and session ids, so what
-   * stays names nobody; false (and no change) when it was not pending.
+   * Marks a pending erasure complete at `at` and deletes its visitor id and session ids (the session
+   * ids last, so none a batch committed meanwhile is left), so what stays names nobody; false (and
+   * no change) when it was not pending.
    */
   complete(id: string, at: number): Promise<boolean>;
 }

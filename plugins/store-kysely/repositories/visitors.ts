@@ -1,4 +1,6 @@
+import type { UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type { ErasureProgress, VisitorDataRepository, VisitorErasure, VisitorErasureRepository } from '../../../kit/plugin.ts';
+import type { Dialect } from '../dialect.ts';
 import type { Database, Executor } from '../database.ts';
 import { toRecord as toConversion } from './conversions.ts';
 import { toRecord as toGeneration } from './generations.ts';
@@ -51,9 +53,19 @@ const visitorConversions = (db: Executor, organizationId: string, visitorId: str
 
 const counted = (row: { count: number | string | bigint } | undefined) => Number(row?.count ?? 0);
 
-/** Removes both ids from the conversions `ids` selects; the rest of each conversion stays. */
-async function unlink(db: Executor, ids: ReturnType<typeof conversionIds>, at: number): Promise<number> {
-  const result = await db.updateTable('conversions').set({ visitor_id: null, session_id: null, updated_at: at }).where('id', 'in', ids).executeTakeFirst();
+/**
+ * Removes both ids from the conversions `ids` selects that `still` holds for (the match repeated on
+ * the row itself, so a row another transaction unlinked meanwhile is neither changed nor counted
+ * again); the rest of each conversion stays.
+ */
+async function unlink(
+  db: Executor,
+  ids: ReturnType<typeof conversionIds>,
+  still: (query: UpdateQueryBuilder<Database, 'conversions', 'conversions', UpdateResult>) => UpdateQueryBuilder<Database, 'conversions', 'conversions', UpdateResult>,
+  at: number,
+): Promise<number> {
+  const query = db.updateTable('conversions').set({ visitor_id: null, session_id: null, updated_at: at }).where('id', 'in', ids);
+  const result = await still(query).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
@@ -115,11 +127,11 @@ export function visitorDataRepository(db: Executor): VisitorDataRepository {
     },
 
     unlinkConversionsOfVisitor: (organizationId, visitorId, limit, at) =>
-      unlink(db, conversionIds(db, organizationId).where('visitor_id', '=', visitorId).limit(limit), at),
+      unlink(db, conversionIds(db, organizationId).where('visitor_id', '=', visitorId).limit(limit), (query) => query.where('visitor_id', '=', visitorId), at),
 
     async unlinkConversionsOfSessions(organizationId, sessionIds, limit, at) {
       if (sessionIds.length === 0) return 0;
-      return unlink(db, conversionIds(db, organizationId).where('session_id', 'in', sessionIds).limit(limit), at);
+      return unlink(db, conversionIds(db, organizationId).where('session_id', 'in', sessionIds).limit(limit), (query) => query.where('session_id', 'in', sessionIds), at);
     },
   };
 }
@@ -153,7 +165,7 @@ const toRow = (erasure: VisitorErasure): ErasureRow => ({
 
 const countColumns = { generationsDeleted: 'generations_deleted', identitiesDeleted: 'identities_deleted', conversionsUnlinked: 'conversions_unlinked' } as const;
 
-export function visitorErasureRepository(db: Executor): VisitorErasureRepository {
+export function visitorErasureRepository(db: Executor, dialect: Dialect): VisitorErasureRepository {
   async function pendingFor(organizationId: string, visitorId: string) {
     const row = await db
       .selectFrom('visitor_erasure_subjects as subject')
@@ -206,8 +218,11 @@ export function visitorErasureRepository(db: Executor): VisitorErasureRepository
 
     pendingFor,
 
-    async subject(id) {
-      const row = await db.selectFrom('visitor_erasure_subjects').select(['organization_id', 'visitor_id']).where('erasure_id', '=', id).executeTakeFirst();
+    async subject(id, options = {}) {
+      let query = db.selectFrom('visitor_erasure_subjects').select(['organization_id', 'visitor_id']).where('erasure_id', '=', id);
+      // SQLite transactions already hold the write lock (BEGIN IMMEDIATE); Postgres locks the row.
+      if (options.forUpdate && dialect === 'postgres') query = query.forUpdate();
+      const row = await query.executeTakeFirst();
       return row ? { organizationId: row.organization_id, visitorId: row.visitor_id } : null;
     },
 
@@ -232,23 +247,23 @@ export function visitorErasureRepository(db: Executor): VisitorErasureRepository
     },
 
     async progress(id, counts: ErasureProgress) {
-      const changes = Object.entries(counts).filter(([, n]) => n);
+      const changes = (Object.keys(countColumns) as Array<keyof typeof countColumns>).filter((name) => counts[name]);
       if (changes.length === 0) return;
+      // Added in the statement, so concurrent batches (a job run twice after a lost lease) both count.
       await db
         .updateTable('visitor_erasures')
-        .set((eb) => Object.fromEntries(changes.map(([name, n]) => {
-          const column = countColumns[name as keyof typeof countColumns];
-          return [column, eb(column, '+', n!)];
-        })))
+        .set((eb) => Object.fromEntries(changes.map((name) => [countColumns[name], eb(countColumns[name], '+', counts[name]!)])))
         .where('id', '=', id)
         .execute();
     },
 
     async complete(id, at) {
-      const result = await db.updateTable('visitor_erasures').set({ status: 'complete', completed_at: at }).where('id', '=', id).where('status', '=', 'pending').executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) return false;
+      // The work's row first: on Postgres this waits for a batch that locked it (`subject` for
+      // update) to commit, so the session ids deleted next include any that batch recorded.
+      const subject = await db.deleteFrom('visitor_erasure_subjects').where('erasure_id', '=', id).executeTakeFirst();
+      if (Number(subject.numDeletedRows) !== 1) return false;
+      await db.updateTable('visitor_erasures').set({ status: 'complete', completed_at: at }).where('id', '=', id).where('status', '=', 'pending').execute();
       await db.deleteFrom('visitor_erasure_sessions').where('erasure_id', '=', id).execute();
-      await db.deleteFrom('visitor_erasure_subjects').where('erasure_id', '=', id).execute();
       return true;
     },
   };
