@@ -35,6 +35,10 @@ const methods: Record<string, string> = {
   listWidgets: 'widgets.list',
   getWidget: 'widgets.retrieve',
   updateWidget: 'widgets.update',
+  getVisitor: 'visitors.retrieve',
+  eraseVisitor: 'visitors.erase',
+  listVisitorErasures: 'visitorErasures.list',
+  getVisitorErasure: 'visitorErasures.retrieve',
 };
 
 describe('@visualizer/client types', () => {
