@@ -64,6 +64,27 @@ describe('CLI', () => {
     assert.equal(credits.balance, 25);
   });
 
+  it('orgs update sets how long renders are kept, and orgs list shows it', async () => {
+    const { organizationId } = JSON.parse((await cli(['orgs', 'create', '--name', 'retention', '--credits', '0', '--json'], env)).stdout);
+    const listed = async () => JSON.parse((await cli(['orgs', 'list', '--json'], env)).stdout).find((org: { id: string }) => org.id === organizationId);
+    assert.equal((await listed()).renderRetentionDays, null, 'for ever by default');
+    const updated = await cli(['orgs', 'update', '--org', organizationId, '--render-retention-days', '30', '--json'], env);
+    assert.equal(updated.code, 0, updated.stderr);
+    assert.deepEqual(JSON.parse(updated.stdout), { organizationId, name: 'retention', renderRetentionDays: 30 });
+    assert.equal((await listed()).renderRetentionDays, 30);
+    const text = await cli(['orgs', 'update', '--org', organizationId, '--render-retention-days', 'forever'], env);
+    assert.match(text.stdout, /renders are kept for ever/);
+    assert.equal((await listed()).renderRetentionDays, null);
+    for (const bad of ['0', 'soon']) {
+      const refused = await cli(['orgs', 'update', '--org', organizationId, '--render-retention-days', bad], env);
+      assert.equal(refused.code, 2, `${bad}: ${refused.stderr}`);
+      assert.match(refused.stderr, /--render-retention-days must be a whole number from 1 to 36500, or 'forever'/);
+    }
+    const unknown = await cli(['orgs', 'update', '--org', 'org_000000000000000000000000', '--render-retention-days', '7'], env);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /No such organization/);
+  });
+
   it('prints a clear error and exits non-zero on bad arguments', async () => {
     const cases: Array<[string[], RegExp, number]> = [
       [['orgs', 'create', '--credits', '5'], /--name is required/, 2],

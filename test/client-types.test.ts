@@ -39,6 +39,9 @@ const methods: Record<string, string> = {
   eraseVisitor: 'visitors.erase',
   listVisitorErasures: 'visitorErasures.list',
   getVisitorErasure: 'visitorErasures.retrieve',
+  deleteGeneration: 'generations.delete',
+  getOrganization: 'organization.retrieve',
+  updateOrganization: 'organization.update',
 };
 
 describe('@visualizer/client types', () => {

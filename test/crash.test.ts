@@ -468,3 +468,99 @@ for (const database of ['sqlite', 'postgres'] as const) {
     });
   });
 }
+
+for (const database of ['sqlite', 'postgres'] as const) {
+  describe(`a worker killed part-way through deleting generations (${database})`, () => {
+    // A short lease, so the next worker reclaims the purge the dead one held.
+    const sandbox = crashSandbox(database, { pluginOptions: { db: { leaseMs: 2_000, pollIntervalMs: 100 } } });
+
+    it('leaves them deleted with their images half there, and the next worker deletes the rest; nothing is refunded or lost', async () => {
+      const { stdout } = await run(bin, ['orgs', 'create', '--name', 'deletions', '--credits', '10', '--json'], { env: { ...process.env, ...sandbox.env } });
+      const headers = { authorization: `Bearer ${JSON.parse(stdout).apiKey}`, 'content-type': 'application/json' };
+      const api = await start(['serve'], { ...sandbox.env, VISUALIZER_WORKER_CONCURRENCY: '0' }, /listening on (http:\S+)/);
+      sandbox.children.push(api.child);
+      const url = api.match[1]!;
+      // Workers publish images at the API's own `/cdn/` URLs.
+      const workerEnv = { ...sandbox.env, VISUALIZER_PUBLIC_URL: url };
+      const renderer = await start(['worker'], workerEnv, /worker running/);
+      sandbox.children.push(renderer.child);
+
+      const ids: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const response = await fetch(`${url}/v1/generations`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ mode: 'virtual-try-on', image: `${sandbox.host.url}/photo.jpg`, products: [{ productId: i, productTitle: `Item ${i}`, imageUrl: `${sandbox.host.url}/product.png` }] }),
+        });
+        assert.equal(response.status, 202);
+        ids.push((await response.json()).id);
+      }
+      const images: string[] = [];
+      for (const id of ids) {
+        let generation = { status: 'processing', imageUrl: '', imageVariants: {} as Record<string, { url: string }> };
+        const deadline = Date.now() + 60_000;
+        while (generation.status === 'processing' && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          generation = await (await fetch(`${url}/v1/generations/${id}`, { headers })).json();
+        }
+        assert.equal(generation.status, 'complete');
+        images.push(generation.imageUrl, ...Object.values(generation.imageVariants).flatMap((variant) => [variant.url, variant.url.replace(/\.jpg$/, '.webp')]));
+      }
+      const statuses = () => Promise.all(images.map(async (image) => (await fetch(image)).status));
+      assert.deepEqual(await statuses(), Array(14).fill(200));
+      renderer.child.kill('SIGTERM');
+      assert.equal(await exited(renderer.child), 0);
+
+      // A worker whose deletes take 300 ms each, one job at a time: killed once the first generation's
+      // seven images are deleted and the second's are being deleted.
+      const slow = path.join(sandbox.dir, 'slow-delete.json');
+      writeFileSync(
+        slow,
+        JSON.stringify({
+          plugins: { cdn: path.join(import.meta.dirname, 'fixtures', 'slow-delete-cdn-plugin.ts') },
+          pluginOptions: { 'slow-delete-local': { delayMs: 300 }, db: { leaseMs: 2_000, pollIntervalMs: 100 } },
+        }),
+      );
+      const doomed = await start(['worker'], { ...workerEnv, VISUALIZER_CONFIG: slow, VISUALIZER_WORKER_CONCURRENCY: '1' }, /worker running/);
+      sandbox.children.push(doomed.child);
+      let deletes = 0;
+      const secondGeneration = new Promise<void>((resolve) =>
+        doomed.child.stdout!.on('data', (chunk: Buffer) => {
+          deletes += String(chunk).split('\n').filter((line) => line.startsWith('deleting gen/')).length;
+          if (deletes >= 8) resolve();
+        }),
+      );
+      const balanceBefore = (await (await fetch(`${url}/v1/credits`, { headers })).json()).balance;
+      for (const id of ids) {
+        const deleted = await fetch(`${url}/v1/generations/${id}`, { method: 'DELETE', headers });
+        assert.equal(deleted.status, 200);
+      }
+      await secondGeneration;
+      doomed.child.kill('SIGKILL');
+      await exited(doomed.child);
+
+      const halfway = await statuses();
+      assert.ok(halfway.includes(404) && halfway.includes(200), `some images were deleted, some not yet: ${halfway}`);
+      for (const id of ids) assert.equal((await fetch(`${url}/v1/generations/${id}`, { headers })).status, 404, 'the generation is deleted all the same');
+
+      const successor = await start(['worker'], workerEnv, /worker running/);
+      sandbox.children.push(successor.child);
+      const deadline = Date.now() + 30_000;
+      let after = halfway;
+      while (Date.now() < deadline && !after.every((status) => status === 404)) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        after = await statuses();
+      }
+      assert.deepEqual(after, Array(14).fill(404), 'every image is deleted after the restart');
+      for (const id of ids) assert.equal((await fetch(`${url}/v1/generations/${id}`, { headers })).status, 404);
+      assert.equal((await (await fetch(`${url}/v1/credits`, { headers })).json()).balance, balanceBefore, 'finished generations are not refunded');
+      const generationFolders = path.join(sandbox.dir, 'cdn', 'public', 'gen');
+      assert.deepEqual(existsSync(generationFolders) ? readdirSync(generationFolders) : [], [], 'no folder of theirs is left');
+
+      successor.child.kill('SIGTERM');
+      assert.equal(await exited(successor.child), 0);
+      api.child.kill('SIGTERM');
+      assert.equal(await exited(api.child), 0);
+    });
+  });
+}

@@ -147,6 +147,8 @@ const reads: Array<{ name: string; index: RegExp; run: (persistence: Persistence
     index: /conversions_by_session/,
     run: (p) => p.transaction((tx) => tx.visitorData.unlinkConversionsOfSessions(orgA, ['ses_8', 'ses_16'], 100, base)),
   },
+  // The render retention: live generations by age, never reading the tombstones earlier sweeps left.
+  { name: 'expired renders', index: /generations_live_by_age/, run: (p) => p.generations.expired(orgA, base + 2_000 * 3_600_000, 100) },
 ];
 
 interface Explained {

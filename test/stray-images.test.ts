@@ -148,6 +148,27 @@ describe('images no run committed', () => {
     assert.deepEqual(readdirSync(generationDir), [committed[0]!.split(path.sep)[0]], 'and only its folder');
   });
 
+  it("never keeps or brings back a deleted generation's images: its stray-image job deletes every folder, the purge finds nothing left", async () => {
+    const id = await create();
+    failNextTransaction();
+    await assert.rejects(cradle().renderGeneration(renderJob(id, 1)), RetryJob);
+    await cradle().renderGeneration(renderJob(id, 2));
+    assert.equal(folders(await stored(id)).length, 2, 'the committed run and the orphaned one');
+    const deleted = await fetch(`${g.app.url}/v1/generations/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${apiKey}` } });
+    assert.equal(deleted.status, 200);
+    // The stray-image job the completion queued runs first: with no live URL to keep, it keeps nothing.
+    const { sweepStrayImages, purgeGenerationImages } = cradle();
+    await sweepStrayImages({ id: 'job_sweep', kind: strayImagesJobKind, payload: { generationId: id, organizationId }, attempts: 1, failures: 0 });
+    assert.deepEqual(await stored(id), []);
+    await purgeGenerationImages({ id: 'job_purge', kind: 'purge_generation_images', payload: { organizationId, generationIds: [id] }, attempts: 1, failures: 0 });
+    assert.deepEqual(await stored(id), [], 'deleting what is gone already is fine');
+    // A purge never touches a live generation's images, whatever its payload says.
+    const live = await create();
+    await cradle().renderGeneration(renderJob(live, 1));
+    await purgeGenerationImages({ id: 'job_purge_live', kind: 'purge_generation_images', payload: { organizationId, generationIds: [live] }, attempts: 1, failures: 0 });
+    assert.equal((await stored(live)).length, 7);
+  });
+
   // Last: it starts the workers, which would then also render the other tests' generations.
   it('a commit that failed leaves its images until the generation ends; the job that run queues then deletes them', async () => {
     const id = await create();

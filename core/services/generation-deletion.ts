@@ -16,6 +16,9 @@ export interface PurgeImagesJobPayload {
   generationIds: string[];
 }
 
+/** Ids one `markDeleted` call is given, at most (one SQL `in` list). */
+const markBatchSize = 500;
+
 /** Generations whose images one purge job deletes, at most: a large deletion becomes several short jobs. */
 export const purgeBatchSize = 100;
 
@@ -57,6 +60,10 @@ export interface GenerationDeletionOutcome {
  *   deleted while `processing` a second purge is queued `render.strayImagesAfterMs` later, for a
  *   render that passed its check and died after storing images.
  *
+ * Any number of ids may be given; they are marked 500 at a time within `tx`. A very large
+ * erasure is better split into several transactions of a few hundred (as the retention sweep
+ * does), so no transaction holds its locks long.
+ *
  * So a crash anywhere leaves either nothing done (rolled back) or the tombstone with its purge
  * job, which runs, and runs again after a crash, until the images are gone. Events already in the
  * outbox keep their bodies (with URLs that now answer 404); no event is emitted for a deletion.
@@ -67,7 +74,12 @@ export async function deleteGenerationsIn(
   { organizationId, generationIds, reason }: GenerationDeletion,
 ): Promise<GenerationDeletionOutcome> {
   const at = clock.now();
-  const deleted = await tx.generations.markDeleted(organizationId, [...new Set(generationIds)], { at, reason });
+  const unique = [...new Set(generationIds)];
+  const deleted: MarkedDeletion[] = [];
+  // Each call's ids are one SQL `in` list: bounded, whatever the caller hands in.
+  for (let start = 0; start < unique.length; start += markBatchSize) {
+    deleted.push(...(await tx.generations.markDeleted(organizationId, unique.slice(start, start + markBatchSize), { at, reason })));
+  }
   let refunded = 0;
   const wereProcessing: string[] = [];
   for (const generation of deleted) {

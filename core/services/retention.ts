@@ -61,9 +61,10 @@ export interface RenderRetentionReport {
  * The render retention sweep: for each organization that keeps renders for `renderRetentionDays`,
  * deletes its generations made longer ago than that, through the one deletion path
  * (deleteGenerationsIn, reason `expired`: tombstone, scrubbed row, purge job for the images and
- * the uploaded photo). Batches of at most `retention.batchSize` (and 100) generations, each found and deleted in its
- * own short transaction; at most `retention.maxBatchesPerRun` batches per sweep, the rest goes
- * at the next. `processing` generations are never expired (they end first).
+ * the uploaded photo). Batches of at most 100 generations (fewer if `retention.batchSize` is
+ * smaller), each found and deleted in its own short transaction; at most
+ * `retention.maxBatchesPerRun` batches per sweep, the rest goes at the next. `processing`
+ * generations are never expired (they end first).
  */
 export function renderRetentionSweep(deps: Pick<Cradle, 'persistence' | 'clock' | 'config' | 'logger' | 'ids' | 'queue'>) {
   const { persistence, clock, config, logger, queue } = deps;

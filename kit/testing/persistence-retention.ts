@@ -99,5 +99,50 @@ export function persistenceRetentionContract(context: { store: () => Persistence
       assert.equal(await store.transaction((tx) => tx.retention.pruneDeadJobs(10_000, 10)), 1);
       assert.deepEqual((await store.jobs.listDead({ kind, limit: 10 })).map((job) => job.id), [ids[1]]);
     });
+  
+    it('deletes generations as scrubbed tombstones that reads leave out, fails a processing one, and finds expired ones by age', async () => {
+      const store = context.store();
+      const { organization } = await context.tenants().createOrganization({ name: 'Deletions', credits: 0 });
+      const { organization: other } = await context.tenants().createOrganization({ name: 'Others', credits: 0 });
+      const personal = { hint: 'blue', metadata: { customer: 'c-1' }, visitorId: 'vis_1', sessionId: 'ses_1', imageUrl: 'https://cdn.example/gen/x/original.png', errorMessage: null };
+      const done = generationRecord(organization.id, { ...personal, createdAt: 10, completedAt: 11, creditsCharged: 2 });
+      const rendering = generationRecord(organization.id, { status: 'processing', createdAt: 20, creditsCharged: 3 });
+      const young = generationRecord(organization.id, { status: 'failed', createdAt: 5_000, completedAt: 5_001 });
+      const foreign = generationRecord(other.id, { createdAt: 10 });
+      for (const record of [done, rendering, young, foreign]) await store.generations.create(record);
+      assert.deepEqual(await store.generations.expired(organization.id, 1_000, 10), [done.id], 'ended, live and older than the cutoff, not processing');
+
+      const marked = await store.transaction((tx) => tx.generations.markDeleted(organization.id, [done.id, rendering.id, foreign.id, 'agen_unknown'], { at: 100, reason: 'deleted' }));
+      assert.deepEqual(
+        marked.sort((a, b) => a.id.localeCompare(b.id)),
+        [{ id: done.id, status: 'complete', creditsCharged: 2 }, { id: rendering.id, status: 'processing', creditsCharged: 3 }].sort((a, b) => a.id.localeCompare(b.id)),
+        'only live generations of the organization',
+      );
+      assert.deepEqual(await store.transaction((tx) => tx.generations.markDeleted(organization.id, [done.id], { at: 200, reason: 'expired' })), [], 'once');
+      assert.equal(await store.generations.get(organization.id, done.id), null);
+      assert.equal(await store.generations.get(organization.id, rendering.id), null);
+      assert.ok(await store.generations.get(other.id, foreign.id), "another organization's is untouched");
+      assert.deepEqual(await store.generations.tombstone(organization.id, done.id), { id: done.id, deletedAt: 100, reason: 'deleted' });
+      assert.equal(await store.generations.tombstone(other.id, done.id), null, 'tenancy');
+      assert.equal(await store.generations.tombstone(organization.id, young.id), null, 'a live one has none');
+      assert.equal(await store.generations.statusOf(rendering.id), 'failed', 'no render can complete it any more');
+      assert.equal(await store.generations.complete(rendering.id, { imageUrl: 'https://cdn.example/x.png', imageVariants: { list: { url: 'https://x/l.jpg', width: 200 }, card: { url: 'https://x/c.jpg', width: 600 }, detail: { url: 'https://x/d.jpg', width: 1200 } }, completedAt: 300 }), false);
+      const listed = await store.generations.list(organization.id, { limit: 10 });
+      assert.deepEqual(listed.data.map((generation) => generation.id), [young.id]);
+      assert.deepEqual(await store.generations.expired(organization.id, 10_000, 10), [young.id], 'tombstones never expire again');
+      assert.deepEqual(
+        (await store.generations.daily({ organizationId: organization.id }, { from: 0, to: 86_400_000 })).reduce((sum, day) => sum + day.count, 0),
+        3,
+        'daily counts still count deleted generations',
+      );
+
+      await store.organizations.setRenderRetention(organization.id, 30);
+      assert.equal((await store.organizations.get(organization.id))?.renderRetentionDays, 30);
+      assert.ok((await store.organizations.withRenderRetention()).some((entry) => entry.id === organization.id && entry.renderRetentionDays === 30));
+      assert.ok(!(await store.organizations.withRenderRetention()).some((entry) => entry.id === other.id));
+      await store.organizations.setRenderRetention(organization.id, null);
+      assert.equal((await store.organizations.get(organization.id))?.renderRetentionDays, null);
+      assert.equal(await store.organizations.setRenderRetention('org_unknown', 3), null);
+    });
   });
 }

@@ -250,6 +250,9 @@ for (const [database, environment] of matrix.databases) {
         assert.equal(await viewer.page.getByRole('alert').count(), 0, `${section.name}: no error shown to a viewer`);
       }
       assert.equal(await viewer.page.getByRole('button', { name: 'Create invitation link' }).count(), 0);
+      await viewer.page.goto(app.dashboard(`/generations/${generationId}`));
+      await viewer.page.getByRole('heading', { level: 2, name: 'Metadata' }).waitFor();
+      assert.equal(await viewer.page.getByRole('button', { name: 'Delete generation' }).count(), 0, 'a viewer cannot delete a generation');
       assert.deepEqual(viewer.errors, []);
 
       const refused = await fromPage(viewer.page, 'POST', '/v1/api-keys', { kind: 'secret', name: 'sneaky' });
@@ -331,6 +334,24 @@ for (const [database, environment] of matrix.databases) {
       // The gallery is the outsider's own: empty.
       await openSection(outsider.page, { link: 'Generations', heading: 'Generations' });
       await outsider.page.getByText('No generations match.').waitFor();
+    });
+
+    it('an admin deletes a generation from its page after confirming; its images and GET answer 404', async () => {
+      const { page } = admin;
+      const response = await app.g.api.post(secretKey, app.g.validBody());
+      const id = JSON.parse(await response.text()).id as string;
+      const done = await app.g.api.settled(secretKey, id);
+      assert.equal(done.status, 'complete');
+      await page.goto(app.dashboard(`/generations/${id}`));
+      await page.getByRole('heading', { level: 1, name: `Generation ${id}` }).waitFor();
+      await page.getByRole('heading', { level: 2, name: 'Delete' }).waitFor();
+      await page.getByRole('button', { name: 'Delete generation' }).click();
+      await page.getByRole('button', { name: `Delete ${id} for good` }).click();
+      await page.getByRole('heading', { level: 1, name: 'Generations' }).waitFor();
+      await page.getByText(`Generation ${id} deleted.`).waitFor();
+      assert.equal((await app.g.api.get(secretKey, `/v1/generations/${id}`)).status, 404);
+      await waitFor('the image to answer 404', async () => (await fetch(done.imageUrl)).status === 404);
+      assert.deepEqual(admin.errors, []);
     });
 
     it('signing out ends the session: the old cookie is refused afterwards', async () => {

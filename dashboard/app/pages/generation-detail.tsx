@@ -1,14 +1,47 @@
 import { Fragment } from 'preact';
 import { api, unwrap } from '../api.ts';
 import { EventDeliveries } from '../components/event-deliveries.tsx';
-import { ErrorText, PageTitle, StatusBadge, Time, ScrollTable } from '../components/ui.tsx';
+import { useNotify } from '../components/notices.tsx';
+import { ConfirmButton, ErrorText, PageTitle, StatusBadge, Time, ScrollTable, useAction } from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
-import { href } from '../router.ts';
+import { href, navigate } from '../router.ts';
+import { useIsAdmin } from '../session.ts';
+
+/**
+ * Admins: deletes the generation with its images and uploaded photo (a processing one is
+ * discarded and refunded), then goes back to the list.
+ */
+function DeleteGeneration({ id, processing }: { id: string; processing: boolean }) {
+  const remove = useAction();
+  const notify = useNotify();
+  return (
+    <section aria-labelledby="delete-heading">
+      <h2 id="delete-heading">Delete</h2>
+      <p class="muted">
+        Deletes the images (the original and every variant) and the uploaded photo for good; their URLs stop working.{' '}
+        {processing ? 'The render in progress is discarded and its credits are refunded.' : 'Credits are not refunded.'}
+      </p>
+      <ConfirmButton
+        label="Delete generation"
+        confirmLabel={`Delete ${id} for good`}
+        onConfirm={() =>
+          remove.run(async () => {
+            await unwrap(api.DELETE('/v1/generations/{id}', { params: { path: { id } } }));
+            notify(`Generation ${id} deleted.`);
+            navigate('/generations');
+          })
+        }
+      />
+      <ErrorText error={remove.error} />
+    </section>
+  );
+}
 
 /** One generation: every image variant, its products, hint, metadata, error, and its events' deliveries. */
 export function GenerationDetailPage({ id }: { id: string }) {
   const generation = useLoad(() => unwrap(api.GET('/v1/generations/{id}', { params: { path: { id } } })), id);
   const events = useLoad(() => unwrap(api.GET('/v1/events', { params: { query: { generationId: id, limit: 10 } } })), id);
+  const admin = useIsAdmin();
   const value = generation.value;
   return (
     <>
@@ -114,6 +147,7 @@ export function GenerationDetailPage({ id }: { id: string }) {
               <p class="muted">None.</p>
             )}
           </section>
+          {admin && <DeleteGeneration id={id} processing={value.status === 'processing'} />}
         </>
       )}
       <section aria-labelledby="events-heading">

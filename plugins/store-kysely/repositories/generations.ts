@@ -149,7 +149,9 @@ export function generationRepository(db: Executor, dialect: Dialect): Generation
         .select(['id', 'status', 'credits_charged'])
         .where('organization_id', '=', organizationId)
         .where('id', 'in', ids)
-        .where('deleted_at', 'is', null);
+        .where('deleted_at', 'is', null)
+        // Locked in one order, so two deletions of overlapping sets (the retention sweep and an erasure) never deadlock.
+        .orderBy('id');
       // A render's `complete` waits for these locks, then finds the row no longer `processing`.
       if (dialect === 'postgres') live = live.forUpdate();
       const rows = await live.execute();
