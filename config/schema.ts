@@ -128,6 +128,16 @@ export const configSchema = v.strictObject({
     }),
     {},
   ),
+  /** How a visitor's erasure (`DELETE /v1/visitors/{visitorId}`) runs: batches, each a transaction of its own. */
+  visitorErasures: v.optional(
+    v.strictObject({
+      /** Generations, identities or conversions one batch deletes or unlinks. */
+      batchSize: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1_000)), 100),
+      /** A pause between batches, leaving the database to other writers during a large erasure. */
+      batchPauseMs: v.optional(millis, 0),
+    }),
+    {},
+  ),
   render: v.optional(
     v.strictObject({
       /** Attempts at a render (and its image fetches) before a transient failure fails the generation. */

@@ -15,6 +15,8 @@ import type { SweepStrayImages } from './services/stray-images.ts';
 import type { DeliverWebhook } from './services/webhook-delivery.ts';
 import type { WebhookEndpointService } from './services/webhook-endpoints.ts';
 import type { TenantService } from './services/tenants.ts';
+import type { EraseVisitor } from './services/visitor-erasure.ts';
+import type { DeleteGenerations, VisitorService } from './services/visitors.ts';
 import type { WidgetService } from './services/widgets.ts';
 
 /** Everything the container can resolve, by name: the ports (which plugins provide), then the core's own. */
@@ -37,6 +39,11 @@ export interface Cradle extends Ports {
   events: EventService;
   conversions: ConversionService;
   widgets: WidgetService;
+  /** What is held about a widget visitor, and its erasure (GDPR Articles 15 and 17). */
+  visitors: VisitorService;
+  eraseVisitor: EraseVisitor;
+  /** How an erasure deletes the visitor's generations, inside its own transaction. */
+  deleteGenerations: DeleteGenerations;
   /** Dashboard users, their one-time links and sessions. */
   accounts: AccountService;
   /** This container's Prometheus metrics (`GET /metrics`). */

@@ -11,13 +11,15 @@ import { accountService } from './services/accounts.ts';
 import { authenticator } from './services/authenticate.ts';
 import { conversionService } from './services/conversions.ts';
 import { eventService } from './services/events.ts';
-import { purgeGenerationImages } from './services/generation-deletion.ts';
+import { deleteGenerationsIn, purgeGenerationImages } from './services/generation-deletion.ts';
 import { generationService } from './services/generations.ts';
 import { renderGeneration } from './services/render-generation.ts';
 import { sweepStrayImages } from './services/stray-images.ts';
 import { deliverWebhook } from './services/webhook-delivery.ts';
 import { webhookEndpointService } from './services/webhook-endpoints.ts';
 import { tenantService } from './services/tenants.ts';
+import { eraseVisitor } from './services/visitor-erasure.ts';
+import { visitorService, type DeleteGenerations } from './services/visitors.ts';
 import { widgetService } from './services/widgets.ts';
 
 export interface KernelOptions extends PluginHostOptions {
@@ -60,6 +62,10 @@ export async function createKernel(config: Config, options: KernelOptions): Prom
     conversions: asFunction(conversionService).singleton(),
     widgets: asFunction(widgetService).singleton(),
     accounts: asFunction(accountService).singleton(),
+    visitors: asFunction(visitorService).singleton(),
+    eraseVisitor: asFunction(eraseVisitor).singleton(),
+    // An erasure deletes the visitor's generations as DELETE /v1/generations/{id} does, as `erased`.
+    deleteGenerations: asFunction((cradle: Cradle): DeleteGenerations => async (tx, organizationId, generationIds) => void (await deleteGenerationsIn(tx, cradle, { organizationId, generationIds, reason: 'erased' }))).singleton(),
     metrics: asFunction(createMetrics).singleton(),
   });
 

@@ -8,11 +8,12 @@ import { renderJobKind } from './services/generations.ts';
 import { renderRetentionSweep, retentionSweep } from './services/retention.ts';
 import { strayImagesJobKind } from './services/stray-images.ts';
 import { uploadSweep } from './services/upload-sweep.ts';
+import { eraseVisitorJobKind } from './services/visitors.ts';
 import { deliverJobKind } from './services/webhook-delivery.ts';
 
 /**
  * Starts this process's workers (none when `workers.concurrency` is 0): renders (and the deletion
- * of images a crashed render left, and of deleted generations' images), and webhook deliveries in a lane of their own so a queue of
+ * of images a crashed render left, of deleted generations' images, and visitors' erasures), and webhook deliveries in a lane of their own so a queue of
  * slow renders never holds events back.
  */
 export async function startWorkers(cradle: Cradle): Promise<number> {
@@ -21,7 +22,15 @@ export async function startWorkers(cradle: Cradle): Promise<number> {
   // Every run is counted and timed by kind and outcome (see instrumentHandlers).
   const instrument = (handlers: Record<string, ReportingJobHandler>) =>
     instrumentHandlers(handlers, { metrics: cradle.metrics, logger: cradle.logger, isUnavailable: (error) => cradle.persistence.isUnavailable(error) });
-  await cradle.queue.work(instrument({ [renderJobKind]: cradle.renderGeneration, [strayImagesJobKind]: cradle.sweepStrayImages, [purgeImagesJobKind]: cradle.purgeGenerationImages }), { concurrency });
+  await cradle.queue.work(
+    instrument({
+      [renderJobKind]: cradle.renderGeneration,
+      [strayImagesJobKind]: cradle.sweepStrayImages,
+      [purgeImagesJobKind]: cradle.purgeGenerationImages,
+      [eraseVisitorJobKind]: cradle.eraseVisitor,
+    }),
+    { concurrency },
+  );
   await cradle.queue.work(instrument({ [deliverJobKind]: cradle.deliverWebhook }), { concurrency: cradle.config.webhooks.deliveryConcurrency });
   return concurrency;
 }

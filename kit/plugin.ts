@@ -48,6 +48,7 @@ export type { Organization } from '../core/domain/organization.ts';
 export type { OutboxEvent } from '../core/domain/outbox-event.ts';
 export type { Store } from '../core/domain/store.ts';
 export type { VisitorIdentity } from '../core/domain/visitor-identity.ts';
+export type { ErasureProgress, ErasureRequester, VisitorErasure, VisitorErasureStatus } from '../core/domain/visitor-erasure.ts';
 export type { EndpointStatus, WebhookEndpointRecord } from '../core/domain/webhook-endpoint.ts';
 export type { PreviousSecret } from '../core/domain/webhook-secrets.ts';
 export type { WidgetCaps, WidgetDayUsage, WidgetRecord } from '../core/domain/widget.ts';

@@ -82,6 +82,12 @@ try {
   await invitedSession(app.g.app, shop.organizationId, 'admin', 'owner@acme.example', dashboardPassword);
   const seeded = await seedDashboard(app, shop, receiver);
   await history(app, shop, seeded.widgetId);
+  // A visitor erased earlier, for the Privacy page's list of erasures.
+  const erased = await (await app.v1(shop.apiKey, '/v1/visitors/v-dan', { method: 'DELETE' })).json();
+  for (let tries = 0; (await (await app.v1(shop.apiKey, `/v1/visitor-erasures/${erased.id}`)).json()).status !== 'complete'; tries += 1) {
+    if (tries > 200) throw new Error('the erasure of v-dan did not complete');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 
   for (const viewport of dashboardViewports) {
     const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
@@ -105,6 +111,11 @@ try {
       if (section.name === 'stores') {
         await page.getByText('Embed snippet').first().click();
         await page.getByRole('heading', { level: 2, name: 'Widgets' }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+      }
+      if (section.name === 'privacy') {
+        await page.getByLabel('Visitor id').fill('v-ana');
+        await page.getByRole('button', { name: 'Look up' }).click();
+        await page.getByRole('heading', { level: 2, name: 'What is held about v-ana' }).waitFor();
       }
       await shoot(page, section.name, viewport.width);
       if (section.name === 'developers') {

@@ -360,6 +360,116 @@ describe('a server killed mid-delivery', () => {
 });
 
 for (const database of ['sqlite', 'postgres'] as const) {
+  describe(`a worker killed in the middle of a visitor's erasure (${database})`, () => {
+    // Batches of two generations with a pause between them: the kill lands between two commits.
+    // The keyless routes are open wide: every request comes from 127.0.0.1 and one visitor.
+    const open = { perSecond: 10_000, burst: 10_000 };
+    const sandbox = crashSandbox(database, {
+      visitorErasures: { batchSize: 2, batchPauseMs: 400 },
+      widgets: { generationsPerIp: open, generationsPerVisitor: open, readsPerIp: open },
+      conversions: { collectPerIp: open, collectPerVisitor: open },
+      pluginOptions: { db: { leaseMs: 2_000, pollIntervalMs: 100 } },
+    });
+
+    it('resumes after a restart and finishes: every kind erased exactly once, session ids kept across the crash', async () => {
+      const { stdout } = await run(bin, ['orgs', 'create', '--name', 'erasure', '--credits', '50', '--json'], { env: { ...process.env, ...sandbox.env } });
+      const shop = JSON.parse(stdout) as { organizationId: string; storeId: string; apiKey: string; conversionKey: string };
+      const headers = { authorization: `Bearer ${shop.apiKey}`, 'content-type': 'application/json' };
+      const api = await start(['serve'], { ...sandbox.env, VISUALIZER_WORKER_CONCURRENCY: '0' }, /listening on (http:\S+)/);
+      sandbox.children.push(api.child);
+      const url = api.match[1]!;
+      const worker = await start(['worker'], sandbox.env, /worker running/);
+      sandbox.children.push(worker.child);
+
+      // A shopper visualizes eight times, each in a session of its own, is identified, and orders:
+      // once with the visitor id, and once per session with the session id alone.
+      const origin = 'https://shop.example';
+      const widget = await (await fetch(`${url}/v1/widgets`, { method: 'POST', headers, body: JSON.stringify({ storeId: shop.storeId, mode: 'virtual-try-on', allowedOrigins: [origin] }) })).json();
+      const visitorId = 'v-crash';
+      const sessions = Array.from({ length: 8 }, (_, index) => `s-crash-${index}`);
+      const generations: string[] = [];
+      for (const sessionId of sessions) {
+        const response = await fetch(`${url}/api/widgets/${widget.id}/generations`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin },
+          body: JSON.stringify({ visitorId, sessionId, image: `${sandbox.host.url}/photo.jpg`, products: [{ productId: 'sku-1', productTitle: 'Hat', imageUrl: `${sandbox.host.url}/product.png` }] }),
+        });
+        assert.equal(response.status, 202, await response.clone().text());
+        generations.push((await response.json()).id);
+      }
+      const identify = await fetch(`${url}/api/collect`, { method: 'POST', headers: { 'content-type': 'text/plain', origin }, body: JSON.stringify({ type: '$identify', storeId: shop.storeId, visitorId, sessionId: 's-crash-identity', userId: 'customer-7' }) });
+      assert.equal(identify.status, 202);
+      const order = async (orderId: string, visitor: string, sessionId: string) => {
+        const body = { orderId, storeId: shop.storeId, organizationId: shop.organizationId, visitorId: visitor, sessionId, totalCents: 1_000, currency: 'EUR', platform: 'custom', status: 'completed', orderCreatedAt: new Date().toISOString(), items: [] };
+        const response = await fetch(`${url}/api/webhooks/orders`, { method: 'POST', headers: { authorization: `Bearer ${shop.conversionKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        assert.equal(response.status, 200, await response.text());
+      };
+      await order('by-visitor', visitorId, 's-crash-0');
+      for (const sessionId of sessions) await order(`by-${sessionId}`, '', sessionId);
+      await order('someone-else', 'v-other', 's-other');
+
+      const visitor = async () => (await fetch(`${url}/v1/visitors/${visitorId}`, { headers })).json();
+      const deadline = Date.now() + 60_000;
+      let held = await visitor();
+      while (held.generations.data.some((generation: { status: string }) => generation.status === 'processing') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        held = await visitor();
+      }
+      assert.deepEqual([held.generations.total, held.identities.total, held.conversions.total], [8, 1, 9]);
+      assert.ok(held.generations.data.every((generation: { status: string }) => generation.status === 'complete'));
+
+      const requested = await fetch(`${url}/v1/visitors/${visitorId}`, { method: 'DELETE', headers });
+      assert.equal(requested.status, 202);
+      const { id } = await requested.json();
+      const erasure = async () => (await fetch(`${url}/v1/visitor-erasures/${id}`, { headers })).json();
+
+      // The first batch committed: the worker dies in the pause before the next.
+      let seen = await erasure();
+      while (seen.generationsDeleted === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        seen = await erasure();
+      }
+      worker.child.kill('SIGKILL');
+      await exited(worker.child);
+      const midway = await erasure();
+      assert.equal(midway.status, 'pending', 'killed midway');
+      assert.ok(midway.generationsDeleted >= 2 && midway.generationsDeleted < 8, `some generations deleted, not all: ${midway.generationsDeleted}`);
+      const left = await visitor();
+      assert.equal(left.generations.total, 8 - midway.generationsDeleted, 'each batch committed whole, with its count');
+      assert.equal(left.pendingErasure.id, id);
+
+      // A new worker takes the job once the dead one's lease runs out, and finishes it.
+      const successor = await start(['worker'], sandbox.env, /worker running/);
+      sandbox.children.push(successor.child);
+      let done = await erasure();
+      while (done.status !== 'complete' && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        done = await erasure();
+      }
+      assert.equal(done.status, 'complete');
+      // Every kind exactly once: the eight session-only orders were found by the session ids collected
+      // from generations deleted before the crash as well as after it.
+      assert.deepEqual([done.generationsDeleted, done.identitiesDeleted, done.conversionsUnlinked], [8, 1, 9]);
+      const after = await visitor();
+      assert.deepEqual([after.generations.total, after.identities.total, after.conversions.total, after.pendingErasure], [0, 0, 0, null]);
+      for (const generationId of generations) assert.equal((await fetch(`${url}/v1/generations/${generationId}`, { headers })).status, 404);
+      const conversions = (await (await fetch(`${url}/v1/conversions?limit=100`, { headers })).json()).data as Array<{ orderId: string; visitorId: string | null; sessionId: string | null }>;
+      assert.equal(conversions.length, 10, 'every order is kept');
+      for (const conversion of conversions) {
+        const expected = conversion.orderId === 'someone-else' ? ['v-other', 's-other'] : [null, null];
+        assert.deepEqual([conversion.visitorId, conversion.sessionId], expected, conversion.orderId);
+      }
+      assert.ok(!JSON.stringify(done).includes(visitorId) && !JSON.stringify(done).includes('s-crash'), 'the audit record names nobody');
+
+      successor.child.kill('SIGTERM');
+      assert.equal(await exited(successor.child), 0);
+      api.child.kill('SIGTERM');
+      assert.equal(await exited(api.child), 0);
+    });
+  });
+}
+
+for (const database of ['sqlite', 'postgres'] as const) {
   describe(`a worker killed part-way through deleting generations (${database})`, () => {
     // A short lease, so the next worker reclaims the purge the dead one held.
     const sandbox = crashSandbox(database, { pluginOptions: { db: { leaseMs: 2_000, pollIntervalMs: 100 } } });

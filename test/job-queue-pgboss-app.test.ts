@@ -51,6 +51,25 @@ describe('the app on the pgboss queue', () => {
     assert.equal(await queue.pending(), 0);
   });
 
+  it("erases a visitor through pg-boss, whose kept job names the erasure, never the visitor", async () => {
+    const created = await g.app.tenants.createOrganization({ name: 'Boss privacy', credits: 1 });
+    const visitorId = 'v-boss-erased';
+    const identified = await fetch(`${g.app.url}/api/collect`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ type: '$identify', storeId: created.store.id, visitorId, sessionId: 's-boss', userId: 'customer-boss' }),
+    });
+    assert.equal(identified.status, 202);
+    const headers = { authorization: `Bearer ${created.apiKey.key}` };
+    const erasure = await (await fetch(`${g.app.url}/v1/visitors/${visitorId}`, { method: 'DELETE', headers })).json();
+    await waitFor('the erasure complete', async () => (await (await fetch(`${g.app.url}/v1/visitor-erasures/${erasure.id}`, { headers })).json()).status === 'complete');
+    const { persistence } = g.app.container.cradle;
+    // pg-boss keeps completed jobs (then archives them) for days: their data must hold nothing personal.
+    const { rows } = await persistence.sql!.query(`SELECT name, state, data FROM pgboss.job WHERE name = 'erase_visitor'`);
+    assert.deepEqual(rows.map((row: { state: string; data: { payload: unknown } }) => [row.state, row.data.payload]), [['completed', { erasureId: erasure.id, organizationId: created.organization.id }]]);
+    assert.ok(!JSON.stringify(rows).includes(visitorId) && !JSON.stringify(rows).includes('s-boss'));
+  });
+
   it('reports queue depth by kind from pg-boss’s table (for /metrics)', async () => {
     const { persistence, queue } = g.app.container.cradle;
     // Two jobs due in an hour, one of them rolled back: only the committed one counts, as scheduled.

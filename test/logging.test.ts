@@ -59,6 +59,30 @@ describe('logs', () => {
     }
   });
 
+  it("never logs a widget visitor's id: not the access log of its routes, not its erasure", async () => {
+    const created = await g.app.tenants.createOrganization({ name: 'Logs privacy', credits: 1 });
+    const visitorId = 'v-logged-nowhere';
+    const identified = await fetch(`${g.app.url}/api/collect`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ type: '$identify', storeId: created.store.id, visitorId, sessionId: 's-logged-nowhere', userId: 'customer-logs' }),
+    });
+    assert.equal(identified.status, 202);
+    const headers = { authorization: `Bearer ${created.apiKey.key}`, 'x-request-id': 'logging-test-visitor-0001' };
+    assert.equal((await fetch(`${g.app.url}/v1/visitors/${visitorId}`, { headers })).status, 200);
+    const erasure = await (await fetch(`${g.app.url}/v1/visitors/${visitorId}`, { method: 'DELETE', headers })).json();
+    let done = false;
+    for (let tries = 0; !done && tries < 400; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      done = lines.some((line) => line.message === 'visitor erasure complete' && line.erasureId === erasure.id);
+    }
+    assert.ok(done, 'the erasure logs its completion');
+    const accessLine = lines.find((line) => line.message === 'request answered' && line.requestId === 'logging-test-visitor-0001');
+    assert.equal(accessLine?.path, '/v1/visitors/:visitorId', 'the route, not the path');
+    const leaks = lines.filter((line) => JSON.stringify(line).includes(visitorId) || JSON.stringify(line).includes('s-logged-nowhere'));
+    assert.deepEqual(leaks, []);
+  });
+
   it('keeps concurrent requests\' ids apart', async () => {
     const ids = Array.from({ length: 12 }, (_, index) => `logging-test-parallel-${String(index).padStart(4, '0')}`);
     // A symlink loop under each key: reading it fails (ELOOP), and the CDN route logs it.

@@ -24,6 +24,7 @@ import { widgetRoutes } from './routes/widgets.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { userRoutes } from './routes/users.ts';
+import { visitorRoutes } from './routes/visitors.ts';
 import type { AppModule } from './app-module.ts';
 
 /**
@@ -83,6 +84,7 @@ export function createHttpApp(container: AwilixContainer<Cradle>, modules: reado
   sessionRoutes(app, limits, container.cradle.config);
   apiKeyRoutes(app, limits);
   userRoutes(app, limits, container.cradle.config);
+  visitorRoutes(app, limits);
   for (const module of modules) module.routes(app, container.cradle.config);
   return app;
 }

@@ -9,6 +9,9 @@ import type { Metrics } from './registry.ts';
  * each answer is also logged, as an access log. A plain function the request's one middleware
  * calls, not a middleware of its own: each h3 layer costs the request promises and a microtask.
  */
+/** Routes whose path holds personal data (a widget visitor's id): never logged as received. */
+const personalRoutes = new Set(['/v1/visitors/:visitorId']);
+
 export function httpAnswerRecorder(metrics: Metrics, logger: Logger) {
   // Each label set's series, found once: prom-client hashes the labels on every call otherwise.
   const series = new Map<string, { count: () => void; time: (seconds: number) => void }>();
@@ -32,6 +35,8 @@ export function httpAnswerRecorder(metrics: Metrics, logger: Logger) {
     const { count, time } = seriesOf(method, route, status);
     count();
     time(seconds);
-    debug?.('request answered', { requestId, method, route, path: event.url.pathname, status, durationMs: Math.round(seconds * 1000) });
+    // A visitor id is personal data: the access log of its routes says the pattern, not the path.
+    const path = personalRoutes.has(route) ? route : event.url.pathname;
+    debug?.('request answered', { requestId, method, route, path, status, durationMs: Math.round(seconds * 1000) });
   };
 }

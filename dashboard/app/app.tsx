@@ -11,6 +11,7 @@ import { DevelopersPage } from './pages/developers.tsx';
 import { GenerationDetailPage } from './pages/generation-detail.tsx';
 import { GenerationsPage } from './pages/generations.tsx';
 import { OverviewPage } from './pages/overview.tsx';
+import { PrivacyPage } from './pages/privacy.tsx';
 import { SignInLinkPage } from './pages/sign-in-link.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { StoresPage } from './pages/stores.tsx';
@@ -102,6 +103,8 @@ function page(path: string, query: URLSearchParams) {
       return <ConversionsPage />;
     case 'credits':
       return <CreditsPage />;
+    case 'privacy':
+      return <PrivacyPage />;
     case 'team':
       return <TeamPage />;
     default:

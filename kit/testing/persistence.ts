@@ -9,6 +9,7 @@ import { generationRecord, webhookEndpointRecord } from './records.ts';
 import { persistenceAnalyticsContract } from './persistence-analytics.ts';
 import { accountsContract } from './persistence-accounts.ts';
 import { persistenceRetentionContract } from './persistence-retention.ts';
+import { persistenceVisitorsContract } from './persistence-visitors.ts';
 
 export interface PersistenceContractOptions<Database extends PersistenceDatabase = PersistenceDatabase> {
   name: string;
@@ -460,5 +461,6 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
 
     persistenceAnalyticsContract({ store: () => store, tenants });
     persistenceRetentionContract({ store: () => store, open, tenants });
+    persistenceVisitorsContract({ store: () => store, open, tenants });
   });
 }

@@ -185,6 +185,23 @@ export interface Database {
   /** Migration 0015: jobs the queue gave up after `maxAttempts` failures. */
   dead_jobs: { id: string; kind: string; payload: string; attempts: number; failures: number; last_error: string | null; created_at: number; died_at: number };
   processes: ProcessRow;
+  /** Migration 0019: the audit record of each visitor erasure (nothing about the visitor in it). */
+  visitor_erasures: {
+    id: string;
+    organization_id: string;
+    status: string;
+    requested_by_type: string;
+    requested_by_id: string;
+    requested_at: number;
+    completed_at: number | null;
+    generations_deleted: number;
+    identities_deleted: number;
+    conversions_unlinked: number;
+  };
+  /** Migration 0019: a pending erasure's visitor, deleted when it completes. */
+  visitor_erasure_subjects: { erasure_id: string; organization_id: string; visitor_id: string };
+  /** Migration 0019: session ids a pending erasure collected, deleted as their conversions are unlinked or when it completes. */
+  visitor_erasure_sessions: { erasure_id: string; session_id: string };
 }
 
 /** Migration 0016: running `serve` and `worker` processes; `details` is JSON. */

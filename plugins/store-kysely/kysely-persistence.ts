@@ -22,6 +22,7 @@ import { sessionRepository } from './repositories/sessions.ts';
 import { storeRepository } from './repositories/stores.ts';
 import { userRepository } from './repositories/users.ts';
 import { visitorIdentityRepository } from './repositories/visitor-identities.ts';
+import { visitorDataRepository, visitorErasureRepository } from './repositories/visitors.ts';
 import { visualizationRepository } from './repositories/visualizations.ts';
 import { webhookEndpointRepository } from './repositories/webhook-endpoints.ts';
 import { widgetRepository } from './repositories/widgets.ts';
@@ -49,6 +50,8 @@ const factories: { [Name in keyof Repositories]-?: (context: RepositoryContext, 
   visualizations: ({ db }) => visualizationRepository(db),
   widgets: ({ db }, all) => widgetRepository(db, all.generations.get),
   visitorIdentities: ({ db }) => visitorIdentityRepository(db),
+  visitorData: ({ db }) => visitorDataRepository(db),
+  visitorErasures: ({ db, dialect }) => visitorErasureRepository(db, dialect),
   users: ({ db }) => userRepository(db),
   sessions: ({ db, dialect }) => sessionRepository(db, dialect),
   processes: ({ db }) => processRepository(db),

@@ -296,6 +296,61 @@ for (const [database, environment] of matrix.databases) {
       assert.deepEqual(viewer.elsewhere, []);
     });
 
+    it('the Privacy page finds a visitor and shows what is held; an admin erases them, a viewer cannot; the erasure is listed without the visitor', async () => {
+      const widget = await app.createWidget(shop.apiKey, { storeId: shop.storeId });
+      const made = [await app.visualize(widget.id, 'v-privacy', 's-privacy-1', ['sku-7']), await app.visualize(widget.id, 'v-privacy', 's-privacy-2', ['sku-8'])];
+      const identified = await app.collect({ type: '$identify', storeId: shop.storeId, visitorId: 'v-privacy', sessionId: 's-privacy-2', userId: 'customer-77' });
+      assert.equal(identified.status, 202);
+      const order = await app.postOrder(
+        { storeId: shop.storeId, organizationId: shop.organizationId, orderId: 'P-1', visitorId: '', sessionId: 's-privacy-1', totalCents: 1_900, currency: 'USD', platform: 'custom', status: 'completed', orderCreatedAt: new Date().toISOString(), items: [] },
+        shop.conversionKey,
+      );
+      assert.equal(order.status, 200, await order.text());
+
+      const lookUp = async (page: Page, visitorId: string) => {
+        await openSection(page, { link: 'Privacy', heading: 'Privacy' });
+        await page.getByLabel('Visitor id').fill(visitorId);
+        await page.getByRole('button', { name: 'Look up' }).click();
+        await page.getByRole('heading', { level: 2, name: `What is held about ${visitorId}` }).waitFor();
+      };
+
+      // A viewer may look, not erase.
+      const viewer = await person(app);
+      people.push(viewer);
+      await acceptInvitation(viewer.page, await app.cliInvite(shop.organizationId, 'privacy-viewer@acme.example', 'viewer'));
+      await lookUp(viewer.page, 'v-privacy');
+      await viewer.page.getByText('Only admins can erase a visitor.').waitFor();
+      assert.equal(await viewer.page.getByRole('button', { name: /^Erase/ }).count(), 0);
+      assert.deepEqual(viewer.errors, []);
+
+      const { page } = admin;
+      await lookUp(page, 'v-privacy');
+      const counts = await page.locator('.cards dd').allInnerTexts();
+      assert.deepEqual(counts, ['2', '1', '1'], 'generations, identities, conversions');
+      await page.getByRole('region', { name: "The visitor's generations" }).getByRole('rowheader', { name: made[0]!.id }).waitFor();
+      await page.getByRole('region', { name: "The visitor's identities" }).getByRole('rowheader', { name: 'customer-77' }).waitFor();
+      await page.getByRole('region', { name: "The visitor's conversions" }).getByRole('rowheader', { name: 'P-1' }).waitFor();
+      const download = await page.getByRole('link', { name: 'Download as JSON' }).getAttribute('href');
+      const downloaded = JSON.parse(decodeURIComponent(download!.replace(/^data:application\/json;charset=utf-8,/, '')));
+      assert.deepEqual([downloaded.visitorId, downloaded.generations.total, downloaded.identities.data[0].userId], ['v-privacy', 2, 'customer-77']);
+
+      await page.getByRole('button', { name: 'Erase this visitor…' }).click();
+      await page.getByRole('button', { name: 'Erase everything about this visitor' }).click();
+      await page.getByRole('status').filter({ hasText: 'Erasure complete' }).first().waitFor({ timeout: 20_000 });
+      await page.getByText('Nothing is held about this visitor.').waitFor();
+      const row = page.getByRole('region', { name: 'Erasures table' }).getByRole('row').nth(1);
+      await row.getByText('complete').waitFor();
+      const cells = await row.getByRole('cell').allInnerTexts();
+      assert.ok(cells.some((cell) => cell.includes('user usr_')), `the requester: ${cells.join(' | ')}`);
+      assert.deepEqual(cells.slice(-3), ['2', '1', '1']);
+      assert.ok(!(await page.getByRole('region', { name: 'Erasures', exact: true }).innerText()).includes('v-privacy'), 'the list names no visitor');
+      for (const generation of made) assert.equal((await app.g.api.get(shop.apiKey, `/v1/generations/${generation.id}`)).status, 404);
+      const conversion = await app.conversion(shop.apiKey, shop.storeId, 'P-1');
+      assert.deepEqual([conversion.visitorId, conversion.sessionId, conversion.totalCents], [null, null, 1_900]);
+      assert.deepEqual(admin.errors, []);
+      assert.deepEqual(admin.elsewhere, []);
+    });
+
     it("a session of another organization cannot read this organization's generation", async () => {
       const other = await app.cliOrganization('Other Shop', 'owner@other.example');
       const outsider = await person(app);

@@ -12,6 +12,7 @@ export const dashboardPages = [
   { name: 'conversions', link: 'Conversions', path: '/conversions', heading: 'Conversions' },
   { name: 'credits', link: 'Credits', path: '/credits', heading: 'Credits' },
   { name: 'team', link: 'Team', path: '/team', heading: 'Team' },
+  { name: 'privacy', link: 'Privacy', path: '/privacy', heading: 'Privacy' },
 ] as const;
 
 /** The viewports the dashboard is made for: a laptop and a phone. */

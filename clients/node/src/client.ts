@@ -172,6 +172,22 @@ export function createClient(options: ClientOptions) {
       update: (id: string, body: RequestBody<'updateWidget'>, { signal }: CallOptions = {}) => unwrap(api.PATCH('/v1/widgets/{id}', { params: { path: { id } }, body, signal })),
     },
     /**
+     * A widget visitor's data, for GDPR requests: `retrieve` answers an access request (at most 100
+     * of each kind, with totals), `erase` starts an erasure and answers it `pending`: wait for it
+     * with `visitorErasures.retrieve`. Asking again while it is pending answers the same erasure,
+     * so `erase` is retried like an idempotent call.
+     */
+    visitors: {
+      retrieve: (visitorId: string, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/visitors/{visitorId}', { params: { path: { visitorId } }, signal })),
+      erase: (visitorId: string, { signal }: CallOptions = {}) =>
+        unwrap(api.DELETE('/v1/visitors/{visitorId}', { params: { path: { visitorId } }, fetch: (request: Request) => send(request, { replaySafe: true }), signal })),
+    },
+    /** Erasures and what each erased (never the visitor's ids): the audit trail of erasure requests. */
+    visitorErasures: {
+      list: (query: Query<'listVisitorErasures'> = {}, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/visitor-erasures', { params: { query }, signal })),
+      retrieve: (id: string, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/visitor-erasures/{id}', { params: { path: { id } }, signal })),
+    },
+    /**
      * Every item of a list, across pages: `for await (const g of client.paginate('/v1/generations', { status: 'complete' }))`.
      * `limit` sets the page size (1–100), not how many items are yielded.
      */

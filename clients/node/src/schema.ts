@@ -512,6 +512,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/visitors/{visitorId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get what is held about a visitor (access request)
+         * @description Everything your organization holds about a widget visitor, for a GDPR Article 15 access request: the generations made through your widgets with this visitor id (with their images' URLs and session ids), its identities (the SDK's `identify` calls: your user id and traits), and the conversions reported with its visitor id or with a session id of those generations and identities. At most `limit` (100) of each kind, newest first, with `total` counting them all (a visitor id anyone can send may have made many generations). An unknown visitor answers 200 with nothing listed. `pendingErasure` is an erasure of the visitor still under way. Viewers may call it.
+         */
+        get: operations["getVisitor"];
+        put?: never;
+        post?: never;
+        /**
+         * Erase a visitor (erasure request)
+         * @description Starts the erasure of a widget visitor, for a GDPR Article 17 request: its generations are deleted (their images with them: the URLs answer 404), its identities are deleted, and the conversions reported with its visitor id or one of its session ids are kept for your revenue figures with both ids removed. It runs in the background, in batches that survive a restart; poll `GET /v1/visitor-erasures/{id}` until `status` is `complete`. While an erasure of the visitor is pending, asking again answers that erasure. The erasure record keeps who asked, when, and how much of each kind it erased, never the visitor's ids. Admins only in the dashboard.
+         */
+        delete: operations["eraseVisitor"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/visitor-erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List visitor erasures
+         * @description Your erasures, the most recently requested first: the audit trail of erasure requests, without the visitors' ids.
+         */
+        get: operations["listVisitorErasures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/visitor-erasures/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a visitor erasure */
+        get: operations["getVisitorErasure"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/session": {
         parameters: {
             query?: never;
@@ -1676,6 +1737,128 @@ export interface components {
             kind: "secret" | "conversion";
             name?: string;
         };
+        Visitor: {
+            /** @constant */
+            object: "visitor";
+            visitorId: string;
+            /** @description The most items listed of each kind (100); `total` counts them all. */
+            limit: number;
+            /** @description The visitor's generations (made through a widget with this visitor id). */
+            generations: {
+                /** @description How many generations (made through a widget with this visitor id) there are in all. */
+                total: number;
+                /** @description Whether there are more than listed (`total` > the length of `data`). */
+                has_more: boolean;
+                /** @description At most `limit` of them, newest first. */
+                data: components["schemas"]["VisitorGeneration"][];
+            };
+            /** @description The visitor's identities (the SDK's `identify` calls), one per store. */
+            identities: {
+                /** @description How many identities (the SDK's `identify` calls), one per store there are in all. */
+                total: number;
+                /** @description Whether there are more than listed (`total` > the length of `data`). */
+                has_more: boolean;
+                /** @description At most `limit` of them, newest first. */
+                data: components["schemas"]["VisitorIdentity"][];
+            };
+            /** @description The visitor's conversions (orders reported with this visitor id, or with a session id of its generations or identities). */
+            conversions: {
+                /** @description How many conversions (orders reported with this visitor id, or with a session id of its generations or identities) there are in all. */
+                total: number;
+                /** @description Whether there are more than listed (`total` > the length of `data`). */
+                has_more: boolean;
+                /** @description At most `limit` of them, newest first. */
+                data: components["schemas"]["Conversion"][];
+            };
+            /** @description An erasure of this visitor still under way, or null. */
+            pendingErasure: components["schemas"]["VisitorErasure"] | null;
+        };
+        VisitorGeneration: {
+            /** @description An id issued by the service (`agen_…`). */
+            id: string;
+            /** @constant */
+            object: "generation";
+            /** @enum {string} */
+            status: "processing" | "complete" | "failed";
+            /** @enum {string} */
+            mode: "virtual-try-on" | "room-visualizer";
+            /** @enum {string} */
+            imageSize: "1K" | "2K" | "4K";
+            /** @description The full-size image once complete; null before. */
+            imageUrl: string | null;
+            imageVariants: components["schemas"]["ImageVariants"] | null;
+            products: components["schemas"]["Product"][];
+            hint: string | null;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            metadata: {
+                [key: string]: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
+             */
+            createdAt: string;
+            completedAt: string | null;
+            /** @description The store of the widget it was made through. */
+            storeId: string | null;
+            widgetId: string | null;
+            /** @description The browser session it was made in (the SDK's `sessionId`). */
+            sessionId: string | null;
+        };
+        VisitorIdentity: {
+            /** @constant */
+            object: "visitor_identity";
+            storeId: string;
+            /** @description The shop's own user id the SDK's `identify` linked the visitor to. */
+            userId: string;
+            traits: {
+                [key: string]: string | number | boolean;
+            };
+            /** @description The session of the latest `identify`. */
+            sessionId: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
+             */
+            updatedAt: string;
+        };
+        VisitorErasure: {
+            /** @description An id issued by the service (`vera_…`). */
+            id: string;
+            /** @constant */
+            object: "visitor_erasure";
+            /**
+             * @description `pending` until every generation, identity and conversion of the visitor has been dealt with.
+             * @enum {string}
+             */
+            status: "pending" | "complete";
+            /** @description Who asked: the API key (`key_…`) or the dashboard user (`usr_…`). */
+            requestedBy: {
+                /** @enum {string} */
+                type: "api_key" | "user";
+                id: string;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
+             */
+            requestedAt: string;
+            completedAt: string | null;
+            /** @description Generations deleted; their images are deleted by jobs of their own, soon after. */
+            generationsDeleted: number;
+            /** @description Identity records (`identify`) deleted, one per store at most. */
+            identitiesDeleted: number;
+            /** @description Conversions kept for your revenue figures, with their visitor and session ids removed. */
+            conversionsUnlinked: number;
+        };
         Health: {
             /** @constant */
             status: "ok";
@@ -1769,6 +1952,13 @@ export interface components {
             /** @constant */
             object: "list";
             data: components["schemas"]["ApiKey"][];
+            /** @description Whether a next page exists: ask again with `starting_after` set to the last id of `data`. */
+            has_more: boolean;
+        };
+        VisitorErasureList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["VisitorErasure"][];
             /** @description Whether a next page exists: ask again with `starting_after` set to the last id of `data`. */
             has_more: boolean;
         };
@@ -6472,6 +6662,456 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "resource_missing";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getVisitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The widget visitor's id, as the browser SDK made it (`getIdentity().visitorId`), URL-encoded: 1 to 128 characters.
+                 * @example v_9f8e7d6c
+                 */
+                visitorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What is held about the visitor. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description `no-store`: the answer holds personal data. */
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Visitor"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    eraseVisitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                /**
+                 * @description The widget visitor's id, as the browser SDK made it (`getIdentity().visitorId`), URL-encoded: 1 to 128 characters.
+                 * @example v_9f8e7d6c
+                 */
+                visitorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The erasure, pending. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description `no-store`: the answer holds personal data. */
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorErasure"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listVisitorErasures: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100. */
+                limit?: number;
+                /** @description The id of the last item of the previous page; the page continues after it (newest first). */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of erasures. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorErasureList"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getVisitorErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The erasure id (`vera_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The erasure. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorErasure"];
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "resource_missing";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
                         };
                     };
                 };

@@ -28,6 +28,10 @@ export type Conversion = Schemas['Conversion'];
 export type OrderWebhookRequest = Schemas['OrderWebhookRequest'];
 export type AnalyticsSummary = Schemas['AnalyticsSummary'];
 export type Widget = Schemas['Widget'];
+export type Visitor = Schemas['Visitor'];
+export type VisitorGeneration = Schemas['VisitorGeneration'];
+export type VisitorIdentity = Schemas['VisitorIdentity'];
+export type VisitorErasure = Schemas['VisitorErasure'];
 export type ErrorEnvelope = Schemas['Error'];
 export type ErrorType = ErrorEnvelope['error']['type'];
 

@@ -68,13 +68,17 @@ const named: Record<string, AnySchema> = {
   InviteUserRequest: inviteUserBody,
   UpdateUserRequest: updateUserBody,
   CreateApiKeyRequest: createApiKeyBody,
+  Visitor: resources.visitorSchema,
+  VisitorGeneration: resources.visitorGenerationSchema,
+  VisitorIdentity: resources.visitorIdentitySchema,
+  VisitorErasure: resources.visitorErasureSchema,
   Health: resources.healthSchema,
   Readiness: resources.readinessSchema,
   Success: resources.successSchema,
 };
 
 /** Resources listed with the common envelope `{ object: 'list', data, has_more }`, named `<Resource>List`. */
-const listed = ['Generation', 'Store', 'CreditLedgerEntry', 'WebhookEndpoint', 'Event', 'WebhookDelivery', 'WebhookAttempt', 'Conversion', 'Widget', 'User', 'Session', 'ApiKey'] as const;
+const listed = ['Generation', 'Store', 'CreditLedgerEntry', 'WebhookEndpoint', 'Event', 'WebhookDelivery', 'WebhookAttempt', 'Conversion', 'Widget', 'User', 'Session', 'ApiKey', 'VisitorErasure'] as const;
 export type ListedResource = (typeof listed)[number];
 
 const config: ConversionConfig = {

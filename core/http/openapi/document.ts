@@ -15,6 +15,7 @@ import { referencePagePaths } from './paths/reference-page.ts';
 import { sdkBundlePaths } from './paths/sdk-bundles.ts';
 import { storePaths } from './paths/stores.ts';
 import { webhookEndpointPaths } from './paths/webhook-endpoints.ts';
+import { visitorPaths } from './paths/visitors.ts';
 import { widgetPaths } from './paths/widgets.ts';
 import type { Method, OpenApiDocument, PathFragment } from './types.ts';
 import { outgoingWebhooks } from './webhooks.ts';
@@ -34,6 +35,7 @@ const fragments: PathFragment[] = [
   eventStreamPaths,
   conversionPaths,
   widgetPaths,
+  visitorPaths,
   accountPaths,
   apiKeyPaths,
   healthPaths,
@@ -54,6 +56,7 @@ const tags = [
   { name: 'Conversions', description: 'Orders your shop reports, and the generations they are attributed to.' },
   { name: 'Analytics', description: 'What visualizations did for a store.' },
   { name: 'Widgets', description: 'Embeddable widgets: keyless generations from shoppers\' browsers, limited to your origins.' },
+  { name: 'Visitors', description: "A widget visitor's data: what is held about them (GDPR access requests) and erasing it (erasure requests)." },
   { name: 'Dashboard', description: 'Signing in to the dashboard: the session cookie the `/v1` routes also accept.' },
   { name: 'API keys', description: 'Secret and conversion keys, managed from a dashboard session only.' },
   { name: 'Team', description: 'Dashboard users, invitations and sessions: session-only, mostly admins only.' },

@@ -294,3 +294,56 @@ const apiKeyFields = {
 
 export const apiKeySchema = v.strictObject(apiKeyFields);
 export const apiKeyWithSecretSchema = v.strictObject({ ...apiKeyFields, key: v.pipe(v.string(), v.description('The key itself: shown this once, stored only as a hash.')) });
+
+/** A generation as an access request (`GET /v1/visitors/{visitorId}`) lists it: what ties it to the visitor as well. */
+export const visitorGenerationSchema = v.strictObject({
+  ...generationSchema.entries,
+  storeId: v.pipe(v.nullable(v.string()), v.description('The store of the widget it was made through.')),
+  widgetId: v.nullable(v.string()),
+  sessionId: v.pipe(v.nullable(v.string()), v.description("The browser session it was made in (the SDK's `sessionId`).")),
+});
+
+export const visitorIdentitySchema = v.strictObject({
+  object: v.literal('visitor_identity'),
+  storeId: v.string(),
+  userId: v.pipe(v.string(), v.description("The shop's own user id the SDK's `identify` linked the visitor to.")),
+  traits: v.record(v.string(), v.union([v.string(), v.number(), v.boolean()])),
+  sessionId: v.pipe(v.nullable(v.string()), v.description('The session of the latest `identify`.')),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const visitorErasureSchema = v.strictObject({
+  id: id('vera'),
+  object: v.literal('visitor_erasure'),
+  status: v.pipe(v.picklist(['pending', 'complete']), v.description('`pending` until every generation, identity and conversion of the visitor has been dealt with.')),
+  requestedBy: v.pipe(
+    v.strictObject({ type: v.picklist(['api_key', 'user']), id: v.string() }),
+    v.description('Who asked: the API key (`key_…`) or the dashboard user (`usr_…`).'),
+  ),
+  requestedAt: timestamp,
+  completedAt: nullableTimestamp,
+  generationsDeleted: v.pipe(count, v.description('Generations deleted; their images are deleted by jobs of their own, soon after.')),
+  identitiesDeleted: v.pipe(count, v.description('Identity records (`identify`) deleted, one per store at most.')),
+  conversionsUnlinked: v.pipe(count, v.description('Conversions kept for your revenue figures, with their visitor and session ids removed.')),
+});
+
+const visitorItems = <T extends v.GenericSchema>(item: T, what: string) =>
+  v.pipe(
+    v.strictObject({
+      total: v.pipe(count, v.description(`How many ${what} there are in all.`)),
+      has_more: v.pipe(v.boolean(), v.description(`Whether there are more than listed (\`total\` > the length of \`data\`).`)),
+      data: v.pipe(v.array(item), v.description(`At most \`limit\` of them, newest first.`)),
+    }),
+    v.description(`The visitor's ${what}.`),
+  );
+
+export const visitorSchema = v.strictObject({
+  object: v.literal('visitor'),
+  visitorId: v.string(),
+  limit: v.pipe(count, v.description('The most items listed of each kind (100); `total` counts them all.')),
+  generations: visitorItems(visitorGenerationSchema, 'generations (made through a widget with this visitor id)'),
+  identities: visitorItems(visitorIdentitySchema, 'identities (the SDK\'s `identify` calls), one per store'),
+  conversions: visitorItems(conversionSchema, 'conversions (orders reported with this visitor id, or with a session id of its generations or identities)'),
+  pendingErasure: v.pipe(v.nullable(visitorErasureSchema), v.description('An erasure of this visitor still under way, or null.')),
+});

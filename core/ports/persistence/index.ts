@@ -27,6 +27,7 @@ import type { SessionRepository } from './sessions.ts';
 import type { StoreRepository } from './stores.ts';
 import type { UserRepository } from './users.ts';
 import type { VisitorIdentityRepository } from './visitor-identities.ts';
+import type { VisitorDataRepository, VisitorErasureRepository } from './visitors.ts';
 import type { VisualizationRepository } from './visualizations.ts';
 import type { WebhookEndpointRepository } from './webhook-endpoints.ts';
 import type { WidgetRepository } from './widgets.ts';
@@ -47,6 +48,7 @@ export type * from './sessions.ts';
 export type * from './stores.ts';
 export type * from './users.ts';
 export type * from './visitor-identities.ts';
+export type * from './visitors.ts';
 export type * from './visualizations.ts';
 export type * from './webhook-endpoints.ts';
 export type * from './widgets.ts';
@@ -67,6 +69,9 @@ export interface Repositories {
   visualizations: VisualizationRepository;
   widgets: WidgetRepository;
   visitorIdentities: VisitorIdentityRepository;
+  /** A widget visitor's data across the organization, and the steps that erase it. */
+  visitorData: VisitorDataRepository;
+  visitorErasures: VisitorErasureRepository;
   users: UserRepository;
   sessions: SessionRepository;
   /** The registry of running `serve` and `worker` processes (topology checks at startup). */

@@ -12,6 +12,7 @@ const sections = [
   { path: '/stores', label: 'Stores & widgets' },
   { path: '/conversions', label: 'Conversions' },
   { path: '/credits', label: 'Credits' },
+  { path: '/privacy', label: 'Privacy' },
   { path: '/team', label: 'Team', admin: true },
   { path: '/team', label: 'Sessions', admin: false },
 ];

@@ -16,6 +16,7 @@ import * as retentionDeadLettersSchedules from './0015-retention-dead-letters-sc
 import * as processRegistry from './0016-process-registry.ts';
 import * as limits from './0017-limits.ts';
 import * as generationDeletion from './0018-generation-deletion.ts';
+import * as visitorErasures from './0019-visitor-erasures.ts';
 import * as widgetCreditCap from './0020-widget-credit-cap.ts';
 
 /**
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0016-process-registry': processRegistry,
   '0017-limits': limits,
   '0018-generation-deletion': generationDeletion,
+  '0019-visitor-erasures': visitorErasures,
   '0020-widget-credit-cap': widgetCreditCap,
 };
 

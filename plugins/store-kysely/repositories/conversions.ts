@@ -9,7 +9,7 @@ type Row = Database['conversions'];
 /** Orders in these statuses stay stored but no longer count (see core/domain/conversion.ts). */
 const voided = ['refunded', 'cancelled'];
 
-const toRecord = (row: Row): ConversionRecord => ({
+export const toRecord = (row: Row): ConversionRecord => ({
   id: row.id,
   organizationId: row.organization_id,
   storeId: row.store_id,

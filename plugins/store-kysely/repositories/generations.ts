@@ -14,7 +14,7 @@ type Row = Database['generations'];
 
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
-const toRecord = (row: Row): GenerationRecord => ({
+export const toRecord = (row: Row): GenerationRecord => ({
   id: row.id,
   organizationId: row.organization_id,
   storeId: row.store_id,

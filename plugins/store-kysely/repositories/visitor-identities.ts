@@ -1,7 +1,7 @@
 import type { VisitorIdentity, VisitorIdentityRepository } from '../../../kit/plugin.ts';
 import type { Database, Executor } from '../database.ts';
 
-const toIdentity = (row: Database['visitor_identities']): VisitorIdentity => ({
+export const toIdentity = (row: Database['visitor_identities']): VisitorIdentity => ({
   organizationId: row.organization_id,
   storeId: row.store_id,
   visitorId: row.visitor_id,

@@ -1,0 +1,80 @@
+import type { Cradle } from '../cradle.ts';
+import { notFound } from '../domain/errors.ts';
+import { visitorAccessLimit, type ErasureRequester, type VisitorErasure } from '../domain/visitor-erasure.ts';
+import type { Repositories } from '../ports/persistence/index.ts';
+
+/** The job that erases a visitor (see `eraseVisitor`, core/services/visitor-erasure.ts). */
+export const eraseVisitorJobKind = 'erase_visitor';
+
+/** Nothing about the visitor: the job reads the visitor id from the pending erasure, which forgets it when done. */
+export interface EraseVisitorJobPayload {
+  erasureId: string;
+  organizationId: string;
+}
+
+/**
+ * Deletes generations of an organization inside the caller's transaction: tombstones with nothing
+ * personal left, their images deleted by a durable job queued in the same transaction (see
+ * core/services/generation-deletion.ts). The caller calls `queue.notify()` after the commit.
+ */
+export type DeleteGenerations = (tx: Repositories, organizationId: string, generationIds: string[]) => Promise<void>;
+
+export type VisitorService = ReturnType<typeof visitorService>;
+
+/** What a shop answers a visitor's access and erasure requests with (GDPR Articles 15 and 17). */
+export function visitorService({ persistence, ids, clock, queue }: Pick<Cradle, 'persistence' | 'ids' | 'clock' | 'queue'>) {
+  return {
+    /**
+     * Everything the organization holds about the visitor: at most `visitorAccessLimit` of each
+     * kind, newest first, with the total count of each (a crafted visitor id may have made many
+     * generations), and the erasure of the visitor still under way, if any.
+     */
+    async access(organizationId: string, visitorId: string) {
+      const { visitorData, visitorErasures } = persistence;
+      const [generations, identities, conversions, pendingErasure] = await Promise.all([
+        visitorData.generations(organizationId, visitorId, visitorAccessLimit),
+        visitorData.identities(organizationId, visitorId, visitorAccessLimit),
+        visitorData.conversions(organizationId, visitorId, visitorAccessLimit),
+        visitorErasures.pendingFor(organizationId, visitorId),
+      ]);
+      return { visitorId, limit: visitorAccessLimit, generations, identities, conversions, pendingErasure };
+    },
+
+    /**
+     * Records an erasure of the visitor and queues its job, in one transaction; a request for a
+     * visitor whose erasure is still pending answers that erasure (`created: false`) instead.
+     */
+    async requestErasure(organizationId: string, visitorId: string, requestedBy: ErasureRequester): Promise<{ erasure: VisitorErasure; created: boolean }> {
+      const now = clock.now();
+      const erasure: VisitorErasure = {
+        id: ids.id('vera_'),
+        organizationId,
+        status: 'pending',
+        requestedBy,
+        requestedAt: now,
+        completedAt: null,
+        generationsDeleted: 0,
+        identitiesDeleted: 0,
+        conversionsUnlinked: 0,
+      };
+      const outcome = await persistence.transaction(async (tx) => {
+        const requested = await tx.visitorErasures.request(erasure, visitorId);
+        if (requested.created) {
+          const payload: EraseVisitorJobPayload = { erasureId: erasure.id, organizationId };
+          await queue.enqueue(tx, { kind: eraseVisitorJobKind, payload, runAt: now, createdAt: now });
+        }
+        return requested;
+      });
+      if (outcome.created) queue.notify();
+      return outcome;
+    },
+
+    async getErasure(organizationId: string, id: string) {
+      const erasure = await persistence.visitorErasures.get(organizationId, id);
+      if (!erasure) throw notFound('visitor erasure', id);
+      return erasure;
+    },
+
+    listErasures: (organizationId: string, options: { limit: number; startingAfter?: string }) => persistence.visitorErasures.list(organizationId, options),
+  };
+}

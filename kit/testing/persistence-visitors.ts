@@ -1,0 +1,200 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { tenantService } from '../../core/services/tenants.ts';
+import type { ConversionRecord, Persistence, VisitorErasure } from '../plugin.ts';
+import { testIds } from './ids.ts';
+import { generationRecord } from './records.ts';
+
+/**
+ * A widget visitor's data and its erasure (GDPR Articles 15 and 17), part of the persistence
+ * contract: what is found for a visitor across the organization's stores and nothing of another
+ * organization's, the erasure's steps in bounded batches, and the erasure record, which keeps
+ * nothing about the visitor once complete.
+ */
+export function persistenceVisitorsContract(context: { store: () => Persistence; open: () => Persistence; tenants: () => ReturnType<typeof tenantService> }) {
+  const conversion = (organizationId: string, storeId: string, fields: Partial<ConversionRecord>): ConversionRecord => ({
+    id: testIds.id('conv_'),
+    organizationId,
+    storeId,
+    orderId: testIds.id('order_'),
+    visitorId: null,
+    sessionId: null,
+    totalCents: 1000,
+    currency: 'EUR',
+    platform: 'custom',
+    status: 'completed',
+    items: [],
+    source: 'server',
+    attribution: null,
+    orderCreatedAt: 1,
+    createdAt: 1,
+    updatedAt: 1,
+    ...fields,
+  });
+  const erasure = (organizationId: string, fields: Partial<VisitorErasure> = {}): VisitorErasure => ({
+    id: testIds.id('vera_'),
+    organizationId,
+    status: 'pending',
+    requestedBy: { type: 'api_key', id: 'key_test' },
+    requestedAt: Date.now(),
+    completedAt: null,
+    generationsDeleted: 0,
+    identitiesDeleted: 0,
+    conversionsUnlinked: 0,
+    ...fields,
+  });
+
+  /** An organization with two stores, a visitor seen in both, and a stranger with the same visitor id. */
+  async function seeded(name: string) {
+    const store = context.store();
+    const tenants = context.tenants();
+    const { organization, store: first } = await tenants.createOrganization({ name, credits: 0 });
+    const second = await tenants.createStore(organization.id, { name: `${name} outlet` });
+    const { organization: stranger, store: strangerStore } = await tenants.createOrganization({ name: `${name} stranger`, credits: 0 });
+    const visitorId = `v-${testIds.id('x')}`;
+    const made = (organizationId: string, storeId: string, sessionId: string | null, createdAt: number, visitor = visitorId) =>
+      generationRecord(organizationId, { storeId, widgetId: 'wdg_test', visitorId: visitor, sessionId, createdAt });
+    const generations = [made(organization.id, first.id, 's-1', 10), made(organization.id, first.id, 's-1', 20), made(organization.id, second.id, 's-2', 30), made(organization.id, second.id, null, 40)];
+    const others = [made(stranger.id, strangerStore.id, 's-1', 15), made(organization.id, first.id, 's-other', 25, 'v-someone-else')];
+    for (const generation of [...generations, ...others]) await store.generations.create(generation);
+    const identity = (organizationId: string, storeId: string, sessionId: string | null, at: number) =>
+      store.visitorIdentities.upsert({ organizationId, storeId, visitorId, sessionId, userId: `user-${storeId}`, traits: { plan: 'gold' }, createdAt: at, updatedAt: at });
+    await identity(organization.id, first.id, 's-3', 50);
+    await identity(organization.id, second.id, null, 60);
+    await identity(stranger.id, strangerStore.id, 's-1', 70);
+    const conversions = {
+      byVisitor: conversion(organization.id, first.id, { visitorId, sessionId: 's-1', orderCreatedAt: 100 }),
+      bySessionOnly: conversion(organization.id, second.id, { visitorId: null, sessionId: 's-2', orderCreatedAt: 200 }),
+      byIdentitySession: conversion(organization.id, first.id, { visitorId: 'v-form-typo', sessionId: 's-3', orderCreatedAt: 300 }),
+      someoneElse: conversion(organization.id, first.id, { visitorId: 'v-someone-else', sessionId: 's-other', orderCreatedAt: 400 }),
+      stranger: conversion(stranger.id, strangerStore.id, { visitorId, sessionId: 's-1', orderCreatedAt: 500 }),
+    };
+    for (const row of Object.values(conversions)) assert.equal(await store.conversions.insertIfAbsent(row), true);
+    return { store, organization, stores: [first, second], stranger, visitorId, generations, others, conversions };
+  }
+
+  describe('a visitor\'s data and its erasure', () => {
+    it('finds the visitor\'s generations, identities and conversions across the organization\'s stores, newest first, bounded, with totals', async () => {
+      const { store, organization, stores, visitorId, generations, conversions } = await seeded('Access');
+      const found = await store.visitorData.generations(organization.id, visitorId, 10);
+      assert.equal(found.total, 4);
+      assert.deepEqual(found.data.map((generation) => generation.id), generations.map((generation) => generation.id).reverse(), 'newest first, both stores, nothing of another visitor or organization');
+      assert.deepEqual(found.data[0], generations[3], 'whole records');
+      const bounded = await store.visitorData.generations(organization.id, visitorId, 2);
+      assert.deepEqual([bounded.total, bounded.data.map((generation) => generation.id)], [4, [generations[3]!.id, generations[2]!.id]]);
+
+      const identities = await store.visitorData.identities(organization.id, visitorId, 10);
+      assert.equal(identities.total, 2);
+      assert.deepEqual(identities.data.map((identity) => [identity.storeId, identity.sessionId, identity.userId]), [
+        [stores[1]!.id, null, `user-${stores[1]!.id}`],
+        [stores[0]!.id, 's-3', `user-${stores[0]!.id}`],
+      ]);
+
+      const linked = await store.visitorData.conversions(organization.id, visitorId, 10);
+      assert.equal(linked.total, 3, 'by visitor id, by a generation\'s session, by an identity\'s session');
+      assert.deepEqual(linked.data.map((row) => row.id), [conversions.byIdentitySession.id, conversions.bySessionOnly.id, conversions.byVisitor.id]);
+      assert.deepEqual((await store.visitorData.conversions(organization.id, visitorId, 1)).total, 3);
+
+      const nobody = await store.visitorData.generations(organization.id, 'v-nobody', 10);
+      assert.deepEqual(nobody, { data: [], total: 0 });
+      assert.deepEqual(await store.visitorData.conversions(organization.id, 'v-nobody', 10), { data: [], total: 0 });
+    });
+
+    it('erases in bounded batches: generations taken with their session ids, identities deleted, conversions unlinked and kept', async () => {
+      const { store, organization, stranger, visitorId, generations, others, conversions } = await seeded('Erase steps');
+      const taken = await store.transaction((tx) => tx.visitorData.detachGenerations(organization.id, visitorId, 3));
+      assert.equal(taken.length, 3, 'a batch is at most its limit');
+      const rest = await store.transaction((tx) => tx.visitorData.detachGenerations(organization.id, visitorId, 3));
+      assert.equal(rest.length, 1);
+      assert.deepEqual(await store.transaction((tx) => tx.visitorData.detachGenerations(organization.id, visitorId, 3)), [], 'taken once');
+      assert.deepEqual(
+        [...taken, ...rest].sort((a, b) => a.id.localeCompare(b.id)),
+        generations.map((generation) => ({ id: generation.id, sessionId: generation.sessionId })).sort((a, b) => a.id.localeCompare(b.id)),
+        'each with the session id it had',
+      );
+      const detached = await store.generations.get(organization.id, generations[0]!.id);
+      assert.deepEqual([detached?.visitorId, detached?.sessionId], [null, null], 'the ids are gone from the row');
+      assert.equal((await store.visitorData.generations(organization.id, visitorId, 10)).total, 0);
+      for (const other of others) assert.equal((await store.generations.get(other.organizationId, other.id))?.visitorId, other.visitorId, 'another visitor\'s and organization\'s stay');
+
+      const identities = await store.transaction((tx) => tx.visitorData.deleteIdentities(organization.id, visitorId, 1));
+      assert.equal(identities.length, 1);
+      const more = await store.transaction((tx) => tx.visitorData.deleteIdentities(organization.id, visitorId, 1));
+      assert.deepEqual([...identities, ...more].map((identity) => identity.sessionId).sort(), ['s-3', null].sort());
+      assert.deepEqual(await store.transaction((tx) => tx.visitorData.deleteIdentities(organization.id, visitorId, 1)), []);
+      assert.ok(await store.visitorIdentities.get((await context.tenants().listStores(stranger.id))[0]!.id, visitorId), 'the stranger\'s identity stays');
+
+      assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfVisitor(organization.id, visitorId, 10, 999)), 1);
+      assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfVisitor(organization.id, visitorId, 10, 999)), 0);
+      assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfSessions(organization.id, ['s-1', 's-2', 's-3'], 1, 999)), 1, 'bounded');
+      assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfSessions(organization.id, ['s-1', 's-2', 's-3'], 10, 999)), 1);
+      assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfSessions(organization.id, ['s-1', 's-2', 's-3'], 10, 999)), 0);
+      assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfSessions(organization.id, [], 10, 999)), 0);
+
+      const page = await store.conversions.list(organization.id, { limit: 10 });
+      const byId = new Map(page.data.map((row) => [row.id, row]));
+      for (const kept of [conversions.byVisitor, conversions.bySessionOnly, conversions.byIdentitySession]) {
+        assert.deepEqual(byId.get(kept.id), { ...kept, visitorId: null, sessionId: null, updatedAt: 999 }, 'kept whole, without the ids');
+      }
+      assert.deepEqual(byId.get(conversions.someoneElse.id), conversions.someoneElse, 'another visitor\'s conversion is left alone');
+      assert.equal((await store.conversions.list(stranger.id, { limit: 10 })).data[0]?.visitorId, visitorId, 'another organization\'s too');
+    });
+
+    it('records an erasure once per pending visitor, keeps its work apart, and forgets the visitor when it completes', async () => {
+      const store = context.store();
+      const { organization } = await context.tenants().createOrganization({ name: 'Erasure records', credits: 0 });
+      const { organization: stranger } = await context.tenants().createOrganization({ name: 'Erasure stranger', credits: 0 });
+      const first = erasure(organization.id, { requestedAt: 1_000 });
+      assert.deepEqual(await store.transaction((tx) => tx.visitorErasures.request(first, 'v-erased')), { erasure: first, created: true });
+      // Racing requests for the same pending visitor, from several handles: one erasure.
+      const handles = [store, context.open()];
+      const racing = await Promise.all(
+        Array.from({ length: 6 }, (_, index) => handles[index % 2]!.transaction((tx) => tx.visitorErasures.request(erasure(organization.id, { requestedAt: 2_000 + index }), 'v-erased'))),
+      );
+      assert.deepEqual(racing.map((outcome) => [outcome.created, outcome.erasure.id]), Array(6).fill([false, first.id]));
+      const other = erasure(organization.id, { requestedAt: 3_000, requestedBy: { type: 'user', id: 'usr_admin' } });
+      assert.equal((await store.transaction((tx) => tx.visitorErasures.request(other, 'v-other'))).created, true);
+      const foreign = erasure(stranger.id, { requestedAt: 4_000 });
+      assert.equal((await store.transaction((tx) => tx.visitorErasures.request(foreign, 'v-erased'))).created, true, 'the same visitor id in another organization is another visitor');
+
+      assert.deepEqual(await store.visitorErasures.get(organization.id, first.id), first);
+      assert.equal(await store.visitorErasures.get(stranger.id, first.id), null, 'tenancy');
+      assert.deepEqual(await store.visitorErasures.pendingFor(organization.id, 'v-erased'), first);
+      assert.equal(await store.visitorErasures.pendingFor(organization.id, 'v-nobody'), null);
+      assert.deepEqual(await store.visitorErasures.subject(first.id), { organizationId: organization.id, visitorId: 'v-erased' });
+
+      const page = await store.visitorErasures.list(organization.id, { limit: 1 });
+      assert.deepEqual([page.data.map((row) => row.id), page.hasMore], [[other.id], true]);
+      const next = await store.visitorErasures.list(organization.id, { limit: 1, startingAfter: other.id });
+      assert.deepEqual([next.data.map((row) => row.id), next.hasMore], [[first.id], false]);
+      assert.deepEqual(await store.visitorErasures.list(organization.id, { limit: 5, startingAfter: foreign.id }), { data: [], hasMore: false });
+
+      await store.transaction(async (tx) => {
+        await tx.visitorErasures.addSessions(first.id, ['s-b', 's-a', 's-b']);
+        await tx.visitorErasures.addSessions(first.id, ['s-a', 's-c']);
+        await tx.visitorErasures.progress(first.id, { generationsDeleted: 3 });
+        await tx.visitorErasures.progress(first.id, { generationsDeleted: 2, identitiesDeleted: 1, conversionsUnlinked: 4 });
+        await tx.visitorErasures.progress(first.id, {});
+      });
+      assert.deepEqual(await store.visitorErasures.sessions(first.id, 2), ['s-a', 's-b']);
+      await store.transaction((tx) => tx.visitorErasures.removeSessions(first.id, ['s-a']));
+      assert.deepEqual(await store.visitorErasures.sessions(first.id, 10), ['s-b', 's-c']);
+
+      assert.equal(await store.transaction((tx) => tx.visitorErasures.complete(first.id, 5_000)), true);
+      assert.equal(await store.transaction((tx) => tx.visitorErasures.complete(first.id, 6_000)), false, 'completed once');
+      assert.deepEqual(await store.visitorErasures.get(organization.id, first.id), {
+        ...first,
+        status: 'complete',
+        completedAt: 5_000,
+        generationsDeleted: 5,
+        identitiesDeleted: 1,
+        conversionsUnlinked: 4,
+      });
+      assert.equal(await store.visitorErasures.subject(first.id), null, 'the visitor id is gone');
+      assert.deepEqual(await store.visitorErasures.sessions(first.id, 10), [], 'and so are its session ids');
+      assert.equal(await store.visitorErasures.pendingFor(organization.id, 'v-erased'), null);
+      const again = erasure(organization.id);
+      assert.equal((await store.transaction((tx) => tx.visitorErasures.request(again, 'v-erased'))).created, true, 'once complete, the visitor may be erased again');
+    });
+  });
+}
