@@ -38,6 +38,11 @@ const pathParameters = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map(
 const viewerMayChange = new Set(['DELETE /v1/session', 'DELETE /v1/sessions/{id}']);
 /** A server-sent event stream stays open: not a list to read to its end (its feed filters by organization in SQL, tested in event-stream tests). */
 const notReadToTheEnd = new Set(['GET /v1/events/stream']);
+/**
+ * A visitor id is the browser's, not a row of one organization: another organization naming it
+ * reads and erases its own data about that id (none here), never A's.
+ */
+const ownDataOfAnyId = new Set(['GET /v1/visitors/{visitorId}', 'DELETE /v1/visitors/{visitorId}']);
 
 describe('roles and organizations, on every /v1 operation of the OpenAPI document', () => {
   let g: Awaited<ReturnType<typeof startGenerationApp>>;
@@ -100,6 +105,11 @@ describe('roles and organizations, on every /v1 operation of the OpenAPI documen
     await post('/api/webhooks/orders', { ...example, organizationId: a.organization.id, storeId: a.store.id }, bearer(a.conversionKey.key));
     const newKey = await post('/v1/api-keys', { kind: 'conversion', name: 'A key' }, adminA.headers());
     const invitation = await post('/v1/invitations', { email: 'invited@a.example', role: 'viewer' }, adminA.headers());
+    // The example order's visitor is one of A's visitors; an erasure (of a visitor A never saw) is one of A's erasures.
+    const visitorOfA = String(example.visitorId);
+    const erasure = await fetch(url('/v1/visitors/v-roles-unknown'), { method: 'DELETE', headers: bearer(keyA) });
+    assert.equal(erasure.status, 202);
+    const erasureId = (await erasure.json()).id as string;
     const readA = async (path: string) => (await (await fetch(url(path), { headers: bearer(keyA) })).json()).data as { id: string }[];
     await waitFor('an event of A', async () => (await readA('/v1/events')).length > 0);
     const event = (await readA('/v1/events'))[0]!;
@@ -112,6 +122,9 @@ describe('roles and organizations, on every /v1 operation of the OpenAPI documen
     idsOfA.set('/v1/api-keys', newKey.id);
     idsOfA.set('/v1/users', invitation.userId);
     idsOfA.set('/v1/sessions', adminA.sessionId);
+    idsOfA.set('/v1/visitors', visitorOfA);
+    idsOfA.set('/v1/visitor-erasures', erasureId);
+    everyIdOfA.add(erasureId);
     for (const id of [endpoint.id, generation.id, widget.id, newKey.id, invitation.userId, event.id]) everyIdOfA.add(id);
     // Every id A's own lists show (conversions, ledger entries, deliveries…) joins the set.
     for (const entry of v1Operations.filter((item) => item.method === 'get' && pathParameters(item.path).length === 0 && !notReadToTheEnd.has(label(item)))) {
@@ -176,13 +189,24 @@ describe('roles and organizations, on every /v1 operation of the OpenAPI documen
     const withIds = v1Operations.filter((entry) => takesSession(entry) && pathParameters(entry.path).length > 0);
     for (const entry of withIds) {
       const path = pathWithIdsOfA(entry.path);
+      if (ownDataOfAnyId.has(label(entry))) {
+        // B asks about the same visitor id: B's own (empty) data, or an erasure of it, nothing of A's.
+        const response = await request(entry, path, adminB.headers());
+        const text = await response.text();
+        assert.equal(response.status, entry.method === 'get' ? 200 : 202, `${label(entry)}: ${text}`);
+        for (const id of everyIdOfA) assert.ok(!text.includes(id), `${label(entry)} as B shows A's ${id}`);
+        continue;
+      }
       const response = await request(entry, path, adminB.headers());
       const error = await errorOf(response, 404);
       assert.equal(error.code, 'resource_missing', `${label(entry)} → ${error.code}`);
       if (entry.method === 'get') assert.equal((await errorOf(await request(entry, path, viewerB.headers()), 404)).code, 'resource_missing', `${label(entry)} as a viewer`);
     }
-    // A's rows are all still there.
+    // A's rows are all still there, A's visitor too.
     assert.equal((await fetch(url(`/v1/widgets/${idsOfA.get('/v1/widgets')}`), { headers: bearer(keyA) })).status, 200);
+    await waitFor("B's erasure done", async () => (await (await fetch(url('/v1/visitor-erasures'), { headers: adminB.headers() })).json()).data.every((item: { status: string }) => item.status === 'complete'));
+    const visitor = await (await fetch(url(`/v1/visitors/${idsOfA.get('/v1/visitors')}`), { headers: bearer(keyA) })).json();
+    assert.equal(visitor.conversions.data[0]?.visitorId, idsOfA.get('/v1/visitors'), "B's erasure left A's visitor alone");
     assert.equal((await fetch(url(`/v1/session`), { headers: adminA.headers() })).status, 200);
   });
 
