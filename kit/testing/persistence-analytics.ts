@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { tenantService } from '../../core/services/tenants.ts';
 import type { ConversionRecord, GenerationRecord, Persistence } from '../plugin.ts';
 import { testIds } from './ids.ts';
-import { generationRecord } from './records.ts';
+import { conversionRecord, generationRecord } from './records.ts';
 
 const dayMs = 86_400_000;
 /** 2026-03-01T00:00:00Z: day 20513 since the epoch. */
@@ -17,25 +17,8 @@ const dayNumber = day0 / dayMs;
  */
 export function persistenceAnalyticsContract(context: { store: () => Persistence; tenants: () => ReturnType<typeof tenantService> }) {
   const generation = (organizationId: string, fields: Partial<GenerationRecord>) => generationRecord(organizationId, { createdAt: day0, ...fields });
-  const conversion = (organizationId: string, storeId: string, fields: Partial<ConversionRecord>): ConversionRecord => ({
-    id: testIds.id('conv_'),
-    organizationId,
-    storeId,
-    orderId: testIds.id('order_'),
-    visitorId: null,
-    sessionId: null,
-    totalCents: 1000,
-    currency: 'EUR',
-    platform: 'custom',
-    status: 'completed',
-    items: [],
-    source: 'server',
-    attribution: null,
-    orderCreatedAt: day0,
-    createdAt: day0,
-    updatedAt: day0,
-    ...fields,
-  });
+  const conversion = (organizationId: string, storeId: string, fields: Partial<ConversionRecord>) =>
+    conversionRecord(organizationId, storeId, { orderCreatedAt: day0, createdAt: day0, updatedAt: day0, ...fields });
   const attributed = (generationId: string, cents: number) => ({ generationId, attributedRevenueCents: cents, attributedItems: [] });
 
   describe('dashboard reads', () => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { tenantService } from '../../core/services/tenants.ts';
-import type { ConversionRecord, Persistence, VisitorErasure } from '../plugin.ts';
+import type { Persistence, VisitorErasure } from '../plugin.ts';
 import { testIds } from './ids.ts';
-import { generationRecord } from './records.ts';
+import { conversionRecord, generationRecord } from './records.ts';
 
 /**
  * A widget visitor's data and its erasure (GDPR Articles 15 and 17), part of the persistence
@@ -12,25 +12,7 @@ import { generationRecord } from './records.ts';
  * nothing about the visitor once complete.
  */
 export function persistenceVisitorsContract(context: { store: () => Persistence; open: () => Persistence; tenants: () => ReturnType<typeof tenantService> }) {
-  const conversion = (organizationId: string, storeId: string, fields: Partial<ConversionRecord>): ConversionRecord => ({
-    id: testIds.id('conv_'),
-    organizationId,
-    storeId,
-    orderId: testIds.id('order_'),
-    visitorId: null,
-    sessionId: null,
-    totalCents: 1000,
-    currency: 'EUR',
-    platform: 'custom',
-    status: 'completed',
-    items: [],
-    source: 'server',
-    attribution: null,
-    orderCreatedAt: 1,
-    createdAt: 1,
-    updatedAt: 1,
-    ...fields,
-  });
+  const conversion = conversionRecord;
   const erasure = (organizationId: string, fields: Partial<VisitorErasure> = {}): VisitorErasure => ({
     id: testIds.id('vera_'),
     organizationId,

@@ -1,4 +1,4 @@
-import type { GenerationRecord, WebhookEndpointRecord } from '../plugin.ts';
+import type { ConversionRecord, GenerationRecord, WebhookEndpointRecord } from '../plugin.ts';
 import { testIds } from './ids.ts';
 
 /** A generation for the persistence suites to store: complete, 1K, one product, created at time 1; `fields` override. */
@@ -24,6 +24,27 @@ export const generationRecord = (organizationId: string, fields: Partial<Generat
   sessionId: null,
   createdAt: 1,
   completedAt: null,
+  ...fields,
+});
+
+/** A completed EUR order reported by the shop's server, with no ids or attribution, at time 1; `fields` override. */
+export const conversionRecord = (organizationId: string, storeId: string, fields: Partial<ConversionRecord> = {}): ConversionRecord => ({
+  id: testIds.id('conv_'),
+  organizationId,
+  storeId,
+  orderId: testIds.id('order_'),
+  visitorId: null,
+  sessionId: null,
+  totalCents: 1000,
+  currency: 'EUR',
+  platform: 'custom',
+  status: 'completed',
+  items: [],
+  source: 'server',
+  attribution: null,
+  orderCreatedAt: 1,
+  createdAt: 1,
+  updatedAt: 1,
   ...fields,
 });
 
