@@ -65,10 +65,11 @@ if (values.against === undefined) {
     summary.push(...run.rows);
   }
   console.log('\n=== summary ===');
+  // A ratio over a zero reference (a reference that failed) is Infinity, which arrives as null: JSON has neither.
   console.log(
     table(
       ['benchmark', 'ours', 'floor', 'ratio', 'target', 'met'],
-      summary.map((row) => [row.benchmark, row.ours, row.floor, fixed(row.ratio, 2), row.target ?? '-', row.meets === null ? '-' : row.meets ? 'yes' : 'MISSED']),
+      summary.map((row) => [row.benchmark, row.ours, row.floor, Number.isFinite(row.ratio) ? fixed(row.ratio, 2) : '-', row.target ?? '-', row.meets === null ? '-' : row.meets ? 'yes' : 'MISSED']),
     ),
   );
 } else {

@@ -64,8 +64,7 @@ export function ownCdnKey({ cdn, config }: Pick<Cradle, 'cdn' | 'config'>, url: 
  */
 export function goneError(tombstone: GenerationTombstone, use: 'get' | 'replay') {
   if (tombstone.reason === 'expired') {
-    const error = new ApiError('not_found_error', 'generation_expired', `Generation '${tombstone.id}' has expired: its organization keeps renders for a limited time, and it was deleted with its images.`, 'id', 410);
-    return error;
+    return new ApiError('not_found_error', 'generation_expired', `Generation '${tombstone.id}' has expired: its organization keeps renders for a limited time, and it was deleted with its images.`, 'id', 410);
   }
   if (use === 'get') return notFound('generation', tombstone.id);
   return new ApiError(
