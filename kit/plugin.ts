@@ -15,7 +15,21 @@ export type { Clock } from '../core/ports/clock.ts';
 export type { IdGenerator } from '../core/ports/ids.ts';
 export type { FetchedObject, ImageCdn, ListedObject, StoredObject, Visibility } from '../core/ports/image-cdn.ts';
 export { jobsChannel, outageRetryDelay, PostponeJob, RetryJob, type JobContext, type JobHandler, type JobQueue, type NewJob } from '../core/ports/job-queue.ts';
-export { defaultProvenance, RenderError, type Mode, type ProductDimensions, type RenderEngine, type RenderProduct, type RenderRequest, type RenderResult } from '../core/ports/render-engine.ts';
+export {
+  defaultProvenance,
+  isRenderErrorCode,
+  RenderError,
+  renderErrorCodes,
+  type EngineSupport,
+  type Mode,
+  type ProductDimensions,
+  type RenderEngine,
+  type RenderErrorCode,
+  type RenderErrorCodeMeaning,
+  type RenderProduct,
+  type RenderRequest,
+  type RenderResult,
+} from '../core/ports/render-engine.ts';
 export {
   digitalSourceTypeBase,
   digitalSourceTypes,
@@ -62,6 +76,10 @@ export { assertContentTypeFitsKey, assertSafeKey, assertSafePrefix, contentTypeF
 export { inputDecoding } from '../core/imaging/input-decoding.ts';
 /** sharp, loaded on first use: libvips is tens of MB that a process which renders nothing need not carry. */
 export { loadSharp } from '../core/imaging/sharp.ts';
+/** Images on their way to a render engine's vendor and back, so an engine needs no image library of its own. */
+export { fitToSize, vendorImage, type VendorImage } from '../core/imaging/engine-images.ts';
+/** `Retry-After` as milliseconds: a webhook receiver's or a render engine's vendor's. */
+export { parseRetryAfter } from '../core/outbound/retry-after.ts';
 /** The guarded outbound client a plugin is handed (`context.outbound`), and the error it throws. */
 export { OutboundError, type GuardedClient, type OutboundErrorCode, type OutboundRequest, type OutboundResponse } from '../core/outbound/guarded-client.ts';
 /** The worker side of a job queue (lanes, retries, leases, stop) over an engine's claim and writes, for queue plugins. */

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { asValue } from 'awilix';
 import sharp from 'sharp';
 import { startWorkers } from '../core/lifecycle.ts';
-import { RenderError } from '../core/ports/render-engine.ts';
+import { RenderError, renderErrorCodes, type RenderErrorCode } from '../core/ports/render-engine.ts';
 import { maxImageBytes } from '../core/domain/generation-input.ts';
 import { renderJobKind } from '../core/services/generations.ts';
 import { generationFields, oddImages, startGenerationApp, photoJpeg, productPng, type GenerationApp } from './support/generation-app.ts';
@@ -540,6 +540,30 @@ describe('render engine failures', () => {
     const failed = await g.api.settled(apiKey.key, id);
     assert.deepEqual(failed.error, { code: 'content_blocked', message: 'The image was blocked by safety filters.' });
     assert.equal((await (await g.api.get(apiKey.key, '/v1/credits')).json()).balance, 3);
+  });
+
+  it("reports a code outside the engines' vocabulary as render_failed, its message kept in the log", async () => {
+    const { apiKey } = await g.app.tenants.createOrganization({ name: 'Own code', credits: 3 });
+    outcomes.push(() => {
+      // A third party's adapter typed loosely: the code reaches the core all the same.
+      throw new RenderError('my_vendor_code' as RenderErrorCode, 'VendorX says: account 991 over plan', false);
+    });
+    const { id } = await (await g.api.post(apiKey.key, g.validBody())).json();
+    const failed = await g.api.settled(apiKey.key, id);
+    assert.deepEqual(failed.error, { code: 'render_failed', message: renderErrorCodes.render_failed.publicMessage });
+    assert.equal((await (await g.api.get(apiKey.key, '/v1/credits')).json()).balance, 3);
+  });
+
+  it("shows photo_unusable with the engine's reason, final", async () => {
+    const { apiKey } = await g.app.tenants.createOrganization({ name: 'Unusable', credits: 3 });
+    calls = 0;
+    outcomes.push(() => {
+      throw new RenderError('photo_unusable', 'No person was found in the photo.');
+    });
+    const { id } = await (await g.api.post(apiKey.key, g.validBody())).json();
+    const failed = await g.api.settled(apiKey.key, id);
+    assert.equal(calls, 1, 'final: not retried');
+    assert.deepEqual(failed.error, { code: 'photo_unusable', message: 'No person was found in the photo.' });
   });
 
   it('retries an unavailable engine up to the attempt limit, then fails without leaking its words', async () => {

@@ -12,7 +12,7 @@ import { closestAspectRatio, createGeminiRenderer } from '../plugins/renderer-ge
 import { buildPrompt } from '../plugins/renderer-gemini/prompt.ts';
 import mockPlugin from '../plugins/renderer-mock/index.ts';
 import { createMockRenderer, layoutProducts } from '../plugins/renderer-mock/mock-renderer.ts';
-import { gradientPhoto, product, productImage, renderEngineContract } from 'visualizer/testing';
+import { gradientPhoto, product, productImage, renderEngineContract, type RenderFault } from 'visualizer/testing';
 import { pluginContext } from './support/plugin-context.ts';
 
 const API_KEY = 'test-key-AIzaSyFAKE0123456789';
@@ -33,6 +33,9 @@ interface GeminiRequest {
 interface Reply {
   status: number;
   body: unknown;
+  headers?: Record<string, string>;
+  /** Sent as it is instead of `body` as JSON. */
+  raw?: string;
 }
 
 /** Gemini 3 Pro Image's 1K output sizes; 2K and 4K double and quadruple them. */
@@ -100,11 +103,21 @@ interface FakeGemini {
   requests: GeminiRequest[];
   /** Answers the next request (once it validated) with this instead of an image. */
   next: ((request: GeminiRequest) => Reply | Promise<Reply>) | null;
+  /** Answers every request with this failure, as Google documents it, until set back to null. */
+  fault: RenderFault | null;
   close(): Promise<void>;
 }
 
+/** Each contract fault as Gemini's API answers it (ai.google.dev/gemini-api/docs/troubleshooting). */
+const faultReplies: Record<Exclude<RenderFault, 'timeout'>, Reply> = {
+  rate_limited: { status: 429, headers: { 'retry-after': '7' }, body: { error: { code: 429, message: 'Resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED' } } },
+  unavailable: { status: 503, body: { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } } },
+  moderation: { status: 200, body: { promptFeedback: { blockReason: 'PROHIBITED_CONTENT' } } },
+  malformed: { status: 200, body: null, raw: '<html><body>502 Bad Gateway</body></html>' },
+};
+
 async function startFakeGemini(): Promise<FakeGemini> {
-  const fake: FakeGemini = { baseUrl: '', requests: [], next: null, close: async () => {} };
+  const fake: FakeGemini = { baseUrl: '', requests: [], next: null, fault: null, close: async () => {} };
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -115,11 +128,13 @@ async function startFakeGemini(): Promise<FakeGemini> {
       fake.requests.push(checked);
       const handler = fake.next;
       fake.next = null;
-      reply = handler ? await handler(checked) : await imageAnswer(checked);
+      if (fake.fault && fake.fault !== 'timeout') reply = faultReplies[fake.fault];
+      else reply = handler ? await handler(checked) : await imageAnswer(checked);
     }
     if (res.destroyed) return;
-    res.writeHead(reply.status, { 'content-type': 'application/json; charset=UTF-8' });
-    res.end(JSON.stringify(reply.body));
+    if (fake.fault === 'timeout') return; // never answers
+    res.writeHead(reply.status, { 'content-type': 'application/json; charset=UTF-8', ...reply.headers });
+    res.end(reply.raw ?? JSON.stringify(reply.body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -151,9 +166,12 @@ renderEngineContract({
   name: 'gemini (fake API on loopback)',
   create: async () => {
     contractFake = await startFakeGemini();
-    return createGeminiRenderer({ apiKey: API_KEY, baseUrl: contractFake.baseUrl, model: MODEL });
+    return createGeminiRenderer({ apiKey: API_KEY, baseUrl: contractFake.baseUrl, model: MODEL, timeoutMs: 1_500 });
   },
   dispose: () => contractFake?.close(),
+  injectFault: (fault) => {
+    contractFake!.fault = fault;
+  },
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import { credentialedRender } from './credentialed-render.ts';
 import { fetchImage, ImageFetchError, inspectImage, type FetchedImage } from '../outbound/fetch-image.ts';
 import { outageRetryDelay, PostponeJob, RetryJob } from '../ports/job-queue.ts';
 import type { QueuedJob } from '../domain/job.ts';
-import { RenderError } from '../ports/render-engine.ts';
+import { isRenderErrorCode, RenderError, renderErrorCodes } from '../ports/render-engine.ts';
 import { ownCdnKey, type RenderJobPayload } from './generations.ts';
 import { strayImagesJobKind, type StrayImagesJobPayload } from './stray-images.ts';
 import { emitEvent } from './webhook-delivery.ts';
@@ -44,19 +44,15 @@ const fromStorage = <T>(operation: Promise<T>): Promise<T> =>
     throw new StorageOutage(error);
   });
 
-const publicRenderMessages: Record<string, string> = {
-  render_failed: 'The visualization could not be rendered from these images.',
-  render_timeout: 'Rendering took too long and was stopped.',
-  renderer_unavailable: 'The rendering service was unavailable; please try again later.',
-};
-
 function classify(error: unknown): GenerationFailure {
   if (error instanceof GenerationFailure) return error;
   if (error instanceof ImageFetchError) return new GenerationFailure(error.code, error.message, error.transient);
   if (error instanceof RenderError) {
-    // An engine's own words (quota, key, model errors) are for the operator's log, not the shop's customers.
-    const shown = error.code === 'content_blocked' ? error.message : (publicRenderMessages[error.code] ?? publicRenderMessages.render_failed!);
-    return new GenerationFailure(error.code, shown, error.transient);
+    // A code outside the vocabulary (a third party's own) reaches shops as `render_failed`; an
+    // engine's own words (quota, key, model errors) are for the operator's log unless the code shows them.
+    const code = isRenderErrorCode(error.code) ? error.code : 'render_failed';
+    const { showsMessage, publicMessage } = renderErrorCodes[code];
+    return new GenerationFailure(code, showsMessage ? error.message : publicMessage, error.transient);
   }
   // Anything else (a bug, an engine's unexpected answer) is retried; if it persists the generation fails without leaking details.
   return notCompleted();

@@ -1,13 +1,40 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { RenderError, type ImageSize, type Mode, type RenderEngine, type RenderProduct, type RenderRequest } from '../plugin.ts';
+import { RenderError, type ImageSize, type Mode, type RenderEngine, type RenderErrorCode, type RenderProduct, type RenderRequest } from '../plugin.ts';
+
+/**
+ * A failure of a remote engine's vendor, as the suite asks a fake of that vendor to answer:
+ * - `rate_limited`: 429 with `Retry-After: 7`, as the vendor sends it;
+ * - `unavailable`: 503 (or the vendor's documented overload answer);
+ * - `timeout`: no answer at all (the request hangs until the engine gives up);
+ * - `moderation`: the vendor's documented moderation or safety refusal;
+ * - `malformed`: a 200 whose body is not the vendor's documented shape (not JSON at all).
+ */
+export type RenderFault = 'rate_limited' | 'unavailable' | 'timeout' | 'moderation' | 'malformed';
+
+/** How an adapter must classify each fault (see `renderErrorCodes`). */
+export const faultClassification: Record<RenderFault, { code: RenderErrorCode; transient: boolean }> = {
+  rate_limited: { code: 'renderer_unavailable', transient: true },
+  unavailable: { code: 'renderer_unavailable', transient: true },
+  timeout: { code: 'render_timeout', transient: true },
+  moderation: { code: 'content_blocked', transient: false },
+  malformed: { code: 'renderer_unavailable', transient: true },
+};
 
 export interface RenderEngineContractOptions<Engine extends RenderEngine = RenderEngine> {
   name: string;
+  /** The engine under test. A remote one should have a timeout of at most 2 s here, for the `timeout` fault. */
   create(): Engine | Promise<Engine>;
   /** Stops whatever `create` started (a fake of a remote API, say); called once after the suite. */
   dispose?(engine: Engine): void | Promise<void>;
+  /**
+   * For an engine with a remote: from this call on, every request the engine makes to its remote
+   * is answered with `fault` (null: answered normally again). Given, the suite checks that the
+   * adapter classifies each fault as `faultClassification` says; an engine with no remote (the
+   * mock) has no faults to inject and leaves it out.
+   */
+  injectFault?(fault: RenderFault | null, engine: Engine): void | Promise<void>;
 }
 
 const LONG_SIDE: Record<ImageSize, number> = { '1K': 1024, '2K': 2048, '4K': 4096 };
@@ -83,8 +110,8 @@ export function renderEngineContract<Engine extends RenderEngine>(options: Rende
     let photo: Buffer;
     let products: RenderProduct[];
     const request = (overrides: Partial<RenderRequest> = {}): RenderRequest => ({
-      mode: 'virtual-try-on',
-      imageSize: '1K',
+      mode: firstMode(),
+      imageSize: firstSize(),
       photo,
       products,
       hint: null,
@@ -106,28 +133,39 @@ export function renderEngineContract<Engine extends RenderEngine>(options: Rende
       assert.ok(engine.name.length > 0);
     });
 
-    const modes: Mode[] = ['virtual-try-on', 'room-visualizer'];
-    const sizes: ImageSize[] = ['1K', '2K', '4K'];
-    for (const mode of modes) {
-      for (const imageSize of sizes) {
-        it(`renders ${mode} at ${imageSize}: long side ${LONG_SIDE[imageSize]}, the photo's aspect ratio`, async () => {
+    const allModes: Mode[] = ['virtual-try-on', 'room-visualizer'];
+    const allSizes: ImageSize[] = ['1K', '2K', '4K'];
+    // What the engine declares it renders; the core never asks it for anything else.
+    const modes = () => allModes.filter((mode) => !engine.supports?.modes || engine.supports.modes.includes(mode));
+    const sizes = () => allSizes.filter((size) => !engine.supports?.sizes || engine.supports.sizes.includes(size));
+    const firstMode = () => modes()[0]!;
+    const firstSize = () => sizes()[0]!;
+
+    it('supports at least one mode and one size, of those the service has', () => {
+      assert.ok(modes().length > 0, `supports.modes names none of ${allModes.join(', ')}`);
+      assert.ok(sizes().length > 0, `supports.sizes names none of ${allSizes.join(', ')}`);
+    });
+
+    it(`renders every mode and size it supports: the long side paid for (${allSizes.map((size) => LONG_SIDE[size]).join(', ')}), the photo's aspect ratio`, async () => {
+      for (const mode of modes()) {
+        for (const imageSize of sizes()) {
           const roomProducts = [product(products[0]!.image, { productTitle: 'Sofa', dimensions: { width: 200, height: 90, depth: 95, unit: 'cm' } })];
           const result = await engine.render(request({ mode, imageSize, products: mode === 'room-visualizer' ? roomProducts : products }));
           const metadata = await sharp(result.image).metadata();
-          assert.equal(result.contentType, `image/${metadata.format}`, 'contentType names the format of the bytes');
-          assert.equal(Math.max(metadata.width, metadata.height), LONG_SIDE[imageSize]);
+          assert.equal(result.contentType, `image/${metadata.format}`, `${mode} ${imageSize}: contentType names the format of the bytes`);
+          assert.equal(Math.max(metadata.width, metadata.height), LONG_SIDE[imageSize], `${mode} ${imageSize}`);
           const ratio = metadata.width / metadata.height;
-          assert.ok(Math.abs(ratio / (1200 / 1600) - 1) <= 0.02, `aspect ratio ${ratio} is within 2% of the photo's 0.75`);
-        });
+          assert.ok(Math.abs(ratio / (1200 / 1600) - 1) <= 0.02, `${mode} ${imageSize}: aspect ratio ${ratio} is within 2% of the photo's 0.75`);
+        }
       }
-    }
+    });
 
     it('takes up to three products', async () => {
       const colors = ['#ff0000', '#00a000', '#0000ff'];
       const three = await Promise.all(colors.map(async (color, index) => product(await productImage(color), { productId: index, productTitle: `Item ${index}` })));
       const result = await engine.render(request({ products: three }));
       const metadata = await sharp(result.image).metadata();
-      assert.equal(Math.max(metadata.width, metadata.height), 1024);
+      assert.equal(Math.max(metadata.width, metadata.height), LONG_SIDE[firstSize()]);
     });
 
     it("honours the photo's EXIF orientation", async () => {
@@ -136,7 +174,7 @@ export function renderEngineContract<Engine extends RenderEngine>(options: Rende
       const result = await engine.render(request({ photo: sideways }));
       const metadata = await sharp(result.image).metadata();
       assert.ok(metadata.height > metadata.width, `expected a portrait, got ${metadata.width}×${metadata.height}`);
-      assert.equal(metadata.height, 1024);
+      assert.equal(metadata.height, LONG_SIDE[firstSize()]);
     });
 
     it('renders a photo with damaged data that still decodes, as browsers show it', async () => {
@@ -144,30 +182,32 @@ export function renderEngineContract<Engine extends RenderEngine>(options: Rende
       const result = await engine.render(request({ photo: await damagedJpeg() }));
       const metadata = await sharp(result.image).metadata();
       assert.ok(metadata.height > metadata.width, `expected the photo upright, a portrait; got ${metadata.width}×${metadata.height}`);
-      assert.equal(metadata.height, 1024);
+      assert.equal(metadata.height, LONG_SIDE[firstSize()]);
     });
 
     it('renders a photo far wider or taller than any usual shape', async () => {
       for (const [width, height] of [[1200, 60], [30, 2000]] as const) {
         const strip = await sharp({ create: { width, height, channels: 3, background: '#8a9' } }).png().toBuffer();
-        for (const mode of modes) {
+        for (const mode of modes()) {
           const result = await engine.render(request({ mode, photo: strip }));
           const metadata = await sharp(result.image).metadata();
-          assert.equal(Math.max(metadata.width, metadata.height), 1024, `${mode}, ${width}×${height}`);
+          assert.equal(Math.max(metadata.width, metadata.height), LONG_SIDE[firstSize()], `${mode}, ${width}×${height}`);
         }
       }
     });
 
     it('rejects with a RenderError when the signal is already aborted', async () => {
       const error = await rejectsWithRenderError(engine.render(request({ signal: AbortSignal.abort() })));
+      assert.equal(error.code, 'render_timeout', 'an abort has one code');
       assert.ok(error.message.length > 0);
     });
 
     it('rejects with a RenderError when the signal aborts during the render', async () => {
       const controller = new AbortController();
-      const pending = engine.render(request({ imageSize: '4K', signal: controller.signal }));
+      const pending = engine.render(request({ imageSize: sizes().at(-1)!, signal: controller.signal }));
       controller.abort();
-      await rejectsWithRenderError(pending);
+      const error = await rejectsWithRenderError(pending);
+      assert.equal(error.code, 'render_timeout', 'an abort has one code');
     });
 
     it('rejects photo bytes that are not an image, as a final failure', async () => {
@@ -180,5 +220,29 @@ export function renderEngineContract<Engine extends RenderEngine>(options: Rende
       const error = await rejectsWithRenderError(engine.render(request({ products: broken })));
       assert.equal(error.transient, false);
     });
+
+    if (options.injectFault) {
+      const inject = options.injectFault;
+      describe("classifies its vendor's failures as the vocabulary says", () => {
+        after(() => inject(null, engine));
+        for (const [fault, expected] of Object.entries(faultClassification) as Array<[RenderFault, (typeof faultClassification)[RenderFault]]>) {
+          it(`${fault}: ${expected.code}, ${expected.transient ? 'transient' : 'final'}`, async () => {
+            await inject(fault, engine);
+            try {
+              const error = await rejectsWithRenderError(engine.render(request()));
+              assert.equal(error.code, expected.code, error.message);
+              assert.equal(error.transient, expected.transient, error.message);
+              if (fault === 'rate_limited') assert.equal(error.retryAfterMs, 7_000, 'Retry-After: 7 is passed on as retryAfterMs');
+            } finally {
+              await inject(null, engine);
+            }
+          });
+        }
+        it('renders again once its vendor answers normally', async () => {
+          const result = await engine.render(request());
+          assert.ok(result.image.byteLength > 0);
+        });
+      });
+    }
   });
 }

@@ -1,4 +1,4 @@
-import { inputDecoding, loadSharp, longSideOf, RenderError, type ImageSize, type RenderEngine, type RenderRequest, type RenderResult } from '../../kit/plugin.ts';
+import { fitToSize, parseRetryAfter, RenderError, vendorImage, type RenderEngine, type RenderRequest, type RenderResult, type VendorImage } from '../../kit/plugin.ts';
 import { buildPrompt } from './prompt.ts';
 
 export interface GeminiRendererOptions {
@@ -18,7 +18,6 @@ export const ASPECT_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '
 const BLOCKED = new Set(['SAFETY', 'PROHIBITED_CONTENT', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'BLOCKLIST', 'SPII', 'RECITATION', 'IMAGE_RECITATION']);
 const NO_IMAGE = new Set(['NO_IMAGE', 'IMAGE_OTHER', 'OTHER']);
 
-const MIME_TYPES: Partial<Record<string, string>> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
 
 interface InlineData {
   mimeType?: string;
@@ -51,50 +50,6 @@ export function closestAspectRatio(width: number, height: number): string {
 }
 
 const clip = (text: string, max = 500) => (text.length > max ? `${text.slice(0, max)}…` : text);
-
-/**
- * An image as Gemini wants it. JPEG, PNG and WebP go as they are; other formats become PNG.
- * An EXIF rotation is applied to the pixels, since the model is not known to read the tag.
- */
-async function toInlineImage(bytes: Uint8Array, label: string): Promise<{ inlineData: Required<InlineData>; width: number; height: number }> {
-  const sharp = await loadSharp();
-  try {
-    const metadata = await sharp(bytes).metadata();
-    const mimeType = MIME_TYPES[metadata.format];
-    let data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (!mimeType || (metadata.orientation ?? 1) > 1) {
-      const upright = sharp(bytes, inputDecoding).rotate();
-      const encoded = mimeType === 'image/jpeg' ? upright.jpeg({ quality: 95 }) : mimeType === 'image/webp' ? upright.webp({ quality: 95 }) : upright.png();
-      data = await encoded.toBuffer();
-    }
-    return {
-      inlineData: { mimeType: mimeType ?? 'image/png', data: data.toString('base64') },
-      width: metadata.autoOrient.width,
-      height: metadata.autoOrient.height,
-    };
-  } catch (error) {
-    throw new RenderError('render_failed', `The ${label} could not be decoded: ${(error as Error).message}`, false);
-  }
-}
-
-/**
- * The port's size is the long side in pixels; Gemini's sizes are pixel budgets (1K at 3:4 is
- * 896×1200), so its image is scaled to the long side the customer paid for.
- */
-async function fitLongSide(bytes: Buffer, target: number): Promise<RenderResult> {
-  const sharp = await loadSharp();
-  try {
-    const metadata = await sharp(bytes).metadata();
-    const mimeType = MIME_TYPES[metadata.format];
-    const { width, height } = metadata.autoOrient;
-    if (mimeType && Math.max(width, height) === target && (metadata.orientation ?? 1) <= 1) return { image: bytes, contentType: mimeType };
-    const resized = sharp(bytes).rotate().resize(target, target, { fit: 'inside' });
-    const encoded = mimeType === 'image/jpeg' ? resized.jpeg({ quality: 90 }) : mimeType === 'image/webp' ? resized.webp({ quality: 90 }) : resized.png();
-    return { image: await encoded.toBuffer(), contentType: mimeType ?? 'image/png' };
-  } catch (error) {
-    throw new RenderError('render_failed', `Gemini returned an image that could not be decoded: ${(error as Error).message}`, false);
-  }
-}
 
 /** The first real image of the answer, or the RenderError the answer amounts to. */
 function imageFrom(answer: GeminiResponse): Buffer {
@@ -138,15 +93,17 @@ function refusesOurAccount(status: number, error: GeminiResponse['error']): bool
  * `status` is the HTTP status, or the code of an error object in a 2xx's body, which means the
  * same; `seen` says which it was, for the log.
  */
-function httpError(status: number, answer: GeminiResponse | null, text: string, seen = `HTTP ${status}`): RenderError {
+function httpError(status: number, answer: GeminiResponse | null, text: string, seen = `HTTP ${status}`, retryAfterMs?: number): RenderError {
   const message = clip(answer?.error?.message ?? text.trim()) || 'no details';
   // 408: the request timed out on its way or at Google's end; another attempt may well get through.
-  if (status === 408 || status === 429 || status >= 500) return new RenderError('renderer_unavailable', `Gemini is unavailable (${seen}): ${message}`, true);
+  if (status === 408 || status === 429 || status >= 500) return new RenderError('renderer_unavailable', `Gemini is unavailable (${seen}): ${message}`, true, { retryAfterMs });
   // Retried (a key being rotated, billing being fixed), then failed as the engine
   // being unavailable: `render_failed` would tell the shop its images were the problem.
   if (refusesOurAccount(status, answer?.error)) return new RenderError('renderer_unavailable', `Gemini refused this service's account (${seen}): ${message}`, true);
   return new RenderError('render_failed', `Gemini refused the request (${seen}): ${message}`, false);
 }
+
+const inline = (image: VendorImage): Required<InlineData> => ({ mimeType: image.mimeType, data: image.bytes.toString('base64') });
 
 function parse(text: string): GeminiResponse | null {
   try {
@@ -173,7 +130,7 @@ export function createGeminiRenderer(options: GeminiRendererOptions): RenderEngi
   // Google sometimes echoes the key in errors; no message of ours may carry it to logs or customers.
   const redact = (text: string) => (apiKey ? text.split(apiKey).join('[redacted]') : text);
 
-  async function call(body: unknown, signal: AbortSignal | undefined): Promise<{ status: number; text: string }> {
+  async function call(body: unknown, signal: AbortSignal | undefined): Promise<{ status: number; text: string; retryAfterMs?: number }> {
     const timeout = AbortSignal.timeout(timeoutMs);
     try {
       const response = await fetch(url, {
@@ -184,7 +141,8 @@ export function createGeminiRenderer(options: GeminiRendererOptions): RenderEngi
         redirect: 'manual',
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
-      return { status: response.status, text: await response.text() };
+      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after') ?? undefined, Date.now()) ?? undefined;
+      return { status: response.status, text: await response.text(), retryAfterMs };
     } catch (error) {
       if (timeout.aborted) throw new RenderError('render_timeout', `Gemini did not answer within ${timeoutMs} ms.`, true);
       if (signal?.aborted) throw new RenderError('render_timeout', 'The render was aborted before Gemini answered.', true);
@@ -194,9 +152,9 @@ export function createGeminiRenderer(options: GeminiRendererOptions): RenderEngi
 
   async function render(request: RenderRequest): Promise<RenderResult> {
     if (request.signal?.aborted) throw new RenderError('render_timeout', 'The render was aborted before it started.', true);
-    const photo = await toInlineImage(request.photo, 'photo');
+    const photo = await vendorImage(request.photo, 'photo');
     const products = await Promise.all(
-      request.products.map((product, index) => toInlineImage(product.image, `image of product ${index + 1} ("${product.productTitle}")`)),
+      request.products.map((product, index) => vendorImage(product.image, `image of product ${index + 1} ("${product.productTitle}")`)),
     );
     const body = {
       contents: [
@@ -204,8 +162,8 @@ export function createGeminiRenderer(options: GeminiRendererOptions): RenderEngi
           role: 'user',
           parts: [
             { text: buildPrompt(request) },
-            { inlineData: photo.inlineData },
-            ...products.map((product) => ({ inlineData: product.inlineData })),
+            { inlineData: inline(photo) },
+            ...products.map((product) => ({ inlineData: inline(product) })),
           ],
         },
       ],
@@ -214,10 +172,11 @@ export function createGeminiRenderer(options: GeminiRendererOptions): RenderEngi
         imageConfig: { imageSize: request.imageSize, aspectRatio: closestAspectRatio(photo.width, photo.height) },
       },
     };
-    const { status, text } = await call(body, request.signal);
+    const { status, text, retryAfterMs } = await call(body, request.signal);
     const answer = parse(text);
-    if (status < 200 || status >= 300) throw httpError(status, answer, text);
-    if (!answer) throw new RenderError('render_failed', `Gemini answered with something other than JSON: ${clip(text, 200)}`, false);
+    if (status < 200 || status >= 300) throw httpError(status, answer, text, undefined, retryAfterMs);
+    // Not the documented answer (a proxy's page, a cut-off body): the engine's fault, not the images'.
+    if (!answer) throw new RenderError('renderer_unavailable', `Gemini answered with something other than JSON: ${clip(text, 200)}`, true);
     // An error object in a 200's body (as a proxy or the API may send) is read as its code would be
     // as the status: a 503 there is as transient as a 503 status. One without a code counts as a 500.
     if (answer.error) {
@@ -225,7 +184,7 @@ export function createGeminiRenderer(options: GeminiRendererOptions): RenderEngi
       const meant = Number.isInteger(code) && code! >= 400 && code! <= 599 ? code! : 500;
       throw httpError(meant, answer, text, `error ${code ?? 'without a code'} in an HTTP ${status} answer`);
     }
-    return fitLongSide(imageFrom(answer), longSideOf[request.imageSize]);
+    return fitToSize(imageFrom(answer), request.imageSize, 'Gemini');
   }
 
   return {
@@ -241,7 +200,7 @@ export function createGeminiRenderer(options: GeminiRendererOptions): RenderEngi
       try {
         return await render(request);
       } catch (error) {
-        if (error instanceof RenderError) throw new RenderError(error.code, redact(error.message), error.transient);
+        if (error instanceof RenderError) throw new RenderError(error.code, redact(error.message), error.transient, { retryAfterMs: error.retryAfterMs });
         throw error;
       }
     },
