@@ -1,9 +1,8 @@
 /**
- * The variant pipeline as a render stores it (`credentialedRender`: decode once, clone per output,
- * list/card/detail in JPEG and WebP, each with XMP; then Content Credentials signed on the original
- * and the six variants, in the signing thread) against its floor: a bare sharp script doing the
- * same six resizes and encodes with the same encoder settings, decoding the render afresh for each
- * output (no clone). Both run their six outputs concurrently, in the same process, alternating
+ * The variant pipeline as a render stores it (`credentialedRender`: list/card/detail in JPEG and
+ * WebP, each with XMP; then Content Credentials signed on the original and the six variants, in
+ * the signing thread) against its floor: a bare sharp script doing the same six resizes and
+ * encodes with the same encoder settings, one pipeline per output as ours, without the EXIF turn. Both run their six outputs concurrently, in the same process, alternating
  * iteration by iteration. `encodeVariants` alone (no XMP, no signatures) runs in the same turns,
  * so the difference is what Content Credentials cost a render; the main thread's longest stall
  * while signing is reported too (the signing thread's work must not block it).

@@ -34,16 +34,16 @@ export const encoders: Record<VariantFormat, (image: Sharp) => Sharp> = {
 };
 
 /**
- * Decodes the render once and encodes each surface in each format from clones of that one
- * decode. Never upscales: a variant wider than the render keeps the render's width. `xmp`, when
- * given, is each variant's XMP packet.
+ * Encodes each surface in each format, each its own libvips pipeline over the render's bytes.
+ * Never upscales: a variant wider than the render keeps the render's width. `xmp`, when given, is
+ * each variant's XMP packet. Not `clone()` of one instance: with bytes as input a clone shares no
+ * decode, and sharp copies the input bytes for it on the event loop (structuredClone).
  */
 export async function encodeVariants(render: Uint8Array, xmp?: string): Promise<EncodedVariant[]> {
   const sharp = await loadSharp();
-  const base = sharp(render, { failOn: 'error' }).rotate();
   const jobs = (Object.keys(variantWidths) as VariantName[]).flatMap((name) =>
     variantFormats.map(async (format) => {
-      const resized = base.clone().resize({ width: variantWidths[name], withoutEnlargement: true });
+      const resized = sharp(render, { failOn: 'error' }).rotate().resize({ width: variantWidths[name], withoutEnlargement: true });
       const encoder = encoders[format](resized);
       const { data, info } = await (xmp ? encoder.withXmp(xmp) : encoder).toBuffer({ resolveWithObject: true });
       return { name, format, width: info.width, height: info.height, bytes: data };

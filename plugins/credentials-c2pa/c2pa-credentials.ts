@@ -141,11 +141,26 @@ export function createC2paCredentials(material: SignerMaterial, version: string,
     return started;
   }
 
+  // Every variant of a render names the same original as its ingredient: it goes to the thread in
+  // shared memory, copied once, rather than cloned into each of six messages on the event loop.
+  const sharedCopies = new WeakMap<Uint8Array, Uint8Array>();
+  function sharedCopy(bytes: Uint8Array): Uint8Array {
+    let copy = sharedCopies.get(bytes);
+    if (!copy) {
+      copy = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
+      copy.set(bytes);
+      sharedCopies.set(bytes, copy);
+    }
+    return copy;
+  }
+
   return {
     name: 'c2pa',
     signer: material.signer,
     sign(image, format, claim) {
-      const { manifest, ingredients } = manifestDefinition(format, claim, version);
+      const definition = manifestDefinition(format, claim, version);
+      const manifest = definition.manifest;
+      const ingredients = definition.ingredients.map((ingredient) => (ingredient.bytes ? { ...ingredient, bytes: sharedCopy(ingredient.bytes) } : ingredient));
       clearTimeout(idleTimer);
       const target = thread();
       const id = nextId++;
