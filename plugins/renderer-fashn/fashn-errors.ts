@@ -59,9 +59,9 @@ export function runtimeError(error: FashnRuntimeError | null | undefined): Rende
   switch (name) {
     case 'ContentModerationError':
     case 'ThirdPartyError':
-      return new RenderError('content_blocked', `FASHN's moderation refused the images (${name}): ${clip(message, 200)}`, false);
+      return new RenderError('content_blocked', `FASHN refused the content (${name}): ${clip(message, 200)}`, false);
     case 'PoseError':
-      return new RenderError('photo_unusable', `FASHN found no body pose it can use in the photo (${name}): ${clip(message, 200)}`, false);
+      return new RenderError('photo_unusable', `FASHN could not detect a body pose in the photo (${name}): ${clip(message, 200)}`, false);
     case 'PipelineError':
     case '3rdPartyProviderError':
     case 'InternalServerError':
