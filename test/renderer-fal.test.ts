@@ -169,6 +169,7 @@ describe('fal renderer', () => {
     ['422 validation error', () => modelError(422, 'garment_image', 'image_load_error', 'Failed to load the image.'), 'render_failed', false],
     ['422 content_policy_violation', () => contentPolicyViolation('garment_image'), 'content_blocked', false],
     ['422 about the photo (no person found)', () => modelError(422, 'model_image', 'face_detection_error', 'Could not detect a person in the image.'), 'photo_unusable', false],
+    ['422 that fal marks X-Fal-Retryable: true', () => ({ ...modelError(422, 'garment_image', 'file_download_error', 'Failed to download the file.'), headers: { 'x-fal-retryable': 'true' } }), 'renderer_unavailable', true],
     ['a 200 that is not a queued request', () => ({ status: 200, body: { hello: 'world' } }), 'renderer_unavailable', true],
     ['a 200 whose status URL is on another host', () => ({ status: 200, body: { request_id: 'r', status_url: 'https://evil.example/status', response_url: 'https://evil.example/r' } }), 'renderer_unavailable', true],
   ];
@@ -192,6 +193,14 @@ describe('fal renderer', () => {
     fake.nextResult = () => modelError(422, 'model_image', 'face_detection_error', 'Could not detect a person in the image.');
     const error = await renderError(engine, request);
     assert.deepEqual([error.code, error.transient, error.message], ['photo_unusable', false, 'fal.ai cannot use the photo: Could not detect a person in the image.']);
+  });
+
+  it("reads an error about the first of Kontext multi's images as the photo's, and about a product's as not", async () => {
+    const room = { ...request, mode: 'room-visualizer' as const };
+    fake.nextResult = () => ({ status: 422, body: { detail: [{ loc: ['body', 'image_urls', 0], msg: 'Image too small.', type: 'image_too_small' }] } });
+    assert.equal((await renderError(engine, room)).code, 'photo_unusable');
+    fake.nextResult = () => ({ status: 422, body: { detail: [{ loc: ['body', 'image_urls', 1], msg: 'Image too small.', type: 'image_too_small' }] } });
+    assert.equal((await renderError(engine, room)).code, 'render_failed');
   });
 
   it('reports an image the safety checker flagged (has_nsfw_concepts) as content_blocked', async () => {

@@ -39,15 +39,28 @@ export function describe(body: FalErrorBody | null, text: string): string {
 /** The item a content checker raised: fal's documented moderation refusal. */
 const flagged = (body: FalErrorBody | null) => items(body).find((item) => item.type === 'content_policy_violation');
 
-/** An item about the photo's own field (no person found in it, a pose the model cannot take, …). */
-const aboutPhoto = (body: FalErrorBody | null, photoFields: readonly string[]) =>
-  items(body).find((item) => item.type !== 'content_policy_violation' && Array.isArray(item.loc) && item.loc.some((part) => photoFields.includes(String(part))));
+/** Where an input sits in `loc`, `body` left out: `['model_image']`, or `['image_urls', 0]` for the first of a list. */
+export type InputPath = readonly (string | number)[];
+
+/** An item located at the photo's input (no person found in it, a pose the model cannot take, …). */
+const aboutPhoto = (body: FalErrorBody | null, photo: readonly InputPath[]) =>
+  items(body).find((item) => {
+    if (item.type === 'content_policy_violation' || !Array.isArray(item.loc)) return false;
+    const loc = item.loc[0] === 'body' ? item.loc.slice(1) : item.loc;
+    return photo.some((path) => path.length <= loc.length && path.every((part, index) => String(loc[index]) === String(part)));
+  });
 
 /**
- * A failed fal answer (submit, status, result) as the port's vocabulary. `photoFields` are the
- * input fields that carried the shopper's photo, so an error located there reads as the photo's.
+ * A failed fal answer (submit, status, result) as the port's vocabulary. `photo` says where the
+ * shopper's photo sat in the input, so an error located there reads as the photo's; `retryable` is
+ * fal's `X-Fal-Retryable` header ("retrying the exact same request might succeed").
  */
-export function falError(status: number, body: FalErrorBody | null, text: string, options: { retryAfterMs?: number; photoFields: readonly string[] }): RenderError {
+export function falError(
+  status: number,
+  body: FalErrorBody | null,
+  text: string,
+  options: { retryAfterMs?: number; retryable?: boolean; photo: readonly InputPath[] },
+): RenderError {
   const detail = describe(body, text);
   const seen = `HTTP ${status}`;
   // 408, 429 and 5xx: fal's queue, a runner or the network; fal does not bill 5xx, and another try may pass.
@@ -63,7 +76,9 @@ export function falError(status: number, body: FalErrorBody | null, text: string
     // Shown to shops: fal's `msg` is written for end users (docs.fal.ai/errors, "For Human Display").
     return new RenderError('content_blocked', `fal.ai refused the content: ${clip(String(blocked.msg ?? 'flagged by a content checker'), 200)}`, false);
   }
-  const photo = aboutPhoto(body, options.photoFields);
+  const photo = aboutPhoto(body, options.photo);
   if (photo) return new RenderError('photo_unusable', `fal.ai cannot use the photo: ${clip(String(photo.msg ?? photo.type), 200)}`, false);
+  // A passing fault the model reported with a 4xx: worth another attempt, like a 5xx.
+  if (options.retryable) return new RenderError('renderer_unavailable', `fal.ai failed, retryable (${seen}): ${detail}`, true, { retryAfterMs: options.retryAfterMs });
   return new RenderError('render_failed', `fal.ai refused the request (${seen}): ${detail}`, false);
 }

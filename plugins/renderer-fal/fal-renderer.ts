@@ -8,7 +8,7 @@
  *   `cancel_url`; GET status_url answers `status` IN_QUEUE | IN_PROGRESS | COMPLETED; GET
  *   response_url answers the model's output or its error; PUT cancel_url cancels);
  * - fal's error references: https://docs.fal.ai/errors (model errors: `detail: [{ loc, msg, type }]`,
- *   422 `content_policy_violation`) and https://fal.ai/docs/documentation/model-apis/request-errors
+ *   422 `content_policy_violation`, the `X-Fal-Retryable` header) and https://fal.ai/docs/documentation/model-apis/request-errors
  *   (`{ detail, error_type }`, `X-Fal-Error-Type`); reliability: https://docs.fal.ai/model-apis/model-endpoints/reliability;
  * - the official JS SDK, github.com/fal-ai/fal-js at 381105e138b85502b528fb8f6c16d909e30e462a:
  *   libs/client/src/queue.ts (submit/status/result/cancel, `logs=0` on status, 500 ms polls,
@@ -76,6 +76,8 @@ interface Answer {
   text: string;
   body: unknown;
   retryAfterMs?: number;
+  /** fal's `X-Fal-Retryable` (docs.fal.ai/errors); newer pages call it `X-Fal-Needs-Retry`. */
+  retryable: boolean;
 }
 
 const clip = (text: string, max = 200) => (text.length > max ? `${text.slice(0, max)}…` : text);
@@ -164,8 +166,9 @@ export function createFalRenderer(options: FalRendererOptions): RenderEngine {
           signal,
         });
         const retryAfterMs = parseRetryAfter(response.headers.get('retry-after') ?? undefined, Date.now()) ?? undefined;
+        const retryable = [response.headers.get('x-fal-retryable'), response.headers.get('x-fal-needs-retry')].some((value) => value?.trim().toLowerCase() === 'true');
         const text = await response.text();
-        return { status: response.status, text, body: parse(text), retryAfterMs };
+        return { status: response.status, text, body: parse(text), retryAfterMs, retryable };
       } catch (error) {
         if (signal.aborted) throw stopped();
         const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -173,7 +176,10 @@ export function createFalRenderer(options: FalRendererOptions): RenderEngine {
       }
     }
 
-    const failure = (answer: Answer) => falError(answer.status, answer.body as FalErrorBody | null, answer.text, { retryAfterMs: answer.retryAfterMs, photoFields: [model.photo, model.images].filter((f): f is string => !!f) });
+    // Where the photo sat in the input: its own field, or the first of the image list.
+    const photoAt = [...(model.photo ? [[model.photo]] : []), ...(model.images ? [[model.images, 0]] : [])];
+    const failure = (answer: Answer) =>
+      falError(answer.status, answer.body as FalErrorBody | null, answer.text, { retryAfterMs: answer.retryAfterMs, retryable: answer.retryable, photo: photoAt });
 
     /** Waits, but never past the deadline, and stops at once on an abort. */
     async function wait(ms: number): Promise<void> {
