@@ -11,7 +11,7 @@ import { gradientPhoto, product, productImage, renderEngineContract } from 'visu
 import { contentPolicyViolation, FAL_KEY, modelError, outputSize, requestError, startFakeFal, type FakeFal } from './support/fake-fal.ts';
 import { pluginContext } from './support/plugin-context.ts';
 
-const MODELS = { 'virtual-try-on': 'fal-ai/fashn/tryon/v1.6', 'room-visualizer': 'fal-ai/flux-pro/kontext/multi' } as const;
+const MODELS = { 'virtual-try-on': 'fal-ai/fashn/tryon/v1.6', 'room-visualizer': 'fal-ai/flux-pro/kontext/max/multi' } as const;
 // The key's halves, each of which must stay out of messages as the whole key does.
 const [KEY_ID, KEY_SECRET] = FAL_KEY.split(':') as [string, string];
 
@@ -108,7 +108,7 @@ describe('fal renderer', () => {
     const products = [product(await productImage(), { productTitle: 'Oslo sofa' }), product(await sharp(await productImage('#0000ff')).tiff().toBuffer(), { productTitle: 'Arc lamp' })];
     const result = await engine.render({ ...request, mode: 'room-visualizer', imageSize: '2K', products, hint: 'warm\nevening light' });
     const [sent] = fake.submissions;
-    assert.equal(sent!.model, 'fal-ai/flux-pro/kontext/multi');
+    assert.equal(sent!.model, 'fal-ai/flux-pro/kontext/max/multi');
     const urls = sent!.input.image_urls as string[];
     assert.deepEqual(urls.map((url) => url.slice(0, url.indexOf(';'))), ['data:image/jpeg', 'data:image/png', 'data:image/png'], 'photo first; a TIFF goes as PNG');
     assert.match(String(sent!.input.prompt), /"Oslo sofa", "Arc lamp"/);
@@ -296,7 +296,7 @@ describe('fal renderer', () => {
 
   it("answers the real models' output sizes in the fake, never the long side paid for", () => {
     assert.deepEqual(outputSize('fal-ai/fashn/tryon/v1.6', { width: 1200, height: 1600 }), { width: 864, height: 1152 });
-    assert.deepEqual(outputSize('fal-ai/flux-pro/kontext/multi', { width: 1200, height: 1600 }), { width: 880, height: 1168 });
+    assert.deepEqual(outputSize('fal-ai/flux-pro/kontext/max/multi', { width: 1200, height: 1600 }), { width: 880, height: 1168 });
   });
 });
 
@@ -335,7 +335,7 @@ describe('fal plugin', () => {
       baseUrl: 'https://queue.fal.run',
       timeoutMs: 120_000,
       pollIntervalMs: 500,
-      models: { 'virtual-try-on': 'fal-ai/fashn/tryon/v1.6', 'room-visualizer': 'fal-ai/flux-pro/kontext/multi' },
+      models: { 'virtual-try-on': 'fal-ai/fashn/tryon/v1.6', 'room-visualizer': 'fal-ai/flux-pro/kontext/max/multi' },
     });
     assert.deepEqual(v.parse(falPlugin.configSchema!, { models: { 'room-visualizer': 'fal-ai/flux-pro/kontext' } }).models, { 'room-visualizer': 'fal-ai/flux-pro/kontext' });
     assert.throws(() => v.parse(falPlugin.configSchema!, { models: {} }), /at least one mode/);

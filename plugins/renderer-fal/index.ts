@@ -5,7 +5,7 @@ import { defaultModels } from './models.ts';
 
 export { createFalRenderer, provenanceOf } from './fal-renderer.ts';
 
-/** fal endpoint ids: `owner/alias` and an optional path (`fal-ai/flux-pro/kontext/multi`). */
+/** fal endpoint ids: `owner/alias` and an optional path (`fal-ai/flux-pro/kontext/max/multi`). */
 const modelId = v.pipe(v.string(), v.regex(/^[\w.-]+(\/[\w.-]+)+$/, 'must be a fal endpoint id such as fal-ai/flux-pro/kontext'));
 const field = v.pipe(v.string(), v.minLength(1));
 

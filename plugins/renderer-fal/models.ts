@@ -35,15 +35,14 @@ export const knownModels: Record<string, Omit<ModelMapping, 'id'>> = {
   // FLUX.1 Kontext [pro] and [max]: one `image_url` and a `prompt`; the products reach it as words only.
   'fal-ai/flux-pro/kontext': { photo: 'image_url', prompt: 'prompt', extra: { output_format: 'png' } },
   'fal-ai/flux-pro/kontext/max': { photo: 'image_url', prompt: 'prompt', extra: { output_format: 'png' } },
-  // Their multi-image variants: `image_urls`, so the model sees the products themselves.
-  'fal-ai/flux-pro/kontext/multi': { images: 'image_urls', prompt: 'prompt', extra: { output_format: 'png' } },
+  // Its multi-image variant: `image_urls`, so the model sees the products themselves.
   'fal-ai/flux-pro/kontext/max/multi': { images: 'image_urls', prompt: 'prompt', extra: { output_format: 'png' } },
 };
 
 /** What each mode renders with when the config names no models. */
 export const defaultModels: Record<Mode, string> = {
   'virtual-try-on': 'fal-ai/fashn/tryon/v1.6',
-  'room-visualizer': 'fal-ai/flux-pro/kontext/multi',
+  'room-visualizer': 'fal-ai/flux-pro/kontext/max/multi',
 };
 
 /** A model as config names it: a known endpoint id, or a mapping for any other. */

@@ -59,7 +59,7 @@ export interface FakeFal {
 
 export const FAL_KEY = 'fal-test-key-7f3a9c2e:0b5d8e1f4a6c9b2d';
 
-const KNOWN = new Set(['fal-ai/fashn/tryon/v1.6', 'fal-ai/flux-pro/kontext', 'fal-ai/flux-pro/kontext/multi', 'custom/tryon-model']);
+const KNOWN = new Set(['fal-ai/fashn/tryon/v1.6', 'fal-ai/flux-pro/kontext', 'fal-ai/flux-pro/kontext/max/multi', 'custom/tryon-model']);
 
 /** fal's request-error shape (…/model-apis/request-errors), with its `X-Fal-Error-Type` header. */
 export const requestError = (status: number, detail: string, errorType: string, headers: Record<string, string> = {}): Reply => ({
@@ -97,7 +97,7 @@ function validate(model: string, input: Record<string, unknown>): Reply | null {
     return null;
   }
   if (typeof input.prompt !== 'string' || input.prompt.length === 0) return missing('prompt');
-  if (model === 'fal-ai/flux-pro/kontext/multi') {
+  if (model === 'fal-ai/flux-pro/kontext/max/multi') {
     const urls = input.image_urls;
     return Array.isArray(urls) && urls.length >= 2 && urls.every(image) ? null : missing('image_urls');
   }
