@@ -12,6 +12,7 @@ export const builtinPlugins: Record<string, () => Promise<{ default: AnyPlugin }
   s3: () => import('./cdn-s3/index.ts'),
   mock: () => import('./renderer-mock/index.ts'),
   gemini: () => import('./renderer-gemini/index.ts'),
+  replicate: () => import('./renderer-replicate/index.ts'),
   c2pa: () => import('./credentials-c2pa/index.ts'),
   http: () => import('./transport-http/index.ts'),
   bree: () => import('./scheduler-bree/index.ts'),
