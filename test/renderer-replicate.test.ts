@@ -232,6 +232,14 @@ describe('replicate renderer', () => {
       assert.equal(fake.requests.filter((sent) => sent.method === 'GET').length, 5);
     });
 
+    it('does not poll again when a poll is refused for good', async () => {
+      reset();
+      answer(polling, { status: 401, body: { title: 'Unauthenticated', detail: 'You did not pass a valid authentication token', status: 401 } });
+      const error = await renderError(engine, request);
+      assert.deepEqual([error.code, error.transient], ['renderer_unavailable', true]);
+      assert.equal(fake.requests.filter((sent) => sent.method === 'GET').length, 1);
+    });
+
     it('stops polling at once when the request is aborted, and cancels the prediction', async () => {
       reset();
       next({ statuses: Array(500).fill('processing') });
@@ -272,6 +280,7 @@ describe('replicate renderer', () => {
       ['502', { status: 502, raw: '<html>Bad Gateway</html>' }, ['renderer_unavailable', true]],
       ['503', { status: 503, raw: 'Service Unavailable' }, ['renderer_unavailable', true]],
       ['504', { status: 504, raw: 'Gateway Timeout' }, ['renderer_unavailable', true]],
+      ['a redirect', { status: 302, headers: { location: 'https://elsewhere.example/' }, raw: '' }, ['renderer_unavailable', true]],
       ['a 201 that is not a prediction', { status: 201, body: { id: '../../etc', status: 'starting' } }, ['renderer_unavailable', true]],
       ['a 201 with an undocumented status', { status: 201, body: { id: 'abc', status: 'queued' } }, ['renderer_unavailable', true]],
     ];

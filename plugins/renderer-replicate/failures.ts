@@ -37,6 +37,8 @@ function refusesOurAccount(status: number, problem: ProblemDetails | null): bool
 /** A non-2xx answer of the API. `retryAfterMs` is passed on for every transient one that said it. */
 export function httpError(status: number, problem: ProblemDetails | null, raw: string, retryAfterMs: number | undefined): RenderError {
   const detail = describe(problem, raw);
+  // The API answers 2xx or an error; a redirect or other 1xx–3xx is not what it documents.
+  if (status < 400) return new RenderError('renderer_unavailable', `Replicate answered HTTP ${status}, which it does not document: ${detail}`, true);
   if (status === 408 || status === 429 || status >= 500) {
     return new RenderError('renderer_unavailable', `Replicate is unavailable (HTTP ${status}): ${detail}`, true, { retryAfterMs });
   }

@@ -112,6 +112,11 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** An error answer's problem details, when its body is a JSON object. */
+function problemOf(value: unknown): ProblemDetails | null {
+  return value && typeof value === 'object' ? (value as ProblemDetails) : null;
+}
+
 /** A prediction as the API documents it, or null: an id we may put in a path, and a known status. */
 function asPrediction(value: unknown): Prediction | null {
   if (!value || typeof value !== 'object') return null;
@@ -165,7 +170,7 @@ export function createReplicateRenderer(options: ReplicateRendererOptions): Rend
   /** The answer as a prediction, or the error it amounts to. */
   function prediction(answer: { status: number; text: string; retryAfterMs?: number }): Prediction {
     const value = parseJson(answer.text);
-    if (answer.status < 200 || answer.status >= 300) throw httpError(answer.status, value && typeof value === 'object' ? (value as ProblemDetails) : null, answer.text, answer.retryAfterMs);
+    if (answer.status < 200 || answer.status >= 300) throw httpError(answer.status, problemOf(value), answer.text, answer.retryAfterMs);
     const found = asPrediction(value);
     if (!found) throw new RenderError('renderer_unavailable', `Replicate answered with something other than a prediction: ${clip(answer.text, 200)}`, true);
     return found;
@@ -187,21 +192,29 @@ export function createReplicateRenderer(options: ReplicateRendererOptions): Rend
     return prediction(await api(call, 'POST', path, body, headers));
   }
 
-  /** One poll, retried on 429, 5xx and network failures after `Retry-After` (or the interval, doubling), as the SDK retries GETs. */
+  /**
+   * One poll. 408, 429, 5xx and network failures are tried again after `Retry-After` (or the
+   * interval, doubling), as the SDK retries GETs; a prediction's state is safe to ask for twice.
+   */
   async function poll(call: Call, id: string): Promise<Prediction> {
-    for (let failures = 0; ; failures++) {
+    for (let failures = 1; ; failures++) {
+      let answer: Awaited<ReturnType<typeof api>> | RenderError;
       try {
-        return prediction(await api(call, 'GET', `/v1/predictions/${id}`));
-      } catch (error) {
-        if (!(error instanceof RenderError) || error.code !== 'renderer_unavailable' || !error.transient || failures + 1 >= POLL_RETRIES) throw error;
-        if (call.signal.aborted) throw call.aborted();
-        const wait = error.retryAfterMs ?? pollIntervalMs * 2 ** failures;
-        // A wait past our deadline would end in a timeout anyway: give up now, passing the wait on.
-        if (Date.now() + wait >= call.deadline) throw error;
-        await sleep(wait, undefined, { signal: call.signal }).catch(() => {
-          throw call.aborted();
-        });
+        answer = await api(call, 'GET', `/v1/predictions/${id}`);
+      } catch (thrown) {
+        // Unreachable (a network failure): worth another try. An abort is thrown on.
+        if (!(thrown instanceof RenderError) || thrown.code !== 'renderer_unavailable') throw thrown;
+        answer = thrown;
       }
+      if (!(answer instanceof RenderError) && answer.status !== 408 && answer.status !== 429 && answer.status < 500) return prediction(answer);
+      const error = answer instanceof RenderError ? answer : httpError(answer.status, problemOf(parseJson(answer.text)), answer.text, answer.retryAfterMs);
+      if (failures >= POLL_RETRIES) throw error;
+      const wait = error.retryAfterMs ?? pollIntervalMs * 2 ** (failures - 1);
+      // A wait past our deadline would end in a timeout anyway: give up now, passing the wait on.
+      if (Date.now() + wait >= call.deadline) throw error;
+      await sleep(wait, undefined, { signal: call.signal }).catch(() => {
+        throw call.aborted();
+      });
     }
   }
 
@@ -215,7 +228,7 @@ export function createReplicateRenderer(options: ReplicateRendererOptions): Rend
     form.append('metadata', new Blob(['{}'], { type: 'application/json' }));
     const answer = await api(call, 'POST', '/v1/files', form);
     const value = parseJson(answer.text);
-    if (answer.status < 200 || answer.status >= 300) throw httpError(answer.status, value && typeof value === 'object' ? (value as ProblemDetails) : null, answer.text, answer.retryAfterMs);
+    if (answer.status < 200 || answer.status >= 300) throw httpError(answer.status, problemOf(value), answer.text, answer.retryAfterMs);
     const file = value as { id?: unknown; urls?: { get?: unknown } } | null;
     const url = file?.urls?.get;
     if (typeof file?.id !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(file.id) || typeof url !== 'string' || !url.startsWith('https:')) {
