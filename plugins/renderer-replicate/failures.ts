@@ -49,7 +49,8 @@ export function httpError(status: number, problem: ProblemDetails | null, raw: s
 /**
  * A moderation refusal. Replicate documents no code for it: the models' safety checks fail the
  * prediction with their own words. "flagged as sensitive … (E005)" is what Replicate's hosted
- * models (FLUX Kontext, Seedance) say; older checkers say "NSFW content detected".
+ * models say (as integrators report: github.com/pollinations/pollinations/pull/10801,
+ * github.com/HeyPuter/puter/pull/3719); older checkers say "NSFW content detected".
  */
 const BLOCKED = /\bE005\b|flagged as sensitive|\bnsfw\b|content polic|safety (filter|check)|moderat/i;
 /** A photo the model cannot work with: try-on models that find no person, pose or face say so. */
