@@ -14,6 +14,7 @@ export const builtinPlugins: Record<string, () => Promise<{ default: AnyPlugin }
   gemini: () => import('./renderer-gemini/index.ts'),
   fashn: () => import('./renderer-fashn/index.ts'),
   fal: () => import('./renderer-fal/index.ts'),
+  replicate: () => import('./renderer-replicate/index.ts'),
   c2pa: () => import('./credentials-c2pa/index.ts'),
   http: () => import('./transport-http/index.ts'),
   bree: () => import('./scheduler-bree/index.ts'),
