@@ -166,7 +166,7 @@ renderEngineContract({
   name: 'gemini (fake API on loopback)',
   create: async () => {
     contractFake = await startFakeGemini();
-    return createGeminiRenderer({ apiKey: API_KEY, baseUrl: contractFake.baseUrl, model: MODEL, timeoutMs: 1_500 });
+    return createGeminiRenderer({ apiKey: API_KEY, baseUrl: contractFake.baseUrl, model: MODEL, timeoutMs: 60_000 });
   },
   dispose: () => contractFake?.close(),
   injectFault: (fault) => {

@@ -37,7 +37,7 @@ renderEngineContract({
   create: async () => {
     contractFake = await startFakeFal();
     contractClient = guarded(contractFake);
-    return createFalRenderer({ apiKey: FAL_KEY, baseUrl: contractFake.baseUrl, models: MODELS, timeoutMs: 1_500, pollIntervalMs: 10, outbound: contractClient });
+    return createFalRenderer({ apiKey: FAL_KEY, baseUrl: contractFake.baseUrl, models: MODELS, timeoutMs: 60_000, pollIntervalMs: 10, outbound: contractClient });
   },
   dispose: async () => {
     contractClient?.close();

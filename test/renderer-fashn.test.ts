@@ -46,7 +46,7 @@ renderEngineContract({
     contractFake = await startFakeFashn(API_KEY);
     // The contract's photo is 1200×1600; JPEG outputs keep the 4K download small.
     await prepareOutputs(1200, 1600, 'jpeg');
-    return createFashnRenderer({ apiKey: API_KEY, outbound: await outboundClient(), baseUrl: contractFake.baseUrl, timeoutMs: 2_000, pollIntervalMs: 5, outputFormat: 'jpeg' });
+    return createFashnRenderer({ apiKey: API_KEY, outbound: await outboundClient(), baseUrl: contractFake.baseUrl, timeoutMs: 60_000, pollIntervalMs: 5, outputFormat: 'jpeg' });
   },
   dispose: () => contractFake?.close(),
   injectFault: (fault) => {

@@ -47,7 +47,7 @@ renderEngineContract({
   create: async () => {
     contractFake = await startFakeReplicate();
     contractClient = await guardedClient();
-    return createReplicateRenderer({ apiKey: FAKE_TOKEN, baseUrl: contractFake.baseUrl, models, timeoutMs: 1_500, pollIntervalMs: 20, outbound: contractClient });
+    return createReplicateRenderer({ apiKey: FAKE_TOKEN, baseUrl: contractFake.baseUrl, models, timeoutMs: 60_000, pollIntervalMs: 20, outbound: contractClient });
   },
   dispose: async () => {
     contractClient?.close();
