@@ -21,7 +21,9 @@ import { slotLeaseMs } from '../core/services/cluster-slots.ts';
 import { renderJobKind } from '../core/services/generations.ts';
 import { builtinPlugins } from '../plugins/catalogue.ts';
 import { script, scripts } from './fixtures/engines/scripted.ts';
-import { startGenerationApp, type GenerationApp } from './support/generation-app.ts';
+import { errorOf } from './support/databases.ts';
+import { generationFields, startGenerationApp, type GenerationApp } from './support/generation-app.ts';
+import { invitedSession } from './support/sessions.ts';
 
 const engine = (name: string) => path.join(import.meta.dirname, 'fixtures', 'engines', `${name}.ts`);
 
@@ -69,7 +71,7 @@ describe('render engine routing with fallback', () => {
     const resource = async () => (await (await g.api.get(apiKey.key, `/v1/generations/${id}`)).json()) as { status: string; error?: { code: string } };
     const balance = async () => ((await (await g.api.get(apiKey.key, '/v1/credits')).json()) as { balance: number }).balance;
     const renderedBy = () => cradle().persistence.generations.renderEngineOf(organization.id, id);
-    return { id, job, resource, balance, renderedBy };
+    return { id, organizationId: organization.id, apiKey: apiKey.key, job, resource, balance, renderedBy };
   }
   const circuit = (name: string) => cradle().engineRouter.circuits().find((entry) => entry.engine === name)?.state;
 
@@ -205,6 +207,25 @@ describe('render engine routing with fallback', () => {
     script('alpha').otherwise = 'render';
     await cradle().renderGeneration((await generation()).job());
     assert.equal(circuit('alpha'), 'closed');
+  });
+
+  it("shows the engine on the dashboard's generation page (its own route, for a session), never in the API's resource", async () => {
+    script('alpha').steps.push({ fail: 'renderer_unavailable' });
+    const made = await generation();
+    await cradle().renderGeneration(made.job());
+    const own = await invitedSession(g.app, made.organizationId, 'viewer');
+    const route = `${g.app.url}/dashboard/generations/${made.id}/engine`;
+    const shown = await fetch(route, { headers: { cookie: own.cookie } });
+    assert.equal(shown.status, 200);
+    assert.match(shown.headers.get('content-type')!, /^text\/plain/);
+    assert.equal(await shown.text(), 'beta');
+    const stranger = await invitedSession(g.app, (await g.app.tenants.createOrganization({ name: 'Stranger', credits: 0 })).organization.id, 'admin');
+    assert.equal((await fetch(route, { headers: { cookie: stranger.cookie } })).status, 204, "another organization's generation shows none");
+    const keyed = await fetch(route, { headers: { authorization: `Bearer ${made.apiKey}` } });
+    assert.equal((await errorOf(keyed, 403)).code, 'session_required');
+    const resource = (await made.resource()) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(resource).sort(), generationFields, 'the spec\'s fields only');
+    assert.ok(!JSON.stringify(resource).includes('beta'));
   });
 
   it('counts and times every engine call by engine and outcome', async () => {
