@@ -61,11 +61,12 @@ function unsupported(engine: RenderEngine, { mode, imageSize }: { mode: Generati
  * engine is down from its own calls, after `circuit.failures` of them.
  */
 export function engineRouter({ renderRoutes, config, limits, metrics, clock, logger: baseLogger }: Cradle): EngineRouter {
-  const lanes = new Map<string, Lane>();
+  // By engine rather than name: an engine routed for both modes has one circuit and one cap.
+  const lanes = new Map<RenderEngine, Lane>();
   for (const route of Object.values(renderRoutes)) {
     for (const routed of route) {
-      if (lanes.has(routed.engine.name)) continue;
-      lanes.set(routed.engine.name, {
+      if (lanes.has(routed.engine)) continue;
+      lanes.set(routed.engine, {
         ...routed,
         breaker: new CircuitBreaker(routed.circuit, () => clock.now()),
         // Every process's calls to one engine share its cap: one key per engine.
@@ -106,7 +107,7 @@ export function engineRouter({ renderRoutes, config, limits, metrics, clock, log
   }
 
   async function begin(target: { mode: GenerationMode; imageSize: ImageSize }, job: { attempts: number }, log: Logger = baseLogger): Promise<EngineRun> {
-    const route = renderRoutes[target.mode].map((routed) => lanes.get(routed.engine.name)!);
+    const route = renderRoutes[target.mode].map((routed) => lanes.get(routed.engine)!);
     const waits = { busy: false, storeFailed: false, reopensInMs: Infinity, supported: 0 };
 
     /** The first engine from `from` on that can take this render now, its slot held. */
