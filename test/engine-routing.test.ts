@@ -16,6 +16,11 @@ import type { QueuedJob } from '../core/domain/job.ts';
 import { createKernel } from '../core/kernel.ts';
 import type { Logger } from '../core/logger.ts';
 import { PostponeJob, RetryJob } from '../core/ports/job-queue.ts';
+import { RenderError, type RenderEngine } from '../core/ports/render-engine.ts';
+import type { Cradle } from '../core/cradle.ts';
+import { createMetrics } from '../core/metrics/registry.ts';
+import { engineRouter } from '../core/services/engine-router.ts';
+import { createMemoryLimits } from '../plugins/limits-memory/index.ts';
 import type { ImageClaim } from '../core/ports/content-credentials.ts';
 import { slotLeaseMs } from '../core/services/cluster-slots.ts';
 import { renderJobKind } from '../core/services/generations.ts';
@@ -271,5 +276,51 @@ describe('render engine configuration', () => {
     await assert.rejects(start({ render: { engineLimits: { fashn: { maxConcurrent: 2 } } } }), (error: unknown) => error instanceof ConfigError && /render\.engineLimits: 'fashn' names no engine render\.engines routes \(mock\)/.test(error.message));
     await assert.rejects(start({ render: { engines: { 'room-visualizer': ['mock', 'local'] } } }), /render\.engines\.room-visualizer: plugin 'local' provides cdn, not renderer/);
     await assert.rejects(start({ render: { engines: { 'room-visualizer': ['mock', './no/such/engine.ts'] } } }), /render\.engines\.room-visualizer: cannot load plugin '\.\/no\/such\/engine\.ts'/);
+  });
+});
+
+describe('the engine router on its own', () => {
+  const image = new Uint8Array([1, 2, 3]);
+  const calls: string[] = [];
+  const engineNamed = (name: string, supports?: RenderEngine['supports']): RenderEngine => ({
+    name,
+    supports,
+    render: async () => (calls.push(name), { image, contentType: 'image/png' }),
+  });
+  const routed = (engine: RenderEngine) => ({ engine, timeoutMs: 1_000, maxConcurrent: 2, circuit: { failures: 2, openMs: 1_000 } });
+  const small = engineNamed('small', { sizes: ['1K', '2K'] });
+  const lines: Array<{ level: string; message: string; fields?: Record<string, unknown> }> = [];
+  const logger: Logger = {
+    info: (message, fields) => void lines.push({ level: 'info', message, fields }),
+    warn: (message, fields) => void lines.push({ level: 'warn', message, fields }),
+    error: (message, fields) => void lines.push({ level: 'error', message, fields }),
+  };
+  const clock = { now: Date.now };
+  const metrics = createMetrics({ persistence: {} as never, queue: {} as never, clock, logger });
+  const router = engineRouter({
+    renderRoutes: { 'virtual-try-on': [routed(small), routed(engineNamed('any'))], 'room-visualizer': [routed(small)] },
+    config: loadConfig({}),
+    limits: createMemoryLimits(),
+    metrics,
+    clock,
+    logger,
+  } as unknown as Cradle);
+  const call = (engine: RenderEngine, signal: AbortSignal) => engine.render({ mode: 'virtual-try-on', imageSize: '4K', photo: image, products: [], hint: null, signal });
+
+  it('passes over an engine that does not render the size, saying why', async () => {
+    const run = await router.begin({ mode: 'virtual-try-on', imageSize: '4K' }, { attempts: 1 });
+    const { engine } = await run.render(call);
+    await run.release();
+    assert.equal(engine.name, 'any');
+    assert.deepEqual(calls, ['any']);
+    assert.ok(lines.some((line) => line.message === 'render engine passed over' && line.fields?.engine === 'small' && line.fields.reason === 'it does not render 4K'));
+    assert.match(await metrics.registry.getSingleMetricAsString('render_engine_calls_total'), /engine="small",outcome="skipped"\} 1/);
+  });
+
+  it('fails the render, finally, when no engine of the mode renders its size', async () => {
+    const run = await router.begin({ mode: 'room-visualizer', imageSize: '4K' }, { attempts: 1 });
+    await assert.rejects(run.render(call), (error: unknown) => error instanceof RenderError && error.code === 'render_failed' && !error.transient);
+    await run.release();
+    assert.ok(lines.some((line) => line.level === 'error' && line.message === 'no render engine configured for this mode renders this size'));
   });
 });
