@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as v from 'valibot';
-import { configSchema, type Config } from './schema.ts';
+import { configSchema, defaultPlugins, type Config } from './schema.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -20,7 +20,12 @@ const envMapping: Array<[variable: string, field: string[], parse: (text: string
   ['VISUALIZER_BUNDLES_DIR', ['bundlesDir'], String],
   ['VISUALIZER_PUBLIC_URL', ['publicUrl'], String],
   ['VISUALIZER_PERSISTENCE', ['plugins', 'persistence'], String],
-  ['VISUALIZER_RENDERER', ['plugins', 'renderer'], String],
+  // A comma list: the engines of both modes, in order; the first is also `plugins.renderer`.
+  ['VISUALIZER_RENDERER', ['plugins', 'renderer'], (text) => asList(text)[0] ?? text],
+  ['VISUALIZER_RENDERER', ['render', 'engines', 'virtual-try-on'], asList],
+  ['VISUALIZER_RENDERER', ['render', 'engines', 'room-visualizer'], asList],
+  ['VISUALIZER_RENDERER_TRY_ON', ['render', 'engines', 'virtual-try-on'], asList],
+  ['VISUALIZER_RENDERER_ROOM', ['render', 'engines', 'room-visualizer'], asList],
   ['VISUALIZER_CDN', ['plugins', 'cdn'], String],
   ['VISUALIZER_QUEUE', ['plugins', 'queue'], String],
   ['VISUALIZER_LIMITS', ['plugins', 'limits'], String],
@@ -102,14 +107,22 @@ export function loadConfig(env: Env = process.env, overrides: Record<string, unk
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const config = result.output;
+  const { engines } = config.render;
+  // Unset, the renderer port is the first engine routed, so a config that routes every mode loads no other.
+  const renderer = config.plugins.renderer ?? engines['virtual-try-on']?.[0] ?? engines['room-visualizer']?.[0] ?? defaultPlugins.renderer;
   return {
     ...config,
+    render: {
+      ...config.render,
+      engines: { 'virtual-try-on': engines['virtual-try-on'] ?? [renderer], 'room-visualizer': engines['room-visualizer'] ?? [renderer] },
+    },
     dataDir: path.resolve(config.dataDir),
     // Without its trailing slashes, whatever set it: URLs are built as `${publicUrl}/cdn/…`, and one
     // with `//` is not what the CDN hands out, so the service would not know its own images.
     publicUrl: (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, ''),
     plugins: {
       ...config.plugins,
+      renderer,
       persistence: config.plugins.persistence ?? (config.databaseUrl ? 'postgres' : 'sqlite'),
     },
   };

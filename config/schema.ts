@@ -2,12 +2,16 @@ import * as v from 'valibot';
 import { allowEntryProblem } from '../core/outbound/allow-list.ts';
 import { logLevels } from '../core/logger.ts';
 import { portNames, type PortName } from '../core/ports/index.ts';
+import type { GenerationMode } from '../core/domain/generation.ts';
 
 /** A plugin is chosen by a built-in name (`sqlite`) or a module specifier (`./my-plugin.ts`, `@acme/visualizer-cdn`). */
 const pluginChoice = v.pipe(v.string(), v.trim(), v.minLength(1, 'must name a plugin'));
 
-/** The built-in plugin of each port unless config names another; persistence follows `databaseUrl` (see load.ts). */
-const defaultPlugins: Record<Exclude<PortName, 'persistence'>, string> = {
+/**
+ * The built-in plugin of each port unless config names another; persistence follows `databaseUrl`,
+ * and the renderer defaults to the first engine `render.engines` routes, else `mock` (see load.ts).
+ */
+export const defaultPlugins: Record<Exclude<PortName, 'persistence'>, string> = {
   clock: 'system',
   ids: 'random',
   limits: 'memory',
@@ -19,12 +23,37 @@ const defaultPlugins: Record<Exclude<PortName, 'persistence'>, string> = {
   scheduler: 'bree',
 };
 
-type PluginChoices = { persistence: v.OptionalSchema<typeof pluginChoice, undefined> } & {
-  [K in keyof typeof defaultPlugins]: v.OptionalSchema<typeof pluginChoice, string>;
+type PluginChoices = { persistence: v.OptionalSchema<typeof pluginChoice, undefined>; renderer: v.OptionalSchema<typeof pluginChoice, undefined> } & {
+  [K in Exclude<keyof typeof defaultPlugins, 'renderer'>]: v.OptionalSchema<typeof pluginChoice, string>;
 };
+// Persistence follows `databaseUrl`, and the renderer the first engine routed (see load.ts).
+const resolvedLater = new Set<PortName>(['persistence', 'renderer']);
 const pluginChoices = Object.fromEntries(
-  portNames.map((port) => [port, port === 'persistence' ? v.optional(pluginChoice) : v.optional(pluginChoice, defaultPlugins[port])]),
+  portNames.map((port) => [port, resolvedLater.has(port) ? v.optional(pluginChoice) : v.optional(pluginChoice, defaultPlugins[port as keyof typeof defaultPlugins])]),
 ) as PluginChoices;
+
+/** The engines a mode renders with, in the order they are tried: plugin choices, as `plugins.renderer` takes. */
+const engineList = v.pipe(
+  v.array(pluginChoice),
+  v.minLength(1, 'must name at least one engine'),
+  v.check((list) => new Set(list).size === list.length, 'names an engine twice'),
+);
+
+/** One engine's own limits (`render.engineLimits[name]`); unset fields take `render.engineDefaults`. */
+const engineLimits = v.strictObject({
+  /** The engine must answer within this, or the render moves to the next engine (`render_timeout`). */
+  timeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  /** Calls to this engine in flight at once across every process sharing the `limits` store. */
+  maxConcurrent: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  circuit: v.optional(
+    v.strictObject({
+      /** Consecutive transient failures that open the circuit. */
+      failures: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+      /** How long an open circuit skips the engine before one probe is let through. */
+      openMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    }),
+  ),
+});
 
 const millis = v.pipe(v.number(), v.integer(), v.minValue(0));
 
@@ -156,8 +185,39 @@ export const configSchema = v.strictObject({
        * image may take 256 MB for its decode plus its resize.
        */
       imageMemoryMb: v.optional(v.pipe(v.number(), v.integer(), v.minValue(512), v.maxValue(1_048_576)), 1024),
-      /** Calls to the render engine in flight at once across every process sharing the `limits` store; a render beyond it waits its turn in the queue. */
+      /**
+       * Calls to each render engine in flight at once across every process sharing the `limits`
+       * store, unless `engineLimits[name].maxConcurrent` says otherwise: each engine has a cap of
+       * its own. A render whose engines are all at their caps waits its turn in the queue.
+       */
       maxConcurrentEngineCalls: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 16),
+      /**
+       * Each mode's engines, in the order a render tries them (docs/operations.md, "Render engines:
+       * routing and fallback"); a mode not set renders with `[plugins.renderer]`.
+       */
+      engines: v.optional(
+        v.strictObject({
+          'virtual-try-on': v.optional(engineList),
+          'room-visualizer': v.optional(engineList),
+        }),
+        {},
+      ),
+      /** What every engine gets unless `engineLimits` names it. */
+      engineDefaults: v.optional(
+        v.strictObject({
+          timeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 120_000),
+          circuit: v.optional(
+            v.strictObject({
+              failures: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 5),
+              openMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 30_000),
+            }),
+            {},
+          ),
+        }),
+        {},
+      ),
+      /** Per engine, by the engine's name (or the choice naming it in `engines`): its timeout, cap and circuit. */
+      engineLimits: v.optional(v.record(v.string(), engineLimits), {}),
     }),
     {},
   ),
@@ -233,7 +293,10 @@ export const configSchema = v.strictObject({
 });
 
 export type ConfigInput = v.InferInput<typeof configSchema>;
-export type Config = v.InferOutput<typeof configSchema> & {
+type ParsedConfig = v.InferOutput<typeof configSchema>;
+export type Config = Omit<ParsedConfig, 'render'> & {
   publicUrl: string;
   plugins: Record<PortName, string>;
+  /** `engines` with every mode set: a mode config leaves out renders with `[plugins.renderer]`. */
+  render: Omit<ParsedConfig['render'], 'engines'> & { engines: Record<GenerationMode, string[]> };
 };

@@ -11,6 +11,8 @@ import type { EventService } from './services/events.ts';
 import type { GenerationService } from './services/generations.ts';
 import type { PurgeGenerationImages } from './services/generation-deletion.ts';
 import type { RenderGeneration } from './services/render-generation.ts';
+import type { EngineRouter } from './services/engine-router.ts';
+import type { RenderRoutes } from './services/engine-routes.ts';
 import type { SweepStrayImages } from './services/stray-images.ts';
 import type { DeliverWebhook } from './services/webhook-delivery.ts';
 import type { WebhookEndpointService } from './services/webhook-endpoints.ts';
@@ -30,6 +32,10 @@ export interface Cradle extends Ports {
   /** The process's budget for image decoding and encoding, shared by every render it runs. */
   imageMemory: MemoryBudget;
   generations: GenerationService;
+  /** Each mode's engines in the order a render tries them, with their limits (render.engines). */
+  renderRoutes: RenderRoutes;
+  /** Routes each render down its mode's engines, with fallback, circuits and per-engine caps. */
+  engineRouter: EngineRouter;
   renderGeneration: RenderGeneration;
   sweepStrayImages: SweepStrayImages;
   /** The job that deletes deleted generations' images (see deleteGenerationsIn). */

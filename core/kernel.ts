@@ -14,6 +14,9 @@ import { eventService } from './services/events.ts';
 import { deleteGenerationsIn, purgeGenerationImages } from './services/generation-deletion.ts';
 import { generationService } from './services/generations.ts';
 import { renderGeneration } from './services/render-generation.ts';
+import { engineRouter } from './services/engine-router.ts';
+import { renderRoutes } from './services/engine-routes.ts';
+import type { RenderEngine } from './ports/render-engine.ts';
 import { sweepStrayImages } from './services/stray-images.ts';
 import { deliverWebhook } from './services/webhook-delivery.ts';
 import { webhookEndpointService } from './services/webhook-endpoints.ts';
@@ -47,12 +50,24 @@ export async function createKernel(config: Config, options: KernelOptions): Prom
   }
 
   for (const port of portNames) container.register(port, asValue(plugins.ports[port]));
+  const engineOf = (renderer: RenderEngine) => (choice: string) => (choice === config.plugins.renderer ? renderer : plugins.engines.get(choice)!);
+  try {
+    // Checked now, so a bad route stops startup; the routes are resolved again when first used,
+    // with the `renderer` port as registered by then (a test's or embedder's engine).
+    renderRoutes(config, engineOf(plugins.ports.renderer));
+  } catch (error) {
+    await plugins.dispose();
+    outbound.close();
+    throw error;
+  }
   logger.debug?.('plugins started', { plugins: config.plugins });
   container.register({
     tenants: asFunction(tenantService).singleton(),
     authenticator: asFunction(authenticator).singleton(),
     imageMemory: asValue(createMemoryBudget(config.render.imageMemoryMb * 1024 * 1024)),
     generations: asFunction(generationService).singleton(),
+    renderRoutes: asFunction(({ renderer }: Cradle) => renderRoutes(config, engineOf(renderer))).singleton(),
+    engineRouter: asFunction(engineRouter).singleton(),
     renderGeneration: asFunction(renderGeneration).singleton(),
     sweepStrayImages: asFunction(sweepStrayImages).singleton(),
     purgeGenerationImages: asFunction(purgeGenerationImages).singleton(),

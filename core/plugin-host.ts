@@ -7,6 +7,7 @@ import type { Logger } from './logger.ts';
 import type { GuardedClient } from './outbound/guarded-client.ts';
 import type { AnyPlugin, Provided } from './plugin.ts';
 import { portNames, type PortName, type Ports } from './ports/index.ts';
+import type { RenderEngine } from './ports/render-engine.ts';
 
 /** Built-in plugins by name, loaded lazily so an unused adapter's dependencies are never imported. */
 export type PluginCatalogue = Record<string, () => Promise<{ default: AnyPlugin }>>;
@@ -22,11 +23,16 @@ export interface PluginHostOptions {
 /** Every port's implementation, and how to release them. */
 export interface StartedPlugins {
   ports: Ports;
+  /**
+   * The engine of every choice `render.engines` routes other than `plugins.renderer`, whose engine
+   * is the `renderer` port (see core/services/engine-routes.ts).
+   */
+  engines: Map<string, RenderEngine>;
   /** Disposes each plugin once, the last registered first; one that fails is logged and the rest still go. */
   dispose(): Promise<void>;
 }
 
-async function loadPlugin(choice: string, port: PortName, options: PluginHostOptions): Promise<AnyPlugin> {
+async function loadPlugin(choice: string, port: PortName, options: PluginHostOptions, field = `plugins.${port}`): Promise<AnyPlugin> {
   // A name two ports' plugins share (`postgres`) is told apart as `port:name`.
   const builtin = options.catalogue[`${port}:${choice}`] ?? options.catalogue[choice];
   const specifier = /^(\.{1,2}[\\/]|\/)/.test(choice) ? pathToFileURL(path.resolve(options.cwd ?? process.cwd(), choice)).href : choice;
@@ -34,14 +40,14 @@ async function loadPlugin(choice: string, port: PortName, options: PluginHostOpt
   try {
     module = builtin ? await builtin() : await import(specifier);
   } catch (error) {
-    throw new ConfigError(`plugins.${port}: cannot load plugin '${choice}': ${(error as Error).message}`);
+    throw new ConfigError(`${field}: cannot load plugin '${choice}': ${(error as Error).message}`);
   }
   const plugin = module.default;
   if (!plugin || typeof plugin.register !== 'function' || !Array.isArray(plugin.provides)) {
-    throw new ConfigError(`plugins.${port}: '${choice}' does not default-export a plugin made with definePlugin().`);
+    throw new ConfigError(`${field}: '${choice}' does not default-export a plugin made with definePlugin().`);
   }
   if (!plugin.provides.includes(port)) {
-    throw new ConfigError(`plugins.${port}: plugin '${plugin.name}' provides ${plugin.provides.join(', ') || 'nothing'}, not ${port}.`);
+    throw new ConfigError(`${field}: plugin '${plugin.name}' provides ${plugin.provides.join(', ') || 'nothing'}, not ${port}.`);
   }
   return plugin;
 }
@@ -56,7 +62,8 @@ function pluginOptions(plugin: AnyPlugin, config: Config) {
 }
 
 /**
- * Loads the plugin config chooses for each port and registers each once, in `portNames` order,
+ * Loads the plugin config chooses for each port, and every render engine `render.engines` routes,
+ * and registers each plugin once, in `portNames` order,
  * so a plugin can use the ports before its own. A plugin must return every port it provides.
  * When one cannot start, those already started are disposed before the error is thrown.
  */
@@ -100,17 +107,28 @@ export async function startPlugins(config: Config, shared: { logger: Logger; out
     return provided;
   }
 
+  const engines = new Map<string, RenderEngine>();
+  async function provide(choice: string, port: PortName, field?: string) {
+    const plugin = await loadPlugin(choice, port, options, field);
+    let provided = started.get(plugin);
+    if (!provided) started.set(plugin, (provided = await start(plugin, port)));
+    return provided[port];
+  }
   try {
     for (const port of portNames) {
-      if (registered[port]) continue;
-      const plugin = await loadPlugin(config.plugins[port], port, options);
-      let provided = started.get(plugin);
-      if (!provided) started.set(plugin, (provided = await start(plugin, port)));
-      registered[port] = provided[port] as never;
+      if (!registered[port]) registered[port] = (await provide(config.plugins[port], port)) as never;
+      if (port !== 'renderer') continue;
+      // Every other engine routed, each plugin started once with its own options, beside the port's.
+      for (const [mode, choices] of Object.entries(config.render.engines)) {
+        for (const choice of choices) {
+          if (choice === config.plugins.renderer || engines.has(choice)) continue;
+          engines.set(choice, (await provide(choice, 'renderer', `render.engines.${mode}`)) as RenderEngine);
+        }
+      }
     }
   } catch (error) {
     await dispose();
     throw error;
   }
-  return { ports: registered as Ports, dispose };
+  return { ports: registered as Ports, engines, dispose };
 }

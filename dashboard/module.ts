@@ -7,6 +7,7 @@ import { serveStaticAsset } from '../core/http/static-asset.ts';
 import { ApiError } from '../core/domain/errors.ts';
 import { dashboardAssets, type DashboardAssets } from './build.ts';
 import { dashboardCsp, shellHtml } from './shell.ts';
+import { renderEngineRoute } from './render-engine-route.ts';
 
 /**
  * The files `npm run build` wrote (the shell names the current build's; the previous build's are
@@ -43,9 +44,11 @@ function imageOrigin(event: H3Event): string | null {
 
 /**
  * `/dashboard/` (the shell: one script, one style sheet, relative URLs so a path prefix is kept)
- * and `/dashboard/assets/{name}.{hash}.js|css`, built ahead (or on first request) and cached for a year.
+ * and `/dashboard/assets/{name}.{hash}.js|css`, built ahead (or on first request) and cached for a
+ * year; and the generation page's engine (see renderEngineRoute).
  */
 function dashboardRoutes(app: H3) {
+  renderEngineRoute(app);
   app.get('/dashboard', (event) => {
     // The router answers `/dashboard/` here too. The page lives at `/dashboard/` (its relative URLs
     // resolve under it): the bare path is sent there, relatively, so a path prefix is kept.

@@ -14,7 +14,7 @@ const document = JSON.parse(openApiText) as OpenApiDocument;
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
 
 /** Routes that are not public API: the demo shop's pages (demo/module.ts) and the dashboard's (dashboard/module.ts), named one by one. */
-const notPublic = new Set(['GET /demo', 'GET /demo/product', 'GET /demo/checkout', 'POST /demo/checkout', 'GET /demo/confirmation', 'GET /dashboard', 'GET /dashboard/assets/:file']);
+const notPublic = new Set(['GET /demo', 'GET /demo/product', 'GET /demo/checkout', 'POST /demo/checkout', 'GET /demo/confirmation', 'GET /dashboard', 'GET /dashboard/assets/:file', 'GET /dashboard/generations/:id/engine']);
 
 /** `/v1/events/:id`, `/v1/events/{id}` and `/cdn/**` alike: every parameter, one or many segments, as `{}`. */
 const shape = (path: string) => path.replace(/\{[^}]+\}|:[A-Za-z_]\w*|\*\*?/g, '{}');

@@ -23,6 +23,11 @@ export interface Metrics {
   readonly jobDuration: Histogram<'kind' | 'outcome'>;
   readonly renders: Counter<'outcome'>;
   readonly renderDuration: Histogram<'outcome'>;
+  /** Calls to each render engine, by outcome: ok, transient (moved on), final, skipped (unsupported, circuit open, cap full). */
+  readonly engineCalls: Counter<'engine' | 'outcome'>;
+  readonly engineCallDuration: Histogram<'engine' | 'outcome'>;
+  /** Adds what `render_engine_circuit_state` reads at each scrape: a value per engine (0 closed, 1 half-open, 2 open). */
+  observeCircuits(read: () => Array<{ engine: string; value: number }>): void;
   readonly deliveries: Counter<'outcome'>;
   readonly deliveryDuration: Histogram<'outcome'>;
   /** The Prometheus text of this container and of the process (CPU, memory, event loop, GC). */
@@ -47,6 +52,18 @@ export function createMetrics({ persistence, queue, clock, logger }: { persisten
     waiting: new Gauge({ name: 'db_pool_waiting_requests', help: 'Queries waiting for a connection from the database pool, by pool.', labelNames: ['pool'], registers }),
     max: new Gauge({ name: 'db_pool_max_connections', help: 'The most connections the pool opens, by pool.', labelNames: ['pool'], registers }),
   };
+
+  const circuitReaders: Array<() => Array<{ engine: string; value: number }>> = [];
+  new Gauge({
+    name: 'render_engine_circuit_state',
+    help: "Each render engine's circuit in this process: 0 closed, 1 half-open (one probe goes through), 2 open (the engine is passed over).",
+    labelNames: ['engine'],
+    registers,
+    collect() {
+      this.reset();
+      for (const read of circuitReaders) for (const { engine, value } of read()) this.set({ engine }, value);
+    },
+  });
 
   /** Read once per scrape, before the registry renders; a database that does not answer leaves the queue gauges empty. */
   async function collect() {
@@ -85,6 +102,16 @@ export function createMetrics({ persistence, queue, clock, logger }: { persisten
     jobDuration: new Histogram({ name: 'job_run_duration_seconds', help: 'Time a job run took, by kind and outcome.', labelNames: ['kind', 'outcome'], buckets: jobBuckets, registers }),
     renders: new Counter({ name: 'renders_total', help: 'Render runs, by outcome: completed, failed (the generation failed), retried, postponed, released, skipped (already finished).', labelNames: ['outcome'], registers }),
     renderDuration: new Histogram({ name: 'render_duration_seconds', help: 'Time a render run took (images, engine, encoding, storage), by outcome.', labelNames: ['outcome'], buckets: jobBuckets, registers }),
+    engineCalls: new Counter({
+      name: 'render_engine_calls_total',
+      help: 'Calls to each render engine, by engine and outcome: ok, transient (the render moved to the next engine or was retried), final (the generation failed), skipped (does not render the mode or size, circuit open, cap full).',
+      labelNames: ['engine', 'outcome'],
+      registers,
+    }),
+    engineCallDuration: new Histogram({ name: 'render_engine_call_duration_seconds', help: 'Time a render engine took to answer, by engine and outcome (ok, transient, final).', labelNames: ['engine', 'outcome'], buckets: jobBuckets, registers }),
+    observeCircuits(read) {
+      circuitReaders.push(read);
+    },
     deliveries: new Counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts, by outcome: delivered, retried, failed (no attempt left or 410), abandoned (endpoint disabled).', labelNames: ['outcome'], registers }),
     deliveryDuration: new Histogram({ name: 'webhook_delivery_duration_seconds', help: 'Time a delivery attempt took, by outcome.', labelNames: ['outcome'], buckets: jobBuckets, registers }),
     async scrape() {

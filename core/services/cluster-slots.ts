@@ -6,7 +6,7 @@ import type { ConcurrencyCap, Slot } from '../ports/limits.ts';
 export const slotLeaseMs = 30_000;
 
 /** ±50 %, so jobs that found the cap full do not all come back at the same moment. */
-const jittered = (delayMs: number) => Math.round(delayMs * (0.5 + Math.random()));
+export const jittered = (delayMs: number) => Math.round(delayMs * (0.5 + Math.random()));
 
 /**
  * Takes a slot of a cluster-wide cap for a job's work, renewed every third of its lease until
@@ -28,7 +28,11 @@ export async function slotOrPostpone(
     throw new PostponeJob(outageRetryDelay(job.attempts), `${what}: the limits store failed`);
   }
   if (!slot) throw new PostponeJob(jittered(waitMs), `${what}: every slot is in use`);
-  const held = slot;
+  return heldSlot(slot, key, { what, logger });
+}
+
+/** A slot taken, renewed every third of its lease until released. */
+export function heldSlot(held: Slot, key: string, { what, logger }: { what: string; logger: Logger }): { release(): Promise<void> } {
   const renewal = setInterval(() => {
     held.renew().then(
       (kept) => kept || logger.warn(`${what}: its slot expired while held`, { key }),

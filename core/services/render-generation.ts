@@ -14,7 +14,6 @@ import { strayImagesJobKind, type StrayImagesJobPayload } from './stray-images.t
 import { emitEvent } from './webhook-delivery.ts';
 import type { JobRunContext, ReportedOutcome } from '../metrics/job-outcome.ts';
 import type { Logger } from '../logger.ts';
-import { slotLeaseMs, slotOrPostpone } from './cluster-slots.ts';
 import { refundGeneration } from './refund-generation.ts';
 
 /** A failure that ends the generation, with the code and message its `error` object shows. */
@@ -88,9 +87,7 @@ const notCompleted = () => new GenerationFailure('render_failed', 'The visualiza
 export type RenderGeneration = ReturnType<typeof renderGeneration>;
 
 /** The worker's side of a generation: fetch the images, render, store the variants, complete. */
-export function renderGeneration({ persistence, ids, clock, cdn, renderer, credentials, outbound, logger, config, queue, imageMemory, limits }: Cradle) {
-  // Every process's renders share the engine's quota: beyond the cap a render waits in the queue.
-  const engineSlots = limits.concurrency('render-engine', config.render.maxConcurrentEngineCalls, slotLeaseMs);
+export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, credentials, outbound, logger, config, queue, imageMemory }: Cradle) {
   /**
    * The image as the engine gets it: every pixel decoded and at most the output's long side, within
    * the process's image memory (see prepareInputImage).
@@ -211,8 +208,8 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, crede
     }
     /** Where this run stores its images, while it is storing them. */
     let storing: string | undefined;
-    // Taken before the inputs are fetched, so a render that must wait fetches nothing yet.
-    const engineSlot = await slotOrPostpone(engineSlots, config.plugins.renderer, job, { waitMs: config.render.retryBaseDelayMs, what: 'render', logger: log });
+    // An engine's slot is taken before the inputs are fetched, so a render that must wait fetches nothing yet.
+    const engineRun = await engineRouter.begin(generation, job, log);
     try {
       // A retry (perhaps after storage failed) first checks that storage answers, so an outage
       // costs one cheap listing per retry rather than another render (paid, with a real engine).
@@ -223,29 +220,33 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, crede
         loadPhoto(generation.sourceImage, longSide, signal),
         ...generation.products.map((product, index) => loadProduct(product.imageUrl, index, longSide, signal)),
       ]);
-      // Held for the whole call: an engine may decode and encode an image of the output's size here.
-      const result = await imageMemory.reserve(
+      // Held for the whole call, across engines: an engine may decode and encode an image of the output's size here.
+      const { engine, result } = await imageMemory.reserve(
         resizeMemory(longSide, longSide),
         () =>
-          renderer.render({
-            mode: generation.mode,
-            imageSize: generation.imageSize,
-            photo: photo!,
-            products: generation.products.map((product, index) => ({
-              productId: product.productId,
-              productTitle: product.productTitle,
-              image: products[index]!,
-              dimensions: product.dimensions ?? null,
-            })),
-            hint: generation.hint,
+          engineRun.render(
+            (engine, engineSignal) =>
+              engine.render({
+                mode: generation.mode,
+                imageSize: generation.imageSize,
+                photo: photo!,
+                products: generation.products.map((product, index) => ({
+                  productId: product.productId,
+                  productTitle: product.productTitle,
+                  image: products[index]!,
+                  dimensions: product.dimensions ?? null,
+                })),
+                hint: generation.hint,
+                signal: engineSignal,
+              }),
             signal,
-          }),
+          ),
         signal,
       );
-      await engineSlot.release();
+      await engineRun.release();
       // The engine's contentType is not trusted to name the format: the bytes decide (see storableOriginal).
       // Every image carries Content Credentials and XMP stating how the engine made it.
-      const { original, variants } = await credentialedRender(result.image, { credentials, engine: renderer, generationId: generation.id, budget: imageMemory, signal });
+      const { original, variants } = await credentialedRender(result.image, { credentials, engine, generationId: generation.id, budget: imageMemory, signal });
       // A generation deleted while it rendered is never published: its result is discarded here. One
       // deleted after this check is no longer `processing` when this run commits, so the run deletes
       // what it stored (below), and a run that dies first is covered by the deletion's later purge.
@@ -260,7 +261,7 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, crede
       // images stay; if they were not committed, whichever run ends the generation queues their deletion.
       storing = undefined;
       strays = true;
-      if (await finish(generation, job.attempts > 1, 'generation.completed', log, (tx) => tx.generations.complete(generation.id, { ...published, completedAt: clock.now() }))) return 'completed';
+      if (await finish(generation, job.attempts > 1, 'generation.completed', log, (tx) => tx.generations.complete(generation.id, { ...published, engine: engine.name, completedAt: clock.now() }))) return 'completed';
       // Another run of this job (its lease had expired) finished first: nothing refers to these images.
       await discard(base, log);
       return undefined;
@@ -286,7 +287,7 @@ export function renderGeneration({ persistence, ids, clock, cdn, renderer, crede
       }
       return await fail(generation, strays, failure, log);
     } finally {
-      await engineSlot.release();
+      await engineRun.release();
     }
   };
 }

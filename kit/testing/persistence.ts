@@ -128,6 +128,19 @@ export function persistenceContract<Database extends PersistenceDatabase>(option
       assert.equal(await store.generations.statusOf('agen_missing'), null);
     });
 
+    it('records the engine that rendered a generation, for its organization only', async () => {
+      const { organization } = await tenants().createOrganization({ name: 'Rendered by', credits: 1 });
+      const other = await tenants().createOrganization({ name: 'Not by', credits: 1 });
+      const generation = generationRecord(organization.id, { status: 'processing', createdAt: Date.now() });
+      await store.generations.create(generation);
+      assert.equal(await store.generations.renderEngineOf(organization.id, generation.id), null, 'none while it renders');
+      const variants = { list: { url: 'https://x/l.jpg', width: 200 }, card: { url: 'https://x/c.jpg', width: 600 }, detail: { url: 'https://x/d.jpg', width: 1200 } };
+      assert.equal(await store.generations.complete(generation.id, { imageUrl: 'https://x/o.png', imageVariants: variants, completedAt: Date.now(), engine: 'fal' }), true);
+      assert.equal(await store.generations.renderEngineOf(organization.id, generation.id), 'fal');
+      assert.equal(await store.generations.renderEngineOf(other.organization.id, generation.id), null, "another organization's generation");
+      assert.equal(await store.generations.renderEngineOf(organization.id, 'agen_missing'), null);
+    });
+
     it('stores keys only as SHA-256 hashes', async () => {
       const { apiKey, conversionKey } = await tenants().createOrganization({ name: 'Hashes', credits: 0 });
       assert.match(apiKey.key, /^visualizer_[0-9A-Za-z]{32}$/);

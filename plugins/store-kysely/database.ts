@@ -52,6 +52,8 @@ export interface Database {
     /** Migration 0018: set when the generation was deleted (a scrubbed tombstone), with why. */
     deleted_at?: number | null;
     deletion_reason?: string | null;
+    /** Migration 0021: the engine that rendered it. */
+    render_engine?: string | null;
   };
   idempotency_keys: { organization_id: string; key: string; generation_id: string; created_at: number };
   /** `generation_id` since migration 0014. */

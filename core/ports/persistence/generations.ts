@@ -55,8 +55,13 @@ export interface GenerationRepository {
    * One grouped query on an index by (organization or store, createdAt).
    */
   daily(scope: { organizationId: string; storeId?: string }, range: { from: number; to: number }): Promise<GenerationDay[]>;
-  /** Moves a `processing` generation to `complete`; false (and no change) when it was already terminal. */
-  complete(id: string, result: { imageUrl: string; imageVariants: ImageVariants; completedAt: number }): Promise<boolean>;
+  /**
+   * Moves a `processing` generation to `complete`, recording the engine that rendered it (by name);
+   * false (and no change) when it was already terminal.
+   */
+  complete(id: string, result: { imageUrl: string; imageVariants: ImageVariants; completedAt: number; engine?: string }): Promise<boolean>;
+  /** The name of the engine that rendered the organization's live generation; null when none did (yet) or there is none. */
+  renderEngineOf(organizationId: string, id: string): Promise<string | null>;
   /** Moves a `processing` generation to `failed`; false (and no change) when it was already terminal. */
   fail(id: string, error: { code: string; message: string; completedAt: number }): Promise<boolean>;
   /**

@@ -1,5 +1,5 @@
 import { Fragment } from 'preact';
-import { api, unwrap } from '../api.ts';
+import { api, baseUrl, unwrap } from '../api.ts';
 import { EventDeliveries } from '../components/event-deliveries.tsx';
 import { useNotify } from '../components/notices.tsx';
 import { ConfirmButton, ErrorText, GeneratedImage, PageTitle, StatusBadge, Time, ScrollTable, useAction } from '../components/ui.tsx';
@@ -37,10 +37,21 @@ function DeleteGeneration({ id, processing }: { id: string; processing: boolean 
   );
 }
 
-/** One generation: every image variant, its products, hint, metadata, error, and its events' deliveries. */
+/**
+ * The engine that rendered it, from the dashboard's own route: which vendor rendered is not part
+ * of the API's Generation resource. Null when none did yet, or the answer failed.
+ */
+async function renderEngineOf(id: string): Promise<string | null> {
+  const response = await fetch(`${baseUrl}/dashboard/generations/${encodeURIComponent(id)}/engine`, { credentials: 'same-origin' });
+  if (response.status !== 200) return null;
+  return (await response.text()) || null;
+}
+
+/** One generation: every image variant, its products, hint, metadata, error, the engine that rendered it, and its events' deliveries. */
 export function GenerationDetailPage({ id }: { id: string }) {
   const generation = useLoad(() => unwrap(api.GET('/v1/generations/{id}', { params: { path: { id } } })), id);
   const events = useLoad(() => unwrap(api.GET('/v1/events', { params: { query: { generationId: id, limit: 10 } } })), id);
+  const engine = useLoad(() => renderEngineOf(id), id);
   const admin = useIsAdmin();
   const value = generation.value;
   return (
@@ -71,6 +82,8 @@ export function GenerationDetailPage({ id }: { id: string }) {
             </dd>
             <dt>Hint</dt>
             <dd>{value.hint ?? '—'}</dd>
+            <dt>Rendered by</dt>
+            <dd>{engine.value ? <code>{engine.value}</code> : '—'}</dd>
           </dl>
           {value.error && (
             <section aria-labelledby="error-heading">

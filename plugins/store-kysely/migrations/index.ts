@@ -18,6 +18,7 @@ import * as limits from './0017-limits.ts';
 import * as generationDeletion from './0018-generation-deletion.ts';
 import * as visitorErasures from './0019-visitor-erasures.ts';
 import * as widgetCreditCap from './0020-widget-credit-cap.ts';
+import * as generationRenderEngine from './0021-generation-render-engine.ts';
 
 /**
  * Migrations are imported statically rather than read from a folder, so they load the same
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '0018-generation-deletion': generationDeletion,
   '0019-visitor-erasures': visitorErasures,
   '0020-widget-credit-cap': widgetCreditCap,
+  '0021-generation-render-engine': generationRenderEngine,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -127,11 +127,15 @@ export function generationRepository(db: Executor, dialect: Dialect): Generation
     async complete(id, result) {
       const outcome = await db
         .updateTable('generations')
-        .set({ status: 'complete', image_url: result.imageUrl, image_variants: JSON.stringify(result.imageVariants), completed_at: result.completedAt })
+        .set({ status: 'complete', image_url: result.imageUrl, image_variants: JSON.stringify(result.imageVariants), completed_at: result.completedAt, render_engine: result.engine ?? null })
         .where('id', '=', id)
         .where('status', '=', 'processing')
         .executeTakeFirst();
       return Number(outcome.numUpdatedRows) === 1;
+    },
+    async renderEngineOf(organizationId, id) {
+      const row = await db.selectFrom('generations').select('render_engine').where('id', '=', id).where('organization_id', '=', organizationId).where('deleted_at', 'is', null).executeTakeFirst();
+      return row?.render_engine ?? null;
     },
     async fail(id, error) {
       const outcome = await db
