@@ -66,6 +66,11 @@ describe('the packed package installed in an empty folder', { timeout: 900_000 }
     organizationId = String(created.organizationId);
   });
 
+  it('finds nothing left to apply with `migrate --json` after `orgs create` migrated', async () => {
+    const { stdout } = await npx(['migrate', '--json']);
+    assert.deepEqual(JSON.parse(stdout), { applied: [] });
+  });
+
   it('loads `visualizer/plugin` and `visualizer/testing` in a plugin author’s package', async () => {
     const script = `const plugin = await import('visualizer/plugin'); const testing = await import('visualizer/testing');
       console.log(JSON.stringify([typeof plugin.definePlugin, typeof plugin.vendorImage, typeof testing.renderEngineContract, typeof testing.pluginContext]));`;
