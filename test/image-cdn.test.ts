@@ -15,7 +15,7 @@ import { createLocalCdn } from '../plugins/cdn-local/local-cdn.ts';
 import s3Plugin from '../plugins/cdn-s3/index.ts';
 import { createS3Cdn, type S3CdnOptions } from '../plugins/cdn-s3/s3-cdn.ts';
 import { imageCdnContract, unsafeKeys } from 'visualizer/testing';
-import { pluginContext } from './support/plugin-context.ts';
+import { pluginContext } from '../kit/testing/plugin-context.ts';
 import { startS3rver } from './support/s3-server.ts';
 
 const tempDir = (prefix: string) => mkdtempSync(path.join(os.tmpdir(), prefix));

@@ -13,7 +13,7 @@ import { buildPrompt } from '../plugins/renderer-gemini/prompt.ts';
 import mockPlugin from '../plugins/renderer-mock/index.ts';
 import { createMockRenderer, layoutProducts } from '../plugins/renderer-mock/mock-renderer.ts';
 import { gradientPhoto, product, productImage, renderEngineContract, type RenderFault } from 'visualizer/testing';
-import { pluginContext } from './support/plugin-context.ts';
+import { pluginContext } from '../kit/testing/plugin-context.ts';
 
 const API_KEY = 'test-key-AIzaSyFAKE0123456789';
 const MODEL = 'gemini-3-pro-image-preview';

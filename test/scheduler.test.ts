@@ -5,7 +5,7 @@ import { silentLogger } from '../core/logger.ts';
 import breePlugin from '../plugins/scheduler-bree/index.ts';
 import { createBreeScheduler } from '../plugins/scheduler-bree/bree-scheduler.ts';
 import { schedulerContract } from 'visualizer/testing';
-import { pluginContext } from './support/plugin-context.ts';
+import { pluginContext } from '../kit/testing/plugin-context.ts';
 
 schedulerContract({ name: 'bree', create: ({ logger }) => createBreeScheduler({ logger }) });
 

@@ -9,7 +9,7 @@ import { parseRetryAfter } from '../kit/plugin.ts';
 import { createHttpTransport, responseText } from '../plugins/transport-http/http-transport.ts';
 import { verifyWebhook } from '../webhooks/verify.ts';
 import { startHttpsServer, testCertificates, type TestHttpsServer } from './support/https-server.ts';
-import { pluginContext } from './support/plugin-context.ts';
+import { pluginContext } from '../kit/testing/plugin-context.ts';
 
 const FIXED_NOW = 1_800_000_000_000;
 const secret = generateWebhookSecret();

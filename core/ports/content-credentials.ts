@@ -2,18 +2,7 @@
  * Content Credentials port: signs a stored image with a manifest that says how it was made (the
  * EU AI Act's Art. 50(2) machine-readable marking). Adapter: `c2pa` (C2PA manifests, signed with
  * the configured certificate or a development one).
- *
- * An adapter must guarantee:
- * - `sign` returns the same image, in the same format, with its pixels untouched (the encoded image
- *   data is kept as it is: only metadata is added), carrying a manifest signed by `signer` whose
- *   hash binds those bytes: one changed byte of the image fails validation.
- * - The manifest states everything in the `ImageClaim`: the digital source type on the action that
- *   made the pixels, that action (`c2pa.created`, or `c2pa.edited` after opening the shopper's
- *   photo, which it names without any of its bytes), the claim generator `Visualizer/<version>`,
- *   the engine and the generation id; a variant's names the signed original as its parent
- *   ingredient and the `c2pa.resized` action.
- * - It keeps nothing of the images it signs, and signing never blocks the event loop for long (a
- *   4K render's hashing takes tens of ms: the `c2pa` adapter does it in a worker thread).
+ * The guarantees an adapter gives are on `ContentCredentials` (what an editor shows on hover).
  */
 
 /** The IPTC vocabulary the digital source types come from (also what XMP's `Iptc4xmpExt:DigitalSourceType` holds). */
@@ -65,6 +54,21 @@ export interface CredentialsSigner {
   source: string;
 }
 
+/**
+ * Signs stored images with Content Credentials that say how each was made.
+ *
+ * An adapter must guarantee:
+ * - `sign` returns the same image, in the same format, with its pixels untouched (the encoded image
+ *   data is kept as it is: only metadata is added), carrying a manifest signed by `signer` whose
+ *   hash binds those bytes: one changed byte of the image fails validation.
+ * - The manifest states everything in the `ImageClaim`: the digital source type on the action that
+ *   made the pixels, that action (`c2pa.created`, or `c2pa.edited` after opening the shopper's
+ *   photo, which it names without any of its bytes), the claim generator `Visualizer/<version>`,
+ *   the engine and the generation id; a variant's names the signed original as its parent
+ *   ingredient and the `c2pa.resized` action.
+ * - It keeps nothing of the images it signs, and signing never blocks the event loop for long (a
+ *   4K render's hashing takes tens of ms: the `c2pa` adapter does it in a worker thread).
+ */
 export interface ContentCredentials {
   readonly name: string;
   readonly signer: CredentialsSigner;

@@ -1,5 +1,10 @@
 /**
- * Id generator port.
+ * Id generator port. Adapter: `random` (the default).
+ * The guarantees an adapter gives are on `IdGenerator` (what an editor shows on hover).
+ */
+
+/**
+ * Makes resource ids and secrets.
  *
  * An adapter must return ids of the form `prefix + 24 base62 characters` that are unique
  * across processes and unpredictable (ids appear in URLs a customer may share), and

@@ -1,14 +1,7 @@
 /**
  * Image CDN / blob store port. Adapters: `local` (files under the data dir, served by the app at
  * `/cdn/…`) and `s3` (any S3-protocol service, optionally behind a CDN domain).
- *
- * An adapter must guarantee:
- * - `put` is durable once it resolves, and writing the same key twice leaves one object
- *   (a retry after a crash is safe).
- * - Public objects get a permanent URL that never changes for the key; private objects
- *   (customer uploads) are never reachable through any public URL.
- * - Keys are paths made by the core from `[A-Za-z0-9/_.-]` ending in an extension; an adapter
- *   refuses any key that could escape its root (`..`, absolute paths, empty segments).
+ * The guarantees an adapter gives are on `ImageCdn` (what an editor shows on hover).
  */
 export type Visibility = 'public' | 'private';
 
@@ -33,6 +26,17 @@ export interface FetchedObject {
   etag: string;
 }
 
+/**
+ * Stores images and other blobs, and gives public ones their permanent URL.
+ *
+ * An adapter must guarantee:
+ * - `put` is durable once it resolves, and writing the same key twice leaves one object
+ *   (a retry after a crash is safe).
+ * - Public objects get a permanent URL that never changes for the key; private objects
+ *   (customer uploads) are never reachable through any public URL.
+ * - Keys are paths made by the core from `[A-Za-z0-9/_.-]` ending in an extension; an adapter
+ *   refuses any key that could escape its root (`..`, absolute paths, empty segments).
+ */
 export interface ImageCdn {
   put(key: string, body: Uint8Array, options: { contentType: string; visibility: Visibility }): Promise<StoredObject>;
   /** The object stored under `key` with that visibility, or null. */

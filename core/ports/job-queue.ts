@@ -2,16 +2,7 @@
  * Job queue port. Adapters: `db` (jobs are rows in the same database as the data they concern,
  * written in the same transaction through `Repositories.jobs`) and `pgboss` (pg-boss's tables in
  * the same Postgres database, written through the transaction's `Repositories.sql`).
- *
- * An adapter must guarantee:
- * - At-least-once: an enqueued job runs until a handler finishes it, across crashes; a claimed
- *   job whose lease expires (its worker died) is claimed again.
- * - Exclusive leases: two workers never hold the same job at once.
- * - Prompt start: a job enqueued by this process (after `notify()`), or on Postgres by any
- *   process, is picked up without waiting for a polling interval (behind a transaction-mode
- *   pooler with no direct URL to LISTEN on, other processes' jobs wait for the poll).
- * - Bounded concurrency: at most `concurrency` handlers run at once per `work()` call.
- * - Transactional enqueue: a job enqueued in a transaction exists if and only if it commits.
+ * The guarantees an adapter gives are on `JobQueue` (what an editor shows on hover).
  */
 import type { QueuedJob } from '../domain/job.ts';
 import type { JobKindStats, Repositories } from './persistence/index.ts';
@@ -84,6 +75,19 @@ export interface NewJob {
   createdAt: number;
 }
 
+/**
+ * Runs background jobs (renders, webhook deliveries) on workers.
+ *
+ * An adapter must guarantee:
+ * - At-least-once: an enqueued job runs until a handler finishes it, across crashes; a claimed
+ *   job whose lease expires (its worker died) is claimed again.
+ * - Exclusive leases: two workers never hold the same job at once.
+ * - Prompt start: a job enqueued by this process (after `notify()`), or on Postgres by any
+ *   process, is picked up without waiting for a polling interval (behind a transaction-mode
+ *   pooler with no direct URL to LISTEN on, other processes' jobs wait for the poll).
+ * - Bounded concurrency: at most `concurrency` handlers run at once per `work()` call.
+ * - Transactional enqueue: a job enqueued in a transaction exists if and only if it commits.
+ */
 export interface JobQueue {
   /**
    * Enqueues a job inside `tx`, the transaction of the domain write it belongs to: it exists if

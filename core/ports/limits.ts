@@ -1,25 +1,7 @@
 /**
  * Limits port: rate limits and concurrency caps, per key, under a name (`api-read`,
  * `webhook-endpoint` …). Adapters: `memory` (one process), `redis` and `postgres` (shared).
- *
- * An adapter must guarantee:
- * - Shared state: every limiter or cap made with the same name and rule, in any process using
- *   the same store, counts against one budget (`memory`: within one process only).
- * - Rate: for one key at most `burst` takes are allowed at once and, over a long run, about
- *   `perSecond` a second; a refused take says when one will be allowed again (`retryAfterMs`).
- *   A shared adapter may hand a key's points out of reservations (reservingRateLimiter): a process
- *   holds at most a tenth of a window's points of a key (at least one), counted in the store
- *   before it hands them out, so the budget across processes is never exceeded; a refusal means
- *   every point of the window was handed out or is held by a process for its own next takes, so
- *   with P processes a key gets at most P such shares fewer than its budget in a window, and only
- *   when what they held went unspent. A key found spent may be refused from memory until its
- *   window ends.
- * - Concurrency: at most `limit` slots per key are held at once; a slot is held until released
- *   or until `leaseMs` passes without a renewal (a process that died holding one loses it).
- * - Keys are independent, and so are names.
- * A store that cannot be reached makes `take` fall back to this process's own memory (limits hold
- * per process until it is back, beside the points it already held) and `tryAcquire` reject: work
- * waiting on a cap waits out the outage.
+ * The guarantees an adapter gives are on `Limits` (what an editor shows on hover).
  */
 
 /** A rate: `burst` requests at once, `perSecond` on average (see rateWindow). */
@@ -48,6 +30,28 @@ export interface ConcurrencyCap {
   tryAcquire(key: string): Promise<Slot | null>;
 }
 
+/**
+ * Rate limits and concurrency caps, per key, under a name.
+ *
+ * An adapter must guarantee:
+ * - Shared state: every limiter or cap made with the same name and rule, in any process using
+ *   the same store, counts against one budget (`memory`: within one process only).
+ * - Rate: for one key at most `burst` takes are allowed at once and, over a long run, about
+ *   `perSecond` a second; a refused take says when one will be allowed again (`retryAfterMs`).
+ *   A shared adapter may hand a key's points out of reservations (reservingRateLimiter): a process
+ *   holds at most a tenth of a window's points of a key (at least one), counted in the store
+ *   before it hands them out, so the budget across processes is never exceeded; a refusal means
+ *   every point of the window was handed out or is held by a process for its own next takes, so
+ *   with P processes a key gets at most P such shares fewer than its budget in a window, and only
+ *   when what they held went unspent. A key found spent may be refused from memory until its
+ *   window ends.
+ * - Concurrency: at most `limit` slots per key are held at once; a slot is held until released
+ *   or until `leaseMs` passes without a renewal (a process that died holding one loses it).
+ * - Keys are independent, and so are names.
+ * A store that cannot be reached makes `take` fall back to this process's own memory (limits hold
+ * per process until it is back, beside the points it already held) and `tryAcquire` reject: work
+ * waiting on a cap waits out the outage.
+ */
 export interface Limits {
   rateLimiter(name: string, rule: RateRule): RateLimiter;
   concurrency(name: string, limit: number, leaseMs: number): ConcurrencyCap;

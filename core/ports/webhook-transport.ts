@@ -1,12 +1,7 @@
 /**
  * Webhook transport port: sends one signed delivery attempt and reports what happened.
  * Adapter: `http` (guarded outbound HTTPS client).
- *
- * An adapter must guarantee:
- * - Exactly one HTTP request per call, with the body bytes and headers unchanged.
- * - Redirects are not followed (a 3xx is reported, not chased).
- * - It resolves with the outcome for any response or network failure and rejects only on
- *   programming errors, so every attempt can be logged.
+ * The guarantees an adapter gives are on `WebhookTransport` (what an editor shows on hover).
  */
 export interface DeliveryRequest {
   url: string;
@@ -27,6 +22,15 @@ export interface DeliveryOutcome {
   retryAfterMs: number | null;
 }
 
+/**
+ * Sends one signed webhook delivery attempt and reports what happened.
+ *
+ * An adapter must guarantee:
+ * - Exactly one HTTP request per call, with the body bytes and headers unchanged.
+ * - Redirects are not followed (a 3xx is reported, not chased).
+ * - It resolves with the outcome for any response or network failure and rejects only on
+ *   programming errors, so every attempt can be logged.
+ */
 export interface WebhookTransport {
   send(request: DeliveryRequest): Promise<DeliveryOutcome>;
 }

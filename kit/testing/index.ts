@@ -17,4 +17,5 @@ export { contentCredentialsContract, manifestActions, readContentCredentials, wi
 
 // What the suites use themselves, for a plugin's own tests.
 export { startHttpsReceiver, testCertificate, type HttpsReceiver, type HttpsReceiverHandler, type ReceivedRequest, type TestCertificate } from './https-receiver.ts';
-export { waitFor } from './wait-for.ts';
+export { waitFor, type WaitForOptions } from './wait-for.ts';
+export { pluginContext, type PluginContextOptions } from './plugin-context.ts';

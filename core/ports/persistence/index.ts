@@ -1,15 +1,6 @@
 /**
  * Persistence port: the repositories the core reads and writes through, one file per aggregate.
- *
- * An adapter must guarantee:
- * - Durability: a call that resolved is committed (it survives a crash of the process).
- * - Atomicity: everything done inside one `transaction()` commits together or not at all.
- * - Tenancy: every lookup that takes an `organizationId` returns nothing that belongs to
- *   another organization, so a caller cannot reach a foreign row by guessing its id.
- * - Credits never go below zero, however many debits race (`debit` is one atomic check-and-set).
- * - A widget's day never counts past its caps, however many generations race (`widgets.countGeneration`
- *   is one atomic check-and-set too).
- * - Timestamps are integers in epoch milliseconds; money and credits are integers.
+ * The guarantees an adapter gives are on `Persistence` (what an editor shows on hover).
  */
 import type { ApiKeyRepository } from './api-keys.ts';
 import type { ConversionRepository } from './conversions.ts';
@@ -120,6 +111,19 @@ export interface PersistenceCapabilities {
   readonly embedded: boolean;
 }
 
+/**
+ * The repositories the core reads and writes through, and their transactions.
+ *
+ * An adapter must guarantee:
+ * - Durability: a call that resolved is committed (it survives a crash of the process).
+ * - Atomicity: everything done inside one `transaction()` commits together or not at all.
+ * - Tenancy: every lookup that takes an `organizationId` returns nothing that belongs to
+ *   another organization, so a caller cannot reach a foreign row by guessing its id.
+ * - Credits never go below zero, however many debits race (`debit` is one atomic check-and-set).
+ * - A widget's day never counts past its caps, however many generations race (`widgets.countGeneration`
+ *   is one atomic check-and-set too).
+ * - Timestamps are integers in epoch milliseconds; money and credits are integers.
+ */
 export interface Persistence extends Repositories {
   readonly capabilities: PersistenceCapabilities;
   /**
