@@ -7,9 +7,8 @@ import { RenderError, type RenderEngine, type RenderRequest } from '../kit/plugi
 import falPlugin from '../plugins/renderer-fal/index.ts';
 import { createFalRenderer, provenanceOf } from '../plugins/renderer-fal/fal-renderer.ts';
 import { resolveModel } from '../plugins/renderer-fal/models.ts';
-import { gradientPhoto, product, productImage, renderEngineContract } from 'visualizer/testing';
+import { gradientPhoto, pluginContext, product, productImage, renderEngineContract } from 'visualizer/testing';
 import { contentPolicyViolation, FAL_KEY, modelError, outputSize, requestError, startFakeFal, type FakeFal } from './support/fake-fal.ts';
-import { pluginContext } from './support/plugin-context.ts';
 
 const MODELS = { 'virtual-try-on': 'fal-ai/fashn/tryon/v1.6', 'room-visualizer': 'fal-ai/flux-pro/kontext/max/multi' } as const;
 // The key's halves, each of which must stay out of messages as the whole key does.

@@ -3,7 +3,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import * as v from 'valibot';
-import { gradientPhoto, product, productImage, renderEngineContract } from 'visualizer/testing';
+import { gradientPhoto, pluginContext, product, productImage, renderEngineContract } from 'visualizer/testing';
 import type { Config } from '../config/schema.ts';
 import { createGuardedClient } from '../core/outbound/guarded-client.ts';
 import { RenderError, type RenderEngine, type RenderErrorCode, type RenderRequest } from '../core/ports/render-engine.ts';
@@ -11,7 +11,6 @@ import fashnPlugin from '../plugins/renderer-fashn/index.ts';
 import { createFashnRenderer, type FashnRendererOptions } from '../plugins/renderer-fashn/fashn-renderer.ts';
 import { apiError, failed, prepareOutputs, startFakeFashn, tryonMaxSize, type FakeFashn } from './support/fake-fashn.ts';
 import { testCertificates } from './support/https-server.ts';
-import { pluginContext } from './support/plugin-context.ts';
 
 const API_KEY = 'fa-TESTKEY-0123456789abcdefXYZ';
 

@@ -7,10 +7,9 @@ import { createGuardedClient } from '../core/outbound/guarded-client.ts';
 import { RenderError, type AnyPlugin, type GuardedClient, type RenderEngine, type RenderRequest } from '../kit/plugin.ts';
 import replicatePlugin from '../plugins/renderer-replicate/index.ts';
 import { createReplicateRenderer, type ReplicateRendererOptions } from '../plugins/renderer-replicate/replicate-renderer.ts';
-import { gradientPhoto, product, productImage, renderEngineContract } from 'visualizer/testing';
+import { gradientPhoto, pluginContext, product, productImage, renderEngineContract } from 'visualizer/testing';
 import { FAKE_TOKEN, IDM_VTON_VERSION, SENSITIVE, startFakeReplicate, type FakeReplicate, type Reply, type Script } from './support/fake-replicate.ts';
 import { testCertificates } from './support/https-server.ts';
-import { pluginContext } from './support/plugin-context.ts';
 
 const models = { 'room-visualizer': 'black-forest-labs/flux-kontext-pro', 'virtual-try-on': `cuuupid/idm-vton:${IDM_VTON_VERSION}` };
 
