@@ -136,6 +136,18 @@ describe('render engine routing with fallback', () => {
     assert.equal(await made.renderedBy(), 'alpha');
   });
 
+  it("waits at least the last vendor's Retry-After before the next attempt, bounded at five minutes", async () => {
+    script('alpha').steps.push({ fail: 'renderer_unavailable' });
+    script('beta').steps.push({ fail: 'renderer_unavailable', retryAfterMs: 7_000 });
+    const made = await generation();
+    await assert.rejects(cradle().renderGeneration(made.job()), (error: unknown) => error instanceof RetryJob && error.delayMs === 7_000);
+    script('alpha').steps.push({ fail: 'renderer_unavailable' });
+    script('beta').steps.push({ fail: 'renderer_unavailable', retryAfterMs: 3_600_000 });
+    await assert.rejects(cradle().renderGeneration(made.job(2, 1)), (error: unknown) => error instanceof RetryJob && error.delayMs === 300_000);
+    // Rendered at last, which closes the count of alpha's failures for the circuit tests below.
+    assert.equal(await cradle().renderGeneration(made.job(3, 2)), 'completed');
+  });
+
   it('skips an engine that does not render the mode or the size, saying why once', async () => {
     const room = await generation({ mode: 'room-visualizer' });
     assert.equal(await cradle().renderGeneration(room.job()), 'completed');

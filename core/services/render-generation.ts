@@ -57,6 +57,9 @@ function classify(error: unknown): GenerationFailure {
   return notCompleted();
 }
 
+/** The longest Retry-After of an engine's vendor a render waits out before its next attempt. */
+const maxVendorWaitMs = 5 * 60_000;
+
 /** A failure no retry can mend: the generation fails at once. */
 const isFinal = (error: unknown) => (error instanceof GenerationFailure || error instanceof ImageFetchError) && !error.transient;
 
@@ -283,7 +286,9 @@ export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, c
       }
       // This run is failure number `failures + 1`; runs an outage postponed are not counted.
       if (failure.transient && job.failures + 1 < config.render.maxAttempts) {
-        throw new RetryJob(config.render.retryBaseDelayMs * 2 ** job.failures, `${failure.code}: ${failure.message}`);
+        // Not sooner than the last engine's vendor asked (Retry-After), bounded like any retry.
+        const asked = error instanceof RenderError ? Math.min(error.retryAfterMs ?? 0, maxVendorWaitMs) : 0;
+        throw new RetryJob(Math.max(config.render.retryBaseDelayMs * 2 ** job.failures, asked), `${failure.code}: ${failure.message}`);
       }
       return await fail(generation, strays, failure, log);
     } finally {
