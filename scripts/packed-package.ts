@@ -19,7 +19,9 @@ export const checkoutRoot = path.resolve(import.meta.dirname, '..');
  * checkout's project, and an npm run inside another folder must not inherit them.
  */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
+  // Nor c8's coverage variable: the installed package is not the checkout's code, and writing its
+  // coverage only costs the run time.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_') && name !== 'NODE_V8_COVERAGE'));
   // No update check or funding notes: tests contact loopback and the registry only.
   return { ...env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', ...extra };
 }
