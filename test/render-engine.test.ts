@@ -12,7 +12,7 @@ import { closestAspectRatio, createGeminiRenderer } from '../plugins/renderer-ge
 import { buildPrompt } from '../plugins/renderer-gemini/prompt.ts';
 import mockPlugin from '../plugins/renderer-mock/index.ts';
 import { createMockRenderer, layoutProducts } from '../plugins/renderer-mock/mock-renderer.ts';
-import { gradientPhoto, product, productImage, renderEngineContract, type RenderFault } from 'visualizer/testing';
+import { gradientPhoto, product, productImage, rejectsWithRenderError, renderEngineContract, type RenderFault } from 'visualizer/testing';
 import { pluginContext } from '../kit/testing/plugin-context.ts';
 
 const API_KEY = 'test-key-AIzaSyFAKE0123456789';
@@ -146,15 +146,7 @@ async function startFakeGemini(): Promise<FakeGemini> {
   return fake;
 }
 
-async function renderError(engine: RenderEngine, request: RenderRequest): Promise<RenderError> {
-  try {
-    await engine.render(request);
-  } catch (error) {
-    assert.ok(error instanceof RenderError, `expected a RenderError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected the render to fail');
-}
+const renderError = (engine: RenderEngine, request: RenderRequest): Promise<RenderError> => rejectsWithRenderError(engine.render(request));
 
 // ---------------------------------------------------------------------------------------------
 // Both adapters pass the port's contract.

@@ -7,7 +7,7 @@ import { RenderError, type RenderEngine, type RenderRequest } from '../kit/plugi
 import falPlugin from '../plugins/renderer-fal/index.ts';
 import { createFalRenderer, provenanceOf } from '../plugins/renderer-fal/fal-renderer.ts';
 import { resolveModel } from '../plugins/renderer-fal/models.ts';
-import { gradientPhoto, pluginContext, product, productImage, renderEngineContract } from 'visualizer/testing';
+import { gradientPhoto, pluginContext, product, productImage, rejectsWithRenderError, renderEngineContract } from 'visualizer/testing';
 import { contentPolicyViolation, FAL_KEY, modelError, outputSize, requestError, startFakeFal, type FakeFal } from './support/fake-fal.ts';
 
 const MODELS = { 'virtual-try-on': 'fal-ai/fashn/tryon/v1.6', 'room-visualizer': 'fal-ai/flux-pro/kontext/max/multi' } as const;
@@ -16,15 +16,7 @@ const [KEY_ID, KEY_SECRET] = FAL_KEY.split(':') as [string, string];
 
 const guarded = (fake: FakeFal): GuardedClient => createGuardedClient({ allow: ['localhost'], ca: fake.caPem });
 
-async function renderError(engine: RenderEngine, request: RenderRequest): Promise<RenderError> {
-  try {
-    await engine.render(request);
-  } catch (error) {
-    assert.ok(error instanceof RenderError, `expected a RenderError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected the render to fail');
-}
+const renderError = (engine: RenderEngine, request: RenderRequest): Promise<RenderError> => rejectsWithRenderError(engine.render(request));
 
 // ---------------------------------------------------------------------------------------------
 // The port's contract, against the fake on loopback.

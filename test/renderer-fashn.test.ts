@@ -3,7 +3,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import * as v from 'valibot';
-import { gradientPhoto, pluginContext, product, productImage, renderEngineContract } from 'visualizer/testing';
+import { gradientPhoto, pluginContext, product, productImage, rejectsWithRenderError, renderEngineContract } from 'visualizer/testing';
 import type { Config } from '../config/schema.ts';
 import { createGuardedClient } from '../core/outbound/guarded-client.ts';
 import { RenderError, type RenderEngine, type RenderErrorCode, type RenderRequest } from '../core/ports/render-engine.ts';
@@ -20,15 +20,7 @@ async function outboundClient() {
   return createGuardedClient({ allow: ['localhost'], ca: certs.caPem });
 }
 
-async function renderError(engine: RenderEngine, request: RenderRequest): Promise<RenderError> {
-  try {
-    await engine.render(request);
-  } catch (error) {
-    assert.ok(error instanceof RenderError, `expected a RenderError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected the render to fail');
-}
+const renderError = (engine: RenderEngine, request: RenderRequest): Promise<RenderError> => rejectsWithRenderError(engine.render(request));
 
 const longSide = async (bytes: Uint8Array) => {
   const { width, height } = await sharp(bytes).metadata();

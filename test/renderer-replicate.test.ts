@@ -7,7 +7,7 @@ import { createGuardedClient } from '../core/outbound/guarded-client.ts';
 import { RenderError, type AnyPlugin, type GuardedClient, type RenderEngine, type RenderRequest } from '../kit/plugin.ts';
 import replicatePlugin from '../plugins/renderer-replicate/index.ts';
 import { createReplicateRenderer, type ReplicateRendererOptions } from '../plugins/renderer-replicate/replicate-renderer.ts';
-import { gradientPhoto, pluginContext, product, productImage, renderEngineContract } from 'visualizer/testing';
+import { gradientPhoto, pluginContext, product, productImage, rejectsWithRenderError, renderEngineContract } from 'visualizer/testing';
 import { FAKE_TOKEN, IDM_VTON_VERSION, SENSITIVE, startFakeReplicate, type FakeReplicate, type Reply, type Script } from './support/fake-replicate.ts';
 import { testCertificates } from './support/https-server.ts';
 
@@ -18,15 +18,7 @@ async function guardedClient(): Promise<GuardedClient> {
   return createGuardedClient({ allow: ['localhost'], ca: certs.caPem });
 }
 
-async function renderError(engine: RenderEngine, request: RenderRequest): Promise<RenderError> {
-  try {
-    await engine.render(request);
-  } catch (error) {
-    assert.ok(error instanceof RenderError, `expected a RenderError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected the render to fail');
-}
+const renderError = (engine: RenderEngine, request: RenderRequest): Promise<RenderError> => rejectsWithRenderError(engine.render(request));
 
 const waitFor = async (condition: () => boolean, what: string, ms = 3_000) => {
   const until = Date.now() + ms;

@@ -7,7 +7,7 @@ export type { PersistenceDatabase } from './database.ts';
 export { persistenceContract, type PersistenceContractOptions } from './persistence.ts';
 export { jobQueueContract, type ClaimedJob, type JobQueueContractOptions, type JobQueueDeps, type JobQueueSettings } from './job-queue.ts';
 export { imageCdnContract, unsafeKeys, type ImageCdnContractOptions } from './image-cdn.ts';
-export { damagedJpeg, faultClassification, gradientPhoto, product, productImage, renderEngineContract, type RenderEngineContractOptions, type RenderFault } from './render-engine.ts';
+export { damagedJpeg, faultClassification, gradientPhoto, product, productImage, rejectsWithRenderError, renderEngineContract, type RenderEngineContractOptions, type RenderFault } from './render-engine.ts';
 export { webhookTransportContract, type WebhookTransportContractOptions } from './webhook-transport.ts';
 export { schedulerContract, type SchedulerContractOptions } from './scheduler.ts';
 export { clockContract, type ClockContractOptions } from './clock.ts';

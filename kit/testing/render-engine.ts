@@ -89,7 +89,8 @@ export async function damagedJpeg(): Promise<Buffer> {
   return bytes;
 }
 
-async function rejectsWithRenderError(promise: Promise<unknown>): Promise<RenderError> {
+/** The RenderError `promise` rejects with; fails the test when it resolves or rejects with anything else. */
+export async function rejectsWithRenderError(promise: Promise<unknown>): Promise<RenderError> {
   try {
     await promise;
   } catch (error) {
