@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fsPromises from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -196,6 +198,25 @@ describe('local CDN', () => {
     assert.deepEqual(filesUnder(path.join(root, 'public/churn')), ['agen_1/photo100.png']);
     await cdn.delete(key(100), 'public');
     assert.ok(!existsSync(path.join(root, 'public/churn')));
+  });
+
+  it('deletes a key whose folder a concurrent delete emptied and removed while it ran', async (t) => {
+    await cdn.put('folder-race/agen_1/run/a.png', png, { contentType: 'image/png', visibility: 'public' });
+    await cdn.put('folder-race/agen_1/run/b.png', png, { contentType: 'image/png', visibility: 'public' });
+    // The other delete finishes (its folder removed) between this delete's unlink and its folder's fsync.
+    const unlink = fsPromises.unlink;
+    t.mock.method(fsPromises, 'unlink', async (file: string) => {
+      await unlink(file);
+      if (file.endsWith('a.png')) {
+        t.mock.restoreAll();
+        syncBuiltinESMExports();
+        await cdn.delete('folder-race/agen_1/run/b.png', 'public');
+      }
+    });
+    syncBuiltinESMExports();
+    t.after(() => syncBuiltinESMExports());
+    await cdn.delete('folder-race/agen_1/run/a.png', 'public');
+    assert.ok(!existsSync(path.join(root, 'public/folder-race')), 'the emptied folders are gone');
   });
 
   it('treats a directory or a path through a file as no object', async () => {

@@ -181,6 +181,17 @@ export function imageCdnContract<Cdn extends ImageCdn>(options: ImageCdnContract
       await cdn.delete(key('never/was.png'), 'private');
     });
 
+    it('deletes every key of a folder at once, as sweeps do, each delete succeeding', async () => {
+      const names = Array.from({ length: 12 }, (_, index) => key(`gen/agen_7/run/${index}.png`));
+      await Promise.all(names.map((name) => cdn.put(name, images.png, { contentType: 'image/png', visibility: 'public' })));
+      for (let round = 0; round < 3; round++) {
+        await Promise.all(names.map((name) => cdn.delete(name, 'public')));
+        assert.deepEqual(await collect(cdn.list(key('gen/agen_7/'), 'public')), []);
+        await Promise.all(names.map((name) => cdn.put(name, images.png, { contentType: 'image/png', visibility: 'public' })));
+      }
+      await Promise.all(names.map((name) => cdn.delete(name, 'public')));
+    });
+
     it('returns null for a key that was never written', async () => {
       assert.equal(await cdn.get(key('missing/nothing.png'), 'public'), null);
       assert.equal(await cdn.get(key('missing/nothing.png'), 'private'), null);

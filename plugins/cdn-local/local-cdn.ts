@@ -160,7 +160,10 @@ export function createLocalCdn(options: LocalCdnOptions): ImageCdn {
         if (['ENOENT', 'ENOTDIR', 'EISDIR'].includes(errorCode(error) ?? '')) return;
         throw error;
       }
-      await syncDirectory(path.dirname(file));
+      // A concurrent delete that emptied the folder may have removed it already: its entries went with it.
+      await syncDirectory(path.dirname(file)).catch((error: unknown) => {
+        if (errorCode(error) !== 'ENOENT') throw error;
+      });
       await removeEmptyDirectories(path.dirname(file), rootFor(visibility));
     },
 
