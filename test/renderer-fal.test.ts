@@ -94,6 +94,23 @@ describe('fal renderer', () => {
     assert.deepEqual([metadata.width, metadata.height], [768, 1024], "FASHN's 864×1152 scaled to the long side paid for");
   });
 
+  it('puts two or three garments on one after another, each run taking the last output as its photo', async () => {
+    fake.submissions.length = 0;
+    fake.calls.length = 0;
+    const products = [product(await productImage('#ff0000'), { productTitle: 'Shirt' }), product(await productImage('#00ff00'), { productTitle: 'Trousers' }), product(await productImage('#0000ff'), { productTitle: 'Hat' })];
+    const result = await engine.render({ ...request, products });
+    assert.equal(fake.submissions.length, 3, 'one run per garment');
+    const [first, second, third] = fake.submissions.map((submission) => submission.input);
+    assert.ok(String(first!.model_image).startsWith('data:image/jpeg;base64,'), 'the first run gets the photo');
+    const garments = fake.submissions.map((submission) => String(submission.input.garment_image));
+    assert.equal(new Set(garments).size, 3, 'each run gets its own garment');
+    const results = fake.calls.filter((call) => /\/requests\/[\w-]+$/.test(call)).map((call) => call.split('/requests/')[1]);
+    assert.match(String(second!.model_image), new RegExp(`^https://.+/files/${results[0]}\\.png$`), "the second run gets the first's output URL, not its bytes");
+    assert.match(String(third!.model_image), new RegExp(`/files/${results[1]}\\.png$`));
+    const metadata = await sharp(result.image).metadata();
+    assert.deepEqual([metadata.width, metadata.height], [768, 1024]);
+  });
+
   it('sends room staging to FLUX Kontext multi: the photo then every product, and a prompt naming them', async () => {
     fake.submissions.length = 0;
     const products = [product(await productImage(), { productTitle: 'Oslo sofa' }), product(await sharp(await productImage('#0000ff')).tiff().toBuffer(), { productTitle: 'Arc lamp' })];

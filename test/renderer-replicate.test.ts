@@ -132,6 +132,20 @@ describe('replicate renderer', () => {
       assert.equal(body.input.garment_des, 'Blue "denim" jacket');
     });
 
+    it('puts more garments than the model has fields on one prediction after another, each taking the last output as its photo', async () => {
+      reset();
+      const three = await Promise.all(['#ff0000', '#00a000', '#0000ff'].map(async (color, index) => product(await productImage(color), { productTitle: `Item ${index}` })));
+      const result = await engine.render({ ...request, products: three });
+      const created = fake.requests.filter((sent) => sent.method === 'POST' && sent.path === '/v1/predictions').map((sent) => (sent.body as { input: Record<string, string> }).input);
+      assert.equal(created.length, 3, 'one prediction per garment');
+      assert.match(created[0]!.human_img!, /^data:image\/jpeg;base64,/, 'the first gets the photo');
+      assert.deepEqual(created.map((input) => input.garment_des), ['Item 0', 'Item 1', 'Item 2'], 'each describes its own garment');
+      assert.equal(new Set(created.map((input) => input.garm_img)).size, 3);
+      assert.match(created[1]!.human_img!, new RegExp(`^${fake.files.url}/`), "the second gets the first's output URL, not its bytes");
+      assert.notEqual(created[2]!.human_img, created[1]!.human_img);
+      assert.deepEqual(await sharp(result.image).metadata().then((m) => [m.width, m.height]), [768, 1024]);
+    });
+
     it('sends the photo and every product in one array to a model that takes a list of images', async () => {
       reset();
       const nano = engineWith({ models: { 'virtual-try-on': 'google/nano-banana' } });

@@ -208,47 +208,59 @@ export function createFalRenderer(options: FalRendererOptions): RenderEngine {
       }
     }
 
+    /** One request through the queue: submit, poll to COMPLETED, fetch the result; the output image's URL. */
+    async function run(input: Record<string, unknown>): Promise<string> {
+      const submitted = await call('POST', `${baseUrl}/${model!.id}`, input);
+      if (submitted.status < 200 || submitted.status >= 300) throw failure(submitted);
+      const queued = submitted.body;
+      if (!isObject(queued) || typeof queued.request_id !== 'string') {
+        throw new RenderError('renderer_unavailable', `fal.ai answered the submit with something other than a queued request: ${clip(submitted.text)}`, true);
+      }
+      const statusUrl = new URL(ours(queued.status_url, 'status URL'));
+      // As the SDK asks: no logs, which can be long and are not used here.
+      statusUrl.searchParams.set('logs', '0');
+      const responseUrl = ours(queued.response_url, 'response URL');
+      const cancelUrl = typeof queued.cancel_url === 'string' && URL.canParse(queued.cancel_url) && new URL(queued.cancel_url).origin === origin ? queued.cancel_url : undefined;
+
+      try {
+        for (;;) {
+          const answer = await read(statusUrl.href);
+          if (answer.status < 200 || answer.status >= 300) throw failure(answer);
+          const state = isObject(answer.body) ? answer.body.status : undefined;
+          if (typeof state !== 'string' || !STATUSES.has(state)) throw new RenderError('renderer_unavailable', `fal.ai answered a status poll with something undocumented: ${clip(answer.text)}`, true);
+          if (state === 'COMPLETED') break;
+          await wait(pollIntervalMs);
+        }
+        // A COMPLETED request that failed says so in its result: the model's error, with its status.
+        const result = await read(responseUrl);
+        if (result.status < 200 || result.status >= 300) throw failure(result);
+        if (result.body === undefined) throw new RenderError('renderer_unavailable', `fal.ai answered its result with something other than JSON: ${clip(result.text)}`, true);
+        return outputUrl(result.body);
+      } catch (error) {
+        // The SDK cancels a request it stops waiting for; fal may still be able to drop it unbilled.
+        if (signal.aborted && cancelUrl) cancel(cancelUrl);
+        throw error;
+      }
+    }
+
     if (request.signal?.aborted) throw stopped();
     const photo = await vendorImage(request.photo, 'photo');
     const products = await Promise.all(request.products.map((product, index) => vendorImage(product.image, `image of product ${index + 1} ("${product.productTitle}")`)));
-    const input: Record<string, unknown> = { ...model.extra };
-    if (model.photo) input[model.photo] = dataUri(photo);
-    if (model.product && products[0]) input[model.product] = dataUri(products[0]);
-    if (model.images) input[model.images] = [photo, ...products].map(dataUri);
-    if (model.prompt) input[model.prompt] = buildPrompt(request, !!model.images);
-
-    const submitted = await call('POST', `${baseUrl}/${model.id}`, input);
-    if (submitted.status < 200 || submitted.status >= 300) throw failure(submitted);
-    const queued = submitted.body;
-    if (!isObject(queued) || typeof queued.request_id !== 'string') {
-      throw new RenderError('renderer_unavailable', `fal.ai answered the submit with something other than a queued request: ${clip(submitted.text)}`, true);
+    // A model that takes one garment (FASHN) puts the products on one after another: each run's
+    // output, still on fal's CDN, is the next run's photo, so only the last image is downloaded.
+    const runs = model.product && !model.images ? Math.max(1, products.length) : 1;
+    let output = dataUri(photo);
+    for (let step = 0; step < runs; step++) {
+      const input: Record<string, unknown> = { ...model.extra };
+      const garment = products[step];
+      if (model.photo) input[model.photo] = output;
+      if (model.product && garment) input[model.product] = dataUri(garment);
+      if (model.images) input[model.images] = [photo, ...products].map(dataUri);
+      if (model.prompt) input[model.prompt] = buildPrompt(request, !!model.images);
+      output = await run(input);
     }
-    const statusUrl = new URL(ours(queued.status_url, 'status URL'));
-    // As the SDK asks: no logs, which can be long and are not used here.
-    statusUrl.searchParams.set('logs', '0');
-    const responseUrl = ours(queued.response_url, 'response URL');
-    const cancelUrl = typeof queued.cancel_url === 'string' && URL.canParse(queued.cancel_url) && new URL(queued.cancel_url).origin === origin ? queued.cancel_url : undefined;
-
-    try {
-      for (;;) {
-        const answer = await read(statusUrl.href);
-        if (answer.status < 200 || answer.status >= 300) throw failure(answer);
-        const state = isObject(answer.body) ? answer.body.status : undefined;
-        if (typeof state !== 'string' || !STATUSES.has(state)) throw new RenderError('renderer_unavailable', `fal.ai answered a status poll with something undocumented: ${clip(answer.text)}`, true);
-        if (state === 'COMPLETED') break;
-        await wait(pollIntervalMs);
-      }
-      // A COMPLETED request that failed says so in its result: the model's error, with its status.
-      const result = await read(responseUrl);
-      if (result.status < 200 || result.status >= 300) throw failure(result);
-      if (result.body === undefined) throw new RenderError('renderer_unavailable', `fal.ai answered its result with something other than JSON: ${clip(result.text)}`, true);
-      const bytes = await download(outputUrl(result.body), signal, deadline, stopped);
-      return await fitToSize(bytes, request.imageSize, 'fal.ai');
-    } catch (error) {
-      // The SDK cancels a request it stops waiting for; fal may still be able to drop it unbilled.
-      if (signal.aborted && cancelUrl) cancel(cancelUrl);
-      throw error;
-    }
+    const bytes = await download(output, signal, deadline, stopped);
+    return await fitToSize(bytes, request.imageSize, 'fal.ai');
   }
 
   /** Best effort and not awaited: the render has already failed, and a failed cancel changes nothing. */

@@ -9,7 +9,7 @@ export interface ModelMapping {
   id: string;
   /** The field that takes the shopper's photo alone (a URL or data URI). */
   photo?: string;
-  /** The field that takes the first product's image alone (models that take one garment). */
+  /** The field that takes one product's image (models that take one garment: one run per product, chained). */
   product?: string;
   /** The field that takes a list: the photo first, then each product's image. */
   images?: string;

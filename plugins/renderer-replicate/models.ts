@@ -30,7 +30,7 @@ export interface InputMapping {
   photo: string;
   /**
    * The product images: one field name that takes an array of them, or one field per image in
-   * order (products beyond the list are described in the prompt only). Unset: the model takes no
+   * order (more products than fields run as a chain of predictions). Unset: the model takes no
    * product image, and the prompt describes them.
    */
   products?: string | string[];
@@ -57,7 +57,7 @@ export const knownModels: Record<string, InputMapping> = {
   'black-forest-labs/flux-kontext-max': { photo: 'input_image', prompt: 'prompt', fixed: { aspect_ratio: 'match_input_image', output_format: 'png' }, makes: 'created' },
   // Takes a list of images: the photo first, then each product.
   'google/nano-banana': { photo: 'image_input', products: 'image_input', prompt: 'prompt', fixed: { aspect_ratio: 'match_input_image', output_format: 'png' }, makes: 'created' },
-  // IDM-VTON masks the garment area of the photo and inpaints the first product into it.
+  // IDM-VTON masks the garment area of the photo and inpaints one product into it.
   'cuuupid/idm-vton': { photo: 'human_img', products: ['garm_img'], productTitles: 'garment_des', makes: 'edited' },
 };
 
@@ -103,7 +103,7 @@ export function buildInput(mapping: InputMapping, images: InputImages): Record<s
   return input;
 }
 
-/** How many product images reach the model (the rest are in the prompt only). */
+/** How many of `products` product images one prediction takes (the rest reach it in the prompt only, or in a later prediction). */
 export function productImagesSent(mapping: InputMapping, products: number): number {
   if (typeof mapping.products === 'string') return products;
   if (Array.isArray(mapping.products)) return Math.min(products, mapping.products.length);

@@ -289,25 +289,34 @@ export function createReplicateRenderer(options: ReplicateRendererOptions): Rend
     if (!plan) throw new RenderError('render_failed', `The Replicate renderer has no model for ${request.mode}.`, false);
     const photo = await vendorImage(request.photo, 'photo');
     const products = await Promise.all(request.products.map((product, index) => vendorImage(product.image, `image of product ${index + 1} ("${product.productTitle}")`)));
-    const sent = productImagesSent(plan.mapping, products.length);
     if (call.signal.aborted) throw call.aborted();
+    // A model with a field per product image (IDM-VTON has one) gets more products than it has
+    // fields over several predictions: each one's output, still on Replicate, is the next one's photo.
+    const perRun = Array.isArray(plan.mapping.products) && products.length > plan.mapping.products.length ? Math.max(1, plan.mapping.products.length) : Math.max(1, products.length);
     const uploaded: string[] = [];
     try {
       const place = (image: VendorImage, name: string) => (image.bytes.byteLength <= MAX_INLINE_BYTES ? dataUri(image) : upload(call, image, name, uploaded));
-      const input = buildInput(plan.mapping, {
-        photo: await place(photo, 'photo'),
-        products: await Promise.all(products.slice(0, sent).map((product, index) => place(product, `product-${index + 1}`))),
-        prompt: buildPrompt({ mode: request.mode, products: request.products, hint: request.hint, imagesSent: sent }),
-        titles: productTitles(request.products),
-      });
-      return await run(call, plan, input, request);
+      let output = await place(photo, 'photo');
+      for (let first = 0; first === 0 || first < products.length; first += perRun) {
+        const described = request.products.slice(first, first + perRun);
+        const sent = productImagesSent(plan.mapping, described.length);
+        const input = buildInput(plan.mapping, {
+          photo: output,
+          products: await Promise.all(products.slice(first, first + sent).map((product, index) => place(product, `product-${first + index + 1}`))),
+          prompt: buildPrompt({ mode: request.mode, products: described, hint: request.hint, imagesSent: sent }),
+          titles: productTitles(described),
+        });
+        output = await run(call, plan, input);
+      }
+      return await fitToSize(await download(call, output), request.imageSize, 'Replicate');
     } finally {
       // The shopper's photo is not left on Replicate once the prediction no longer needs it.
       for (const id of uploaded) fireAndForget('DELETE', `/v1/files/${id}`);
     }
   }
 
-  async function run(call: Call, plan: Plan, input: Record<string, unknown>, request: RenderRequest): Promise<RenderResult> {
+  /** One prediction, created and polled until it ends; the URL of its output image. */
+  async function run(call: Call, plan: Plan, input: Record<string, unknown>): Promise<string> {
     let current = await create(call, plan, input);
     try {
       while (!TERMINAL.has(current.status)) {
@@ -330,7 +339,7 @@ export function createReplicateRenderer(options: ReplicateRendererOptions): Rend
         // Only our deadline cancels it: `aborted` before it started, `canceled` while it ran.
         throw new RenderError('render_timeout', `Replicate ${current.status} the prediction at its deadline.`, true);
       default:
-        return fitToSize(await download(call, outputUrl(current.output)), request.imageSize, 'Replicate');
+        return outputUrl(current.output);
     }
   }
 

@@ -82,9 +82,9 @@ const faultReplies: Record<Exclude<RenderFault, 'timeout' | 'moderation'>, Reply
   malformed: { status: 200, raw: '<html><body>502 Bad Gateway</body></html>', headers: { 'content-type': 'text/html' } },
 };
 
-/** The data URI of an image the model would take, or null. */
+/** An image input as the models take it: "URL or base64" (a data URI). */
 function image(value: unknown): boolean {
-  return typeof value === 'string' && /^data:image\/(jpeg|png|webp);base64,[A-Za-z0-9+/]+=*$/.test(value);
+  return typeof value === 'string' && (/^data:image\/(jpeg|png|webp);base64,[A-Za-z0-9+/]+=*$/.test(value) || URL.canParse(value) && value.startsWith('https://'));
 }
 
 /** The input each example model requires (its model page), as fal's FastAPI validation refuses it. */
@@ -104,10 +104,12 @@ function validate(model: string, input: Record<string, unknown>): Reply | null {
   return image(input.image_url) ? null : missing('image_url');
 }
 
-/** The photo's size as the model sees it: the first data URI of the request. */
-async function photoSize(model: string, input: Record<string, unknown>): Promise<{ width: number; height: number }> {
+/** The photo's size as the model sees it: the first image of the request, a data URI or one of `outputs`' URLs. */
+async function photoSize(model: string, input: Record<string, unknown>, outputs: Map<string, Buffer>): Promise<{ width: number; height: number }> {
   const uri = String(model.includes('multi') ? (input.image_urls as string[])[0] : (input.model_image ?? input.human_image_url ?? input.image_url));
-  const metadata = await sharp(Buffer.from(uri.slice(uri.indexOf(',') + 1), 'base64')).metadata();
+  const bytes = uri.startsWith('data:') ? Buffer.from(uri.slice(uri.indexOf(',') + 1), 'base64') : outputs.get(new URL(uri).pathname);
+  if (!bytes) throw new Error(`the fake cannot fetch ${uri}`);
+  const metadata = await sharp(bytes).metadata();
   return { width: metadata.autoOrient.width, height: metadata.autoOrient.height };
 }
 
@@ -157,7 +159,13 @@ export async function startFakeFal(): Promise<FakeFal> {
   };
 
   async function output(job: Job): Promise<Reply> {
-    const size = outputSize(job.model, await photoSize(job.model, job.input));
+    let photo;
+    try {
+      photo = await photoSize(job.model, job.input, outputs);
+    } catch {
+      return modelError(422, 'model_image', 'file_download_error', 'Failed to download the file. Please check if the URL is accessible.');
+    }
+    const size = outputSize(job.model, photo);
     const path = `/files/${job.id}.png`;
     if (!outputs.has(path)) outputs.set(path, await sharp({ create: { ...size, channels: 3, background: '#30a050' } }).png().toBuffer());
     const url = `${cdn.url}${path}`;

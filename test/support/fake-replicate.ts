@@ -120,12 +120,14 @@ export async function startFakeReplicate(): Promise<FakeReplicate> {
 
   const fake: FakeReplicate = { baseUrl: '', files, requests: [], fault: null, intercept: null, script: null, syncFinishes: false, deletedFiles: [], close: async () => {} };
 
-  /** The photo's bytes from a data URI or an uploaded file's URL, as the model would fetch it. */
+  /** The photo's bytes from a data URI, an uploaded file's URL or an output's, as the model would fetch it. */
   function imageBytes(value: unknown): Buffer | null {
     if (typeof value !== 'string') return null;
     const data = /^data:image\/(jpeg|png|webp);base64,(.+)$/s.exec(value);
     if (data) return Buffer.from(data[2]!, 'base64');
     if (value.startsWith(`${files.url}/uploads/`)) return uploads.get(value.slice(`${files.url}/uploads/`.length))?.bytes ?? null;
+    // An earlier prediction's output, as replicate.delivery serves it.
+    if (value.startsWith(`${files.url}/`)) return outputs.get(value.slice(files.url.length)) ?? null;
     return null;
   }
 
