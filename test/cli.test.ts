@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { renderBannerLines } from '../cli/commands/serve.ts';
+import type { RenderRoutes } from '../core/services/engine-routes.ts';
 import { bin, cli } from './support/cli.ts';
 import { waitFor } from './support/wait-for.ts';
 
@@ -23,6 +25,23 @@ function serve(env: Record<string, string>): Promise<{ child: ChildProcess; url:
     exited.then((code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
   });
 }
+
+describe("serve's banner on renders", () => {
+  const routes = (tryOn: string[], room: string[]) =>
+    ({ 'virtual-try-on': tryOn.map((name) => ({ engine: { name } })), 'room-visualizer': room.map((name) => ({ engine: { name } })) }) as unknown as RenderRoutes;
+
+  it("names each mode's engines in the order they are tried", () => {
+    assert.deepEqual(renderBannerLines(routes(['fashn', 'fal'], ['replicate'])), ['Renders: virtual-try-on by fashn, then fal; room-visualizer by replicate.']);
+  });
+
+  it('warns that the mock is a placeholder wherever it is routed', () => {
+    assert.match(renderBannerLines(routes(['mock'], ['mock']))[0]!, /^Renderer: mock, a placeholder .* set VISUALIZER_RENDERER=gemini/);
+    assert.deepEqual(renderBannerLines(routes(['fashn', 'mock'], ['mock'])), [
+      'Renders: virtual-try-on by fashn, then mock; room-visualizer by mock.',
+      'Renderer mock is a placeholder: its results are the product pasted onto the photo, marked PREVIEW.',
+    ]);
+  });
+});
 
 describe('CLI', () => {
   let dataDir: string;
@@ -296,7 +315,8 @@ describe('CLI', () => {
       // The switch it names works as written, and then nothing in the banner speaks of a placeholder.
       const gemini = await serveDemo('127.0.0.1', { VISUALIZER_RENDERER: 'gemini', GEMINI_API_KEY: 'test-key-not-used' });
       try {
-        assert.doesNotMatch(gemini.stdout(), /Renderer:|placeholder|PREVIEW/);
+        assert.doesNotMatch(gemini.stdout(), /Renderer|placeholder|PREVIEW/);
+        assert.match(gemini.stdout(), /^Renders: virtual-try-on by gemini; room-visualizer by gemini\.$/m);
         assert.equal((await gemini.get('/healthz')).status, 200);
       } finally {
         await gemini.stop();

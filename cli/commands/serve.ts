@@ -1,6 +1,7 @@
 import { shutdown, startScheduler, startWorkers } from '../../core/lifecycle.ts';
 import type { Cradle } from '../../core/cradle.ts';
 import type { CredentialsSigner } from '../../core/ports/content-credentials.ts';
+import type { RenderRoutes } from '../../core/services/engine-routes.ts';
 import { freePort } from '../../core/http/free-port.ts';
 import { startAppModules } from '../../core/http/app-module.ts';
 import { startHttpServer } from '../../core/http/server.ts';
@@ -39,12 +40,19 @@ async function createDevelopmentOrganization(cradle: Cradle, output: Output) {
 }
 
 /**
- * The banner's warning when renders come from the mock: it pastes product images onto the photo
- * and marks them PREVIEW, which a first-time user could otherwise take for the product's quality.
+ * The banner's lines on renders. Renders from the mock alone get a warning: it pastes product
+ * images onto the photo and marks them PREVIEW, which a first-time user could otherwise take for
+ * the product's quality. Otherwise each mode's route, in the order engines are tried.
  */
-export function rendererBannerLine(rendererName: string): string | null {
-  if (rendererName !== 'mock') return null;
-  return 'Renderer: mock, a placeholder that pastes the product onto the photo and marks every result PREVIEW. For real renders, set VISUALIZER_RENDERER=gemini GEMINI_API_KEY=<your key>.';
+export function renderBannerLines(routes: RenderRoutes): string[] {
+  const routed = Object.entries(routes).map(([mode, engines]) => [mode, engines.map(({ engine }) => engine.name)] as const);
+  const names = routed.flatMap(([, engines]) => engines);
+  if (names.every((name) => name === 'mock')) {
+    return ['Renderer: mock, a placeholder that pastes the product onto the photo and marks every result PREVIEW. For real renders, set VISUALIZER_RENDERER=gemini GEMINI_API_KEY=<your key>.'];
+  }
+  const lines = [`Renders: ${routed.map(([mode, engines]) => `${mode} by ${engines.join(', then ')}`).join('; ')}.`];
+  if (names.includes('mock')) lines.push('Renderer mock is a placeholder: its results are the product pasted onto the photo, marked PREVIEW.');
+  return lines;
 }
 
 /**
@@ -82,8 +90,7 @@ export const serve: Command = {
       if (!apiOnly) await startScheduler(container.cradle);
       output.out(`Visualizer listening on ${server.url} (public URL ${config.publicUrl}; ${apiOnly ? 'API only' : `${workers} render workers`})`);
       if (apiOnly) output.out(apiOnlyBannerLine);
-      const rendererLine = rendererBannerLine(container.cradle.renderer.name);
-      if (rendererLine) output.out(rendererLine);
+      for (const line of renderBannerLines(container.cradle.renderRoutes)) output.out(line);
       // Only where this process stores images: an API-only process signs none.
       const credentialsLine = apiOnly ? null : credentialsBannerLine(container.cradle.credentials.signer);
       if (credentialsLine) output.out(credentialsLine);
