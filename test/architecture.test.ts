@@ -69,6 +69,16 @@ describe('architecture', () => {
     assert.ok(seen.has('core/ports/index.ts'), 'the walk follows the kit into the ports');
   });
 
+  it("only plugins/store-kysely/kysely.ts loads Kysely's values; every other file takes its types alone from 'kysely'", () => {
+    // Loading its ES module build as well would cost every process its start-up time again, and two copies of its classes.
+    const valueImports = ['core', 'plugins', 'cli', 'kit', 'test'].flatMap(sourcesUnder).filter((file) => file !== 'plugins/store-kysely/kysely.ts').filter((file) => {
+      const text = readFileSync(path.join(root, file), 'utf8');
+      return [...text.matchAll(/^import\s+(type\s+)?\{([^}]*)\}\s+from\s+'kysely'/gm)].some((match) => !match[1] && match[2]!.split(',').some((name) => name.trim() && !name.trim().startsWith('type ')));
+    });
+    assert.deepEqual(valueImports, []);
+    assert.ok(imports('plugins/store-kysely/postgres.ts').some(({ target }) => target === 'plugins/store-kysely/kysely.ts'));
+  });
+
   it('the rules see real imports', () => {
     assert.ok(imports('plugins/queue-db/index.ts').some(({ target }) => target === kit));
     assert.ok(imports('core/kernel.ts').some(({ target }) => target === 'core/services/generations.ts'));

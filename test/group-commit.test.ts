@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it, mock } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, sql } from 'kysely';
+import { Kysely, sql } from '../plugins/store-kysely/kysely.ts';
 import { groupCommit } from '../plugins/store-kysely/group-commit.ts';
 import { ImmediateSqliteDialect, openSqlite } from '../plugins/store-kysely/sqlite.ts';
 import { randomIds } from '../plugins/ids-random/index.ts';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect, sql } from '../plugins/store-kysely/kysely.ts';
 import type { NewApiKey } from '../core/domain/api-keys.ts';
 import type { Persistence, Repositories } from '../core/ports/persistence/index.ts';
 import { randomIds } from '../plugins/ids-random/index.ts';

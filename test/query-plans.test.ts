@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it, mock, type TestContext } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from '../plugins/store-kysely/kysely.ts';
 import pg from 'pg';
 import type { Persistence } from '../core/ports/persistence/index.ts';
 import type { Database } from '../plugins/store-kysely/database.ts';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect } from '../plugins/store-kysely/kysely.ts';
 import pg from 'pg';
 import * as v from 'valibot';
 import { configSchema } from '../config/schema.ts';

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from './kysely.ts';
 
 /**
  * The Postgres server's time in epoch milliseconds, as the statement started (truncated like

@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import { sql } from './kysely.ts';
 import { giveLane, laneOf, type DirectLane } from './direct-sqlite.ts';
 
 interface Unit<DB> {

@@ -1,5 +1,5 @@
-import { CompiledQuery, sql, type Kysely } from 'kysely';
-import { Migrator } from 'kysely';
+import type { Kysely } from 'kysely';
+import { CompiledQuery, sql, Migrator } from './kysely.ts';
 import type { Persistence, Repositories } from '../../kit/plugin.ts';
 import type { Dialect } from './dialect.ts';
 import type { Database, Executor } from './database.ts';

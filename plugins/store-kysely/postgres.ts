@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect } from './kysely.ts';
 import pg from 'pg';
 import * as v from 'valibot';
 import { definePlugin, jobsChannel, type Persistence } from '../../kit/plugin.ts';

@@ -1,4 +1,5 @@
-import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
+import type { Compilable, QueryResult } from 'kysely';
+import { CompiledQuery } from './kysely.ts';
 import type { Dialect } from './dialect.ts';
 import type { Database, Executor } from './database.ts';
 import { laneOf } from './direct-sqlite.ts';

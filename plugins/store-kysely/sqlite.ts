@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
+import type { DatabaseConnection } from 'kysely';
+import { CompiledQuery, Kysely, SqliteAdapter, SqliteDialect, SqliteDriver } from './kysely.ts';
 import * as v from 'valibot';
 import { definePlugin, type Logger, type Persistence } from '../../kit/plugin.ts';
 import type { Database } from './database.ts';

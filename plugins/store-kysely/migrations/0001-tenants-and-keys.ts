@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql } from '../kysely.ts';
 
 /**
  * Organizations with their credit balance, stores, API and conversion keys, and the credit ledger.

@@ -1,4 +1,5 @@
-import { sql, SqliteIntrospector, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql, SqliteIntrospector } from '../kysely.ts';
 
 /**
  * `seq` numbers ledger entries in the order they were written, and the ledger is listed by it.

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql } from '../kysely.ts';
 
 /**
  * Every secret a rotation replaced keeps signing until its own expiry, so an endpoint has a list of

@@ -1,4 +1,5 @@
-import { sql, SqliteIntrospector, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql, SqliteIntrospector } from '../kysely.ts';
 
 /**
  * What the dashboard reads. A generation's detail view lists its events, so an event stores the id

@@ -1,4 +1,5 @@
-import { sql, SqliteIntrospector, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql, SqliteIntrospector } from '../kysely.ts';
 
 /**
  * The tables of the `postgres` limits adapter (plugins/limits-postgres): rate windows in

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql } from '../kysely.ts';
 import { withLockTimeout } from './create-index-concurrently.ts';
 
 /**

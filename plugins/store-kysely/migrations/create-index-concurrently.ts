@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql, SqliteIntrospector, type Kysely, type RawBuilder } from 'kysely';
+import type { Kysely, RawBuilder } from 'kysely';
+import { sql, SqliteIntrospector } from '../kysely.ts';
 
 /**
  * Indexes built without blocking writes, and DDL that gives up rather than queue behind live

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql } from '../kysely.ts';
 import type { CreditChange, CreditLedgerEntry, CreditRepository } from '../../../kit/plugin.ts';
 import type { Dialect } from '../dialect.ts';
 import type { Database, Executor } from '../database.ts';

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '../kysely.ts';
 
 /**
  * The UTC day (days since the epoch) of an epoch-ms column, by integer division: the same on both

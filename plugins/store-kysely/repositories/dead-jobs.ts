@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '../kysely.ts';
 import type { DeadJob, JobRepository } from '../../../kit/plugin.ts';
 import type { Dialect } from '../dialect.ts';
 import type { Database, Executor } from '../database.ts';

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '../kysely.ts';
 import type { ScheduleRepository } from '../../../kit/plugin.ts';
 import type { Dialect } from '../dialect.ts';
 import type { Executor } from '../database.ts';

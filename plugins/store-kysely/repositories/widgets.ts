@@ -1,4 +1,5 @@
-import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Expression, SqlBool } from 'kysely';
+import { sql } from '../kysely.ts';
 import type { GenerationRecord, WidgetDayUsage, WidgetRecord, WidgetRepository } from '../../../kit/plugin.ts';
 import type { Database, Executor } from '../database.ts';
 import { afterCursor } from './paginate.ts';
