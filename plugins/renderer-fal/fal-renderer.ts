@@ -147,6 +147,7 @@ export function createFalRenderer(options: FalRendererOptions): RenderEngine {
   async function render(request: RenderRequest): Promise<RenderResult> {
     const model = models.get(request.mode);
     if (!model) throw new RenderError('render_failed', `No fal.ai model is configured for ${request.mode}.`, false);
+    const endpoint = `${baseUrl}/${model.id}`;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
     const deadline = Date.now() + timeoutMs;
@@ -210,7 +211,7 @@ export function createFalRenderer(options: FalRendererOptions): RenderEngine {
 
     /** One request through the queue: submit, poll to COMPLETED, fetch the result; the output image's URL. */
     async function run(input: Record<string, unknown>): Promise<string> {
-      const submitted = await call('POST', `${baseUrl}/${model!.id}`, input);
+      const submitted = await call('POST', endpoint, input);
       if (submitted.status < 200 || submitted.status >= 300) throw failure(submitted);
       const queued = submitted.body;
       if (!isObject(queued) || typeof queued.request_id !== 'string') {
