@@ -79,9 +79,10 @@ export function schedulerContract<S extends Scheduler>(options: SchedulerContrac
       const task = countingTask('sweep', 100);
       const startedAt = Date.now();
       await start([task]);
-      await waitFor('5 runs', () => task.starts.length >= 5, 3_000);
+      // Generous: a loaded host stalls timers for a second or more, which only ever makes runs late.
+      await waitFor('5 runs', () => task.starts.length >= 5, 10_000);
       const elapsed = Date.now() - startedAt;
-      assert.ok(elapsed <= 3_000, `5 runs at 100 ms took ${elapsed} ms`);
+      assert.ok(elapsed <= 10_000, `5 runs at 100 ms took ${elapsed} ms`);
       const first = task.starts[0]!;
       const fifth = task.starts[4]!;
       assert.ok(fifth - first >= 4 * 100 * 0.7, `runs come about every 100 ms, not faster (4 gaps took ${fifth - first} ms)`);
@@ -92,7 +93,9 @@ export function schedulerContract<S extends Scheduler>(options: SchedulerContrac
       const slow = countingTask('slow', 400);
       await start([fast, slow]);
       await waitFor('3 runs of the slow task', () => slow.starts.length >= 3);
-      assert.ok(fast.starts.length > slow.starts.length, `fast ran ${fast.starts.length} times, slow ${slow.starts.length}`);
+      // Counted over a while rather than at one moment: a stalled event loop delays both tasks
+      // alike (CI once saw 3 runs of each after a stall), but cannot make one run as often as the other.
+      await waitFor('the fast task to have run at least twice as often as the slow one', () => fast.starts.length >= 2 * slow.starts.length, 10_000);
       const slowGaps = slow.starts.slice(1).map((at, i) => at - slow.starts[i]!);
       for (const gap of slowGaps) assert.ok(gap >= 400 * 0.7, `the slow task ran ${gap} ms after its previous run`);
     });
