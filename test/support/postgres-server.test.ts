@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { startPostgresTestServer } from './postgres-server.ts';
+import { SHARED_CLUSTER_VARIABLE, startCluster, startPostgresTestServer } from './postgres-server.ts';
 
 async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -15,7 +15,10 @@ async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>)
   }
 }
 
-const externalUrl = /^postgres(ql)?:\/\//i.test(process.env.DATABASE_URL ?? '') ? process.env.DATABASE_URL : undefined;
+// A server the tests did not start for themselves: DATABASE_URL, or the run's shared cluster.
+const externalUrl = /^postgres(ql)?:\/\//i.test(process.env.DATABASE_URL ?? '')
+  ? process.env.DATABASE_URL
+  : process.env[SHARED_CLUSTER_VARIABLE];
 
 test('startPostgresTestServer gives isolated databases and cleans up after itself', async () => {
   const server = await startPostgresTestServer();
@@ -60,4 +63,19 @@ test('startPostgresTestServer gives isolated databases and cleans up after itsel
     );
     assert.deepEqual(leftovers, [], 'stop() should drop the databases it created');
   }
+});
+
+test('a throwaway cluster, as each run or file without a server starts, is deleted by stop()', async () => {
+  const cluster = await startCluster();
+  let clusterDir: string;
+  try {
+    const dataDir = await withClient(cluster.adminUrl, async (c) => (await c.query('show data_directory')).rows[0].data_directory);
+    clusterDir = path.dirname(dataDir);
+    assert.match(path.basename(clusterDir), /^visualizer-pg-/);
+    assert.ok(existsSync(clusterDir));
+  } finally {
+    await cluster.stop();
+  }
+  assert.equal(existsSync(clusterDir), false, `${clusterDir} should be deleted by stop()`);
+  await cluster.stop(); // idempotent
 });

@@ -4,6 +4,8 @@
  * - With DATABASE_URL=postgres://… (or postgresql://…) set, that server is used: each
  *   createDatabase() makes a fresh `visualizer_test_<random>` database on it, and stop()
  *   drops them again.
+ * - Else, with VISUALIZER_TEST_POSTGRES_URL set (by scripts/with-test-postgres.ts, which `npm test`
+ *   runs under), the run's one shared throwaway cluster is used the same way.
  * - Otherwise a throwaway cluster is created with initdb in a temp dir, started on a free
  *   loopback port, and stopped and deleted by stop() (or, best effort, when the process exits).
  *
@@ -33,12 +35,17 @@ const execFileAsync = promisify(execFile);
 /** OS user that owns and runs the cluster when we are root (initdb refuses to run as root). */
 const CLUSTER_OS_USER = 'postgres';
 
+/** Where scripts/with-test-postgres.ts hands a test run its one cluster's admin URL. */
+export const SHARED_CLUSTER_VARIABLE = 'VISUALIZER_TEST_POSTGRES_URL';
+
 export async function startPostgresTestServer(): Promise<PostgresTestServer> {
   const external = process.env.DATABASE_URL;
   // A non-postgres DATABASE_URL (e.g. a SQLite path) says nothing about a PostgreSQL server.
   if (external && /^postgres(ql)?:\/\//i.test(external)) {
     return serverOn(external, async () => {});
   }
+  const shared = process.env[SHARED_CLUSTER_VARIABLE];
+  if (shared) return serverOn(shared, async () => {});
   const cluster = await startCluster();
   // The whole cluster is deleted on stop, so its databases need no separate DROP.
   return serverOn(cluster.adminUrl, cluster.stop, { dropDatabases: false });
@@ -108,12 +115,12 @@ async function withAdminClient<T>(url: string, fn: (client: pg.Client) => Promis
 // ---------------------------------------------------------------------------------------------
 // Throwaway cluster
 
-interface Cluster {
+export interface Cluster {
   adminUrl: string;
   stop(): Promise<void>;
 }
 
-async function startCluster(): Promise<Cluster> {
+export async function startCluster(): Promise<Cluster> {
   const binDir = await findPostgresBinDir();
   const initdb = path.join(binDir, 'initdb');
   const pgCtl = path.join(binDir, 'pg_ctl');
@@ -197,7 +204,8 @@ async function startCluster(): Promise<Cluster> {
       '-c fsync=off',
       '-c synchronous_commit=off',
       '-c full_page_writes=off',
-      '-c max_connections=200',
+      // Room for three test files at once, each with several processes and their pools, on one cluster.
+      '-c max_connections=600',
     ].join(' ');
     await run(pgCtl, ['-D', dataDir, '-l', logFile, '-w', '-t', '60', '-o', serverOptions, 'start'], 90_000);
     return { adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`, stop };
