@@ -3,6 +3,8 @@ import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
 import * as v from 'valibot';
@@ -131,7 +133,60 @@ describe('c2pa content credentials', () => {
   });
 });
 
+/** The worker threads this process starts from now on, each with its exit; `stop` stops watching. */
+function watchThreads() {
+  const started: Array<{ worker: Worker; exited: Promise<number> }> = [];
+  const onWorker = (worker: Worker) => started.push({ worker, exited: new Promise((resolve) => worker.once('exit', resolve)) });
+  process.on('worker', onWorker);
+  return { started, stop: () => process.off('worker', onWorker) };
+}
+
+/** `promise`, or a rejection naming `what` after `ms`. */
+const within = <T>(promise: Promise<T>, ms: number, what: string) =>
+  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms).unref())]);
+
 describe('the signing thread', () => {
+  const standIn = fileURLToPath(new URL('./fixtures/signing-thread-stand-in.js', import.meta.url));
+  const claim = (title: string) => ({ action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia', engine: 'mock', generationId: 'gen_1', title }) as const;
+
+  it('ends a signature that takes longer than signTimeoutMs, with its thread and what was queued behind it; the next starts a fresh thread', { timeout: 20_000 }, async () => {
+    const { pem } = await developmentSigner(tempDir());
+    const threads = watchThreads();
+    const credentials = createC2paCredentials(signerMaterial(pem, pem, { development: true, source: 'test' }), '1.2.3', { signTimeoutMs: 300, threadFile: standIn });
+    try {
+      const image = new Uint8Array([1, 2, 3]);
+      const started = Date.now();
+      const stuck = credentials.sign(image, 'png', claim('hang'));
+      const queued = credentials.sign(image, 'png', claim('queued'));
+      await assert.rejects(within(stuck, 5_000, 'the stuck signature failing'), /took longer than 300 ms; the signing thread was stopped/);
+      await assert.rejects(queued, /took longer than 300 ms/);
+      assert.ok(Date.now() - started >= 300, 'not before its time');
+      assert.equal(threads.started.length, 1);
+      await within(threads.started[0]!.exited, 5_000, 'the stuck thread exiting');
+      assert.deepEqual(await credentials.sign(image, 'png', claim('next')), image);
+      assert.equal(threads.started.length, 2, 'a fresh thread signed the next');
+    } finally {
+      threads.stop();
+      await credentials.dispose();
+    }
+  });
+
+  it('ends after a WebAssembly trap, so signing again at once starts a fresh thread', { timeout: 20_000 }, async () => {
+    const { pem } = await developmentSigner(tempDir());
+    const threads = watchThreads();
+    const credentials = createC2paCredentials(signerMaterial(pem, pem, { development: true, source: 'test' }), '1.2.3', { threadFile: standIn });
+    try {
+      const image = new Uint8Array([1, 2, 3]);
+      await assert.rejects(credentials.sign(image, 'png', claim('trap')), /unreachable/);
+      assert.deepEqual(await within(credentials.sign(image, 'png', claim('again')), 5_000, 'signing again'), image);
+      assert.equal(threads.started.length, 2, 'a fresh thread signed it');
+      await within(threads.started[0]!.exited, 5_000, 'the trapped thread exiting');
+    } finally {
+      threads.stop();
+      await credentials.dispose();
+    }
+  });
+
   it('ends when idle, and a new one signs the next image', async () => {
     const { pem } = await developmentSigner(tempDir());
     const credentials = createC2paCredentials(signerMaterial(pem, pem, { development: true, source: 'test' }), '1.2.3', { idleMs: 50 });

@@ -23,6 +23,8 @@ export default definePlugin({
     certificate: v.optional(text),
     /** The key itself, PEM (env `VISUALIZER_C2PA_KEY`), instead of a file. */
     key: v.optional(text),
+    /** How long one signature may take before the signing thread is taken for stuck, ended and its signatures failed. */
+    signTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 60_000),
   }),
   async register({ options, config, logger }) {
     const chain = options.certificate ? { pem: options.certificate, source: 'pluginOptions.c2pa.certificate' } : options.certificateFile ? { pem: await readFile(options.certificateFile, 'utf8'), source: options.certificateFile } : null;
@@ -38,7 +40,7 @@ export default definePlugin({
       material = signerMaterial(made.pem, made.pem, { development: true, source: made.file });
       if (made.created) logger.info('content credentials: made a development signing certificate', { file: made.file });
     }
-    const credentials = createC2paCredentials(material, await packageVersion());
+    const credentials = createC2paCredentials(material, await packageVersion(), { signTimeoutMs: options.signTimeoutMs });
     return { credentials, dispose: () => credentials.dispose() };
   },
 });
