@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import * as v from 'valibot';
 import { loadConfig } from '../config/load.ts';
@@ -15,6 +15,7 @@ import { contentCredentialsContract, readContentCredentials } from '../kit/testi
 import c2paPlugin, { createC2paCredentials, developmentSigner, developmentSignerFile, signerMaterial } from '../plugins/credentials-c2pa/index.ts';
 import { coseSigner } from '../plugins/credentials-c2pa/cose-sign1.js';
 import type { Provided } from '../core/plugin.ts';
+import { pkcs8, signingCertificates } from './support/signing-certificates.ts';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -145,6 +146,70 @@ function watchThreads() {
 const within = <T>(promise: Promise<T>, ms: number, what: string) =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms).unref())]);
 
+describe('what startup checks of a configured signer', () => {
+  let certificates: Awaited<ReturnType<typeof signingCertificates>>;
+  before(async () => {
+    certificates = await signingCertificates();
+  });
+  const p256 = () => pkcs8(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }));
+
+  async function startupError(env: Record<string, string>): Promise<Error> {
+    try {
+      await (await register(env)).dispose();
+    } catch (error) {
+      return error as Error;
+    }
+    assert.fail('started');
+  }
+
+  /** Registers the plugin with `issued` in files, and in environment variables; both must reject with `pattern`, naming where. */
+  async function refusedFromFilesAndEnvironment(issued: { keyPem: string; chainPem: string }, pattern: RegExp, names: 'key' | 'certificate') {
+    const dir = tempDir();
+    const files = { key: path.join(dir, 'signer.key'), certificate: path.join(dir, 'chain.pem') };
+    writeFileSync(files.key, issued.keyPem);
+    writeFileSync(files.certificate, issued.chainPem);
+    const fromFiles = await startupError({ VISUALIZER_C2PA_CERTIFICATE_FILE: files.certificate, VISUALIZER_C2PA_KEY_FILE: files.key });
+    assert.match(fromFiles.message, pattern);
+    assert.ok(fromFiles.message.includes(files[names]), `names ${files[names]}: ${fromFiles.message}`);
+    const fromEnvironment = await startupError({ VISUALIZER_C2PA_CERTIFICATE: issued.chainPem, VISUALIZER_C2PA_KEY: issued.keyPem });
+    assert.match(fromEnvironment.message, pattern);
+    assert.ok(fromEnvironment.message.includes(names === 'key' ? 'VISUALIZER_C2PA_KEY' : 'VISUALIZER_C2PA_CERTIFICATE'), fromEnvironment.message);
+  }
+
+  it('accepts a CA-issued certificate for digital signatures and email protection, document signing or no stated purpose, with a P-256 or RSA-2048 key', async () => {
+    const accepted = [
+      await certificates.issue(p256()),
+      await certificates.issue(p256(), ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature,nonRepudiation', 'extendedKeyUsage=1.3.6.1.5.5.7.3.36']),
+      await certificates.issue(p256(), ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature']),
+      await certificates.issue(pkcs8(generateKeyPairSync('rsa', { modulusLength: 2048 }))),
+    ];
+    for (const issued of accepted) {
+      const material = signerMaterial({ pem: issued.keyPem, source: 'key' }, { pem: issued.chainPem, source: 'chain' }, { development: false });
+      assert.match(material.signer.subject, /Visualizer test signer/);
+    }
+  });
+
+  it('refuses a key C2PA does not sign with, naming the key’s file or variable: secp256k1, DSA, RSA under 2048 bits', async () => {
+    const refused: Array<[string, RegExp]> = [
+      [pkcs8(generateKeyPairSync('ec', { namedCurve: 'secp256k1' })), /cannot sign Content Credentials: the signing key is on the curve secp256k1, which C2PA does not allow/],
+      [pkcs8(generateKeyPairSync('dsa', { modulusLength: 2048, divisorLength: 256 })), /cannot sign Content Credentials: the signing key is of type dsa, which C2PA does not allow/],
+      [pkcs8(generateKeyPairSync('rsa', { modulusLength: 1024 })), /cannot sign Content Credentials: the signing key is RSA of 1024 bits; C2PA requires 2048 bits or more/],
+    ];
+    for (const [key, pattern] of refused) await refusedFromFilesAndEnvironment(await certificates.issue(key), pattern, 'key');
+  });
+
+  it('refuses a certificate without the digitalSignature key usage, or for purposes C2PA does not accept', async () => {
+    const noDigitalSignature = /does not have the digitalSignature key usage, which C2PA requires/;
+    await refusedFromFilesAndEnvironment(await certificates.issue(p256(), ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,nonRepudiation', 'extendedKeyUsage=emailProtection']), noDigitalSignature, 'certificate');
+    await refusedFromFilesAndEnvironment(await certificates.issue(p256(), ['basicConstraints=critical,CA:FALSE', 'extendedKeyUsage=emailProtection']), noDigitalSignature, 'certificate');
+    await refusedFromFilesAndEnvironment(
+      await certificates.issue(p256(), ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature', 'extendedKeyUsage=serverAuth,clientAuth']),
+      /is for 1\.3\.6\.1\.5\.5\.7\.3\.1, 1\.3\.6\.1\.5\.5\.7\.3\.2, none of which C2PA accepts/,
+      'certificate',
+    );
+  });
+});
+
 describe('the signing thread', () => {
   const standIn = fileURLToPath(new URL('./fixtures/signing-thread-stand-in.js', import.meta.url));
   const claim = (title: string) => ({ action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia', engine: 'mock', generationId: 'gen_1', title }) as const;
@@ -152,7 +217,7 @@ describe('the signing thread', () => {
   it('ends a signature that takes longer than signTimeoutMs, with its thread and what was queued behind it; the next starts a fresh thread', { timeout: 20_000 }, async () => {
     const { pem } = await developmentSigner(tempDir());
     const threads = watchThreads();
-    const credentials = createC2paCredentials(signerMaterial(pem, pem, { development: true, source: 'test' }), '1.2.3', { signTimeoutMs: 300, threadFile: standIn });
+    const credentials = createC2paCredentials(signerMaterial({ pem, source: 'test' }, { pem, source: 'test' }, { development: true }), '1.2.3', { signTimeoutMs: 300, threadFile: standIn });
     try {
       const image = new Uint8Array([1, 2, 3]);
       const started = Date.now();
@@ -174,7 +239,7 @@ describe('the signing thread', () => {
   it('ends after a WebAssembly trap, so signing again at once starts a fresh thread', { timeout: 20_000 }, async () => {
     const { pem } = await developmentSigner(tempDir());
     const threads = watchThreads();
-    const credentials = createC2paCredentials(signerMaterial(pem, pem, { development: true, source: 'test' }), '1.2.3', { threadFile: standIn });
+    const credentials = createC2paCredentials(signerMaterial({ pem, source: 'test' }, { pem, source: 'test' }, { development: true }), '1.2.3', { threadFile: standIn });
     try {
       const image = new Uint8Array([1, 2, 3]);
       await assert.rejects(credentials.sign(image, 'png', claim('trap')), /unreachable/);
@@ -189,7 +254,7 @@ describe('the signing thread', () => {
 
   it('ends when idle, and a new one signs the next image', async () => {
     const { pem } = await developmentSigner(tempDir());
-    const credentials = createC2paCredentials(signerMaterial(pem, pem, { development: true, source: 'test' }), '1.2.3', { idleMs: 50 });
+    const credentials = createC2paCredentials(signerMaterial({ pem, source: 'test' }, { pem, source: 'test' }, { development: true }), '1.2.3', { idleMs: 50 });
     try {
       const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } }).png().toBuffer();
       const claim = { action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia', engine: 'mock', generationId: 'gen_1', title: 'original.png' } as const;

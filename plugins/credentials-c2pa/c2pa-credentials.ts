@@ -1,7 +1,7 @@
-import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { digitalSourceTypeUri, type ContentCredentials, type CredentialedFormat, type CredentialsSigner, type ImageClaim } from '../../kit/plugin.ts';
+import { digitalSourceTypeUri, type ContentCredentials, type CredentialedFormat, type ImageClaim } from '../../kit/plugin.ts';
+import type { SignerMaterial } from './signer-material.ts';
 
 /**
  * C2PA Content Credentials with @contentauth/c2pa-wasm (c2pa-rs compiled to WebAssembly), signed
@@ -15,41 +15,6 @@ import { digitalSourceTypeUri, type ContentCredentials, type CredentialedFormat,
 const signingThreadFile = fileURLToPath(new URL('./signing-thread.js', import.meta.url));
 
 const mediaType: Record<CredentialedFormat, string> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
-
-/** The signing key and its certificate chain, read and checked. */
-export interface SignerMaterial {
-  key: KeyObject;
-  /** PEM of the key, for the signing thread. */
-  keyPem: string;
-  /** The signer's certificate first, then those that issued it. */
-  chain: X509Certificate[];
-  signer: CredentialsSigner;
-}
-
-/**
- * Reads a PEM private key and a PEM certificate chain (the signer's certificate first), and checks
- * what would otherwise fail only at the first render: that they belong together, and that the
- * certificate is one C2PA accepts for signing (not a CA's, valid now).
- */
-export function signerMaterial(keyPem: string, chainPem: string, signer: Omit<CredentialsSigner, 'subject'>): SignerMaterial {
-  const blocks = chainPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  if (blocks.length === 0) throw new Error(`no PEM certificate in ${signer.source}`);
-  const chain = blocks.map((block) => new X509Certificate(block));
-  let key: KeyObject;
-  try {
-    key = createPrivateKey(keyPem);
-  } catch (error) {
-    throw new Error(`no readable PEM private key in ${signer.source}: ${(error as Error).message}`);
-  }
-  const [certificate] = chain;
-  if (!certificate!.checkPrivateKey(key)) throw new Error(`the private key is not the signing certificate's (${signer.source}); the signer's certificate must come first`);
-  if (certificate!.ca) throw new Error(`the signing certificate (${signer.source}) is a CA's: C2PA signs with an end-entity certificate that a CA issued`);
-  const now = Date.now();
-  if (Date.parse(certificate!.validTo) < now || Date.parse(certificate!.validFrom) > now) {
-    throw new Error(`the signing certificate (${signer.source}) is not valid now (${certificate!.validFrom} to ${certificate!.validTo})`);
-  }
-  return { key, keyPem: key.export({ type: 'pkcs8', format: 'pem' }) as string, chain, signer: { ...signer, subject: certificate!.subject.split('\n').join(', ') } };
-}
 
 /** The C2PA manifest definition (c2pa-rs's `ManifestDefinition` as JSON) of one image, with the ingredients to add. */
 export function manifestDefinition(format: CredentialedFormat, claim: ImageClaim, version: string) {
