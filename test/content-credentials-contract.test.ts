@@ -125,12 +125,16 @@ describe('c2pa content credentials', () => {
   it('refuses a key that is not the certificate’s, a CA certificate, or half a configuration', async () => {
     const dir = tempDir();
     const { pem } = await developmentSigner(tempDir());
-    const certificates = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)!;
+    const chain = pem.slice(pem.indexOf('-----BEGIN CERTIFICATE-----'));
     const otherKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-    const key = pem.match(/-----BEGIN PRIVATE KEY-----[\s\S]+?-----END PRIVATE KEY-----\n/)![0];
-    await assert.rejects(register({ VISUALIZER_C2PA_CERTIFICATE: certificates.join('\n'), VISUALIZER_C2PA_KEY: otherKey }), /not the signing certificate's/);
-    await assert.rejects(register({ VISUALIZER_C2PA_CERTIFICATE: certificates[1]!, VISUALIZER_C2PA_KEY: key }), /not the signing certificate's|a CA's/);
-    await assert.rejects(register({ VISUALIZER_C2PA_CERTIFICATE_FILE: path.join(dir, 'missing.pem') }), /both a certificate and its key|ENOENT/);
+    await assert.rejects(register({ VISUALIZER_C2PA_CERTIFICATE: chain, VISUALIZER_C2PA_KEY: otherKey }), /the private key in VISUALIZER_C2PA_KEY .* is not the signing certificate's/);
+    // The CA's own key, so that only the certificate being a CA's is wrong.
+    const { ca } = await signingCertificates();
+    await assert.rejects(register({ VISUALIZER_C2PA_CERTIFICATE: ca.certPem, VISUALIZER_C2PA_KEY: ca.keyPem }), /the signing certificate \(VISUALIZER_C2PA_CERTIFICATE .*\) is a CA's/);
+    // A certificate that exists, and no key: the configuration, not the file, is what is wrong.
+    writeFileSync(path.join(dir, 'chain.pem'), chain);
+    await assert.rejects(register({ VISUALIZER_C2PA_CERTIFICATE_FILE: path.join(dir, 'chain.pem') }), /^Error: Content Credentials need both a certificate and its key/);
+    await assert.rejects(register({ VISUALIZER_C2PA_KEY: otherKey }), /^Error: Content Credentials need both a certificate and its key/);
   });
 });
 
@@ -142,9 +146,15 @@ function watchThreads() {
   return { started, stop: () => process.off('worker', onWorker) };
 }
 
-/** `promise`, or a rejection naming `what` after `ms`. */
-const within = <T>(promise: Promise<T>, ms: number, what: string) =>
-  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms).unref())]);
+/** `promise`, or a rejection naming `what` after `ms`; its timer keeps the process up while the adapter's threads and timers do not. */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 describe('what startup checks of a configured signer', () => {
   let certificates: Awaited<ReturnType<typeof signingCertificates>>;
@@ -252,19 +262,22 @@ describe('the signing thread', () => {
     }
   });
 
-  it('ends when idle, and a new one signs the next image', async () => {
+  it('ends when idle, and a new one signs the next image', { timeout: 30_000 }, async () => {
     const { pem } = await developmentSigner(tempDir());
+    const threads = watchThreads();
     const credentials = createC2paCredentials(signerMaterial({ pem, source: 'test' }, { pem, source: 'test' }, { development: true }), '1.2.3', { idleMs: 50 });
     try {
       const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } }).png().toBuffer();
-      const claim = { action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia', engine: 'mock', generationId: 'gen_1', title: 'original.png' } as const;
-      await credentials.sign(image, 'png', claim);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const signed = await credentials.sign(image, 'png', claim);
+      await credentials.sign(image, 'png', claim('original.png'));
+      assert.equal(threads.started.length, 1);
+      await within(threads.started[0]!.exited, 5_000, 'the idle thread ending');
+      const signed = await credentials.sign(image, 'png', claim('original.png'));
+      assert.equal(threads.started.length, 2, 'a new thread signed the next image');
       const read = await readContentCredentials(signed, 'image/png');
       assert.equal(read.state, 'Valid');
       assert.equal(read.manifest.claim_generator_info[0]?.version, '1.2.3');
     } finally {
+      threads.stop();
       await credentials.dispose();
     }
   });
