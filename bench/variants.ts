@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import sharp from 'sharp';
+import * as v from 'valibot';
 import { loadConfig } from '../config/load.ts';
 import { createMemoryBudget } from '../core/imaging/memory-budget.ts';
 import { encodeVariants, encoders, variantFormats, variantWidths } from '../core/imaging/variants.ts';
@@ -45,7 +46,7 @@ async function bare(render: Buffer) {
 // The development certificate of a throwaway data directory, as `serve` makes on a new one.
 const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-variants-'));
 const plugin = await c2pa.register({
-  options: {},
+  options: v.parse(c2pa.configSchema!, {}),
   config: loadConfig({ VISUALIZER_DATA_DIR: dataDir }),
   logger: silentLogger,
   outbound: undefined as never,

@@ -36,12 +36,20 @@ export interface XmpImageInfo {
  */
 export function withXmpPacket(image: Uint8Array, format: XmpFormat, xmp: string, info: XmpImageInfo): Buffer {
   const bytes = Buffer.from(image.buffer, image.byteOffset, image.byteLength);
-  if (format === 'jpeg') return jpegWithXmp(bytes, xmp);
-  if (format === 'png') return pngWithXmp(bytes, xmp);
-  return webpWithXmp(bytes, xmp, info);
+  try {
+    if (format === 'jpeg') return jpegWithXmp(bytes, xmp);
+    if (format === 'png') return pngWithXmp(bytes, xmp);
+    return webpWithXmp(bytes, xmp, info);
+  } catch (error) {
+    // A read past the end of a truncated image is the same failure as one found malformed.
+    throw error instanceof XmpError ? error : new XmpError(`no XMP could be added to the ${format} image: ${(error as Error).message}`, { cause: error });
+  }
 }
 
-const malformed = (format: string) => new Error(`not a well-formed ${format} image`);
+/** An image withXmpPacket cannot add its packet to: the same bytes would fail again. */
+export class XmpError extends Error {}
+
+const malformed = (format: string) => new XmpError(`not a well-formed ${format} image`);
 
 // JPEG: XMP is an APP1 segment whose payload starts with this namespace (XMP Specification Part 3, 1.1.3).
 const jpegXmpHeader = Buffer.from('http://ns.adobe.com/xap/1.0/\0', 'latin1');
@@ -50,7 +58,7 @@ const jpegExtendedXmpHeader = Buffer.from('http://ns.adobe.com/xmp/extension/\0'
 function jpegWithXmp(bytes: Buffer, xmp: string): Buffer {
   if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) throw malformed('JPEG');
   const payload = Buffer.concat([jpegXmpHeader, Buffer.from(xmp, 'utf8')]);
-  if (payload.length > 0xfffd) throw new Error('XMP packet too large for one JPEG segment');
+  if (payload.length > 0xfffd) throw new XmpError('XMP packet too large for one JPEG segment');
   const segment = Buffer.alloc(4 + payload.length);
   segment.writeUInt16BE(0xffe1, 0);
   segment.writeUInt16BE(payload.length + 2, 2);

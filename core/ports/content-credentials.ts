@@ -68,6 +68,8 @@ export interface CredentialsSigner {
  *   ingredient and the `c2pa.resized` action.
  * - It keeps nothing of the images it signs, and signing never blocks the event loop for long (a
  *   4K render's hashing takes tens of ms: the `c2pa` adapter does it in a worker thread).
+ * - A signature that hangs is failed within a bounded time, and whatever hung or crashed is
+ *   replaced before the next signature: the core asks once more for one that failed.
  */
 export interface ContentCredentials {
   readonly name: string;

@@ -4,7 +4,7 @@ import { eventBody, longSideOf, type EventType, type GenerationRecord, type Imag
 import { resizeMemory } from '../imaging/decode-memory.ts';
 import { prepareInputImage } from '../imaging/input-images.ts';
 import { fileExtension as extension, variantWidths, type EncodedVariant, type OriginalFormat } from '../imaging/variants.ts';
-import { credentialedRender } from './credentialed-render.ts';
+import { credentialedRender, CredentialsFailure } from './credentialed-render.ts';
 import { fetchImage, ImageFetchError, inspectImage, type FetchedImage } from '../outbound/fetch-image.ts';
 import { outageRetryDelay, PostponeJob, RetryJob } from '../ports/job-queue.ts';
 import type { QueuedJob } from '../domain/job.ts';
@@ -53,6 +53,9 @@ function classify(error: unknown): GenerationFailure {
     const { showsMessage, publicMessage } = renderErrorCodes[code];
     return new GenerationFailure(code, showsMessage ? error.message : publicMessage, error.transient);
   }
+  // The engine's image is made and paid for: a run again would pay for another that meets the
+  // same signer (see credentialedRender, which has signed again already).
+  if (error instanceof CredentialsFailure) return notCompleted(false);
   // Anything else (a bug, an engine's unexpected answer) is retried; if it persists the generation fails without leaking details.
   return notCompleted();
 }
@@ -85,7 +88,7 @@ async function loadAll<T>(loads: Promise<T>[]): Promise<T[]> {
 }
 
 /** The failure shown for causes that stay in the server log (a bug, runs that kept dying). */
-const notCompleted = () => new GenerationFailure('render_failed', 'The visualization could not be completed.', true);
+const notCompleted = (transient = true) => new GenerationFailure('render_failed', 'The visualization could not be completed.', transient);
 
 export type RenderGeneration = ReturnType<typeof renderGeneration>;
 
@@ -249,7 +252,7 @@ export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, c
       await engineRun.release();
       // The engine's contentType is not trusted to name the format: the bytes decide (see storableOriginal).
       // Every image carries Content Credentials and XMP stating how the engine made it.
-      const { original, variants } = await credentialedRender(result.image, { credentials, engine, generationId: generation.id, budget: imageMemory, signal });
+      const { original, variants } = await credentialedRender(result.image, { credentials, engine, generationId: generation.id, budget: imageMemory, signal, logger: log });
       // A generation deleted while it rendered is never published: its result is discarded here. One
       // deleted after this check is no longer `processing` when this run commits, so the run deletes
       // what it stored (below), and a run that dies first is covered by the deletion's later purge.

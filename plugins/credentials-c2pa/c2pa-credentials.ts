@@ -1,7 +1,7 @@
-import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { digitalSourceTypeUri, type ContentCredentials, type CredentialedFormat, type CredentialsSigner, type ImageClaim } from '../../kit/plugin.ts';
+import { digitalSourceTypeUri, type ContentCredentials, type CredentialedFormat, type ImageClaim } from '../../kit/plugin.ts';
+import type { SignerMaterial } from './signer-material.ts';
 
 /**
  * C2PA Content Credentials with @contentauth/c2pa-wasm (c2pa-rs compiled to WebAssembly), signed
@@ -12,44 +12,9 @@ import { digitalSourceTypeUri, type ContentCredentials, type CredentialedFormat,
  * and resizes it.
  */
 
-const threadFile = fileURLToPath(new URL('./signing-thread.js', import.meta.url));
+const signingThreadFile = fileURLToPath(new URL('./signing-thread.js', import.meta.url));
 
 const mediaType: Record<CredentialedFormat, string> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
-
-/** The signing key and its certificate chain, read and checked. */
-export interface SignerMaterial {
-  key: KeyObject;
-  /** PEM of the key, for the signing thread. */
-  keyPem: string;
-  /** The signer's certificate first, then those that issued it. */
-  chain: X509Certificate[];
-  signer: CredentialsSigner;
-}
-
-/**
- * Reads a PEM private key and a PEM certificate chain (the signer's certificate first), and checks
- * what would otherwise fail only at the first render: that they belong together, and that the
- * certificate is one C2PA accepts for signing (not a CA's, valid now).
- */
-export function signerMaterial(keyPem: string, chainPem: string, signer: Omit<CredentialsSigner, 'subject'>): SignerMaterial {
-  const blocks = chainPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  if (blocks.length === 0) throw new Error(`no PEM certificate in ${signer.source}`);
-  const chain = blocks.map((block) => new X509Certificate(block));
-  let key: KeyObject;
-  try {
-    key = createPrivateKey(keyPem);
-  } catch (error) {
-    throw new Error(`no readable PEM private key in ${signer.source}: ${(error as Error).message}`);
-  }
-  const [certificate] = chain;
-  if (!certificate!.checkPrivateKey(key)) throw new Error(`the private key is not the signing certificate's (${signer.source}); the signer's certificate must come first`);
-  if (certificate!.ca) throw new Error(`the signing certificate (${signer.source}) is a CA's: C2PA signs with an end-entity certificate that a CA issued`);
-  const now = Date.now();
-  if (Date.parse(certificate!.validTo) < now || Date.parse(certificate!.validFrom) > now) {
-    throw new Error(`the signing certificate (${signer.source}) is not valid now (${certificate!.validFrom} to ${certificate!.validTo})`);
-  }
-  return { key, keyPem: key.export({ type: 'pkcs8', format: 'pem' }) as string, chain, signer: { ...signer, subject: certificate!.subject.split('\n').join(', ') } };
-}
 
 /** The C2PA manifest definition (c2pa-rs's `ManifestDefinition` as JSON) of one image, with the ingredients to add. */
 export function manifestDefinition(format: CredentialedFormat, claim: ImageClaim, version: string) {
@@ -88,57 +53,93 @@ interface Pending {
   reject(error: Error): void;
 }
 
+/** A signing thread and the signatures asked of it, answered in the order asked. */
+interface SigningThread {
+  worker: Worker;
+  pending: Map<number, Pending>;
+  /** Set while it signs: fires when the signature in progress takes longer than `signTimeoutMs`. */
+  watchdog?: NodeJS.Timeout;
+  idleTimer?: NodeJS.Timeout;
+  retired: boolean;
+}
+
+export interface C2paCredentialsOptions {
+  /** How long the signing thread stays without a signature before it ends (default a minute). */
+  idleMs?: number;
+  /** How long one signature may take before its thread is taken for stuck and ended (default a minute). */
+  signTimeoutMs?: number;
+  /** The thread's module: signing-thread.js, or a test's stand-in that runs the same loop. */
+  threadFile?: string;
+}
+
 /**
  * The adapter. Its worker thread starts with the first signature and ends after `idleMs` without
  * one (WebAssembly memory only grows: a 4K PNG's signature leaves tens of MB that an idle process
- * should give back); between signatures it does not keep the process alive. A thread that dies
- * fails the signatures it had, and the next one starts another.
+ * should give back); between signatures it does not keep the process alive. A thread that dies,
+ * traps, or takes longer than `signTimeoutMs` over one signature is ended and fails every
+ * signature it had (one stuck signature would otherwise hold up every render of the process): the
+ * next signature starts another.
  */
-export function createC2paCredentials(material: SignerMaterial, version: string, { idleMs = 60_000 }: { idleMs?: number } = {}): ContentCredentials & { dispose(): Promise<void> } {
+export function createC2paCredentials(
+  material: SignerMaterial,
+  version: string,
+  { idleMs = 60_000, signTimeoutMs = 60_000, threadFile = signingThreadFile }: C2paCredentialsOptions = {},
+): ContentCredentials & { dispose(): Promise<void> } {
   const chain = material.chain.map((certificate) => new Uint8Array(certificate.raw));
   // What c2pa-rs reserves for a COSE signature: the raw signature (512 covers RSA-4096), the
   // certificates and 1 KB of framing (sdk/src/crypto/cose/sign.rs, cose_reserve_size).
   const reserveSize = 512 + chain.reduce((total, der) => total + der.length, 0) + 1024;
-  let worker: Worker | undefined;
-  let idleTimer: NodeJS.Timeout | undefined;
+  let current: SigningThread | undefined;
   let nextId = 0;
-  const pending = new Map<number, Pending>();
 
-  function idle(started: Worker) {
-    started.unref();
-    idleTimer = setTimeout(() => {
-      if (worker !== started || pending.size > 0) return;
-      worker = undefined;
-      void started.terminate();
+  /** Ends `thread`, failing what it had; it is no longer the one new signatures go to. */
+  function retire(thread: SigningThread, error: Error): Promise<unknown> {
+    if (current === thread) current = undefined;
+    if (thread.retired) return Promise.resolve();
+    thread.retired = true;
+    clearTimeout(thread.watchdog);
+    clearTimeout(thread.idleTimer);
+    for (const { reject } of thread.pending.values()) reject(error);
+    thread.pending.clear();
+    return thread.worker.terminate();
+  }
+
+  /** Times the signature in progress: the thread answers in order, so it is the oldest pending one. */
+  function watch(thread: SigningThread) {
+    clearTimeout(thread.watchdog);
+    thread.watchdog = undefined;
+    if (thread.pending.size === 0) return;
+    thread.watchdog = setTimeout(() => {
+      void retire(thread, new Error(`content credentials: a signature took longer than ${signTimeoutMs} ms; the signing thread was stopped`));
+    }, signTimeoutMs);
+    thread.watchdog.unref();
+  }
+
+  function idle(thread: SigningThread) {
+    thread.worker.unref();
+    thread.idleTimer = setTimeout(() => {
+      if (thread.pending.size === 0) void retire(thread, new Error('content credentials: the signing thread ended idle'));
     }, idleMs);
-    idleTimer.unref();
+    thread.idleTimer.unref();
   }
 
-  function failAll(error: Error) {
-    for (const { reject } of pending.values()) reject(error);
-    pending.clear();
-    worker = undefined;
-  }
-
-  function thread(): Worker {
-    if (worker) return worker;
-    const started = new Worker(threadFile, { workerData: { keyPem: material.keyPem, chain, reserveSize }, execArgv: [] });
-    started.on('message', (message: { id: number; signed?: Uint8Array; error?: string }) => {
-      const request = pending.get(message.id);
+  function start(): SigningThread {
+    const worker = new Worker(threadFile, { workerData: { keyPem: material.keyPem, chain, reserveSize }, execArgv: [] });
+    const thread: SigningThread = { worker, pending: new Map(), retired: false };
+    worker.on('message', (message: { id: number; signed?: Uint8Array; error?: string; fatal?: boolean }) => {
+      const request = thread.pending.get(message.id);
       if (!request) return;
-      pending.delete(message.id);
-      if (pending.size === 0) idle(started);
+      thread.pending.delete(message.id);
+      // Retired before the signature is failed, so signing it again starts a fresh thread.
+      if (message.fatal) void retire(thread, new Error(`content credentials: the signing thread failed (${message.error}) and was stopped`));
+      else if (thread.pending.size === 0) idle(thread);
+      watch(thread);
       if (message.signed) request.resolve(message.signed);
       else request.reject(new Error(`content credentials: ${message.error}`));
     });
-    started.on('error', (error) => {
-      if (worker === started) failAll(error);
-    });
-    started.on('exit', (code) => {
-      if (worker === started) failAll(new Error(`content credentials: the signing thread exited (${code})`));
-    });
-    worker = started;
-    return started;
+    worker.on('error', (error) => void retire(thread, error));
+    worker.on('exit', (code) => void retire(thread, new Error(`content credentials: the signing thread exited (${code})`)));
+    return thread;
   }
 
   // Every variant of a render names the same original as its ingredient: it goes to the thread in
@@ -161,21 +162,19 @@ export function createC2paCredentials(material: SignerMaterial, version: string,
       const definition = manifestDefinition(format, claim, version);
       const manifest = definition.manifest;
       const ingredients = definition.ingredients.map((ingredient) => (ingredient.bytes ? { ...ingredient, bytes: sharedCopy(ingredient.bytes) } : ingredient));
-      clearTimeout(idleTimer);
-      const target = thread();
+      current ??= start();
+      const thread = current;
+      clearTimeout(thread.idleTimer);
       const id = nextId++;
       return new Promise<Uint8Array>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        target.ref();
-        target.postMessage({ id, manifest, format: mediaType[format], image, ingredients });
+        thread.pending.set(id, { resolve, reject });
+        if (thread.pending.size === 1) watch(thread);
+        thread.worker.ref();
+        thread.worker.postMessage({ id, manifest, format: mediaType[format], image, ingredients });
       });
     },
     async dispose() {
-      clearTimeout(idleTimer);
-      const running = worker;
-      worker = undefined;
-      failAll(new Error('content credentials: stopped'));
-      await running?.terminate();
+      if (current) await retire(current, new Error('content credentials: stopped'));
     },
   };
 }

@@ -23,7 +23,8 @@ const coseAlgorithms = { es256: -7, es384: -35, es512: -36, ps256: -37, ps384: -
 
 /**
  * The C2PA algorithm name for a private key (a node:crypto KeyObject): ES256/384/512 for EC keys on
- * P-256/384/521, PS256 for RSA keys (C2PA allows no PKCS#1 v1.5 signatures), Ed25519.
+ * P-256/384/521, PS256 for RSA keys of 2048 bits or more (C2PA allows no PKCS#1 v1.5 signatures),
+ * Ed25519. Throws for any other key, naming what C2PA allows.
  * @param {import('node:crypto').KeyObject} key
  * @returns {keyof typeof coseAlgorithms}
  */
@@ -36,7 +37,11 @@ export function algorithmFor(key) {
     if (!alg) throw new Error(`the signing key is on the curve ${curve}, which C2PA does not allow (P-256, P-384 or P-521)`);
     return /** @type {'es256' | 'es384' | 'es512'} */ (alg);
   }
-  if (type === 'rsa' || type === 'rsa-pss') return 'ps256';
+  if (type === 'rsa' || type === 'rsa-pss') {
+    const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+    if (bits < 2048) throw new Error(`the signing key is RSA of ${bits} bits; C2PA requires 2048 bits or more`);
+    return 'ps256';
+  }
   if (type === 'ed25519') return 'ed25519';
   throw new Error(`the signing key is of type ${type}, which C2PA does not allow (EC, RSA or Ed25519)`);
 }

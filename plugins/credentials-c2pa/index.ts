@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import * as v from 'valibot';
 import { definePlugin } from '../../kit/plugin.ts';
-import { createC2paCredentials, signerMaterial, type SignerMaterial } from './c2pa-credentials.ts';
+import { createC2paCredentials } from './c2pa-credentials.ts';
+import { signerMaterial, type SignerMaterial } from './signer-material.ts';
 import { developmentSigner } from './development-certificate.ts';
 
-export { createC2paCredentials, manifestDefinition, signerMaterial } from './c2pa-credentials.ts';
+export { createC2paCredentials, manifestDefinition } from './c2pa-credentials.ts';
+export { signerMaterial } from './signer-material.ts';
 export { developmentSigner, developmentSignerFile } from './development-certificate.ts';
 
 const text = v.pipe(v.string(), v.minLength(1));
@@ -23,22 +25,24 @@ export default definePlugin({
     certificate: v.optional(text),
     /** The key itself, PEM (env `VISUALIZER_C2PA_KEY`), instead of a file. */
     key: v.optional(text),
+    /** How long one signature may take before the signing thread is taken for stuck, ended and its signatures failed. */
+    signTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 60_000),
   }),
   async register({ options, config, logger }) {
-    const chain = options.certificate ? { pem: options.certificate, source: 'pluginOptions.c2pa.certificate' } : options.certificateFile ? { pem: await readFile(options.certificateFile, 'utf8'), source: options.certificateFile } : null;
-    const key = options.key ? { pem: options.key, source: 'pluginOptions.c2pa.key' } : options.keyFile ? { pem: await readFile(options.keyFile, 'utf8'), source: options.keyFile } : null;
+    const chain = options.certificate ? { pem: options.certificate, source: 'VISUALIZER_C2PA_CERTIFICATE (pluginOptions.c2pa.certificate)' } : options.certificateFile ? { pem: await readFile(options.certificateFile, 'utf8'), source: options.certificateFile } : null;
+    const key = options.key ? { pem: options.key, source: 'VISUALIZER_C2PA_KEY (pluginOptions.c2pa.key)' } : options.keyFile ? { pem: await readFile(options.keyFile, 'utf8'), source: options.keyFile } : null;
     if (Boolean(chain) !== Boolean(key)) {
       throw new Error('Content Credentials need both a certificate and its key: set VISUALIZER_C2PA_CERTIFICATE_FILE and VISUALIZER_C2PA_KEY_FILE (or pluginOptions.c2pa), or neither for a development certificate.');
     }
     let material: SignerMaterial;
     if (chain && key) {
-      material = signerMaterial(key.pem, chain.pem, { development: false, source: chain.source });
+      material = signerMaterial(key, chain, { development: false });
     } else {
       const made = await developmentSigner(config.dataDir);
-      material = signerMaterial(made.pem, made.pem, { development: true, source: made.file });
+      material = signerMaterial({ pem: made.pem, source: made.file }, { pem: made.pem, source: made.file }, { development: true });
       if (made.created) logger.info('content credentials: made a development signing certificate', { file: made.file });
     }
-    const credentials = createC2paCredentials(material, await packageVersion());
+    const credentials = createC2paCredentials(material, await packageVersion(), { signTimeoutMs: options.signTimeoutMs });
     return { credentials, dispose: () => credentials.dispose() };
   },
 });

@@ -10,6 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { initSync, WasmBuilder } from '@contentauth/c2pa-wasm';
 import { BytesBlob } from './blob-polyfill.js';
 import { algorithmFor, coseSigner } from './cose-sign1.js';
+import { serveSignatures } from './serve-signatures.js';
 
 initSync({ module: readFileSync(fileURLToPath(import.meta.resolve('@contentauth/c2pa-wasm/c2pa.wasm'))) });
 
@@ -26,26 +27,22 @@ const context = JSON.stringify({ builder: { thumbnail: { enabled: false } }, ver
  */
 async function sign({ manifest, format, image, ingredients }) {
   const builder = WasmBuilder.fromJson(manifest, context);
+  let signed;
   try {
     for (const ingredient of ingredients) {
       if (ingredient.bytes) await builder.addIngredientFromBlob(ingredient.json, ingredient.format ?? format, /** @type {any} */ (new BytesBlob(ingredient.bytes)));
       else builder.addIngredient(ingredient.json);
     }
-    return await builder.sign(signer, [], format, /** @type {any} */ (new BytesBlob(image)));
-  } finally {
-    builder.free();
+    signed = await builder.sign(signer, [], format, /** @type {any} */ (new BytesBlob(image)));
+  } catch (error) {
+    // The first error is the one to report: after a trap, freeing may fail too, and less clearly.
+    try {
+      builder.free();
+    } catch {}
+    throw error;
   }
+  builder.free();
+  return signed;
 }
 
-// One signature at a time, in the order asked.
-let queue = Promise.resolve();
-parentPort?.on('message', (/** @type {{ id: number } & Parameters<typeof sign>[0]} */ message) => {
-  queue = queue.then(async () => {
-    try {
-      const signed = await sign(message);
-      parentPort?.postMessage({ id: message.id, signed }, [signed.buffer]);
-    } catch (error) {
-      parentPort?.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) });
-    }
-  });
-});
+serveSignatures(/** @type {import('node:worker_threads').MessagePort} */ (parentPort), sign);
