@@ -1,7 +1,9 @@
 /**
  * Whether a certificate's key usage extension (RFC 5280 §4.2.1.3) asserts `digitalSignature`, or
  * undefined when it has none: node:crypto's X509Certificate shows only the extended key usage.
- * `der` is a certificate node:crypto has parsed already, so its encoding is sound.
+ * `der` is a certificate node:crypto has parsed already, so its encoding is sound. A walk of three
+ * DER levels rather than pkijs: this check runs as every process starts, and loading pkijs and
+ * asn1js costs about 100 ms there (pkijs is loaded only to make a development certificate).
  */
 export function assertsDigitalSignature(der: Uint8Array): boolean | undefined {
   const certificate = element(der, 0);
