@@ -246,6 +246,61 @@ for (const [database, environment] of databases) {
         assert.ok(!logged.includes('private:'), 'nor a private reference');
       });
 
+      it("keeps the photo's key out of the logs and the postponed jobs' reasons when storage fails on it", async () => {
+        lines.length = 0;
+        const { cdn, persistence } = cradle();
+        const reasons: string[] = [];
+        const reschedule = persistence.jobs.reschedule.bind(persistence.jobs);
+        patch(persistence.jobs, 'reschedule', async (jobId, workerId, retry) => {
+          reasons.push(retry.error);
+          return reschedule(jobId, workerId, retry);
+        });
+        // As Node's fs fails on a local disk: the message names the file, and so the photo's private key.
+        const denied = (syscall: string, key: string) => {
+          const file = `/srv/visualizer/images/private/${key}`;
+          return Object.assign(new Error(`EACCES: permission denied, ${syscall} '${file}'`), { errno: -13, code: 'EACCES', syscall, path: file });
+        };
+        const photoKeys: string[] = [];
+        const failures = { get: 2, delete: 2 };
+        const { put, get, delete: unlink } = { put: cdn.put.bind(cdn), get: cdn.get.bind(cdn), delete: cdn.delete.bind(cdn) };
+        patch(cdn, 'put', async (key, body, options) => {
+          if (options.visibility === 'private') photoKeys.push(key);
+          return put(key, body, options);
+        });
+        // The render's reads of the photo fail twice (postponed), then its deletion when the render
+        // ends, then the purge's once (postponed), which then deletes it.
+        patch(cdn, 'get', async (key, visibility) => {
+          if (photoKeys.includes(key) && failures.get > 0 && failures.get--) throw denied('open', key);
+          return get(key, visibility);
+        });
+        patch(cdn, 'delete', async (key, visibility) => {
+          if (photoKeys.includes(key) && failures.delete > 0 && failures.delete--) throw denied('unlink', key);
+          return unlink(key, visibility);
+        });
+        const id = await create();
+        assert.equal((await g.api.settled(apiKey, id)).status, 'complete');
+        assert.equal(photoKeys.length, 1);
+        assert.equal((await stored(`uploads/${id}/`, 'private')).length, 1, 'the render could not delete the photo');
+        assert.equal((await remove(id)).status, 200);
+        await waitFor('the purge to delete the photo', async () => (await stored(`uploads/${id}/`, 'private')).length === 0, 15_000);
+        await nothingPending();
+
+        const messages = (message: string) => lines.filter((line) => line.message === message).map((line) => line.error);
+        assert.deepEqual(messages('render postponed: image storage failed'), Array(2).fill('image storage failed: Error EACCES (open)'));
+        assert.deepEqual(messages('could not delete upload'), ['Error EACCES (unlink)']);
+        assert.deepEqual(messages("deleting a deleted generation's images postponed: image storage failed"), ['Error EACCES (unlink)']);
+        assert.deepEqual(
+          reasons.filter((reason) => reason.startsWith('image storage failed')),
+          [...Array(2).fill('image storage failed: Error EACCES (open)'), 'image storage failed: Error EACCES (unlink)'],
+          "the postponed jobs' stored reasons",
+        );
+        const written = JSON.stringify({ lines, reasons });
+        const [key] = photoKeys;
+        assert.ok(!written.includes(key!), `the photo's private key ${key} is neither logged nor stored`);
+        assert.ok(!written.includes(key!.split('/').pop()!), "nor its key's random name");
+        assert.ok(!written.includes('/private/'), 'nor a private path');
+      });
+
       it('keeps renders for ever by default; with a retention of N days the sweep deletes older ones, which answer 410', async () => {
         const organization = await (await g.api.get(apiKey, '/v1/organization')).json();
         assert.deepEqual({ ...organization, createdAt: undefined }, { id: organizationId, object: 'organization', name: 'Deletions', renderRetentionDays: null, createdAt: undefined });
