@@ -54,8 +54,10 @@ export async function startScheduler(cradle: Cradle): Promise<void> {
       name: 'prune-retention',
       intervalMs: config.retention.sweepIntervalMs,
       run: async () => {
-        await sweepRetention();
-        await sweepRenders();
+        // Each sweep has its own failure: rows the first could not prune never hold back expired renders.
+        for (const [sweep, run] of [['rows', sweepRetention], ['renders', sweepRenders]] as const) {
+          await run().catch((error: unknown) => logger.error('retention sweep failed; it runs again at the next interval', { sweep, error: error instanceof Error ? error.stack : String(error) }));
+        }
       },
     }),
     cluster({

@@ -2,13 +2,15 @@
  * Deleting generations (`DELETE /v1/generations/{id}`, an admin in the dashboard, the render
  * retention), on SQLite and Postgres, with images on local disk and on s3rver: the images and the
  * uploaded photo leave storage and their URLs answer 404, reads answer 404 (410 for an expired
- * one), an idempotency key's replay makes and charges nothing, a processing render is discarded,
- * and the uploaded photo is never logged.
+ * one), an idempotency key's replay makes and charges nothing, a processing render is discarded
+ * and never written, two DELETEs at once or a DELETE racing a render's failure refund once, and
+ * the uploaded photo is never logged.
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { createLogger } from '../core/logger.ts';
 import { renderJobKind } from '../core/services/generations.ts';
+import { RenderError } from '../core/ports/render-engine.ts';
 import { purgeImagesJobKind } from '../core/services/generation-deletion.ts';
 import { renderRetentionSweep } from '../core/services/retention.ts';
 import { bearer } from './support/app.ts';
@@ -147,7 +149,8 @@ for (const [database, environment] of databases) {
         assert.equal(await listed(), countBefore, 'no generation made');
       });
 
-      it('discards the render of a generation deleted while processing, refunds it, and stores nothing of it', async () => {
+      /** Holds the engine's renders until `finish()`; `rendering` resolves when one has started. `outcome` runs once released. */
+      function holdRenders(outcome?: () => never) {
         const { renderer } = cradle();
         const render = renderer.render.bind(renderer);
         let started!: () => void;
@@ -157,8 +160,31 @@ for (const [database, environment] of databases) {
         patch(renderer, 'render', async (request) => {
           started();
           await held;
-          return render(request);
+          return outcome ? outcome() : render(request);
         });
+        // A test that fails before releasing the render must not leave it holding the next tests' queue.
+        restores.push(() => finish());
+        return { rendering, finish };
+      }
+      /** Every key the service writes to public storage, as a CDN wrapping the real one sees them. */
+      function recordPublicWrites() {
+        const { cdn } = cradle();
+        const put = cdn.put.bind(cdn);
+        const keys: string[] = [];
+        patch(cdn, 'put', async (key, body, options) => {
+          if (options.visibility === 'public') keys.push(key);
+          return put(key, body, options);
+        });
+        return { under: (id: string) => keys.filter((key) => key.startsWith(`gen/${id}/`)) };
+      }
+      const refundsOf = async (id: string) =>
+        ((await (await g.api.get(apiKey, '/v1/credits/ledger?limit=100')).json()).data as { reason: string; reference: string; delta: number }[]).filter(
+          (entry) => entry.reason === 'generation_refund' && entry.reference === id,
+        );
+
+      it('discards the render of a generation deleted while processing, refunds it, and never stores it', async () => {
+        const writes = recordPublicWrites();
+        const { rendering, finish } = holdRenders();
         const before = await balance();
         const id = await create();
         await rendering;
@@ -169,17 +195,23 @@ for (const [database, environment] of databases) {
         await errorOf(await g.api.get(apiKey, `/v1/generations/${id}`), 404);
         finish();
         await nothingPending();
-        await waitFor('the later purge', async () => (await stored(`gen/${id}/`, 'public')).length === 0 && (await stored(`uploads/${id}/`, 'private')).length === 0);
-        await new Promise((resolve) => setTimeout(resolve, 400)); // past the second purge's 300 ms
-        await nothingPending();
-        assert.deepEqual(await stored(`gen/${id}/`, 'public'), [], 'the render was never stored');
-        const ledger = await (await g.api.get(apiKey, '/v1/credits/ledger?limit=5')).json();
-        assert.ok(ledger.data.some((entry: { reason: string; reference: string; delta: number }) => entry.reason === 'generation_refund' && entry.reference === id && entry.delta === 1));
+        assert.deepEqual(writes.under(id), [], 'the render was never written to storage');
+        assert.ok(lines.some((line) => line.message === 'render discarded: the generation was deleted (or ended) while it rendered' && line.generationId === id), 'the render ran to its check');
+        assert.deepEqual(await stored(`uploads/${id}/`, 'private'), [], 'the photo is gone');
+        assert.deepEqual((await refundsOf(id)).map((entry) => entry.delta), [1]);
         await errorOf(await g.api.get(apiKey, `/v1/generations/${id}`), 404);
       });
 
       it('removes what a render stored while the generation was being deleted', async () => {
-        const { cdn } = cradle();
+        const { cdn, queue } = cradle();
+        const writes = recordPublicWrites();
+        // Without the purge a deletion queues for later, only the render itself can remove its images.
+        const enqueue = queue.enqueue.bind(queue);
+        let delayedPurges = 0;
+        patch(queue, 'enqueue', async (tx, job) => {
+          if (job.kind === purgeImagesJobKind && job.runAt > job.createdAt) return void (delayedPurges += 1);
+          return enqueue(tx, job);
+        });
         const put = cdn.put.bind(cdn);
         let storing!: () => void;
         const reached = new Promise<void>((resolve) => (storing = resolve));
@@ -197,11 +229,59 @@ for (const [database, environment] of databases) {
         id = await create();
         await reached;
         assert.equal((await remove(id)).status, 200);
+        assert.equal(delayedPurges, 1, 'the later purge was left out');
+        // The purge queued at once finds nothing yet: every write of the render is still held.
+        await waitFor('the purge to run', async () => (await cradle().queue.pending([purgeImagesJobKind])) === 0);
         go();
         await nothingPending();
-        await waitFor('no image of it left', async () => (await stored(`gen/${id}/`, 'public')).length === 0);
+        assert.equal(writes.under(id).length, 7, 'the render stored its original and every variant');
+        assert.deepEqual(await stored(`gen/${id}/`, 'public'), [], 'and deleted them once it found the generation deleted');
         await errorOf(await g.api.get(apiKey, `/v1/generations/${id}`), 404);
       });
+
+      it('answers two concurrent DELETEs of a processing generation both with success, refunding it once', async () => {
+        const { rendering, finish } = holdRenders();
+        const before = await balance();
+        const id = await create();
+        await rendering;
+        const responses = await Promise.all([remove(id), remove(id)]);
+        for (const response of responses) {
+          assert.equal(response.status, 200);
+          assert.deepEqual(await response.json(), { id, object: 'generation', deleted: true });
+        }
+        assert.equal(await balance(), before, 'charged once, refunded once');
+        assert.deepEqual((await refundsOf(id)).map((entry) => entry.delta), [1]);
+        finish();
+        await nothingPending();
+        assert.equal(await balance(), before);
+      });
+
+      for (const order of ['the DELETE first', 'the failure first', 'both at once'] as const) {
+        it(`refunds a generation once when its DELETE races its render failing (${order})`, async () => {
+          const { rendering, finish } = holdRenders(() => {
+            throw new RenderError('render_failed', 'the engine produced no image', false);
+          });
+          const before = await balance();
+          const id = await create();
+          await rendering;
+          assert.equal(await balance(), before - 1);
+          if (order === 'the DELETE first') {
+            assert.equal((await remove(id)).status, 200);
+            finish();
+          } else if (order === 'the failure first') {
+            finish();
+            assert.equal((await g.api.settled(apiKey, id)).status, 'failed');
+            assert.equal((await remove(id)).status, 200);
+          } else {
+            const [response] = await Promise.all([remove(id), Promise.resolve().then(finish)]);
+            assert.equal(response.status, 200);
+          }
+          await nothingPending();
+          assert.equal(await balance(), before, 'charged once, refunded once');
+          assert.deepEqual((await refundsOf(id)).map((entry) => entry.delta), [1]);
+          await errorOf(await g.api.get(apiKey, `/v1/generations/${id}`), 404);
+        });
+      }
 
       it('lets an admin delete from the dashboard and refuses a viewer', async () => {
         const id = await create();
@@ -244,6 +324,61 @@ for (const [database, environment] of databases) {
           assert.ok(!logged.includes(key.split('/').pop()!), "nor its key's random name");
         }
         assert.ok(!logged.includes('private:'), 'nor a private reference');
+      });
+
+      it("keeps the photo's key out of the logs and the postponed jobs' reasons when storage fails on it", async () => {
+        lines.length = 0;
+        const { cdn, persistence } = cradle();
+        const reasons: string[] = [];
+        const reschedule = persistence.jobs.reschedule.bind(persistence.jobs);
+        patch(persistence.jobs, 'reschedule', async (jobId, workerId, retry) => {
+          reasons.push(retry.error);
+          return reschedule(jobId, workerId, retry);
+        });
+        // As Node's fs fails on a local disk: the message names the file, and so the photo's private key.
+        const denied = (syscall: string, key: string) => {
+          const file = `/srv/visualizer/images/private/${key}`;
+          return Object.assign(new Error(`EACCES: permission denied, ${syscall} '${file}'`), { errno: -13, code: 'EACCES', syscall, path: file });
+        };
+        const photoKeys: string[] = [];
+        const failures = { get: 2, delete: 2 };
+        const { put, get, delete: unlink } = { put: cdn.put.bind(cdn), get: cdn.get.bind(cdn), delete: cdn.delete.bind(cdn) };
+        patch(cdn, 'put', async (key, body, options) => {
+          if (options.visibility === 'private') photoKeys.push(key);
+          return put(key, body, options);
+        });
+        // The render's reads of the photo fail twice (postponed), then its deletion when the render
+        // ends, then the purge's once (postponed), which then deletes it.
+        patch(cdn, 'get', async (key, visibility) => {
+          if (photoKeys.includes(key) && failures.get > 0 && failures.get--) throw denied('open', key);
+          return get(key, visibility);
+        });
+        patch(cdn, 'delete', async (key, visibility) => {
+          if (photoKeys.includes(key) && failures.delete > 0 && failures.delete--) throw denied('unlink', key);
+          return unlink(key, visibility);
+        });
+        const id = await create();
+        assert.equal((await g.api.settled(apiKey, id)).status, 'complete');
+        assert.equal(photoKeys.length, 1);
+        assert.equal((await stored(`uploads/${id}/`, 'private')).length, 1, 'the render could not delete the photo');
+        assert.equal((await remove(id)).status, 200);
+        await waitFor('the purge to delete the photo', async () => (await stored(`uploads/${id}/`, 'private')).length === 0, 15_000);
+        await nothingPending();
+
+        const messages = (message: string) => lines.filter((line) => line.message === message).map((line) => line.error);
+        assert.deepEqual(messages('render postponed: image storage failed'), Array(2).fill('image storage failed: Error EACCES (open)'));
+        assert.deepEqual(messages('could not delete upload'), ['Error EACCES (unlink)']);
+        assert.deepEqual(messages("deleting a deleted generation's images postponed: image storage failed"), ['Error EACCES (unlink)']);
+        assert.deepEqual(
+          reasons.filter((reason) => reason.startsWith('image storage failed')),
+          [...Array(2).fill('image storage failed: Error EACCES (open)'), 'image storage failed: Error EACCES (unlink)'],
+          "the postponed jobs' stored reasons",
+        );
+        const written = JSON.stringify({ lines, reasons });
+        const [key] = photoKeys;
+        assert.ok(!written.includes(key!), `the photo's private key ${key} is neither logged nor stored`);
+        assert.ok(!written.includes(key!.split('/').pop()!), "nor its key's random name");
+        assert.ok(!written.includes('/private/'), 'nor a private path');
       });
 
       it('keeps renders for ever by default; with a retention of N days the sweep deletes older ones, which answer 410', async () => {

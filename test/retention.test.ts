@@ -7,10 +7,15 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect } from '../plugins/store-kysely/kysely.ts';
 import pg from 'pg';
 import * as v from 'valibot';
-import { configSchema } from '../config/schema.ts';
+import { configSchema, type Config } from '../config/schema.ts';
+import type { Cradle } from '../core/cradle.ts';
+import { startScheduler } from '../core/lifecycle.ts';
 import { silentLogger } from '../core/logger.ts';
+import type { JobQueue } from '../core/ports/job-queue.ts';
 import type { Persistence } from '../core/ports/persistence/index.ts';
-import { retentionSweep } from '../core/services/retention.ts';
+import type { ScheduledTask } from '../core/ports/scheduler.ts';
+import { renderRetentionSweep, retentionSweep } from '../core/services/retention.ts';
+import { testIds } from '../kit/testing/ids.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { ImmediateSqliteDialect, openSqlite } from '../plugins/store-kysely/sqlite.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
@@ -160,8 +165,105 @@ for (const [name, open] of Object.entries(databases)) {
         await persistence.close();
       }
     });
+
+    it("deletes every organization's expired renders in a few bounded sweeps, however many organizations and whatever backlog comes first", async () => {
+      const { persistence, raw } = await open();
+      const db = raw();
+      try {
+        const old = now - 10 * day;
+        const organization = (id: string, days: number | null) =>
+          db.insertInto('organizations').values({ id, name: id, credit_balance: 0, created_at: old, render_retention_days: days }).execute();
+        const generation = (organizationId: string, index: number, createdAt: number) =>
+          db
+            .insertInto('generations')
+            .values({ id: `gen_${organizationId}_${index}`, organization_id: organizationId, status: 'complete', mode: 'room', image_size: '1K', credits_charged: 1, source_image: 'x', products: '[]', created_at: createdAt })
+            .execute();
+        // First in the sweep's order, more organizations than a sweep has batches with nothing expired yet.
+        const young = Array.from({ length: 5 }, (_, index) => `org_0_young${index}`);
+        for (const id of young) {
+          await organization(id, 30);
+          await generation(id, 0, old);
+        }
+        // Then a backlog of 20, more than a sweep deletes (3 batches of 2).
+        await organization('org_1_backlog', 1);
+        for (let index = 0; index < 20; index += 1) await generation('org_1_backlog', index, old + index);
+        // Then more organizations with one expired render each than a sweep has batches.
+        const small = Array.from({ length: 7 }, (_, index) => `org_2_small${index}`);
+        for (const id of small) {
+          await organization(id, 1);
+          await generation(id, 0, old);
+        }
+        await organization('org_3_forever', null);
+        await generation('org_3_forever', 0, old);
+
+        const { counted, batches } = countingBatches(persistence);
+        const queue = { enqueue: async () => {}, notify: () => {} } as unknown as JobQueue;
+        // The sweep reads only `retention` of the config.
+        const config = retentionConfig({ batchSize: 2, maxBatchesPerRun: 3 }) as unknown as Config;
+        const sweep = renderRetentionSweep({ persistence: counted, clock, config, logger: silentLogger, ids: testIds, queue });
+        const live = async (organizationIds: string[]) =>
+          Number((await db.selectFrom('generations').select((eb) => eb.fn.countAll().as('n')).where('organization_id', 'in', organizationIds).where('deleted_at', 'is', null).executeTakeFirstOrThrow()).n);
+
+        const deleted: number[] = [];
+        for (let run = 0; run < 10 && (await live(['org_1_backlog', ...small])) > 0; run += 1) {
+          batches.length = 0;
+          const report = await sweep();
+          assert.ok(report.batches <= 3 && batches.length <= 3, `sweep ${run + 1} is bounded: ${JSON.stringify(report)}, ${batches.length} transactions`);
+          deleted.push(report.deleted);
+          if (run === 3) assert.equal(await live(small), 0, 'the small organizations are served within four sweeps, though the backlog came first');
+        }
+        // Round-robin: the backlog's 6, the small ones 3 at a time, the last small one and the
+        // backlog's next 4, then the backlog alone; organizations with nothing expired use no batch.
+        assert.deepEqual(deleted, [6, 3, 3, 5, 6, 4]);
+        assert.equal(await live(['org_1_backlog', ...small]), 0, 'every expired render is deleted');
+        assert.equal(await live(young), young.length, 'young renders stay');
+        assert.equal(await live(['org_3_forever']), 1, 'an organization that keeps renders for ever keeps them');
+        batches.length = 0;
+        assert.deepEqual(await sweep(), { deleted: 0, batches: 0, organizations: 13 }, 'a sweep that finds nothing uses no batch');
+        assert.equal(batches.length, 0, 'and no transaction');
+      } finally {
+        await db.destroy();
+        await persistence.close();
+      }
+    });
   });
 }
+
+/** The scheduled task that runs both sweeps, on a cradle of stand-ins: one sweep failing must not skip the other. */
+describe('the scheduled retention task', () => {
+  for (const failing of ['rows', 'renders'] as const) {
+    it(`runs both sweeps when the ${failing} sweep fails, and logs its failure`, async () => {
+      const tasks: ScheduledTask[] = [];
+      const swept = new Set<string>();
+      const errors: Array<{ message: string; fields?: Record<string, unknown> }> = [];
+      const sweepOf = (sweep: 'rows' | 'renders') => {
+        swept.add(sweep);
+        if (sweep === failing) throw new Error(`the ${sweep} sweep's database said no`);
+      };
+      const cradle = {
+        scheduler: { start: async (started: ScheduledTask[]) => void tasks.push(...started), stop: async () => {} },
+        queue: { notify: () => {} },
+        persistence: {
+          schedules: { claimRun: async () => true },
+          // The rows' sweep prunes in transactions; the renders' sweep first lists the organizations.
+          transaction: async () => (sweepOf('rows'), 0),
+          organizations: { withRenderRetention: async () => (sweepOf('renders'), []) },
+        },
+        clock,
+        config: retentionConfig({}),
+        logger: { ...silentLogger, error: (message: string, fields?: Record<string, unknown>) => void errors.push({ message, fields }) },
+      } as unknown as Cradle;
+      await startScheduler(cradle);
+      const task = tasks.find((candidate) => candidate.name === 'prune-retention');
+      assert.ok(task, 'the retention task is scheduled');
+      await task.run();
+      assert.deepEqual([...swept].sort(), ['renders', 'rows']);
+      assert.equal(errors.length, 1, JSON.stringify(errors));
+      assert.equal(errors[0]!.fields?.sweep, failing);
+      assert.match(String(errors[0]!.fields?.error), new RegExp(`the ${failing} sweep's database said no`));
+    });
+  }
+});
 
 /** The pruning queries as the repositories send them, explained on each database: each must read an index by age. */
 describe('retention queries', () => {

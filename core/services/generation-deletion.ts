@@ -8,6 +8,7 @@ import { outageRetryDelay, PostponeJob } from '../ports/job-queue.ts';
 import type { MarkedDeletion, Repositories } from '../ports/persistence/index.ts';
 import type { Visibility } from '../ports/image-cdn.ts';
 import { refundGeneration } from './refund-generation.ts';
+import { describeStorageError } from './storage-errors.ts';
 
 /** The job that deletes deleted generations' images and uploaded photos from storage (see `purgeGenerationImages`). */
 export const purgeImagesJobKind = 'purge_generation_images';
@@ -131,8 +132,10 @@ export function purgeGenerationImages({ persistence, cdn, logger }: Pick<Cradle,
         objects += await deleteUnder(generationImagesPrefix(generationId), 'public');
         objects += await deleteUnder(`${uploadPrefix}${generationId}/`, 'private');
       } catch (error) {
-        log.warn('deleting a deleted generation\'s images postponed: image storage failed', { generationId, error: String(error) });
-        throw new PostponeJob(outageRetryDelay(job.attempts), `image storage failed: ${String(error)}`);
+        // The error's code, not its message, which names the file or key (an uploaded photo's).
+        const cause = describeStorageError(error);
+        log.warn('deleting a deleted generation\'s images postponed: image storage failed', { generationId, error: cause });
+        throw new PostponeJob(outageRetryDelay(job.attempts), `image storage failed: ${cause}`);
       }
     }
     if (objects > 0) log.info('deleted the images of deleted generations', { generations: generationIds.length, objects });

@@ -10,6 +10,7 @@ import { outageRetryDelay, PostponeJob, RetryJob } from '../ports/job-queue.ts';
 import type { QueuedJob } from '../domain/job.ts';
 import { isRenderErrorCode, RenderError, renderErrorCodes } from '../ports/render-engine.ts';
 import { ownCdnKey, type RenderJobPayload } from './generations.ts';
+import { describeStorageError } from './storage-errors.ts';
 import { strayImagesJobKind, type StrayImagesJobPayload } from './stray-images.ts';
 import { emitEvent } from './webhook-delivery.ts';
 import type { JobRunContext, ReportedOutcome } from '../metrics/job-outcome.ts';
@@ -34,7 +35,8 @@ class GenerationFailure extends Error {
  */
 class StorageOutage extends Error {
   constructor(cause: unknown) {
-    super(`image storage failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    // Logged and stored as the postponed job's reason: the cause's code, not its message (a path).
+    super(`image storage failed: ${describeStorageError(cause)}`, { cause });
   }
 }
 
@@ -178,7 +180,7 @@ export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, c
     if (applied) queue.notify(); // the first delivery attempt starts now, not at the next poll
     // The customer's photo is kept only while it is needed.
     if (generation.sourceImage.startsWith('private:')) {
-      await cdn.delete(generation.sourceImage.slice('private:'.length), 'private').catch((error) => log.warn('could not delete upload', { error: String(error) }));
+      await cdn.delete(generation.sourceImage.slice('private:'.length), 'private').catch((error) => log.warn('could not delete upload', { generationId: generation.id, error: describeStorageError(error) }));
     }
     return applied;
   }

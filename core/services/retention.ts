@@ -52,6 +52,7 @@ export function retentionSweep(deps: { persistence: Persistence; clock: Clock; c
 /** What one render retention sweep deleted, and in how many batches (transactions). */
 export interface RenderRetentionReport {
   deleted: number;
+  /** Batches that deleted something, each its own transaction; at most `retention.maxBatchesPerRun`. */
   batches: number;
   /** Organizations with a render retention that were looked at. */
   organizations: number;
@@ -62,29 +63,50 @@ export interface RenderRetentionReport {
  * deletes its generations made longer ago than that, through the one deletion path
  * (deleteGenerationsIn, reason `expired`: tombstone, scrubbed row, purge job for the images and
  * the uploaded photo). Batches of at most 100 generations (fewer if `retention.batchSize` is
- * smaller), each found and deleted in its own short transaction; at most
- * `retention.maxBatchesPerRun` batches per sweep, the rest goes at the next. `processing`
+ * smaller), each deleted in its own short transaction; at most `retention.maxBatchesPerRun`
+ * batches per sweep, shared by all organizations, the rest goes at the next. `processing`
  * generations are never expired (they end first).
+ *
+ * Looking for an organization's expired generations is one indexed read outside any transaction,
+ * and a look that finds none uses no batch, so organizations with nothing expired never use up
+ * the budget; a sweep looks at each organization once at most. Sweeps take organizations
+ * round-robin: a sweep that ran out of batches remembers the organization it stopped at, and the
+ * next starts after it, so neither a large backlog nor a long list of organizations keeps those
+ * after them waiting sweep after sweep. (The place is kept in this process; in a cluster, each
+ * process's sweeps go round from their own.)
  */
 export function renderRetentionSweep(deps: Pick<Cradle, 'persistence' | 'clock' | 'config' | 'logger' | 'ids' | 'queue'>) {
   const { persistence, clock, config, logger, queue } = deps;
   const limit = Math.min(config.retention.batchSize, purgeBatchSize);
+  const { maxBatchesPerRun } = config.retention;
+  /** The organization whose batch was the last of a sweep that ran out of them: the next sweep starts after it. */
+  let stoppedAfter: string | undefined;
   return async function sweepRenders(): Promise<RenderRetentionReport> {
     const report: RenderRetentionReport = { deleted: 0, batches: 0, organizations: 0 };
-    const organizations = await persistence.organizations.withRenderRetention();
+    // In the order of their ids as JavaScript compares them (not a database's collation), so
+    // "after" means the same from one sweep to the next.
+    const organizations = (await persistence.organizations.withRenderRetention()).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     report.organizations = organizations.length;
-    for (const { id: organizationId, renderRetentionDays } of organizations) {
+    const resumeAt = stoppedAfter === undefined ? 0 : Math.max(0, organizations.findIndex(({ id }) => id > stoppedAfter!));
+    stoppedAfter = undefined;
+    let lastServed: string | undefined;
+    sweep: for (const { id: organizationId, renderRetentionDays } of [...organizations.slice(resumeAt), ...organizations.slice(0, resumeAt)]) {
       const before = clock.now() - renderRetentionDays * day;
-      while (report.batches < config.retention.maxBatchesPerRun) {
-        const deleted = await persistence.transaction(async (tx) => {
-          const expired = await tx.generations.expired(organizationId, before, limit);
-          if (expired.length === 0) return 0;
-          return (await deleteGenerationsIn(tx, deps, { organizationId, generationIds: expired, reason: 'expired' })).deleted.length;
-        });
+      for (;;) {
+        if (report.batches >= maxBatchesPerRun) {
+          stoppedAfter = lastServed;
+          break sweep;
+        }
+        const expired = await persistence.generations.expired(organizationId, before, limit);
+        if (expired.length === 0) break;
+        // Deleting skips any a concurrent deletion took meanwhile (markDeleted only marks live ones).
+        const deleted = await persistence.transaction(async (tx) => (await deleteGenerationsIn(tx, deps, { organizationId, generationIds: expired, reason: 'expired' })).deleted.length);
         report.batches += 1;
         report.deleted += deleted;
+        lastServed = organizationId;
         if (deleted > 0) queue.notify();
-        if (deleted < limit) break;
+        if (expired.length < limit) break;
+        // Let requests and jobs of this process in between batches.
         await yieldTurn();
       }
     }
