@@ -179,20 +179,24 @@ export function visitorErasureRepository(db: Executor, dialect: Dialect): Visito
 
   return {
     async request(erasure, visitorId) {
-      // The unique (organization, visitor) of the pending work decides: of two racing requests one
-      // inserts, the other (on Postgres after waiting for the first to commit) inserts nothing.
-      const inserted = await db
-        .insertInto('visitor_erasure_subjects')
-        .values({ erasure_id: erasure.id, organization_id: erasure.organizationId, visitor_id: visitorId })
-        .onConflict((conflict) => conflict.columns(['organization_id', 'visitor_id']).doNothing())
-        .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) {
-        await db.insertInto('visitor_erasures').values(toRow(erasure)).execute();
-        return { erasure, created: true };
+      for (let attempt = 1; ; attempt++) {
+        // The unique (organization, visitor) of the pending work decides: of two racing requests one
+        // inserts, the other (on Postgres after waiting for the first to commit) inserts nothing.
+        const inserted = await db
+          .insertInto('visitor_erasure_subjects')
+          .values({ erasure_id: erasure.id, organization_id: erasure.organizationId, visitor_id: visitorId })
+          .onConflict((conflict) => conflict.columns(['organization_id', 'visitor_id']).doNothing())
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) {
+          await db.insertInto('visitor_erasures').values(toRow(erasure)).execute();
+          return { erasure, created: true };
+        }
+        const pending = await pendingFor(erasure.organizationId, visitorId);
+        if (pending) return { erasure: pending, created: false };
+        // On Postgres the erasure the insert collided with can complete (deleting its work) before
+        // it is read: none is pending any more, so the insert is tried again (its statement sees that).
+        if (attempt === 2) throw new Error('a pending erasure of the visitor conflicted twice, and then could not be read');
       }
-      const pending = await pendingFor(erasure.organizationId, visitorId);
-      if (!pending) throw new Error('a pending erasure of the visitor conflicted, and then could not be read');
-      return { erasure: pending, created: false };
     },
 
     async get(organizationId, id) {
