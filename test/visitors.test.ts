@@ -48,9 +48,9 @@ for (const [database, environment] of matrix.databases) {
     const access = async (visitorId: string, apiKey = shop.apiKey) => json(await b.v1(apiKey, visitorPath(visitorId)));
     const erase = async (visitorId: string, apiKey = shop.apiKey) => (await json(await b.v1(apiKey, visitorPath(visitorId), { method: 'DELETE' }), 202)) as Erasure;
     const erasure = async (id: string, apiKey = shop.apiKey) => (await json(await b.v1(apiKey, `/v1/visitor-erasures/${id}`))) as Erasure;
-    const completed = async (id: string) => {
+    const completed = async (id: string, apiKey = shop.apiKey) => {
       let found: Erasure | undefined;
-      await waitFor(`erasure ${id} complete`, async () => (found = await erasure(id)).status === 'complete', 30_000);
+      await waitFor(`erasure ${id} complete`, async () => (found = await erasure(id, apiKey)).status === 'complete', 30_000);
       return found!;
     };
     const identify = async (storeId: string, visitorId: string, sessionId: string, userId: string) => {
@@ -262,6 +262,27 @@ for (const [database, environment] of matrix.databases) {
       assert.deepEqual(await persistence.visitorErasures.sessions(started.id, 10), [], 'no session id outlives the erasure');
       const after = await access(visitorId);
       assert.deepEqual([after.generations.total, after.identities.total, after.conversions.total], [0, 0, 0]);
+    });
+
+    it('follows a session id found only on a conversion: the order reported in that session without the visitor id is found and unlinked', async () => {
+      const shop3 = await b.organization('Privacy sessions', 10);
+      await b.createWidget(shop3.apiKey, { storeId: shop3.storeId });
+      const visitorId = 'v-checkout-only';
+      // The browser reports the order with both ids; the shop's webhook reports another in that session only.
+      const browser = await b.collect({ type: '$conversion', storeId: shop3.storeId, visitorId, sessionId: 's-checkout', props: { orderId: 'seen-1', totalCents: 1_000, currency: 'EUR' } });
+      assert.equal(browser.status, 202, await browser.text());
+      const body = { orderId: 'seen-2', storeId: shop3.storeId, organizationId: shop3.organizationId, visitorId: '', sessionId: 's-checkout', totalCents: 2_000, currency: 'EUR', platform: 'custom', status: 'completed', orderCreatedAt: new Date().toISOString(), items: [] };
+      const webhook = await b.postOrder(body, shop3.conversionKey);
+      assert.equal(webhook.status, 200, await webhook.text());
+
+      const held = await access(visitorId, shop3.apiKey);
+      assert.equal(held.conversions.total, 2);
+      assert.deepEqual(held.conversions.data.map((conversion: { orderId: string }) => conversion.orderId).sort(), ['seen-1', 'seen-2']);
+
+      const done = await completed((await erase(visitorId, shop3.apiKey)).id, shop3.apiKey);
+      assert.equal(done.conversionsUnlinked, 2);
+      const { data } = await b.conversions(shop3.apiKey, '?limit=100');
+      assert.deepEqual(data.map((conversion) => [conversion.orderId, conversion.visitorId, conversion.sessionId]).sort(), [['seen-1', null, null], ['seen-2', null, null]]);
     });
 
     it('lists erasures newest first, pages them, and keeps them to their organization', async () => {

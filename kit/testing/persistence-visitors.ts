@@ -106,8 +106,8 @@ export function persistenceVisitorsContract(context: { store: () => Persistence;
       assert.deepEqual(await store.transaction((tx) => tx.visitorData.deleteIdentities(organization.id, visitorId, 1)), []);
       assert.ok(await store.visitorIdentities.get((await context.tenants().listStores(stranger.id))[0]!.id, visitorId), 'the stranger\'s identity stays');
 
-      assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfVisitor(organization.id, visitorId, 10, 999)), 1);
-      assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfVisitor(organization.id, visitorId, 10, 999)), 0);
+      assert.deepEqual(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfVisitor(organization.id, visitorId, 10, 999)), [{ id: conversions.byVisitor.id, sessionId: 's-1' }], 'with the session id it had');
+      assert.deepEqual(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfVisitor(organization.id, visitorId, 10, 999)), []);
       assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfSessions(organization.id, ['s-1', 's-2', 's-3'], 1, 999)), 1, 'bounded');
       assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfSessions(organization.id, ['s-1', 's-2', 's-3'], 10, 999)), 1);
       assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfSessions(organization.id, ['s-1', 's-2', 's-3'], 10, 999)), 0);
@@ -120,6 +120,29 @@ export function persistenceVisitorsContract(context: { store: () => Persistence;
       }
       assert.deepEqual(byId.get(conversions.someoneElse.id), conversions.someoneElse, 'another visitor\'s conversion is left alone');
       assert.equal((await store.conversions.list(stranger.id, { limit: 10 })).data[0]?.visitorId, visitorId, 'another organization\'s too');
+    });
+
+    it('follows the session ids of the visitor\'s own conversions: an order reported without the visitor id but in its session is the visitor\'s', async () => {
+      const store = context.store();
+      const { organization, store: shop } = await context.tenants().createOrganization({ name: 'Conversion sessions', credits: 0 });
+      const visitorId = `v-${testIds.id('x')}`;
+      // The browser's `$conversion` carries both ids; the shop's order webhook only the session.
+      const browser = conversion(organization.id, shop.id, { visitorId, sessionId: 's-9', orderCreatedAt: 100 });
+      const webhook = conversion(organization.id, shop.id, { visitorId: null, sessionId: 's-9', orderCreatedAt: 200 });
+      const unrelated = conversion(organization.id, shop.id, { visitorId: null, sessionId: 's-10', orderCreatedAt: 300 });
+      for (const row of [browser, webhook, unrelated]) assert.equal(await store.conversions.insertIfAbsent(row), true);
+
+      const found = await store.visitorData.conversions(organization.id, visitorId, 10);
+      assert.deepEqual([found.total, found.data.map((row) => row.id)], [2, [webhook.id, browser.id]]);
+
+      const unlinked = await store.transaction((tx) => tx.visitorData.unlinkConversionsOfVisitor(organization.id, visitorId, 10, 999));
+      assert.deepEqual(unlinked, [{ id: browser.id, sessionId: 's-9' }], 'the session id it had, for the erasure to follow');
+      assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfSessions(organization.id, ['s-9'], 10, 999)), 1);
+      const page = await store.conversions.list(organization.id, { limit: 10 });
+      assert.deepEqual(
+        page.data.map((row) => [row.id, row.visitorId, row.sessionId]),
+        [[unrelated.id, null, 's-10'], [webhook.id, null, null], [browser.id, null, null]],
+      );
     });
 
     it('records an erasure once per pending visitor, keeps its work apart, and forgets the visitor when it completes', async () => {

@@ -521,7 +521,7 @@ export interface paths {
         };
         /**
          * Get what is held about a visitor (access request)
-         * @description Everything your organization holds about a widget visitor, for a GDPR Article 15 access request: the generations made through your widgets with this visitor id (with their images' URLs and session ids), its identities (the SDK's `identify` calls: your user id and traits), and the conversions reported with its visitor id or with a session id of those generations and identities. At most `limit` (100) of each kind, newest first, with `total` counting them all (a visitor id anyone can send may have made many generations). An unknown visitor answers 200 with nothing listed. `pendingErasure` is an erasure of the visitor still under way. Viewers may call it.
+         * @description Everything your organization holds about a widget visitor, for a GDPR Article 15 access request: the generations made through your widgets with this visitor id (with their images' URLs and session ids), its identities (the SDK's `identify` calls: your user id and traits), and the conversions reported with its visitor id or with a session id of those generations, identities and conversions. At most `limit` (100) of each kind, newest first, with `total` counting them all (a visitor id anyone can send may have made many generations). An unknown visitor answers 200 with nothing listed. `pendingErasure` is an erasure of the visitor still under way. Viewers may call it.
          */
         get: operations["getVisitor"];
         put?: never;
@@ -1761,9 +1761,9 @@ export interface components {
                 /** @description At most `limit` of them, newest first. */
                 data: components["schemas"]["VisitorIdentity"][];
             };
-            /** @description The visitor's conversions (orders reported with this visitor id, or with a session id of its generations or identities). */
+            /** @description The visitor's conversions (orders reported with this visitor id, or with a session id of its generations, identities or conversions). */
             conversions: {
-                /** @description How many conversions (orders reported with this visitor id, or with a session id of its generations or identities) there are in all. */
+                /** @description How many conversions (orders reported with this visitor id, or with a session id of its generations, identities or conversions) there are in all. */
                 total: number;
                 /** @description Whether there are more than listed (`total` > the length of `data`). */
                 has_more: boolean;

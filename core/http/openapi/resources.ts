@@ -344,6 +344,6 @@ export const visitorSchema = v.strictObject({
   limit: v.pipe(count, v.description('The most items listed of each kind (100); `total` counts them all.')),
   generations: visitorItems(visitorGenerationSchema, 'generations (made through a widget with this visitor id)'),
   identities: visitorItems(visitorIdentitySchema, 'identities (the SDK\'s `identify` calls), one per store'),
-  conversions: visitorItems(conversionSchema, 'conversions (orders reported with this visitor id, or with a session id of its generations or identities)'),
+  conversions: visitorItems(conversionSchema, 'conversions (orders reported with this visitor id, or with a session id of its generations, identities or conversions)'),
   pendingErasure: v.pipe(v.nullable(visitorErasureSchema), v.description('An erasure of this visitor still under way, or null.')),
 });

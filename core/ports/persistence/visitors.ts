@@ -12,9 +12,10 @@ export interface VisitorItems<T> {
 /**
  * What the organization holds about one widget visitor (a `visitorId`), across its stores, and
  * the steps that erase it. A visitor's generations and identities are those carrying its visitor
- * id; its conversions are those carrying its visitor id or one of the session ids its generations
- * and identities carry. Every read and step is confined to the organization, and is served by
- * indexes (by store and visitor or session) whatever the number of rows.
+ * id; its conversions are those carrying its visitor id or one of the visitor's session ids: those
+ * its generations, identities and conversions with its visitor id carry. Every read and step is
+ * confined to the organization, and is served by indexes (by store and visitor or session)
+ * whatever the number of rows.
  */
 export interface VisitorDataRepository {
   /** Newest first, at most `limit`, and the count of all. */
@@ -40,11 +41,12 @@ export interface VisitorDataRepository {
   deleteIdentities(organizationId: string, visitorId: string, limit: number): Promise<Array<{ storeId: string; sessionId: string | null }>>;
   /**
    * Removes the visitor id and the session id (`updatedAt` set to `at`) from up to `limit`
-   * conversions with the visitor's id; resolves to how many. The conversions stay, with their
-   * totals, items and attribution.
+   * conversions with the visitor's id; resolves to them, each with the session id it had, so that
+   * the caller records the session ids in the same transaction (orders reported without the visitor
+   * id may share them). The conversions stay, with their totals, items and attribution.
    */
-  unlinkConversionsOfVisitor(organizationId: string, visitorId: string, limit: number, at: number): Promise<number>;
-  /** The same for up to `limit` conversions whose session id is one of `sessionIds`. */
+  unlinkConversionsOfVisitor(organizationId: string, visitorId: string, limit: number, at: number): Promise<Array<{ id: string; sessionId: string | null }>>;
+  /** Removes both ids from up to `limit` conversions whose session id is one of `sessionIds`; resolves to how many. */
   unlinkConversionsOfSessions(organizationId: string, sessionIds: string[], limit: number, at: number): Promise<number>;
 }
 

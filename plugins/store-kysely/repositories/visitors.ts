@@ -21,12 +21,23 @@ const visitorGenerations = (db: Executor, organizationId: string, visitorId: str
 const visitorIdentities = (db: Executor, organizationId: string, visitorId: string) =>
   db.selectFrom('visitor_identities').where('store_id', 'in', storesOf(db, organizationId)).where('visitor_id', '=', visitorId);
 
-/** The session ids the visitor's generations and identities carry. */
+/**
+ * The session ids the visitor's generations, identities and conversions carry: a conversion
+ * reported with the visitor id names a session that an order reported without it may share.
+ */
 const sessionsOf = (db: Executor, organizationId: string, visitorId: string) =>
   visitorGenerations(db, organizationId, visitorId)
     .select('session_id')
     .where('session_id', 'is not', null)
-    .union(visitorIdentities(db, organizationId, visitorId).select('session_id').where('session_id', 'is not', null));
+    .union(visitorIdentities(db, organizationId, visitorId).select('session_id').where('session_id', 'is not', null))
+    .union(
+      db
+        .selectFrom('conversions')
+        .select('session_id')
+        .where('organization_id', '=', organizationId)
+        .where('visitor_id', '=', visitorId)
+        .where('session_id', 'is not', null),
+    );
 
 /**
  * The ids of the visitor's conversions: those with its visitor id, and those with one of its
@@ -71,7 +82,7 @@ async function unlink(
 
 const conversionIds = (db: Executor, organizationId: string) => db.selectFrom('conversions').select('id').where('organization_id', '=', organizationId);
 
-export function visitorDataRepository(db: Executor): VisitorDataRepository {
+export function visitorDataRepository(db: Executor, dialect: Dialect): VisitorDataRepository {
   return {
     async generations(organizationId, visitorId, limit) {
       const [rows, total] = await Promise.all([
@@ -126,8 +137,22 @@ export function visitorDataRepository(db: Executor): VisitorDataRepository {
       return deleted.map((row) => ({ storeId: row.store_id, sessionId: row.session_id }));
     },
 
-    unlinkConversionsOfVisitor: (organizationId, visitorId, limit, at) =>
-      unlink(db, conversionIds(db, organizationId).where('visitor_id', '=', visitorId).limit(limit), (query) => query.where('visitor_id', '=', visitorId), at),
+    async unlinkConversionsOfVisitor(organizationId, visitorId, limit, at) {
+      // Read with their session ids first (on Postgres locked, so the ids read are those removed).
+      let query = conversionIds(db, organizationId).select('session_id').where('visitor_id', '=', visitorId).limit(limit);
+      if (dialect === 'postgres') query = query.forUpdate();
+      const found = await query.execute();
+      if (found.length === 0) return [];
+      const taken = await db
+        .updateTable('conversions')
+        .set({ visitor_id: null, session_id: null, updated_at: at })
+        .where('id', 'in', found.map((row) => row.id))
+        .where('visitor_id', '=', visitorId)
+        .returning('id')
+        .execute();
+      const ids = new Set(taken.map((row) => row.id));
+      return found.filter((row) => ids.has(row.id)).map((row) => ({ id: row.id, sessionId: row.session_id }));
+    },
 
     async unlinkConversionsOfSessions(organizationId, sessionIds, limit, at) {
       if (sessionIds.length === 0) return 0;

@@ -23,7 +23,7 @@ export const visitorPaths: PathFragment = {
       operationId: 'getVisitor',
       summary: "Get what is held about a visitor (access request)",
       description:
-        "Everything your organization holds about a widget visitor, for a GDPR Article 15 access request: the generations made through your widgets with this visitor id (with their images' URLs and session ids), its identities (the SDK's `identify` calls: your user id and traits), and the conversions reported with its visitor id or with a session id of those generations and identities. At most `limit` (100) of each kind, newest first, with `total` counting them all (a visitor id anyone can send may have made many generations). An unknown visitor answers 200 with nothing listed. `pendingErasure` is an erasure of the visitor still under way. Viewers may call it.",
+        "Everything your organization holds about a widget visitor, for a GDPR Article 15 access request: the generations made through your widgets with this visitor id (with their images' URLs and session ids), its identities (the SDK's `identify` calls: your user id and traits), and the conversions reported with its visitor id or with a session id of those generations, identities and conversions. At most `limit` (100) of each kind, newest first, with `total` counting them all (a visitor id anyone can send may have made many generations). An unknown visitor answers 200 with nothing listed. `pendingErasure` is an erasure of the visitor still under way. Viewers may call it.",
       tags,
       parameters: [visitorId],
       responses: { '200': ok('What is held about the visitor.', 'Visitor', noStore), ...errorResponses(serverErrors, secretKeyErrors, visitorIdErrors) },
