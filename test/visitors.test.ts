@@ -124,6 +124,22 @@ for (const [database, environment] of matrix.databases) {
       assert.deepEqual(held.conversions.data.map((conversion: { orderId: string }) => conversion.orderId).sort(), ['ana-1', 'ana-2', 'ana-3']);
       assert.ok(held.conversions.data.find((conversion: { orderId: string }) => conversion.orderId === 'ana-1').attribution, 'attributed to her visualization');
 
+      // Each kind paged on its own, in the access answer's order: an identity's cursor is its store id.
+      const pages = async (kind: string, limit: number, cursorOf: (item: Record<string, string>) => string) => {
+        const items: unknown[] = [];
+        for (let startingAfter = ''; ; ) {
+          const page = await json(await b.v1(shop.apiKey, `${visitorPath(ana.visitorId)}/${kind}?limit=${limit}${startingAfter ? `&starting_after=${startingAfter}` : ''}`));
+          items.push(...page.data);
+          if (!page.has_more) return items;
+          startingAfter = cursorOf(page.data.at(-1));
+        }
+      };
+      assert.deepEqual(await pages('generations', 3, (item) => item.id!), held.generations.data);
+      assert.deepEqual(await pages('identities', 1, (item) => item.storeId!), held.identities.data);
+      assert.deepEqual(await pages('conversions', 2, (item) => item.id!), held.conversions.data);
+      assert.deepEqual((await access(ana.visitorId, other.apiKey)).identities.data, []);
+      assert.deepEqual(await json(await b.v1(other.apiKey, `${visitorPath(ana.visitorId)}/conversions?starting_after=${held.conversions.data[0].id}`)), { object: 'list', data: [], has_more: false }, "another organization's cursor lists nothing");
+
       // The other organization holds its own Ana; a viewer's session may look her up too.
       const elsewhere = await access(ana.visitorId, other.apiKey);
       assert.deepEqual([elsewhere.generations.total, elsewhere.identities.total, elsewhere.conversions.total], [1, 0, 0]);
@@ -134,7 +150,7 @@ for (const [database, environment] of matrix.databases) {
       assert.deepEqual([nobody.generations, nobody.identities, nobody.conversions], Array(3).fill({ total: 0, has_more: false, data: [] }));
     });
 
-    it('bounds the answer: at most 100 of each kind, with the total', async () => {
+    it('bounds the answer: at most 100 of each kind, with the total; the paged lists give them all', async () => {
       const { persistence } = b.g.app.container.cradle;
       for (let index = 0; index < 105; index += 1) {
         await persistence.generations.create(generationRecord(shop.organizationId, { storeId: shop.storeId, widgetId: widgets.main, visitorId: 'v-crafted', sessionId: `s-${index}`, createdAt: 1_000 + index }));
@@ -142,6 +158,26 @@ for (const [database, environment] of matrix.databases) {
       const held = await access('v-crafted');
       assert.deepEqual([held.generations.total, held.generations.has_more, held.generations.data.length], [105, true, 100]);
       assert.equal(held.generations.data[0].createdAt, new Date(1_104).toISOString(), 'the newest');
+
+      // The rest, as any list is paged: limit and starting_after while has_more.
+      const response = await b.v1(shop.apiKey, `${visitorPath('v-crafted')}/generations?limit=100`);
+      assert.equal(response.headers.get('cache-control'), 'no-store');
+      const first = await json(response);
+      assert.deepEqual([first.object, first.has_more, first.data.length], ['list', true, 100]);
+      assert.deepEqual(first.data, held.generations.data, 'the first page is what the access answer lists');
+      const rest = await json(await b.v1(shop.apiKey, `${visitorPath('v-crafted')}/generations?limit=100&starting_after=${first.data[99].id}`));
+      assert.deepEqual([rest.has_more, rest.data.length], [false, 5]);
+      const createdAt = [...first.data, ...rest.data].map((generation: { createdAt: string }) => Date.parse(generation.createdAt));
+      assert.deepEqual(createdAt, Array.from({ length: 105 }, (_, index) => 1_104 - index), 'all 105, each once, newest first');
+      assert.deepEqual((await json(await b.v1(shop.apiKey, `${visitorPath('v-crafted')}/generations`))).data.length, 10, 'ten by default');
+
+      // What no list takes: the error envelope, naming the parameter.
+      for (const [query, param] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=x', 'limit'], ['starting_after=a%00b', 'starting_after'], [`starting_after=${'x'.repeat(65)}`, 'starting_after']] as const) {
+        const error = await errorOf(await b.v1(shop.apiKey, `${visitorPath('v-crafted')}/conversions?${query}`), 400);
+        assert.deepEqual([error.type, error.param], ['invalid_request_error', param], query);
+      }
+      assert.equal((await errorOf(await b.v1(shop.apiKey, `/v1/visitors/${'x'.repeat(129)}/identities`), 400)).param, 'visitorId');
+      assert.equal((await errorOf(await b.v1(shop.conversionKey, `${visitorPath('v-crafted')}/identities`), 401)).type, 'authentication_error');
     });
 
     it('takes any visitor id the SDK can make, URL-encoded, and refuses what cannot be one', async () => {

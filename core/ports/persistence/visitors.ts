@@ -3,10 +3,26 @@ import type { GenerationRecord } from '../../domain/generation.ts';
 import type { ErasureProgress, VisitorErasure } from '../../domain/visitor-erasure.ts';
 import type { VisitorIdentity } from '../../domain/visitor-identity.ts';
 
-/** Some of a visitor's items, newest first, and how many there are in all. */
-export interface VisitorItems<T> {
+/** A page of a visitor's items, newest first, and whether more follow. */
+export interface VisitorPage<T> {
   data: T[];
-  total: number;
+  hasMore: boolean;
+}
+
+/**
+ * At most `limit` items, after `startingAfter`: the previous page's last item (a generation's or a
+ * conversion's id, an identity's store id). One that is not the visitor's gives an empty page.
+ */
+export interface VisitorPageOptions {
+  limit: number;
+  startingAfter?: string;
+}
+
+/** How many of each kind the organization holds about a visitor. */
+export interface VisitorCounts {
+  generations: number;
+  identities: number;
+  conversions: number;
 }
 
 /**
@@ -18,12 +34,14 @@ export interface VisitorItems<T> {
  * whatever the number of rows.
  */
 export interface VisitorDataRepository {
-  /** Newest first, at most `limit`, and the count of all. */
-  generations(organizationId: string, visitorId: string, limit: number): Promise<VisitorItems<GenerationRecord>>;
-  /** Most recently identified first, at most `limit`, and the count of all (one per store at most). */
-  identities(organizationId: string, visitorId: string, limit: number): Promise<VisitorItems<VisitorIdentity>>;
-  /** Newest order first, at most `limit`, and the count of all. */
-  conversions(organizationId: string, visitorId: string, limit: number): Promise<VisitorItems<ConversionRecord>>;
+  /** Newest first (then by id), a page at a time. */
+  generations(organizationId: string, visitorId: string, page: VisitorPageOptions): Promise<VisitorPage<GenerationRecord>>;
+  /** Most recently identified first (then by store id), a page at a time; one per store at most. */
+  identities(organizationId: string, visitorId: string, page: VisitorPageOptions): Promise<VisitorPage<VisitorIdentity>>;
+  /** Newest order first (then by id), a page at a time. */
+  conversions(organizationId: string, visitorId: string, page: VisitorPageOptions): Promise<VisitorPage<ConversionRecord>>;
+  /** How many of each kind there are in all. */
+  counts(organizationId: string, visitorId: string): Promise<VisitorCounts>;
 
   /*
    * The erasure's steps. Each takes a bounded batch and is meant to be its own transaction, with

@@ -84,28 +84,50 @@ const conversionIds = (db: Executor, organizationId: string) => db.selectFrom('c
 
 export function visitorDataRepository(db: Executor, dialect: Dialect): VisitorDataRepository {
   return {
-    async generations(organizationId, visitorId, limit) {
-      const [rows, total] = await Promise.all([
-        visitorGenerations(db, organizationId, visitorId).selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute(),
+    // Each page continues after its cursor, found among the visitor's own rows (another's gives an
+    // empty page, as an unknown id does in the other lists), in the page's order.
+    async generations(organizationId, visitorId, { limit, startingAfter }) {
+      let query = visitorGenerations(db, organizationId, visitorId).selectAll();
+      if (startingAfter) {
+        const cursor = await visitorGenerations(db, organizationId, visitorId).select(['created_at', 'id']).where('id', '=', startingAfter).executeTakeFirst();
+        if (!cursor) return { data: [], hasMore: false };
+        query = query.where((eb) => eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]));
+      }
+      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      return { data: rows.slice(0, limit).map(toGeneration), hasMore: rows.length > limit };
+    },
+
+    async identities(organizationId, visitorId, { limit, startingAfter }) {
+      let query = visitorIdentities(db, organizationId, visitorId).selectAll();
+      if (startingAfter) {
+        const cursor = await visitorIdentities(db, organizationId, visitorId).select(['updated_at', 'store_id']).where('store_id', '=', startingAfter).executeTakeFirst();
+        if (!cursor) return { data: [], hasMore: false };
+        query = query.where((eb) => eb.or([eb('updated_at', '<', cursor.updated_at), eb.and([eb('updated_at', '=', cursor.updated_at), eb('store_id', '>', cursor.store_id)])]));
+      }
+      const rows = await query.orderBy('updated_at', 'desc').orderBy('store_id').limit(limit + 1).execute();
+      return { data: rows.slice(0, limit).map(toIdentity), hasMore: rows.length > limit };
+    },
+
+    async conversions(organizationId, visitorId, { limit, startingAfter }) {
+      let query = visitorConversions(db, organizationId, visitorId).selectAll();
+      if (startingAfter) {
+        const cursor = await visitorConversions(db, organizationId, visitorId).select(['order_created_at', 'id']).where('id', '=', startingAfter).executeTakeFirst();
+        if (!cursor) return { data: [], hasMore: false };
+        query = query.where((eb) =>
+          eb.or([eb('order_created_at', '<', cursor.order_created_at), eb.and([eb('order_created_at', '=', cursor.order_created_at), eb('id', '<', cursor.id)])]),
+        );
+      }
+      const rows = await query.orderBy('order_created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      return { data: rows.slice(0, limit).map(toConversion), hasMore: rows.length > limit };
+    },
+
+    async counts(organizationId, visitorId) {
+      const [generations, identities, conversions] = await Promise.all([
         visitorGenerations(db, organizationId, visitorId).select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirst(),
-      ]);
-      return { data: rows.map(toGeneration), total: counted(total) };
-    },
-
-    async identities(organizationId, visitorId, limit) {
-      const [rows, total] = await Promise.all([
-        visitorIdentities(db, organizationId, visitorId).selectAll().orderBy('updated_at', 'desc').orderBy('store_id').limit(limit).execute(),
         visitorIdentities(db, organizationId, visitorId).select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirst(),
-      ]);
-      return { data: rows.map(toIdentity), total: counted(total) };
-    },
-
-    async conversions(organizationId, visitorId, limit) {
-      const [rows, total] = await Promise.all([
-        visitorConversions(db, organizationId, visitorId).selectAll().orderBy('order_created_at', 'desc').orderBy('id', 'desc').limit(limit).execute(),
         visitorConversions(db, organizationId, visitorId).select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirst(),
       ]);
-      return { data: rows.map(toConversion), total: counted(total) };
+      return { generations: counted(generations), identities: counted(identities), conversions: counted(conversions) };
     },
 
     async detachGenerations(organizationId, visitorId, limit) {
