@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { testIds } from '../kit/testing/ids.ts';
 import { generationRecord } from '../kit/testing/records.ts';
+import type { VisitorErasure } from '../core/domain/visitor-erasure.ts';
 import { databaseMatrix, errorOf, shopOrigin, startBrowserApp, type BrowserApp } from './support/browser-app.ts';
 import { invitedSession, type TestSession } from './support/sessions.ts';
 import { waitFor } from './support/wait-for.ts';
@@ -335,6 +337,48 @@ for (const [database, environment] of matrix.databases) {
       const foreign = await errorOf(await b.v1(other.apiKey, `/v1/visitor-erasures/${all[0]!.id}`), 404);
       assert.equal(foreign.code, 'resource_missing');
       assert.equal((await errorOf(await b.v1(shop.apiKey, '/v1/visitor-erasures/vera_nope'), 404)).param, 'id');
+    });
+
+    it("queues the job of a pending erasure again when it is asked for again after the queue gave the job up, and only then", async () => {
+      const { persistence, queue } = b.g.app.container.cradle;
+      const shop4 = await b.organization('Privacy stuck', 10);
+      await b.createWidget(shop4.apiKey, { storeId: shop4.storeId });
+      await identify(shop4.storeId, 'v-stuck', 's-stuck', 'customer-stuck');
+      const now = Date.now();
+      const pending = (): VisitorErasure => ({
+        id: testIds.id('vera_'),
+        organizationId: shop4.organizationId,
+        status: 'pending',
+        requestedBy: { type: 'api_key', id: 'key_stuck' },
+        requestedAt: now,
+        completedAt: null,
+        generationsDeleted: 0,
+        identitiesDeleted: 0,
+        conversionsUnlinked: 0,
+      });
+      // What an erasure whose job failed maxAttempts times is left as: pending, its job a dead letter.
+      const stuck = pending();
+      await persistence.transaction(async (tx) => {
+        await tx.visitorErasures.request(stuck, 'v-stuck');
+        const payload = { erasureId: stuck.id, organizationId: shop4.organizationId };
+        await tx.jobs.recordDead({ id: testIds.id('job_'), kind: 'erase_visitor', payload, attempts: 5, failures: 5, lastError: 'boom', createdAt: now, diedAt: now });
+      });
+      assert.equal(await persistence.jobs.pending(['erase_visitor']), 0);
+
+      const again = await erase('v-stuck', shop4.apiKey);
+      assert.equal(again.id, stuck.id, 'the pending erasure, not a new one');
+      const done = await completed(stuck.id, shop4.apiKey);
+      assert.equal(done.identitiesDeleted, 1);
+      assert.equal((await access('v-stuck', shop4.apiKey)).identities.total, 0);
+
+      // One whose job is still queued (due in an hour): asking again queues no second job.
+      const waiting = pending();
+      await persistence.transaction(async (tx) => {
+        await tx.visitorErasures.request(waiting, 'v-waiting');
+        await queue.enqueue(tx, { kind: 'erase_visitor', payload: { erasureId: waiting.id, organizationId: shop4.organizationId }, runAt: now + 3_600_000, createdAt: now });
+      });
+      assert.equal((await erase('v-waiting', shop4.apiKey)).id, waiting.id);
+      assert.equal(await persistence.jobs.pending(['erase_visitor']), 1, 'its own job only');
     });
   });
 }

@@ -57,7 +57,9 @@ export function visitorService({ persistence, ids, clock, queue }: Pick<Cradle, 
 
     /**
      * Records an erasure of the visitor and queues its job, in one transaction; a request for a
-     * visitor whose erasure is still pending answers that erasure (`created: false`) instead.
+     * visitor whose erasure is still pending answers that erasure (`created: false`) instead, and
+     * queues its job again if the queue no longer has it (given up after `maxAttempts` failures, or
+     * gone), so that asking again is how a stuck erasure is finished.
      */
     async requestErasure(organizationId: string, visitorId: string, requestedBy: ErasureRequester): Promise<{ erasure: VisitorErasure; created: boolean }> {
       const now = clock.now();
@@ -74,14 +76,19 @@ export function visitorService({ persistence, ids, clock, queue }: Pick<Cradle, 
       };
       const outcome = await persistence.transaction(async (tx) => {
         const requested = await tx.visitorErasures.request(erasure, visitorId);
-        if (requested.created) {
-          const payload: EraseVisitorJobPayload = { erasureId: erasure.id, organizationId };
-          await queue.enqueue(tx, { kind: eraseVisitorJobKind, payload, runAt: now, createdAt: now });
+        const erasureId = requested.erasure.id;
+        if (!requested.created) {
+          // Held until this transaction ends, so of two requests finding the job gone one queues it
+          // again, and the other sees that job; gone means the erasure completed meanwhile.
+          if (!(await tx.visitorErasures.subject(erasureId, { forUpdate: true }))) return { ...requested, queued: false };
+          if (await queue.hasUnfinished(tx, eraseVisitorJobKind, { erasureId })) return { ...requested, queued: false };
         }
-        return requested;
+        const payload: EraseVisitorJobPayload = { erasureId, organizationId };
+        await queue.enqueue(tx, { kind: eraseVisitorJobKind, payload, runAt: now, createdAt: now });
+        return { ...requested, queued: true };
       });
-      if (outcome.created) queue.notify();
-      return outcome;
+      if (outcome.queued) queue.notify();
+      return { erasure: outcome.erasure, created: outcome.created };
     },
 
     async getErasure(organizationId: string, id: string) {

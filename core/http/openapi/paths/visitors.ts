@@ -44,7 +44,7 @@ export const visitorPaths: PathFragment = {
       operationId: 'eraseVisitor',
       summary: 'Erase a visitor (erasure request)',
       description:
-        "Starts the erasure of a widget visitor, for a GDPR Article 17 request: its generations are deleted (their images with them: the URLs answer 404), its identities are deleted, and the conversions reported with its visitor id or one of its session ids are kept for your revenue figures with both ids removed. It runs in the background, in batches that survive a restart; poll `GET /v1/visitor-erasures/{id}` until `status` is `complete`. While an erasure of the visitor is pending, asking again answers that erasure. The erasure record keeps who asked, when, and how much of each kind it erased, never the visitor's ids. Admins only in the dashboard.",
+        "Starts the erasure of a widget visitor, for a GDPR Article 17 request: its generations are deleted (their images with them: the URLs answer 404), its identities are deleted, and the conversions reported with its visitor id or one of its session ids are kept for your revenue figures with both ids removed. It runs in the background, in batches that survive a restart; poll `GET /v1/visitor-erasures/{id}` until `status` is `complete`. While an erasure of the visitor is pending, asking again answers that erasure (and queues its work again if it had stopped after repeated failures). The erasure record keeps who asked, when, and how much of each kind it erased, never the visitor's ids. Admins only in the dashboard.",
       tags,
       parameters: [visitorId],
       responses: { '202': ok('The erasure, pending.', 'VisitorErasure', noStore), ...errorResponses(serverErrors, secretKeyErrors, visitorIdErrors) },
