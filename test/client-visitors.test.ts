@@ -30,6 +30,10 @@ describe('@visualizer/client: a visitor\'s data', () => {
     const held: Visitor = await client.visitors.retrieve(visitorId);
     assert.deepEqual([held.visitorId, held.identities.total, held.conversions.total, held.generations.total], [visitorId, 1, 1, 0]);
     assert.equal(held.identities.data[0]?.userId, 'customer-9');
+    // Each kind paged on its own: the path's visitor id encoded, the page's query passed.
+    assert.deepEqual((await client.visitors.listIdentities(visitorId, { limit: 1 })).data.map((identity) => identity.userId), ['customer-9']);
+    assert.deepEqual((await client.visitors.listConversions(visitorId)).data.map((conversion) => conversion.orderId), ['client-1']);
+    assert.deepEqual(await client.visitors.listGenerations(visitorId, { limit: 5 }), { object: 'list', data: [], has_more: false });
 
     const pending: VisitorErasure = await client.visitors.erase(visitorId);
     assert.equal(pending.object, 'visitor_erasure');

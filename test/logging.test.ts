@@ -70,6 +70,9 @@ describe('logs', () => {
     assert.equal(identified.status, 202);
     const headers = { authorization: `Bearer ${created.apiKey.key}`, 'x-request-id': 'logging-test-visitor-0001' };
     assert.equal((await fetch(`${g.app.url}/v1/visitors/${visitorId}`, { headers })).status, 200);
+    for (const kind of ['generations', 'identities', 'conversions']) {
+      assert.equal((await fetch(`${g.app.url}/v1/visitors/${visitorId}/${kind}`, { headers: { ...headers, 'x-request-id': `logging-test-visitor-${kind}` } })).status, 200);
+    }
     const erasure = await (await fetch(`${g.app.url}/v1/visitors/${visitorId}`, { method: 'DELETE', headers })).json();
     let done = false;
     for (let tries = 0; !done && tries < 400; tries += 1) {
@@ -79,6 +82,10 @@ describe('logs', () => {
     assert.ok(done, 'the erasure logs its completion');
     const accessLine = lines.find((line) => line.message === 'request answered' && line.requestId === 'logging-test-visitor-0001');
     assert.equal(accessLine?.path, '/v1/visitors/:visitorId', 'the route, not the path');
+    for (const kind of ['generations', 'identities', 'conversions']) {
+      const listLine = lines.find((line) => line.message === 'request answered' && line.requestId === `logging-test-visitor-${kind}`);
+      assert.equal(listLine?.path, `/v1/visitors/:visitorId/${kind}`);
+    }
     const leaks = lines.filter((line) => JSON.stringify(line).includes(visitorId) || JSON.stringify(line).includes('s-logged-nowhere'));
     assert.deepEqual(leaks, []);
   });

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, Migrator } from '../plugins/store-kysely/kysely.ts';
 import pg from 'pg';
+import type { VisitorErasure } from '../core/domain/visitor-erasure.ts';
 import type { Persistence } from '../core/ports/persistence/index.ts';
 import { tenantService } from '../core/services/tenants.ts';
 import { randomIds } from '../plugins/ids-random/index.ts';
@@ -222,5 +223,57 @@ describe('migration 0020 on widget generations made before it', () => {
     const url = await postgres.createDatabase();
     await writeBefore0020(new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) }));
     await usageAfterMigrating(openPostgres(url));
+  });
+});
+
+/**
+ * A request for a visitor whose pending erasure completes at the same moment, on Postgres (SQLite
+ * runs one transaction at a time): the insert finds the pending erasure's work, which the completion
+ * then deletes before the request reads it. No erasure is pending any more, so the request records
+ * its own rather than failing (which the API answered as a 500).
+ */
+describe('a visitor erasure requested while the pending one completes', () => {
+  it('on Postgres, records the new erasure', async () => {
+    postgres ??= await startPostgresTestServer();
+    const url = await postgres.createDatabase();
+    const [store, other] = [openPostgres(url), openPostgres(url)];
+    try {
+      await store.migrate();
+      const { organization } = await tenantService({ persistence: store, ids: randomIds, clock: { now: () => Date.now() } }).createOrganization({ name: 'Erasure race', credits: 0 });
+      const erasure = (id: string): VisitorErasure => ({
+        id,
+        organizationId: organization.id,
+        status: 'pending',
+        requestedBy: { type: 'api_key', id: 'key_race' },
+        requestedAt: Date.now(),
+        completedAt: null,
+        generationsDeleted: 0,
+        identitiesDeleted: 0,
+        conversionsUnlinked: 0,
+      });
+      const first = erasure('vera_race_first');
+      assert.equal((await store.transaction((tx) => tx.visitorErasures.request(first, 'v-race'))).created, true);
+
+      // The read of the pending erasure that follows the insert waits for the completion to commit.
+      const query = pg.Client.prototype.query;
+      let completedBetween = false;
+      mock.method(pg.Client.prototype, 'query', async function (this: pg.Client, ...args: unknown[]) {
+        if (!completedBetween && typeof args[0] === 'string' && args[0].includes('from "visitor_erasure_subjects" as "subject"')) {
+          completedBetween = true;
+          assert.equal(await other.transaction((tx) => tx.visitorErasures.complete(first.id, Date.now())), true);
+        }
+        return (query as (...input: unknown[]) => unknown).apply(this, args);
+      });
+      const second = erasure('vera_race_second');
+      const outcome = await store.transaction((tx) => tx.visitorErasures.request(second, 'v-race'));
+      mock.restoreAll();
+      assert.ok(completedBetween, 'the completion came between the insert and the read');
+      assert.deepEqual(outcome, { erasure: second, created: true });
+      assert.deepEqual(await store.visitorErasures.pendingFor(organization.id, 'v-race'), second);
+    } finally {
+      mock.restoreAll();
+      await store.close();
+      await other.close();
+    }
   });
 });

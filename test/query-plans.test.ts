@@ -136,9 +136,20 @@ const reads: Array<{ name: string; index: RegExp; run: (persistence: Persistence
   },
   { name: "a generation's events", index: /events_by_generation/, run: (p) => p.events.list(orgA, { limit: 11, generationId: generationId(400) }) },
   // The Privacy page: what is held about a visitor, and the steps of its erasure.
-  { name: "a visitor's generations", index: /generations_by_visitor/, run: (p) => p.visitorData.generations(orgA, 'vis_4', 100) },
-  { name: "a visitor's identities", index: /visitor_identities/, run: (p) => p.visitorData.identities(orgA, 'vis_identified_4', 100) },
-  { name: "a visitor's conversions", index: /conversions_by_visitor[\s\S]*conversions_by_session/, run: (p) => p.visitorData.conversions(orgA, 'vis_4', 100) },
+  { name: "a visitor's generations", index: /generations_by_visitor/, run: (p) => p.visitorData.generations(orgA, 'vis_4', { limit: 100 }) },
+  { name: "a visitor's identities", index: /visitor_identities/, run: (p) => p.visitorData.identities(orgA, 'vis_identified_4', { limit: 100 }) },
+  { name: "a visitor's conversions", index: /conversions_by_visitor[\s\S]*conversions_by_session/, run: (p) => p.visitorData.conversions(orgA, 'vis_4', { limit: 100 }) },
+  { name: "a visitor's counts", index: /conversions_by_visitor[\s\S]*conversions_by_session/, run: (p) => p.visitorData.counts(orgA, 'vis_4') },
+  {
+    name: "a visitor's generations, next page",
+    index: /generations_by_visitor/,
+    run: async (p) => p.visitorData.generations(orgA, 'vis_4', { limit: 2, startingAfter: (await p.visitorData.generations(orgA, 'vis_4', { limit: 1 })).data[0]!.id }),
+  },
+  {
+    name: "a visitor's conversions, next page",
+    index: /conversions_by_visitor[\s\S]*conversions_by_session/,
+    run: async (p) => p.visitorData.conversions(orgA, 'vis_4', { limit: 2, startingAfter: (await p.visitorData.conversions(orgA, 'vis_4', { limit: 1 })).data[0]!.id }),
+  },
   { name: 'erasure: generations', index: /generations_by_visitor/, run: (p) => p.transaction((tx) => tx.visitorData.detachGenerations(orgA, 'vis_8', 100)) },
   { name: 'erasure: identities', index: /visitor_identities/, run: (p) => p.transaction((tx) => tx.visitorData.deleteIdentities(orgA, 'vis_identified_8', 100)) },
   { name: 'erasure: conversions by visitor', index: /conversions_by_visitor/, run: (p) => p.transaction((tx) => tx.visitorData.unlinkConversionsOfVisitor(orgA, 'vis_8', 100, base)) },

@@ -42,7 +42,11 @@ const notReadToTheEnd = new Set(['GET /v1/events/stream']);
  * A visitor id is the browser's, not a row of one organization: another organization naming it
  * reads and erases its own data about that id (none here), never A's.
  */
-const ownDataOfAnyId = new Set(['GET /v1/visitors/{visitorId}', 'DELETE /v1/visitors/{visitorId}']);
+const ownDataOfAnyId = new Set([
+  'GET /v1/visitors/{visitorId}',
+  'DELETE /v1/visitors/{visitorId}',
+  ...['generations', 'identities', 'conversions'].map((kind) => `GET /v1/visitors/{visitorId}/${kind}`),
+]);
 
 describe('roles and organizations, on every /v1 operation of the OpenAPI document', () => {
   let g: Awaited<ReturnType<typeof startGenerationApp>>;

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { testIds } from '../kit/testing/ids.ts';
 import { generationRecord } from '../kit/testing/records.ts';
+import type { VisitorErasure } from '../core/domain/visitor-erasure.ts';
 import { databaseMatrix, errorOf, shopOrigin, startBrowserApp, type BrowserApp } from './support/browser-app.ts';
 import { invitedSession, type TestSession } from './support/sessions.ts';
 import { waitFor } from './support/wait-for.ts';
@@ -48,9 +50,9 @@ for (const [database, environment] of matrix.databases) {
     const access = async (visitorId: string, apiKey = shop.apiKey) => json(await b.v1(apiKey, visitorPath(visitorId)));
     const erase = async (visitorId: string, apiKey = shop.apiKey) => (await json(await b.v1(apiKey, visitorPath(visitorId), { method: 'DELETE' }), 202)) as Erasure;
     const erasure = async (id: string, apiKey = shop.apiKey) => (await json(await b.v1(apiKey, `/v1/visitor-erasures/${id}`))) as Erasure;
-    const completed = async (id: string) => {
+    const completed = async (id: string, apiKey = shop.apiKey) => {
       let found: Erasure | undefined;
-      await waitFor(`erasure ${id} complete`, async () => (found = await erasure(id)).status === 'complete', 30_000);
+      await waitFor(`erasure ${id} complete`, async () => (found = await erasure(id, apiKey)).status === 'complete', 30_000);
       return found!;
     };
     const identify = async (storeId: string, visitorId: string, sessionId: string, userId: string) => {
@@ -124,6 +126,22 @@ for (const [database, environment] of matrix.databases) {
       assert.deepEqual(held.conversions.data.map((conversion: { orderId: string }) => conversion.orderId).sort(), ['ana-1', 'ana-2', 'ana-3']);
       assert.ok(held.conversions.data.find((conversion: { orderId: string }) => conversion.orderId === 'ana-1').attribution, 'attributed to her visualization');
 
+      // Each kind paged on its own, in the access answer's order: an identity's cursor is its store id.
+      const pages = async (kind: string, limit: number, cursorOf: (item: Record<string, string>) => string) => {
+        const items: unknown[] = [];
+        for (let startingAfter = ''; ; ) {
+          const page = await json(await b.v1(shop.apiKey, `${visitorPath(ana.visitorId)}/${kind}?limit=${limit}${startingAfter ? `&starting_after=${startingAfter}` : ''}`));
+          items.push(...page.data);
+          if (!page.has_more) return items;
+          startingAfter = cursorOf(page.data.at(-1));
+        }
+      };
+      assert.deepEqual(await pages('generations', 3, (item) => item.id!), held.generations.data);
+      assert.deepEqual(await pages('identities', 1, (item) => item.storeId!), held.identities.data);
+      assert.deepEqual(await pages('conversions', 2, (item) => item.id!), held.conversions.data);
+      assert.deepEqual((await access(ana.visitorId, other.apiKey)).identities.data, []);
+      assert.deepEqual(await json(await b.v1(other.apiKey, `${visitorPath(ana.visitorId)}/conversions?starting_after=${held.conversions.data[0].id}`)), { object: 'list', data: [], has_more: false }, "another organization's cursor lists nothing");
+
       // The other organization holds its own Ana; a viewer's session may look her up too.
       const elsewhere = await access(ana.visitorId, other.apiKey);
       assert.deepEqual([elsewhere.generations.total, elsewhere.identities.total, elsewhere.conversions.total], [1, 0, 0]);
@@ -134,7 +152,7 @@ for (const [database, environment] of matrix.databases) {
       assert.deepEqual([nobody.generations, nobody.identities, nobody.conversions], Array(3).fill({ total: 0, has_more: false, data: [] }));
     });
 
-    it('bounds the answer: at most 100 of each kind, with the total', async () => {
+    it('bounds the answer: at most 100 of each kind, with the total; the paged lists give them all', async () => {
       const { persistence } = b.g.app.container.cradle;
       for (let index = 0; index < 105; index += 1) {
         await persistence.generations.create(generationRecord(shop.organizationId, { storeId: shop.storeId, widgetId: widgets.main, visitorId: 'v-crafted', sessionId: `s-${index}`, createdAt: 1_000 + index }));
@@ -142,6 +160,26 @@ for (const [database, environment] of matrix.databases) {
       const held = await access('v-crafted');
       assert.deepEqual([held.generations.total, held.generations.has_more, held.generations.data.length], [105, true, 100]);
       assert.equal(held.generations.data[0].createdAt, new Date(1_104).toISOString(), 'the newest');
+
+      // The rest, as any list is paged: limit and starting_after while has_more.
+      const response = await b.v1(shop.apiKey, `${visitorPath('v-crafted')}/generations?limit=100`);
+      assert.equal(response.headers.get('cache-control'), 'no-store');
+      const first = await json(response);
+      assert.deepEqual([first.object, first.has_more, first.data.length], ['list', true, 100]);
+      assert.deepEqual(first.data, held.generations.data, 'the first page is what the access answer lists');
+      const rest = await json(await b.v1(shop.apiKey, `${visitorPath('v-crafted')}/generations?limit=100&starting_after=${first.data[99].id}`));
+      assert.deepEqual([rest.has_more, rest.data.length], [false, 5]);
+      const createdAt = [...first.data, ...rest.data].map((generation: { createdAt: string }) => Date.parse(generation.createdAt));
+      assert.deepEqual(createdAt, Array.from({ length: 105 }, (_, index) => 1_104 - index), 'all 105, each once, newest first');
+      assert.deepEqual((await json(await b.v1(shop.apiKey, `${visitorPath('v-crafted')}/generations`))).data.length, 10, 'ten by default');
+
+      // What no list takes: the error envelope, naming the parameter.
+      for (const [query, param] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=x', 'limit'], ['starting_after=a%00b', 'starting_after'], [`starting_after=${'x'.repeat(65)}`, 'starting_after']] as const) {
+        const error = await errorOf(await b.v1(shop.apiKey, `${visitorPath('v-crafted')}/conversions?${query}`), 400);
+        assert.deepEqual([error.type, error.param], ['invalid_request_error', param], query);
+      }
+      assert.equal((await errorOf(await b.v1(shop.apiKey, `/v1/visitors/${'x'.repeat(129)}/identities`), 400)).param, 'visitorId');
+      assert.equal((await errorOf(await b.v1(shop.conversionKey, `${visitorPath('v-crafted')}/identities`), 401)).type, 'authentication_error');
     });
 
     it('takes any visitor id the SDK can make, URL-encoded, and refuses what cannot be one', async () => {
@@ -264,6 +302,27 @@ for (const [database, environment] of matrix.databases) {
       assert.deepEqual([after.generations.total, after.identities.total, after.conversions.total], [0, 0, 0]);
     });
 
+    it('follows a session id found only on a conversion: the order reported in that session without the visitor id is found and unlinked', async () => {
+      const shop3 = await b.organization('Privacy sessions', 10);
+      await b.createWidget(shop3.apiKey, { storeId: shop3.storeId });
+      const visitorId = 'v-checkout-only';
+      // The browser reports the order with both ids; the shop's webhook reports another in that session only.
+      const browser = await b.collect({ type: '$conversion', storeId: shop3.storeId, visitorId, sessionId: 's-checkout', props: { orderId: 'seen-1', totalCents: 1_000, currency: 'EUR' } });
+      assert.equal(browser.status, 202, await browser.text());
+      const body = { orderId: 'seen-2', storeId: shop3.storeId, organizationId: shop3.organizationId, visitorId: '', sessionId: 's-checkout', totalCents: 2_000, currency: 'EUR', platform: 'custom', status: 'completed', orderCreatedAt: new Date().toISOString(), items: [] };
+      const webhook = await b.postOrder(body, shop3.conversionKey);
+      assert.equal(webhook.status, 200, await webhook.text());
+
+      const held = await access(visitorId, shop3.apiKey);
+      assert.equal(held.conversions.total, 2);
+      assert.deepEqual(held.conversions.data.map((conversion: { orderId: string }) => conversion.orderId).sort(), ['seen-1', 'seen-2']);
+
+      const done = await completed((await erase(visitorId, shop3.apiKey)).id, shop3.apiKey);
+      assert.equal(done.conversionsUnlinked, 2);
+      const { data } = await b.conversions(shop3.apiKey, '?limit=100');
+      assert.deepEqual(data.map((conversion) => [conversion.orderId, conversion.visitorId, conversion.sessionId]).sort(), [['seen-1', null, null], ['seen-2', null, null]]);
+    });
+
     it('lists erasures newest first, pages them, and keeps them to their organization', async () => {
       const page = await json(await b.v1(shop.apiKey, '/v1/visitor-erasures?limit=2'));
       assert.equal(page.object, 'list');
@@ -278,6 +337,48 @@ for (const [database, environment] of matrix.databases) {
       const foreign = await errorOf(await b.v1(other.apiKey, `/v1/visitor-erasures/${all[0]!.id}`), 404);
       assert.equal(foreign.code, 'resource_missing');
       assert.equal((await errorOf(await b.v1(shop.apiKey, '/v1/visitor-erasures/vera_nope'), 404)).param, 'id');
+    });
+
+    it("queues the job of a pending erasure again when it is asked for again after the queue gave the job up, and only then", async () => {
+      const { persistence, queue } = b.g.app.container.cradle;
+      const shop4 = await b.organization('Privacy stuck', 10);
+      await b.createWidget(shop4.apiKey, { storeId: shop4.storeId });
+      await identify(shop4.storeId, 'v-stuck', 's-stuck', 'customer-stuck');
+      const now = Date.now();
+      const pending = (): VisitorErasure => ({
+        id: testIds.id('vera_'),
+        organizationId: shop4.organizationId,
+        status: 'pending',
+        requestedBy: { type: 'api_key', id: 'key_stuck' },
+        requestedAt: now,
+        completedAt: null,
+        generationsDeleted: 0,
+        identitiesDeleted: 0,
+        conversionsUnlinked: 0,
+      });
+      // What an erasure whose job failed maxAttempts times is left as: pending, its job a dead letter.
+      const stuck = pending();
+      await persistence.transaction(async (tx) => {
+        await tx.visitorErasures.request(stuck, 'v-stuck');
+        const payload = { erasureId: stuck.id, organizationId: shop4.organizationId };
+        await tx.jobs.recordDead({ id: testIds.id('job_'), kind: 'erase_visitor', payload, attempts: 5, failures: 5, lastError: 'boom', createdAt: now, diedAt: now });
+      });
+      assert.equal(await persistence.jobs.pending(['erase_visitor']), 0);
+
+      const again = await erase('v-stuck', shop4.apiKey);
+      assert.equal(again.id, stuck.id, 'the pending erasure, not a new one');
+      const done = await completed(stuck.id, shop4.apiKey);
+      assert.equal(done.identitiesDeleted, 1);
+      assert.equal((await access('v-stuck', shop4.apiKey)).identities.total, 0);
+
+      // One whose job is still queued (due in an hour): asking again queues no second job.
+      const waiting = pending();
+      await persistence.transaction(async (tx) => {
+        await tx.visitorErasures.request(waiting, 'v-waiting');
+        await queue.enqueue(tx, { kind: 'erase_visitor', payload: { erasureId: waiting.id, organizationId: shop4.organizationId }, runAt: now + 3_600_000, createdAt: now });
+      });
+      assert.equal((await erase('v-waiting', shop4.apiKey)).id, waiting.id);
+      assert.equal(await persistence.jobs.pending(['erase_visitor']), 1, 'its own job only');
     });
   });
 }

@@ -97,6 +97,13 @@ export interface JobQueue {
   /** Count of jobs not yet finished (queued or running), of the given kinds or all; for tests, readiness and metrics. */
   pending(kinds?: string[]): Promise<number>;
   /**
+   * Whether a job of `kind` not yet finished (queued, waiting for a retry or running) has a payload
+   * with each of `fields` (top-level string fields, named by letters, digits and `_`), read inside
+   * `tx`. A job finished or given up is not: a record whose work a job carries finds out here that
+   * it must queue that job again.
+   */
+  hasUnfinished(tx: Repositories, kind: string, fields: Record<string, string>): Promise<boolean>;
+  /**
    * Per kind, the jobs due, running and scheduled, and the lag (for metrics). A queue that keeps
    * its jobs elsewhere than `Repositories.jobs` says it here; absent, the core reads `jobs.stats`.
    */

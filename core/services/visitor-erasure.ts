@@ -20,7 +20,9 @@ export type EraseVisitor = ReturnType<typeof eraseVisitor>;
  * 1. generations: a batch's session ids are recorded with the erasure in the transaction that
  *    deletes them, so none is lost before the conversions are unlinked by it;
  * 2. identities: the same;
- * 3. conversions with the visitor id: both ids removed, the conversion kept (revenue figures);
+ * 3. conversions with the visitor id: both ids removed, the conversion kept (revenue figures), a
+ *    batch's session ids recorded in its transaction (an order reported without the visitor id
+ *    may carry one of them);
  * 4. conversions with one of the recorded session ids: the same; a batch of session ids is
  *    forgotten in the transaction that unlinks its last conversions;
  * 5. the erasure is marked complete and its visitor id and any session id left are deleted.
@@ -94,7 +96,9 @@ export function eraseVisitor({ persistence, clock, queue, config, logger, delete
       () =>
         repeat(async (tx) => {
           const unlinked = await tx.visitorData.unlinkConversionsOfVisitor(organizationId, visitorId, batchSize, clock.now());
-          return { progress: { conversionsUnlinked: unlinked }, more: unlinked > 0 };
+          if (unlinked.length === 0) return { more: false };
+          await tx.visitorErasures.addSessions(erasureId, sessionIdsOf(unlinked));
+          return { progress: { conversionsUnlinked: unlinked.length }, more: true };
         }),
       () =>
         repeat(async (tx) => {

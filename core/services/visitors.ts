@@ -1,7 +1,7 @@
 import type { Cradle } from '../cradle.ts';
 import { notFound } from '../domain/errors.ts';
 import { visitorAccessLimit, type ErasureRequester, type VisitorErasure } from '../domain/visitor-erasure.ts';
-import type { Repositories } from '../ports/persistence/index.ts';
+import type { Repositories, VisitorPageOptions } from '../ports/persistence/index.ts';
 
 /** The job that erases a visitor (see `eraseVisitor`, core/services/visitor-erasure.ts). */
 export const eraseVisitorJobKind = 'erase_visitor';
@@ -25,24 +25,41 @@ export type VisitorService = ReturnType<typeof visitorService>;
 export function visitorService({ persistence, ids, clock, queue }: Pick<Cradle, 'persistence' | 'ids' | 'clock' | 'queue'>) {
   return {
     /**
-     * Everything the organization holds about the visitor: at most `visitorAccessLimit` of each
+     * Everything the organization holds about the visitor: the first `visitorAccessLimit` of each
      * kind, newest first, with the total count of each (a crafted visitor id may have made many
-     * generations), and the erasure of the visitor still under way, if any.
+     * generations; the `list…` methods page through the rest), and the erasure of the visitor
+     * still under way, if any.
      */
     async access(organizationId: string, visitorId: string) {
       const { visitorData, visitorErasures } = persistence;
-      const [generations, identities, conversions, pendingErasure] = await Promise.all([
-        visitorData.generations(organizationId, visitorId, visitorAccessLimit),
-        visitorData.identities(organizationId, visitorId, visitorAccessLimit),
-        visitorData.conversions(organizationId, visitorId, visitorAccessLimit),
+      const first = { limit: visitorAccessLimit };
+      const [generations, identities, conversions, totals, pendingErasure] = await Promise.all([
+        visitorData.generations(organizationId, visitorId, first),
+        visitorData.identities(organizationId, visitorId, first),
+        visitorData.conversions(organizationId, visitorId, first),
+        visitorData.counts(organizationId, visitorId),
         visitorErasures.pendingFor(organizationId, visitorId),
       ]);
-      return { visitorId, limit: visitorAccessLimit, generations, identities, conversions, pendingErasure };
+      return {
+        visitorId,
+        limit: visitorAccessLimit,
+        generations: { ...generations, total: totals.generations },
+        identities: { ...identities, total: totals.identities },
+        conversions: { ...conversions, total: totals.conversions },
+        pendingErasure,
+      };
     },
+
+    /** Each kind of what is held about the visitor, a page at a time: with them a shop hands over a complete copy. */
+    listGenerations: (organizationId: string, visitorId: string, page: VisitorPageOptions) => persistence.visitorData.generations(organizationId, visitorId, page),
+    listIdentities: (organizationId: string, visitorId: string, page: VisitorPageOptions) => persistence.visitorData.identities(organizationId, visitorId, page),
+    listConversions: (organizationId: string, visitorId: string, page: VisitorPageOptions) => persistence.visitorData.conversions(organizationId, visitorId, page),
 
     /**
      * Records an erasure of the visitor and queues its job, in one transaction; a request for a
-     * visitor whose erasure is still pending answers that erasure (`created: false`) instead.
+     * visitor whose erasure is still pending answers that erasure (`created: false`) instead, and
+     * queues its job again if the queue no longer has it (given up after `maxAttempts` failures, or
+     * gone), so that asking again is how a stuck erasure is finished.
      */
     async requestErasure(organizationId: string, visitorId: string, requestedBy: ErasureRequester): Promise<{ erasure: VisitorErasure; created: boolean }> {
       const now = clock.now();
@@ -59,14 +76,19 @@ export function visitorService({ persistence, ids, clock, queue }: Pick<Cradle, 
       };
       const outcome = await persistence.transaction(async (tx) => {
         const requested = await tx.visitorErasures.request(erasure, visitorId);
-        if (requested.created) {
-          const payload: EraseVisitorJobPayload = { erasureId: erasure.id, organizationId };
-          await queue.enqueue(tx, { kind: eraseVisitorJobKind, payload, runAt: now, createdAt: now });
+        const erasureId = requested.erasure.id;
+        if (!requested.created) {
+          // Held until this transaction ends, so of two requests finding the job gone one queues it
+          // again, and the other sees that job; gone means the erasure completed meanwhile.
+          if (!(await tx.visitorErasures.subject(erasureId, { forUpdate: true }))) return { ...requested, queued: false };
+          if (await queue.hasUnfinished(tx, eraseVisitorJobKind, { erasureId })) return { ...requested, queued: false };
         }
-        return requested;
+        const payload: EraseVisitorJobPayload = { erasureId, organizationId };
+        await queue.enqueue(tx, { kind: eraseVisitorJobKind, payload, runAt: now, createdAt: now });
+        return { ...requested, queued: true };
       });
-      if (outcome.created) queue.notify();
-      return outcome;
+      if (outcome.queued) queue.notify();
+      return { erasure: outcome.erasure, created: outcome.created };
     },
 
     async getErasure(organizationId: string, id: string) {

@@ -437,6 +437,54 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
       }
     });
 
+    it('tells whether a job with given payload fields is unfinished: queued, running, waiting for a retry; not once finished or given up', testTimeout, async () => {
+      const kind = newKind('unfinished');
+      const has = (fields: Record<string, string>, ofKind = kind) => store.transaction((tx) => producer(store).hasUnfinished(tx, ofKind, fields));
+      await enqueue(store, kind, [{ ref: 'retried', owner: 'org_1', n: 1 }]);
+      assert.equal(await has({ ref: 'retried' }), true, 'queued');
+      assert.equal(await has({ ref: 'retried', owner: 'org_1' }), true, 'every field matches');
+      assert.equal(await has({ ref: 'retried', owner: 'org_2' }), false);
+      assert.equal(await has({ ref: 'unknown' }), false);
+      assert.equal(await has({ ref: 'retried' }, newKind('unfinished-other')), false, 'another kind');
+
+      // The first run holds until released, then asks for a retry; the queue stops before it is due.
+      const running = deferred();
+      const release = deferred();
+      releases.push(release.resolve);
+      const first = queueOn(store, { pollIntervalMs: 20 });
+      await first.work(
+        {
+          [kind]: async () => {
+            running.resolve();
+            await release.promise;
+            throw new RetryJob(100, 'later');
+          },
+        },
+        { concurrency: 1 },
+      );
+      first.notify();
+      await running.promise;
+      assert.equal(await has({ ref: 'retried' }), true, 'running');
+      release.resolve();
+      await first.stop();
+      assert.equal(await has({ ref: 'retried' }), true, 'waiting for its retry');
+
+      await enqueue(store, kind, [{ ref: 'failing' }]);
+      const second = queueOn(store, { pollIntervalMs: 20, maxAttempts: 1 });
+      await second.work(
+        {
+          [kind]: async (job) => {
+            if ((job.payload as { ref: string }).ref === 'failing') throw new Error('boom');
+          },
+        },
+        { concurrency: 2 },
+      );
+      second.notify();
+      await waitFor('the retry to finish and the failing job to be given up', async () => (await pending(kind)) === 0);
+      assert.equal(await has({ ref: 'retried' }), false, 'finished');
+      assert.equal(await has({ ref: 'failing' }), false, 'given up');
+    });
+
     it('retries a job whose handler throws unexpectedly, with backoff, and gives it up after maxAttempts', testTimeout, async () => {
       const kind = newKind('give-up');
       const maxAttempts = 4;

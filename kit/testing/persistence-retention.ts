@@ -11,6 +11,37 @@ import { generationRecord, webhookEndpointRecord } from './records.ts';
  */
 export function persistenceRetentionContract(context: { store: () => Persistence; open: () => Persistence; tenants: () => ReturnType<typeof tenantService> }) {
   describe('dead letters, schedules and retention', () => {
+    it('tells whether a job of a kind with given payload fields is unfinished: queued, running, waiting for a retry; not finished nor buried', async () => {
+      const store = context.store();
+      const kind = `test.unfinished.${testIds.id('k')}`;
+      const [first, second] = [testIds.id('job_'), testIds.id('job_')];
+      const has = (fields: Record<string, string>, ofKind = kind) => store.transaction((tx) => tx.jobs.hasUnfinished(ofKind, fields));
+      assert.equal(await has({ ref: 'a' }), false);
+      await store.transaction(async (tx) => {
+        await tx.jobs.enqueue({ id: first, kind, payload: { ref: 'a', owner: 'org_1', n: 1, nested: { ref: 'b' } }, runAt: 0, createdAt: 1 });
+        await tx.jobs.enqueue({ id: second, kind, payload: { ref: 'b' }, runAt: 0, createdAt: 1 });
+      });
+      assert.equal(await has({ ref: 'a' }), true, 'queued');
+      assert.equal(await has({ ref: 'a', owner: 'org_1' }), true, 'every field matches');
+      assert.equal(await has({ ref: 'a', owner: 'org_2' }), false);
+      assert.equal(await has({ ref: 'c' }), false);
+      assert.equal(await has({ ref: 'a' }, `${kind}.other`), false, 'another kind');
+      assert.equal(await store.jobs.hasUnfinished(kind, { ref: 'b' }), true, 'a top-level field only, outside a transaction too');
+      await assert.rejects(has({ 'ref.x': 'a' }), /letters, digits and _/);
+
+      assert.equal((await store.jobs.claim({ kinds: [kind], workerId: 'wkr_u', now: Date.now(), leaseMs: 60_000, limit: 2 })).length, 2);
+      assert.equal(await has({ ref: 'a' }), true, 'running');
+      const now = Date.now();
+      assert.equal(await store.jobs.reschedule(first, 'wkr_u', { runAt: now, now, error: 'later', failed: true }), true);
+      assert.equal(await has({ ref: 'a' }), true, 'waiting for a retry');
+      assert.equal(await store.transaction((tx) => tx.jobs.bury(second, 'wkr_u', { error: 'boom', diedAt: 2 })), true);
+      assert.equal(await has({ ref: 'b' }), false, 'buried');
+      assert.deepEqual((await store.jobs.claim({ kinds: [kind], workerId: 'wkr_u', now: Date.now(), leaseMs: 60_000, limit: 2 })).map((job) => job.id), [first]);
+      assert.equal(await store.jobs.complete(first, 'wkr_u'), true);
+      assert.equal(await has({ ref: 'a' }), false, 'finished');
+      await store.transaction((tx) => tx.jobs.takeDead({ id: second }));
+    });
+
     it('moves a job given up to the dead letters, lists them newest first by kind, and hands them back for a retry', async () => {
       const store = context.store();
       const kind = `test.dead.${testIds.id('k')}`;

@@ -56,30 +56,98 @@ export function persistenceVisitorsContract(context: { store: () => Persistence;
   }
 
   describe('a visitor\'s data and its erasure', () => {
-    it('finds the visitor\'s generations, identities and conversions across the organization\'s stores, newest first, bounded, with totals', async () => {
-      const { store, organization, stores, visitorId, generations, conversions } = await seeded('Access');
-      const found = await store.visitorData.generations(organization.id, visitorId, 10);
-      assert.equal(found.total, 4);
+    it('finds the visitor\'s generations, identities and conversions across the organization\'s stores, newest first, paged, with totals', async () => {
+      const { store, organization, stores, stranger, visitorId, generations, others, conversions } = await seeded('Access');
+      const found = await store.visitorData.generations(organization.id, visitorId, { limit: 10 });
+      assert.equal(found.hasMore, false);
       assert.deepEqual(found.data.map((generation) => generation.id), generations.map((generation) => generation.id).reverse(), 'newest first, both stores, nothing of another visitor or organization');
       assert.deepEqual(found.data[0], generations[3], 'whole records');
-      const bounded = await store.visitorData.generations(organization.id, visitorId, 2);
-      assert.deepEqual([bounded.total, bounded.data.map((generation) => generation.id)], [4, [generations[3]!.id, generations[2]!.id]]);
+      const bounded = await store.visitorData.generations(organization.id, visitorId, { limit: 2 });
+      assert.deepEqual([bounded.hasMore, bounded.data.map((generation) => generation.id)], [true, [generations[3]!.id, generations[2]!.id]]);
+      const next = await store.visitorData.generations(organization.id, visitorId, { limit: 2, startingAfter: generations[2]!.id });
+      assert.deepEqual([next.hasMore, next.data.map((generation) => generation.id)], [false, [generations[1]!.id, generations[0]!.id]], 'the next page continues after the cursor');
 
-      const identities = await store.visitorData.identities(organization.id, visitorId, 10);
-      assert.equal(identities.total, 2);
+      const identities = await store.visitorData.identities(organization.id, visitorId, { limit: 10 });
+      assert.equal(identities.hasMore, false);
       assert.deepEqual(identities.data.map((identity) => [identity.storeId, identity.sessionId, identity.userId]), [
         [stores[1]!.id, null, `user-${stores[1]!.id}`],
         [stores[0]!.id, 's-3', `user-${stores[0]!.id}`],
       ]);
+      const firstIdentity = await store.visitorData.identities(organization.id, visitorId, { limit: 1 });
+      assert.deepEqual([firstIdentity.hasMore, firstIdentity.data.map((identity) => identity.storeId)], [true, [stores[1]!.id]]);
+      const nextIdentity = await store.visitorData.identities(organization.id, visitorId, { limit: 1, startingAfter: stores[1]!.id });
+      assert.deepEqual([nextIdentity.hasMore, nextIdentity.data.map((identity) => identity.storeId)], [false, [stores[0]!.id]], 'an identity\'s cursor is its store id');
 
-      const linked = await store.visitorData.conversions(organization.id, visitorId, 10);
-      assert.equal(linked.total, 3, 'by visitor id, by a generation\'s session, by an identity\'s session');
-      assert.deepEqual(linked.data.map((row) => row.id), [conversions.byIdentitySession.id, conversions.bySessionOnly.id, conversions.byVisitor.id]);
-      assert.deepEqual((await store.visitorData.conversions(organization.id, visitorId, 1)).total, 3);
+      const linked = await store.visitorData.conversions(organization.id, visitorId, { limit: 10 });
+      assert.deepEqual(linked.data.map((row) => row.id), [conversions.byIdentitySession.id, conversions.bySessionOnly.id, conversions.byVisitor.id], 'by visitor id, by a generation\'s session, by an identity\'s session');
+      const firstConversions = await store.visitorData.conversions(organization.id, visitorId, { limit: 2 });
+      assert.deepEqual([firstConversions.hasMore, firstConversions.data.map((row) => row.id)], [true, [conversions.byIdentitySession.id, conversions.bySessionOnly.id]]);
+      const nextConversions = await store.visitorData.conversions(organization.id, visitorId, { limit: 2, startingAfter: conversions.bySessionOnly.id });
+      assert.deepEqual([nextConversions.hasMore, nextConversions.data.map((row) => row.id)], [false, [conversions.byVisitor.id]]);
 
-      const nobody = await store.visitorData.generations(organization.id, 'v-nobody', 10);
-      assert.deepEqual(nobody, { data: [], total: 0 });
-      assert.deepEqual(await store.visitorData.conversions(organization.id, 'v-nobody', 10), { data: [], total: 0 });
+      assert.deepEqual(await store.visitorData.counts(organization.id, visitorId), { generations: 4, identities: 2, conversions: 3 });
+
+      // A cursor that is not one of the visitor's items (another visitor's, another organization's) gives an empty page.
+      const empty = { data: [], hasMore: false };
+      assert.deepEqual(await store.visitorData.generations(organization.id, visitorId, { limit: 10, startingAfter: others[1]!.id }), empty);
+      assert.deepEqual(await store.visitorData.generations(organization.id, visitorId, { limit: 10, startingAfter: 'agen_unknown' }), empty);
+      assert.deepEqual(await store.visitorData.identities(organization.id, visitorId, { limit: 10, startingAfter: (await context.tenants().listStores(stranger.id))[0]!.id }), empty);
+      assert.deepEqual(await store.visitorData.conversions(organization.id, visitorId, { limit: 10, startingAfter: conversions.someoneElse.id }), empty);
+
+      assert.deepEqual(await store.visitorData.generations(organization.id, 'v-nobody', { limit: 10 }), empty);
+      assert.deepEqual(await store.visitorData.identities(organization.id, 'v-nobody', { limit: 10 }), empty);
+      assert.deepEqual(await store.visitorData.conversions(organization.id, 'v-nobody', { limit: 10 }), empty);
+      assert.deepEqual(await store.visitorData.counts(organization.id, 'v-nobody'), { generations: 0, identities: 0, conversions: 0 });
+    });
+
+    it('pages past 100 of each kind to the last item, each once, in order, ties broken by id (or store id)', async () => {
+      const store = context.store();
+      const tenants = context.tenants();
+      const { organization, store: shop } = await tenants.createOrganization({ name: 'Many items', credits: 0 });
+      const visitorId = `v-${testIds.id('x')}`;
+      // Three at each time, so pages end inside a run of equal times.
+      const generations = Array.from({ length: 150 }, (_, index) =>
+        generationRecord(organization.id, { storeId: shop.id, widgetId: 'wdg_test', visitorId, sessionId: `s-many-${index % 7}`, createdAt: 1_000 + Math.floor(index / 3) }),
+      );
+      for (const generation of generations) await store.generations.create(generation);
+      // By the visitor id, and by one of its generations' sessions only.
+      const conversions = Array.from({ length: 130 }, (_, index) =>
+        conversion(organization.id, shop.id, index % 2 === 0 ? { visitorId, sessionId: null, orderCreatedAt: 2_000 + Math.floor(index / 3) } : { visitorId: null, sessionId: `s-many-${index % 7}`, orderCreatedAt: 2_000 + Math.floor(index / 3) }),
+      );
+      for (const row of conversions) assert.equal(await store.conversions.insertIfAbsent(row), true);
+      const stores = [shop, ...(await Promise.all([1, 2, 3].map((n) => tenants.createStore(organization.id, { name: `Many ${n}` }))))];
+      for (const { id: storeId } of stores) {
+        await store.visitorIdentities.upsert({ organizationId: organization.id, storeId, visitorId, sessionId: null, userId: 'user-many', traits: {}, createdAt: 3_000, updatedAt: 3_000 });
+      }
+
+      /** Every page of `list`, `limit` at a time, following the cursor. */
+      async function all<T>(list: (page: { limit: number; startingAfter?: string }) => Promise<{ data: T[]; hasMore: boolean }>, cursorOf: (item: T) => string, limit: number) {
+        const items: T[] = [];
+        const sizes: number[] = [];
+        for (let startingAfter: string | undefined; ; ) {
+          const page = await list({ limit, ...(startingAfter ? { startingAfter } : {}) });
+          items.push(...page.data);
+          sizes.push(page.data.length);
+          if (!page.hasMore) return { items, sizes };
+          startingAfter = cursorOf(page.data.at(-1)!);
+        }
+      }
+      const newestFirst = <T extends { id: string }>(rows: T[], time: (row: T) => number) =>
+        [...rows].sort((a, b) => time(b) - time(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).map((row) => row.id);
+
+      const pagedGenerations = await all((page) => store.visitorData.generations(organization.id, visitorId, page), (generation) => generation.id, 100);
+      assert.deepEqual(pagedGenerations.sizes, [100, 50]);
+      assert.deepEqual(pagedGenerations.items.map((generation) => generation.id), newestFirst(generations, (generation) => generation.createdAt));
+
+      const pagedConversions = await all((page) => store.visitorData.conversions(organization.id, visitorId, page), (row) => row.id, 100);
+      assert.deepEqual(pagedConversions.sizes, [100, 30]);
+      assert.deepEqual(pagedConversions.items.map((row) => row.id), newestFirst(conversions, (row) => row.orderCreatedAt));
+
+      const pagedIdentities = await all((page) => store.visitorData.identities(organization.id, visitorId, page), (identity) => identity.storeId, 3);
+      assert.deepEqual(pagedIdentities.sizes, [3, 1]);
+      assert.deepEqual(pagedIdentities.items.map((identity) => identity.storeId), stores.map((row) => row.id).sort(), 'one time: by store id');
+
+      assert.deepEqual(await store.visitorData.counts(organization.id, visitorId), { generations: 150, identities: 4, conversions: 130 });
     });
 
     it('erases in bounded batches: generations taken with their session ids, identities deleted, conversions unlinked and kept', async () => {
@@ -96,7 +164,7 @@ export function persistenceVisitorsContract(context: { store: () => Persistence;
       );
       const detached = await store.generations.get(organization.id, generations[0]!.id);
       assert.deepEqual([detached?.visitorId, detached?.sessionId], [null, null], 'the ids are gone from the row');
-      assert.equal((await store.visitorData.generations(organization.id, visitorId, 10)).total, 0);
+      assert.equal((await store.visitorData.counts(organization.id, visitorId)).generations, 0);
       for (const other of others) assert.equal((await store.generations.get(other.organizationId, other.id))?.visitorId, other.visitorId, 'another visitor\'s and organization\'s stay');
 
       const identities = await store.transaction((tx) => tx.visitorData.deleteIdentities(organization.id, visitorId, 1));
@@ -106,8 +174,8 @@ export function persistenceVisitorsContract(context: { store: () => Persistence;
       assert.deepEqual(await store.transaction((tx) => tx.visitorData.deleteIdentities(organization.id, visitorId, 1)), []);
       assert.ok(await store.visitorIdentities.get((await context.tenants().listStores(stranger.id))[0]!.id, visitorId), 'the stranger\'s identity stays');
 
-      assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfVisitor(organization.id, visitorId, 10, 999)), 1);
-      assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfVisitor(organization.id, visitorId, 10, 999)), 0);
+      assert.deepEqual(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfVisitor(organization.id, visitorId, 10, 999)), [{ id: conversions.byVisitor.id, sessionId: 's-1' }], 'with the session id it had');
+      assert.deepEqual(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfVisitor(organization.id, visitorId, 10, 999)), []);
       assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfSessions(organization.id, ['s-1', 's-2', 's-3'], 1, 999)), 1, 'bounded');
       assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfSessions(organization.id, ['s-1', 's-2', 's-3'], 10, 999)), 1);
       assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfSessions(organization.id, ['s-1', 's-2', 's-3'], 10, 999)), 0);
@@ -120,6 +188,30 @@ export function persistenceVisitorsContract(context: { store: () => Persistence;
       }
       assert.deepEqual(byId.get(conversions.someoneElse.id), conversions.someoneElse, 'another visitor\'s conversion is left alone');
       assert.equal((await store.conversions.list(stranger.id, { limit: 10 })).data[0]?.visitorId, visitorId, 'another organization\'s too');
+    });
+
+    it('follows the session ids of the visitor\'s own conversions: an order reported without the visitor id but in its session is the visitor\'s', async () => {
+      const store = context.store();
+      const { organization, store: shop } = await context.tenants().createOrganization({ name: 'Conversion sessions', credits: 0 });
+      const visitorId = `v-${testIds.id('x')}`;
+      // The browser's `$conversion` carries both ids; the shop's order webhook only the session.
+      const browser = conversion(organization.id, shop.id, { visitorId, sessionId: 's-9', orderCreatedAt: 100 });
+      const webhook = conversion(organization.id, shop.id, { visitorId: null, sessionId: 's-9', orderCreatedAt: 200 });
+      const unrelated = conversion(organization.id, shop.id, { visitorId: null, sessionId: 's-10', orderCreatedAt: 300 });
+      for (const row of [browser, webhook, unrelated]) assert.equal(await store.conversions.insertIfAbsent(row), true);
+
+      const found = await store.visitorData.conversions(organization.id, visitorId, { limit: 10 });
+      assert.deepEqual(found.data.map((row) => row.id), [webhook.id, browser.id]);
+      assert.equal((await store.visitorData.counts(organization.id, visitorId)).conversions, 2);
+
+      const unlinked = await store.transaction((tx) => tx.visitorData.unlinkConversionsOfVisitor(organization.id, visitorId, 10, 999));
+      assert.deepEqual(unlinked, [{ id: browser.id, sessionId: 's-9' }], 'the session id it had, for the erasure to follow');
+      assert.equal(await store.transaction((tx) => tx.visitorData.unlinkConversionsOfSessions(organization.id, ['s-9'], 10, 999)), 1);
+      const page = await store.conversions.list(organization.id, { limit: 10 });
+      assert.deepEqual(
+        page.data.map((row) => [row.id, row.visitorId, row.sessionId]),
+        [[unrelated.id, null, 's-10'], [webhook.id, null, null], [browser.id, null, null]],
+      );
     });
 
     it('records an erasure once per pending visitor, keeps its work apart, and forgets the visitor when it completes', async () => {

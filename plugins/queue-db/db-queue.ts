@@ -36,5 +36,6 @@ export function createDbQueue(deps: { persistence: Persistence; clock: Clock; id
     // The job is a row of the transaction's own database, so it commits or rolls back with it.
     enqueue: (tx, job) => tx.jobs.enqueue({ id: deps.ids.id('job_'), ...job }),
     pending: (kinds) => persistence.jobs.pending(kinds),
+    hasUnfinished: (tx, kind, fields) => tx.jobs.hasUnfinished(kind, fields),
   };
 }

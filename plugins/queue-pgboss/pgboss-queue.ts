@@ -210,6 +210,15 @@ export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock
       const { rows } = await sqlOf(persistence).query(`SELECT count(*)::int AS count FROM ${schema}.job WHERE name = ANY($1::text[]) AND state < 'completed'`, [names]);
       return Number(rows[0]?.count ?? 0);
     },
+    async hasUnfinished(tx, kind, fields) {
+      await start();
+      // A rescheduled job is a new row carrying the same payload; a job given up is `failed`.
+      const { rows } = await inTransaction(tx).executeSql(`SELECT 1 FROM ${schema}.job WHERE name = $1 AND state < 'completed' AND data -> 'payload' @> $2::jsonb LIMIT 1`, [
+        kind,
+        JSON.stringify(fields),
+      ]);
+      return rows.length > 0;
+    },
     // Queue depth and lag for /metrics, from pg-boss's table on the database's clock.
     async stats() {
       await start();

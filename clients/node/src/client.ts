@@ -173,12 +173,19 @@ export function createClient(options: ClientOptions) {
     },
     /**
      * A widget visitor's data, for GDPR requests: `retrieve` answers an access request (at most 100
-     * of each kind, with totals), `erase` starts an erasure and answers it `pending`: wait for it
-     * with `visitorErasures.retrieve`. Asking again while it is pending answers the same erasure,
-     * so `erase` is retried like an idempotent call.
+     * of each kind, with totals), the `list…` methods page through all of one kind (`has_more`,
+     * `starting_after`: an identity's `storeId`, else the last id), `erase` starts an erasure and
+     * answers it `pending`: wait for it with `visitorErasures.retrieve`. Asking again while it is
+     * pending answers the same erasure, so `erase` is retried like an idempotent call.
      */
     visitors: {
       retrieve: (visitorId: string, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/visitors/{visitorId}', { params: { path: { visitorId } }, signal })),
+      listGenerations: (visitorId: string, query: Query<'listVisitorGenerations'> = {}, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/visitors/{visitorId}/generations', { params: { path: { visitorId }, query }, signal })),
+      listIdentities: (visitorId: string, query: Query<'listVisitorIdentities'> = {}, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/visitors/{visitorId}/identities', { params: { path: { visitorId }, query }, signal })),
+      listConversions: (visitorId: string, query: Query<'listVisitorConversions'> = {}, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/visitors/{visitorId}/conversions', { params: { path: { visitorId }, query }, signal })),
       erase: (visitorId: string, { signal }: CallOptions = {}) =>
         unwrap(api.DELETE('/v1/visitors/{visitorId}', { params: { path: { visitorId } }, fetch: (request: Request) => send(request, { replaySafe: true }), signal })),
     },

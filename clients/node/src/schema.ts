@@ -521,16 +521,76 @@ export interface paths {
         };
         /**
          * Get what is held about a visitor (access request)
-         * @description Everything your organization holds about a widget visitor, for a GDPR Article 15 access request: the generations made through your widgets with this visitor id (with their images' URLs and session ids), its identities (the SDK's `identify` calls: your user id and traits), and the conversions reported with its visitor id or with a session id of those generations and identities. At most `limit` (100) of each kind, newest first, with `total` counting them all (a visitor id anyone can send may have made many generations). An unknown visitor answers 200 with nothing listed. `pendingErasure` is an erasure of the visitor still under way. Viewers may call it.
+         * @description Everything your organization holds about a widget visitor, for a GDPR Article 15 access request: the generations made through your widgets with this visitor id (with their images' URLs and session ids), its identities (the SDK's `identify` calls: your user id and traits), and the conversions reported with its visitor id or with a session id of those generations, identities and conversions. At most `limit` (100) of each kind, newest first, with `total` counting them all (a visitor id anyone can send may have made many generations): `GET /v1/visitors/{visitorId}/generations`, `/identities` and `/conversions` page through all of them. An unknown visitor answers 200 with nothing listed. `pendingErasure` is an erasure of the visitor still under way. Viewers may call it.
          */
         get: operations["getVisitor"];
         put?: never;
         post?: never;
         /**
          * Erase a visitor (erasure request)
-         * @description Starts the erasure of a widget visitor, for a GDPR Article 17 request: its generations are deleted (their images with them: the URLs answer 404), its identities are deleted, and the conversions reported with its visitor id or one of its session ids are kept for your revenue figures with both ids removed. It runs in the background, in batches that survive a restart; poll `GET /v1/visitor-erasures/{id}` until `status` is `complete`. While an erasure of the visitor is pending, asking again answers that erasure. The erasure record keeps who asked, when, and how much of each kind it erased, never the visitor's ids. Admins only in the dashboard.
+         * @description Starts the erasure of a widget visitor, for a GDPR Article 17 request: its generations are deleted (their images with them: the URLs answer 404), its identities are deleted, and the conversions reported with its visitor id or one of its session ids are kept for your revenue figures with both ids removed. It runs in the background, in batches that survive a restart; poll `GET /v1/visitor-erasures/{id}` until `status` is `complete`. While an erasure of the visitor is pending, asking again answers that erasure (and queues its work again if it had stopped after repeated failures). The erasure record keeps who asked, when, and how much of each kind it erased, never the visitor's ids. Admins only in the dashboard.
          */
         delete: operations["eraseVisitor"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/visitors/{visitorId}/generations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a visitor's generations
+         * @description All the generations (made through your widgets with this visitor id) held about a widget visitor, newest first, a page at a time: `GET /v1/visitors/{visitorId}` lists at most 100 of each kind, so follow `has_more` here to hand over a complete copy. An unknown visitor answers an empty page. Viewers may call it.
+         */
+        get: operations["listVisitorGenerations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/visitors/{visitorId}/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a visitor's identities
+         * @description All the identities (the SDK's `identify` calls, one per store) held about a widget visitor, the most recently identified first, a page at a time: `GET /v1/visitors/{visitorId}` lists at most 100 of each kind, so follow `has_more` here to hand over a complete copy. An unknown visitor answers an empty page. Viewers may call it.
+         */
+        get: operations["listVisitorIdentities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/visitors/{visitorId}/conversions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a visitor's conversions
+         * @description All the conversions (orders reported with this visitor id, or with a session id of its generations, identities or conversions) held about a widget visitor, the newest order first, a page at a time: `GET /v1/visitors/{visitorId}` lists at most 100 of each kind, so follow `has_more` here to hand over a complete copy. An unknown visitor answers an empty page. Viewers may call it.
+         */
+        get: operations["listVisitorConversions"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1747,7 +1807,7 @@ export interface components {
             generations: {
                 /** @description How many generations (made through a widget with this visitor id) there are in all. */
                 total: number;
-                /** @description Whether there are more than listed (`total` > the length of `data`). */
+                /** @description Whether there are more than listed (`total` > the length of `data`): `GET /v1/visitors/{visitorId}/generations` pages through them all. */
                 has_more: boolean;
                 /** @description At most `limit` of them, newest first. */
                 data: components["schemas"]["VisitorGeneration"][];
@@ -1756,16 +1816,16 @@ export interface components {
             identities: {
                 /** @description How many identities (the SDK's `identify` calls), one per store there are in all. */
                 total: number;
-                /** @description Whether there are more than listed (`total` > the length of `data`). */
+                /** @description Whether there are more than listed (`total` > the length of `data`): `GET /v1/visitors/{visitorId}/identities` pages through them all. */
                 has_more: boolean;
                 /** @description At most `limit` of them, newest first. */
                 data: components["schemas"]["VisitorIdentity"][];
             };
-            /** @description The visitor's conversions (orders reported with this visitor id, or with a session id of its generations or identities). */
+            /** @description The visitor's conversions (orders reported with this visitor id, or with a session id of its generations, identities or conversions). */
             conversions: {
-                /** @description How many conversions (orders reported with this visitor id, or with a session id of its generations or identities) there are in all. */
+                /** @description How many conversions (orders reported with this visitor id, or with a session id of its generations, identities or conversions) there are in all. */
                 total: number;
-                /** @description Whether there are more than listed (`total` > the length of `data`). */
+                /** @description Whether there are more than listed (`total` > the length of `data`): `GET /v1/visitors/{visitorId}/conversions` pages through them all. */
                 has_more: boolean;
                 /** @description At most `limit` of them, newest first. */
                 data: components["schemas"]["Conversion"][];
@@ -1952,6 +2012,20 @@ export interface components {
             /** @constant */
             object: "list";
             data: components["schemas"]["ApiKey"][];
+            /** @description Whether a next page exists: ask again with `starting_after` set to the last id of `data`. */
+            has_more: boolean;
+        };
+        VisitorGenerationList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["VisitorGeneration"][];
+            /** @description Whether a next page exists: ask again with `starting_after` set to the last id of `data`. */
+            has_more: boolean;
+        };
+        VisitorIdentityList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["VisitorIdentity"][];
             /** @description Whether a next page exists: ask again with `starting_after` set to the last id of `data`. */
             has_more: boolean;
         };
@@ -6883,6 +6957,351 @@ export interface operations {
                         error: {
                             /** @enum {unknown} */
                             code: "csrf_token_invalid" | "insufficient_role";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listVisitorGenerations: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100. */
+                limit?: number;
+                /** @description The id of the last generation of the previous page; the page continues after it. */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The widget visitor's id, as the browser SDK made it (`getIdentity().visitorId`), URL-encoded: 1 to 128 characters.
+                 * @example v_9f8e7d6c
+                 */
+                visitorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the visitor's generations. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description `no-store`: the answer holds personal data. */
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorGenerationList"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listVisitorIdentities: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100. */
+                limit?: number;
+                /** @description The `storeId` of the last identity of the previous page (identities have no id of their own); the page continues after it. */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The widget visitor's id, as the browser SDK made it (`getIdentity().visitorId`), URL-encoded: 1 to 128 characters.
+                 * @example v_9f8e7d6c
+                 */
+                visitorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the visitor's identities. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description `no-store`: the answer holds personal data. */
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorIdentityList"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "internal_error";
+                        };
+                    };
+                };
+            };
+            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "database_unavailable";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listVisitorConversions: {
+        parameters: {
+            query?: {
+                /** @description How many items to return, 1 to 100. */
+                limit?: number;
+                /** @description The id of the last conversion of the previous page; the page continues after it. */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The widget visitor's id, as the browser SDK made it (`getIdentity().visitorId`), URL-encoded: 1 to 128 characters.
+                 * @example v_9f8e7d6c
+                 */
+                visitorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the visitor's conversions. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description `no-store`: the answer holds personal data. */
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversionList"];
+                };
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
                         };
                     };
                 };

@@ -78,7 +78,7 @@ const named: Record<string, AnySchema> = {
 };
 
 /** Resources listed with the common envelope `{ object: 'list', data, has_more }`, named `<Resource>List`. */
-const listed = ['Generation', 'Store', 'CreditLedgerEntry', 'WebhookEndpoint', 'Event', 'WebhookDelivery', 'WebhookAttempt', 'Conversion', 'Widget', 'User', 'Session', 'ApiKey', 'VisitorErasure'] as const;
+const listed = ['Generation', 'Store', 'CreditLedgerEntry', 'WebhookEndpoint', 'Event', 'WebhookDelivery', 'WebhookAttempt', 'Conversion', 'Widget', 'User', 'Session', 'ApiKey', 'VisitorGeneration', 'VisitorIdentity', 'VisitorErasure'] as const;
 export type ListedResource = (typeof listed)[number];
 
 const config: ConversionConfig = {

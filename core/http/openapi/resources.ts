@@ -328,11 +328,11 @@ export const visitorErasureSchema = v.strictObject({
   conversionsUnlinked: v.pipe(count, v.description('Conversions kept for your revenue figures, with their visitor and session ids removed.')),
 });
 
-const visitorItems = <T extends v.GenericSchema>(item: T, what: string) =>
+const visitorItems = <T extends v.GenericSchema>(item: T, kind: string, what: string) =>
   v.pipe(
     v.strictObject({
       total: v.pipe(count, v.description(`How many ${what} there are in all.`)),
-      has_more: v.pipe(v.boolean(), v.description(`Whether there are more than listed (\`total\` > the length of \`data\`).`)),
+      has_more: v.pipe(v.boolean(), v.description(`Whether there are more than listed (\`total\` > the length of \`data\`): \`GET /v1/visitors/{visitorId}/${kind}\` pages through them all.`)),
       data: v.pipe(v.array(item), v.description(`At most \`limit\` of them, newest first.`)),
     }),
     v.description(`The visitor's ${what}.`),
@@ -342,8 +342,8 @@ export const visitorSchema = v.strictObject({
   object: v.literal('visitor'),
   visitorId: v.string(),
   limit: v.pipe(count, v.description('The most items listed of each kind (100); `total` counts them all.')),
-  generations: visitorItems(visitorGenerationSchema, 'generations (made through a widget with this visitor id)'),
-  identities: visitorItems(visitorIdentitySchema, 'identities (the SDK\'s `identify` calls), one per store'),
-  conversions: visitorItems(conversionSchema, 'conversions (orders reported with this visitor id, or with a session id of its generations or identities)'),
+  generations: visitorItems(visitorGenerationSchema, 'generations', 'generations (made through a widget with this visitor id)'),
+  identities: visitorItems(visitorIdentitySchema, 'identities', 'identities (the SDK\'s `identify` calls), one per store'),
+  conversions: visitorItems(conversionSchema, 'conversions', 'conversions (orders reported with this visitor id, or with a session id of its generations, identities or conversions)'),
   pendingErasure: v.pipe(v.nullable(visitorErasureSchema), v.description('An erasure of this visitor still under way, or null.')),
 });

@@ -3,6 +3,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { generationResource, type GenerationRecord } from '../../domain/generation.ts';
 import { couldBeVisitorId, type ErasureRequester, type VisitorErasure } from '../../domain/visitor-erasure.ts';
 import type { VisitorIdentity } from '../../domain/visitor-identity.ts';
+import type { VisitorPage, VisitorPageOptions } from '../../ports/persistence/index.ts';
 import type { VisitorService } from '../../services/visitors.ts';
 import { validate } from '../body.ts';
 import { requireKey, services, type Caller } from '../context.ts';
@@ -43,7 +44,7 @@ export const visitorErasureResource = (erasure: VisitorErasure) => ({
 
 type Access = Awaited<ReturnType<VisitorService['access']>>;
 
-const items = <T, R>(found: { data: T[]; total: number }, resource: (item: T) => R) => ({ total: found.total, has_more: found.total > found.data.length, data: found.data.map(resource) });
+const items = <T, R>(found: { data: T[]; hasMore: boolean; total: number }, resource: (item: T) => R) => ({ total: found.total, has_more: found.hasMore, data: found.data.map(resource) });
 
 export const visitorResource = (access: Access) => ({
   object: 'visitor' as const,
@@ -80,6 +81,29 @@ const requesterOf = (caller: Caller): ErasureRequester => (caller.via === 'key' 
 const noStore = (event: H3Event) => event.res.headers.set('cache-control', 'no-store');
 
 /**
+ * `GET /v1/visitors/{visitorId}/{kind}`: one kind of what is held about the visitor, paged as every
+ * list is (`limit`, `starting_after`), so the first page of `GET /v1/visitors/{visitorId}` is not
+ * all a shop can hand over.
+ */
+function visitorList<T>(
+  app: H3,
+  limits: RouteLimits,
+  kind: 'generations' | 'identities' | 'conversions',
+  list: (visitors: VisitorService, organizationId: string, visitorId: string, page: VisitorPageOptions) => Promise<VisitorPage<T>>,
+  resource: (item: T) => object,
+) {
+  app.get(`/v1/visitors/:visitorId/${kind}`, async (event) => {
+    const caller = await requireKey(event, 'secret');
+    await limits.read.take(caller.id);
+    const visitorId = visitorIdOf(event);
+    const query = validate(pageQuerySchema, queryOf(event));
+    const page = await list(services(event).visitors, caller.organizationId, visitorId, { limit: Number(query.limit), startingAfter: query.starting_after });
+    noStore(event);
+    return { object: 'list', data: page.data.map(resource), has_more: page.hasMore };
+  });
+}
+
+/**
  * A widget visitor's data (GDPR Articles 15 and 17): the secret key or the dashboard's session;
  * erasing is refused to viewers (an unsafe method, see requireKey). The erasures' own paths stand
  * apart from `/v1/visitors/{visitorId}`, so no visitor id can be mistaken for them.
@@ -92,6 +116,10 @@ export function visitorRoutes(app: H3, limits: RouteLimits) {
     noStore(event);
     return visitorResource(await services(event).visitors.access(caller.organizationId, visitorId));
   });
+
+  visitorList(app, limits, 'generations', (visitors, ...args) => visitors.listGenerations(...args), visitorGenerationResource);
+  visitorList(app, limits, 'identities', (visitors, ...args) => visitors.listIdentities(...args), visitorIdentityResource);
+  visitorList(app, limits, 'conversions', (visitors, ...args) => visitors.listConversions(...args), conversionResource);
 
   app.delete('/v1/visitors/:visitorId', async (event) => {
     const caller = await requireKey(event, 'secret');

@@ -27,6 +27,12 @@ export interface JobRepository {
   extendLeases(ids: string[], workerId: string, lease: { now: number; leaseMs: number }): Promise<void>;
   /** Count of jobs not yet finished (queued or running); for tests and readiness checks. */
   pending(kinds?: string[]): Promise<number>;
+  /**
+   * Whether a job of `kind` not yet finished (queued, waiting for a retry or running) has a payload
+   * with each of `fields` (top-level string fields, named by letters, digits and `_`). A job
+   * finished or given up (a dead letter) is not.
+   */
+  hasUnfinished(kind: string, fields: Record<string, string>): Promise<boolean>;
   /** Per kind, the jobs due, running and scheduled for later at `now` (the database's own clock where it has one), and the lag (metrics). */
   stats(now: number): Promise<JobKindStats[]>;
   /**

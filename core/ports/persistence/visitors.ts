@@ -3,26 +3,45 @@ import type { GenerationRecord } from '../../domain/generation.ts';
 import type { ErasureProgress, VisitorErasure } from '../../domain/visitor-erasure.ts';
 import type { VisitorIdentity } from '../../domain/visitor-identity.ts';
 
-/** Some of a visitor's items, newest first, and how many there are in all. */
-export interface VisitorItems<T> {
+/** A page of a visitor's items, newest first, and whether more follow. */
+export interface VisitorPage<T> {
   data: T[];
-  total: number;
+  hasMore: boolean;
+}
+
+/**
+ * At most `limit` items, after `startingAfter`: the previous page's last item (a generation's or a
+ * conversion's id, an identity's store id). One that is not the visitor's gives an empty page.
+ */
+export interface VisitorPageOptions {
+  limit: number;
+  startingAfter?: string;
+}
+
+/** How many of each kind the organization holds about a visitor. */
+export interface VisitorCounts {
+  generations: number;
+  identities: number;
+  conversions: number;
 }
 
 /**
  * What the organization holds about one widget visitor (a `visitorId`), across its stores, and
  * the steps that erase it. A visitor's generations and identities are those carrying its visitor
- * id; its conversions are those carrying its visitor id or one of the session ids its generations
- * and identities carry. Every read and step is confined to the organization, and is served by
- * indexes (by store and visitor or session) whatever the number of rows.
+ * id; its conversions are those carrying its visitor id or one of the visitor's session ids: those
+ * its generations, identities and conversions with its visitor id carry. Every read and step is
+ * confined to the organization, and is served by indexes (by store and visitor or session)
+ * whatever the number of rows.
  */
 export interface VisitorDataRepository {
-  /** Newest first, at most `limit`, and the count of all. */
-  generations(organizationId: string, visitorId: string, limit: number): Promise<VisitorItems<GenerationRecord>>;
-  /** Most recently identified first, at most `limit`, and the count of all (one per store at most). */
-  identities(organizationId: string, visitorId: string, limit: number): Promise<VisitorItems<VisitorIdentity>>;
-  /** Newest order first, at most `limit`, and the count of all. */
-  conversions(organizationId: string, visitorId: string, limit: number): Promise<VisitorItems<ConversionRecord>>;
+  /** Newest first (then by id), a page at a time. */
+  generations(organizationId: string, visitorId: string, page: VisitorPageOptions): Promise<VisitorPage<GenerationRecord>>;
+  /** Most recently identified first (then by store id), a page at a time; one per store at most. */
+  identities(organizationId: string, visitorId: string, page: VisitorPageOptions): Promise<VisitorPage<VisitorIdentity>>;
+  /** Newest order first (then by id), a page at a time. */
+  conversions(organizationId: string, visitorId: string, page: VisitorPageOptions): Promise<VisitorPage<ConversionRecord>>;
+  /** How many of each kind there are in all. */
+  counts(organizationId: string, visitorId: string): Promise<VisitorCounts>;
 
   /*
    * The erasure's steps. Each takes a bounded batch and is meant to be its own transaction, with
@@ -40,11 +59,12 @@ export interface VisitorDataRepository {
   deleteIdentities(organizationId: string, visitorId: string, limit: number): Promise<Array<{ storeId: string; sessionId: string | null }>>;
   /**
    * Removes the visitor id and the session id (`updatedAt` set to `at`) from up to `limit`
-   * conversions with the visitor's id; resolves to how many. The conversions stay, with their
-   * totals, items and attribution.
+   * conversions with the visitor's id; resolves to them, each with the session id it had, so that
+   * the caller records the session ids in the same transaction (orders reported without the visitor
+   * id may share them). The conversions stay, with their totals, items and attribution.
    */
-  unlinkConversionsOfVisitor(organizationId: string, visitorId: string, limit: number, at: number): Promise<number>;
-  /** The same for up to `limit` conversions whose session id is one of `sessionIds`. */
+  unlinkConversionsOfVisitor(organizationId: string, visitorId: string, limit: number, at: number): Promise<Array<{ id: string; sessionId: string | null }>>;
+  /** Removes both ids from up to `limit` conversions whose session id is one of `sessionIds`; resolves to how many. */
   unlinkConversionsOfSessions(organizationId: string, sessionIds: string[], limit: number, at: number): Promise<number>;
 }
 

@@ -110,12 +110,16 @@ function Held({ visitor, onErasing, onErased }: { visitor: Visitor; onErasing: (
   );
 }
 
-/** "Showing 100 of 250", when the answer left some out. */
-function Shown({ items, what }: { items: { total: number; data: unknown[]; has_more: boolean }; what: string }) {
+/**
+ * "Showing 100 of 250", when the answer left some out: the download holds only those shown, so the
+ * page says where the rest are (the API's paged list of the kind) for a complete copy.
+ */
+function Shown({ items, what }: { items: { total: number; data: unknown[]; has_more: boolean }; what: 'generations' | 'identities' | 'conversions' }) {
   if (!items.has_more) return null;
   return (
     <p class="muted">
-      Showing the newest {items.data.length} of {items.total} {what}. The download holds the same; an erasure takes them all.
+      Showing the newest {items.data.length} of {items.total} {what}. The download holds only these: for a complete copy, page through all of them with the API
+      (<code>GET /v1/visitors/{'{visitorId}'}/{what}</code>). An erasure takes them all.
     </p>
   );
 }

@@ -115,6 +115,17 @@ export function jobRepository(db: Executor, dialect: Dialect): JobRepository {
       await db.updateTable('jobs').set({ locked_until: until, run_at: until }).where('id', 'in', ids).where('locked_by', '=', workerId).execute();
     },
 
+    async hasUnfinished(kind, fields) {
+      // The fields are read from the payload's JSON text (jobs of one kind are few: `jobs_due` finds them).
+      let query = db.selectFrom('jobs').select('id').where('kind', '=', kind);
+      for (const [name, value] of Object.entries(fields)) {
+        if (!/^\w+$/.test(name)) throw new Error(`hasUnfinished: a payload field is named by letters, digits and _, not ${JSON.stringify(name)}`);
+        const field = dialect === 'postgres' ? sql<string>`(payload::jsonb ->> ${name}::text)` : sql<string>`json_extract(payload, ${`$.${name}`})`;
+        query = query.where(field, '=', value);
+      }
+      return (await query.limit(1).executeTakeFirst()) !== undefined;
+    },
+
     async pending(kinds) {
       let query = db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('count'));
       if (kinds?.length) query = query.where('kind', 'in', kinds);

@@ -21,12 +21,23 @@ const visitorGenerations = (db: Executor, organizationId: string, visitorId: str
 const visitorIdentities = (db: Executor, organizationId: string, visitorId: string) =>
   db.selectFrom('visitor_identities').where('store_id', 'in', storesOf(db, organizationId)).where('visitor_id', '=', visitorId);
 
-/** The session ids the visitor's generations and identities carry. */
+/**
+ * The session ids the visitor's generations, identities and conversions carry: a conversion
+ * reported with the visitor id names a session that an order reported without it may share.
+ */
 const sessionsOf = (db: Executor, organizationId: string, visitorId: string) =>
   visitorGenerations(db, organizationId, visitorId)
     .select('session_id')
     .where('session_id', 'is not', null)
-    .union(visitorIdentities(db, organizationId, visitorId).select('session_id').where('session_id', 'is not', null));
+    .union(visitorIdentities(db, organizationId, visitorId).select('session_id').where('session_id', 'is not', null))
+    .union(
+      db
+        .selectFrom('conversions')
+        .select('session_id')
+        .where('organization_id', '=', organizationId)
+        .where('visitor_id', '=', visitorId)
+        .where('session_id', 'is not', null),
+    );
 
 /**
  * The ids of the visitor's conversions: those with its visitor id, and those with one of its
@@ -71,30 +82,52 @@ async function unlink(
 
 const conversionIds = (db: Executor, organizationId: string) => db.selectFrom('conversions').select('id').where('organization_id', '=', organizationId);
 
-export function visitorDataRepository(db: Executor): VisitorDataRepository {
+export function visitorDataRepository(db: Executor, dialect: Dialect): VisitorDataRepository {
   return {
-    async generations(organizationId, visitorId, limit) {
-      const [rows, total] = await Promise.all([
-        visitorGenerations(db, organizationId, visitorId).selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute(),
+    // Each page continues after its cursor, found among the visitor's own rows (another's gives an
+    // empty page, as an unknown id does in the other lists), in the page's order.
+    async generations(organizationId, visitorId, { limit, startingAfter }) {
+      let query = visitorGenerations(db, organizationId, visitorId).selectAll();
+      if (startingAfter) {
+        const cursor = await visitorGenerations(db, organizationId, visitorId).select(['created_at', 'id']).where('id', '=', startingAfter).executeTakeFirst();
+        if (!cursor) return { data: [], hasMore: false };
+        query = query.where((eb) => eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]));
+      }
+      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      return { data: rows.slice(0, limit).map(toGeneration), hasMore: rows.length > limit };
+    },
+
+    async identities(organizationId, visitorId, { limit, startingAfter }) {
+      let query = visitorIdentities(db, organizationId, visitorId).selectAll();
+      if (startingAfter) {
+        const cursor = await visitorIdentities(db, organizationId, visitorId).select(['updated_at', 'store_id']).where('store_id', '=', startingAfter).executeTakeFirst();
+        if (!cursor) return { data: [], hasMore: false };
+        query = query.where((eb) => eb.or([eb('updated_at', '<', cursor.updated_at), eb.and([eb('updated_at', '=', cursor.updated_at), eb('store_id', '>', cursor.store_id)])]));
+      }
+      const rows = await query.orderBy('updated_at', 'desc').orderBy('store_id').limit(limit + 1).execute();
+      return { data: rows.slice(0, limit).map(toIdentity), hasMore: rows.length > limit };
+    },
+
+    async conversions(organizationId, visitorId, { limit, startingAfter }) {
+      let query = visitorConversions(db, organizationId, visitorId).selectAll();
+      if (startingAfter) {
+        const cursor = await visitorConversions(db, organizationId, visitorId).select(['order_created_at', 'id']).where('id', '=', startingAfter).executeTakeFirst();
+        if (!cursor) return { data: [], hasMore: false };
+        query = query.where((eb) =>
+          eb.or([eb('order_created_at', '<', cursor.order_created_at), eb.and([eb('order_created_at', '=', cursor.order_created_at), eb('id', '<', cursor.id)])]),
+        );
+      }
+      const rows = await query.orderBy('order_created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      return { data: rows.slice(0, limit).map(toConversion), hasMore: rows.length > limit };
+    },
+
+    async counts(organizationId, visitorId) {
+      const [generations, identities, conversions] = await Promise.all([
         visitorGenerations(db, organizationId, visitorId).select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirst(),
-      ]);
-      return { data: rows.map(toGeneration), total: counted(total) };
-    },
-
-    async identities(organizationId, visitorId, limit) {
-      const [rows, total] = await Promise.all([
-        visitorIdentities(db, organizationId, visitorId).selectAll().orderBy('updated_at', 'desc').orderBy('store_id').limit(limit).execute(),
         visitorIdentities(db, organizationId, visitorId).select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirst(),
-      ]);
-      return { data: rows.map(toIdentity), total: counted(total) };
-    },
-
-    async conversions(organizationId, visitorId, limit) {
-      const [rows, total] = await Promise.all([
-        visitorConversions(db, organizationId, visitorId).selectAll().orderBy('order_created_at', 'desc').orderBy('id', 'desc').limit(limit).execute(),
         visitorConversions(db, organizationId, visitorId).select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirst(),
       ]);
-      return { data: rows.map(toConversion), total: counted(total) };
+      return { generations: counted(generations), identities: counted(identities), conversions: counted(conversions) };
     },
 
     async detachGenerations(organizationId, visitorId, limit) {
@@ -126,8 +159,22 @@ export function visitorDataRepository(db: Executor): VisitorDataRepository {
       return deleted.map((row) => ({ storeId: row.store_id, sessionId: row.session_id }));
     },
 
-    unlinkConversionsOfVisitor: (organizationId, visitorId, limit, at) =>
-      unlink(db, conversionIds(db, organizationId).where('visitor_id', '=', visitorId).limit(limit), (query) => query.where('visitor_id', '=', visitorId), at),
+    async unlinkConversionsOfVisitor(organizationId, visitorId, limit, at) {
+      // Read with their session ids first (on Postgres locked, so the ids read are those removed).
+      let query = conversionIds(db, organizationId).select('session_id').where('visitor_id', '=', visitorId).limit(limit);
+      if (dialect === 'postgres') query = query.forUpdate();
+      const found = await query.execute();
+      if (found.length === 0) return [];
+      const taken = await db
+        .updateTable('conversions')
+        .set({ visitor_id: null, session_id: null, updated_at: at })
+        .where('id', 'in', found.map((row) => row.id))
+        .where('visitor_id', '=', visitorId)
+        .returning('id')
+        .execute();
+      const ids = new Set(taken.map((row) => row.id));
+      return found.filter((row) => ids.has(row.id)).map((row) => ({ id: row.id, sessionId: row.session_id }));
+    },
 
     async unlinkConversionsOfSessions(organizationId, sessionIds, limit, at) {
       if (sessionIds.length === 0) return 0;
@@ -179,20 +226,24 @@ export function visitorErasureRepository(db: Executor, dialect: Dialect): Visito
 
   return {
     async request(erasure, visitorId) {
-      // The unique (organization, visitor) of the pending work decides: of two racing requests one
-      // inserts, the other (on Postgres after waiting for the first to commit) inserts nothing.
-      const inserted = await db
-        .insertInto('visitor_erasure_subjects')
-        .values({ erasure_id: erasure.id, organization_id: erasure.organizationId, visitor_id: visitorId })
-        .onConflict((conflict) => conflict.columns(['organization_id', 'visitor_id']).doNothing())
-        .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) {
-        await db.insertInto('visitor_erasures').values(toRow(erasure)).execute();
-        return { erasure, created: true };
+      for (let attempt = 1; ; attempt++) {
+        // The unique (organization, visitor) of the pending work decides: of two racing requests one
+        // inserts, the other (on Postgres after waiting for the first to commit) inserts nothing.
+        const inserted = await db
+          .insertInto('visitor_erasure_subjects')
+          .values({ erasure_id: erasure.id, organization_id: erasure.organizationId, visitor_id: visitorId })
+          .onConflict((conflict) => conflict.columns(['organization_id', 'visitor_id']).doNothing())
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) {
+          await db.insertInto('visitor_erasures').values(toRow(erasure)).execute();
+          return { erasure, created: true };
+        }
+        const pending = await pendingFor(erasure.organizationId, visitorId);
+        if (pending) return { erasure: pending, created: false };
+        // On Postgres the erasure the insert collided with can complete (deleting its work) before
+        // it is read: none is pending any more, so the insert is tried again (its statement sees that).
+        if (attempt === 2) throw new Error('a pending erasure of the visitor conflicted twice, and then could not be read');
       }
-      const pending = await pendingFor(erasure.organizationId, visitorId);
-      if (!pending) throw new Error('a pending erasure of the visitor conflicted, and then could not be read');
-      return { erasure: pending, created: false };
     },
 
     async get(organizationId, id) {
