@@ -365,13 +365,14 @@ describe('gemini renderer', () => {
   it('gives up after timeoutMs with render_timeout, worth retrying', async () => {
     const impatient = createGeminiRenderer({ apiKey: API_KEY, baseUrl: fake.baseUrl, model: MODEL, timeoutMs: 150 });
     fake.next = async (sent) => {
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
       return imageAnswer(sent);
     };
     const started = Date.now();
     const error = await renderError(impatient, request);
     assert.deepEqual([error.code, error.transient], ['render_timeout', true]);
-    assert.ok(Date.now() - started < 900, 'it did not wait for the answer');
+    // The answer comes after 5 s; the bound is loose enough for a loaded host.
+    assert.ok(Date.now() - started < 3_000, 'it did not wait for the answer');
   });
 
   it('reports an unreachable server as renderer_unavailable, worth retrying', async () => {

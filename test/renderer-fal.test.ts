@@ -273,7 +273,8 @@ describe('fal renderer', () => {
       assert.ok(error instanceof RenderError, String(error));
       assert.deepEqual([error.code, error.transient], ['render_timeout', true]);
       assert.match(error.message, /aborted/);
-      assert.ok(Date.now() - started < 300, 'it stopped at once');
+      // Far under the render's timeout, and loose enough for a loaded host: the polls below say "at once".
+      assert.ok(Date.now() - started < 5_000, 'it stopped at once');
       await new Promise((resolve) => setTimeout(resolve, 200));
       assert.equal(polls(), pollsAtAbort, 'no poll after the abort');
       assert.equal(fake.cancelled.length, 1, 'PUT cancel_url, as the SDK does when it stops waiting');

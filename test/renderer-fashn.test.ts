@@ -316,7 +316,8 @@ describe('fashn renderer', () => {
     controller.abort();
     const error = await pending;
     assert.equal(error.code, 'render_timeout');
-    assert.ok(Date.now() - aborted < 500, `rejected ${Date.now() - aborted} ms after the abort`);
+    // The fake never finishes: any bound under the render's timeout says it stopped, loose enough for a loaded host.
+    assert.ok(Date.now() - aborted < 5_000, `rejected ${Date.now() - aborted} ms after the abort`);
     const after = fake.polls.length;
     await sleep(100);
     assert.equal(fake.polls.length, after, 'no poll after the abort');
