@@ -66,7 +66,11 @@ interface SigningThread {
 export interface C2paCredentialsOptions {
   /** How long the signing thread stays without a signature before it ends (default a minute). */
   idleMs?: number;
-  /** How long one signature may take before its thread is taken for stuck and ended (default a minute). */
+  /**
+   * How long one signature may take before its thread is taken for stuck and ended (default a
+   * minute), counted from when the thread has answered the one before it; a fresh thread's start,
+   * the WebAssembly module's compile included, counts toward its first.
+   */
   signTimeoutMs?: number;
   /** The thread's module: signing-thread.js, or a test's stand-in that runs the same loop. */
   threadFile?: string;
