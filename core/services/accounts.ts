@@ -1,6 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { Config } from '../../config/schema.ts';
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
 import { normalizeEmail, userRoles, type Session, type User, type UserRole, type UserTokenPurpose } from '../domain/accounts.ts';
 import { hashKey } from '../domain/api-keys.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
@@ -129,7 +129,7 @@ export type AccountService = ReturnType<typeof accountService>;
  * Dashboard accounts: invitations, passwords, one-time links and sessions. Every link and session
  * token is random, shown once and stored as its SHA-256; every failure to sign in looks the same.
  */
-export function accountService({ persistence, ids, clock, config }: Pick<Cradle, 'persistence' | 'ids' | 'clock'> & { config: Pick<Config, 'publicUrl'> }) {
+export function accountService({ persistence, ids, clock, config }: Pick<Ports, 'persistence' | 'ids' | 'clock'> & { config: Pick<Config, 'publicUrl'> }) {
   async function requireOrganization(repos: Repositories, organizationId: string) {
     const organization = await repos.organizations.get(organizationId);
     if (!organization) throw notFound('organization', organizationId, 'organizationId');

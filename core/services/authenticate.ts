@@ -1,4 +1,5 @@
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
+import type { Logger } from '../logger.ts';
 import { hashKey, hashesEqual, keyPrefixes, kindOfKey } from '../domain/api-keys.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { ApiKey, ApiKeyKind } from '../domain/api-keys.ts';
@@ -17,7 +18,7 @@ const expected: Record<ApiKeyKind, string> = {
 };
 
 /** Checks an `Authorization: Bearer <key>` header against the stored key hashes. */
-export function authenticator({ persistence, clock, logger }: Pick<Cradle, 'persistence' | 'clock' | 'logger'>) {
+export function authenticator({ persistence, clock, logger }: Pick<Ports, 'persistence' | 'clock'> & { logger: Logger }) {
   return {
     async authenticate(authorization: string | null, kind: ApiKeyKind): Promise<ApiKey> {
       if (!authorization) throw fail('missing_api_key', `No API key provided. Send 'Authorization: Bearer <key>' with ${expected[kind]}.`);

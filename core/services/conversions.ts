@@ -1,4 +1,4 @@
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
 import { attribute, attributionWindow, dayMs } from '../domain/attribution.ts';
 import type { GenerationStatus } from '../domain/generation.ts';
 import { mergeReport, type ConversionReport } from '../domain/conversion.ts';
@@ -27,7 +27,7 @@ const emptyToNull = (id: string) => (id === '' ? null : id);
 const rate = (numerator: number, denominator: number) => (denominator === 0 ? null : Math.round((numerator / denominator) * 10_000) / 10_000);
 
 /** Conversions reported by the shop's server and the browser SDK, their attribution, and the reports over them. */
-export function conversionService({ persistence, ids, clock }: Pick<Cradle, 'persistence' | 'ids' | 'clock'>) {
+export function conversionService({ persistence, ids, clock }: Pick<Ports, 'persistence' | 'ids' | 'clock'>) {
   async function attributionOf(tx: Repositories, conversion: ConversionRecord, store: Store): Promise<ConversionAttribution | null> {
     if (!conversion.visitorId && !conversion.sessionId) return null;
     const window = attributionWindow(conversion.orderCreatedAt, store.attributionWindowDays);

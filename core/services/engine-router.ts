@@ -1,4 +1,8 @@
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
+import type { Config } from '../../config/schema.ts';
+import type { Metrics } from '../metrics/registry.ts';
+import type { RenderRoutes } from './engine-routes.ts';
+import type { Limits } from '../ports/limits.ts';
 import type { GenerationMode, ImageSize } from '../domain/generation.ts';
 import type { Logger } from '../logger.ts';
 import { outageRetryDelay, PostponeJob } from '../ports/job-queue.ts';
@@ -34,9 +38,16 @@ export interface EngineRouter {
   circuits(): Array<{ engine: string; state: CircuitState }>;
 }
 
+export interface EngineRouterDeps extends Pick<Ports, 'limits' | 'clock'> {
+  renderRoutes: RenderRoutes;
+  config: Config;
+  metrics: Metrics;
+  logger: Logger;
+}
+
 interface Lane extends RoutedEngine {
   breaker: CircuitBreaker;
-  cap: ReturnType<Cradle['limits']['concurrency']>;
+  cap: ReturnType<Limits['concurrency']>;
 }
 
 interface Taken {
@@ -60,7 +71,7 @@ function unsupported(engine: RenderEngine, { mode, imageSize }: { mode: Generati
  * no retry is spent; a final one ends there. Circuits are per process: each process learns an
  * engine is down from its own calls, after `circuit.failures` of them.
  */
-export function engineRouter({ renderRoutes, config, limits, metrics, clock, logger: baseLogger }: Cradle): EngineRouter {
+export function engineRouter({ renderRoutes, config, limits, metrics, clock, logger: baseLogger }: EngineRouterDeps): EngineRouter {
   // By engine rather than name: an engine routed for both modes has one circuit and one cap.
   const lanes = new Map<RenderEngine, Lane>();
   for (const route of Object.values(renderRoutes)) {

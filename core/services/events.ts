@@ -1,4 +1,5 @@
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
+import type { Config } from '../../config/schema.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
 import { eventFeed, type EventFeedOptions } from './event-feed.ts';
 import { scheduleDelivery } from './webhook-delivery.ts';
@@ -6,7 +7,7 @@ import { scheduleDelivery } from './webhook-delivery.ts';
 export type EventService = ReturnType<typeof eventService>;
 
 /** Reading the event log, its deliveries and attempts, and resending. */
-export function eventService({ persistence, ids, clock, config, queue }: Pick<Cradle, 'persistence' | 'ids' | 'clock' | 'config' | 'queue'>) {
+export function eventService({ persistence, ids, clock, config, queue }: Pick<Ports, 'persistence' | 'ids' | 'clock' | 'queue'> & { config: Config }) {
   async function owned(organizationId: string, id: string) {
     const event = await persistence.events.get(organizationId, id);
     if (!event) throw notFound('event', id);

@@ -1,4 +1,5 @@
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
+import type { Config } from '../../config/schema.ts';
 import { generationImagesPrefix, uploadPrefix } from '../domain/blob-keys.ts';
 import type { QueuedJob } from '../domain/job.ts';
 import type { DeletionReason } from '../domain/generation.ts';
@@ -72,7 +73,7 @@ export interface GenerationDeletionOutcome {
  */
 export async function deleteGenerationsIn(
   tx: Repositories,
-  { ids, clock, queue, config }: Pick<Cradle, 'ids' | 'clock' | 'queue' | 'config'>,
+  { ids, clock, queue, config }: Pick<Ports, 'ids' | 'clock' | 'queue'> & { config: Config },
   { organizationId, generationIds, reason }: GenerationDeletion,
 ): Promise<GenerationDeletionOutcome> {
   const at = clock.now();
@@ -110,7 +111,7 @@ export type PurgeGenerationImages = ReturnType<typeof purgeGenerationImages>;
  * apart) for as long as it fails, never giving it up. A generation that is not deleted (a
  * payload that names a live one) is left alone.
  */
-export function purgeGenerationImages({ persistence, cdn, logger }: Pick<Cradle, 'persistence' | 'cdn' | 'logger'>) {
+export function purgeGenerationImages({ persistence, cdn, logger }: Pick<Ports, 'persistence' | 'cdn'> & { logger: Logger }) {
   async function deleteUnder(prefix: string, visibility: Visibility): Promise<number> {
     const keys: string[] = [];
     for await (const { key } of cdn.list(prefix, visibility)) keys.push(key);

@@ -1,4 +1,5 @@
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
+import type { Config } from '../../config/schema.ts';
 import { isSafeKey, uploadPrefix } from '../domain/blob-keys.ts';
 import { ApiError, notFound, unavailable } from '../domain/errors.ts';
 import { creditCost, type GenerationTombstone } from '../domain/generation.ts';
@@ -50,7 +51,7 @@ export function validateIdempotencyKey(key: string | null): string | null {
  * An image already on this service's own CDN, read from storage rather than fetched over the
  * network. A path no key could have (`%2F`, `//`, a query) names nothing there.
  */
-export function ownCdnKey({ cdn, config }: Pick<Cradle, 'cdn' | 'config'>, url: string): string | null {
+export function ownCdnKey({ cdn, config }: Pick<Ports, 'cdn'> & { config: Config }, url: string): string | null {
   const prefix = `${config.publicUrl}/cdn/`;
   const key = cdn.servedByApp && url.startsWith(prefix) ? url.slice(prefix.length) : null;
   return key !== null && isSafeKey(key) ? key : null;
@@ -76,7 +77,7 @@ export function goneError(tombstone: GenerationTombstone, use: 'get' | 'replay')
   );
 }
 
-export function generationService({ persistence, ids, clock, cdn, queue, config }: Pick<Cradle, 'persistence' | 'ids' | 'clock' | 'cdn' | 'queue' | 'config'>) {
+export function generationService({ persistence, ids, clock, cdn, queue, config }: Pick<Ports, 'persistence' | 'ids' | 'clock' | 'cdn' | 'queue'> & { config: Config }) {
   async function replay(organizationId: string, generationId: string) {
     const generation = await persistence.generations.get(organizationId, generationId);
     if (!generation) {

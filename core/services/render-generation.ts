@@ -1,4 +1,8 @@
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
+import type { Config } from '../../config/schema.ts';
+import type { GuardedClient } from '../outbound/guarded-client.ts';
+import type { MemoryBudget } from '../imaging/memory-budget.ts';
+import type { EngineRouter } from './engine-router.ts';
 import { generationImagesPrefix } from '../domain/blob-keys.ts';
 import { eventBody, longSideOf, type EventType, type GenerationRecord, type ImageVariants } from '../domain/generation.ts';
 import { resizeMemory } from '../imaging/decode-memory.ts';
@@ -94,8 +98,16 @@ const notCompleted = (transient = true) => new GenerationFailure('render_failed'
 
 export type RenderGeneration = ReturnType<typeof renderGeneration>;
 
+export interface RenderGenerationDeps extends Pick<Ports, 'persistence' | 'ids' | 'clock' | 'cdn' | 'credentials' | 'queue'> {
+  engineRouter: EngineRouter;
+  outbound: GuardedClient;
+  logger: Logger;
+  config: Config;
+  imageMemory: MemoryBudget;
+}
+
 /** The worker's side of a generation: fetch the images, render, store the variants, complete. */
-export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, credentials, outbound, logger, config, queue, imageMemory }: Cradle) {
+export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, credentials, outbound, logger, config, queue, imageMemory }: RenderGenerationDeps) {
   /**
    * The image as the engine gets it: every pixel decoded and at most the output's long side, within
    * the process's image memory (see prepareInputImage).

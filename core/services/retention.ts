@@ -3,7 +3,7 @@ import type { Config } from '../../config/schema.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Persistence, RetentionRepository } from '../ports/persistence/index.ts';
 import type { Logger } from '../logger.ts';
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
 import { deleteGenerationsIn, purgeBatchSize } from './generation-deletion.ts';
 
 const day = 24 * 3_600_000;
@@ -75,7 +75,7 @@ export interface RenderRetentionReport {
  * after them waiting sweep after sweep. (The place is kept in this process; in a cluster, each
  * process's sweeps go round from their own.)
  */
-export function renderRetentionSweep(deps: Pick<Cradle, 'persistence' | 'clock' | 'config' | 'logger' | 'ids' | 'queue'>) {
+export function renderRetentionSweep(deps: Pick<Ports, 'persistence' | 'clock' | 'ids' | 'queue'> & { config: Config; logger: Logger }) {
   const { persistence, clock, config, logger, queue } = deps;
   const limit = Math.min(config.retention.batchSize, purgeBatchSize);
   const { maxBatchesPerRun } = config.retention;

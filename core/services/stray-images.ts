@@ -1,4 +1,4 @@
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
 import { generationImagesPrefix } from '../domain/blob-keys.ts';
 import { outageRetryDelay, PostponeJob } from '../ports/job-queue.ts';
 import type { QueuedJob } from '../domain/job.ts';
@@ -22,7 +22,7 @@ export type SweepStrayImages = ReturnType<typeof sweepStrayImages>;
  * terminal, this job is queued (delayed by `render.strayImagesAfterMs`) and deletes every folder
  * of the generation but the one its `imageUrl` points into.
  */
-export function sweepStrayImages({ persistence, cdn, logger }: Pick<Cradle, 'persistence' | 'cdn' | 'logger'>) {
+export function sweepStrayImages({ persistence, cdn, logger }: Pick<Ports, 'persistence' | 'cdn'> & { logger: Logger }) {
   /** Every key under the generation's folder but those of the folder `imageUrl` points into (none when that folder cannot be told). */
   async function strayKeys(generationId: string, imageUrl: string | null, log: Logger): Promise<string[]> {
     const listed: string[] = [];

@@ -1,4 +1,4 @@
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
 import { issueKey } from '../domain/api-keys.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
 import type { ApiKey, ApiKeyKind } from '../domain/api-keys.ts';
@@ -40,7 +40,7 @@ async function everyPage<T extends { id: string }>(read: (startingAfter: string 
   }
 }
 
-export function tenantService({ persistence, ids, clock }: Pick<Cradle, 'persistence' | 'ids' | 'clock'>) {
+export function tenantService({ persistence, ids, clock }: Pick<Ports, 'persistence' | 'ids' | 'clock'>) {
   async function requireOrganization(repos: Repositories, organizationId: string) {
     const organization = await repos.organizations.get(organizationId);
     if (!organization) throw notFound('organization', organizationId, 'organizationId');

@@ -1,4 +1,6 @@
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
+import type { Config } from '../../config/schema.ts';
+import type { Logger } from '../logger.ts';
 import { uploadPrefix } from '../domain/blob-keys.ts';
 
 /**
@@ -8,7 +10,7 @@ import { uploadPrefix } from '../domain/blob-keys.ts';
  * the delete (a terminal one). Only uploads older than `orphanAfterMs` are looked at, so a create
  * between its upload and its commit is never robbed of its photo.
  */
-export function uploadSweep({ cdn, persistence, clock, config, logger }: Pick<Cradle, 'cdn' | 'persistence' | 'clock' | 'config' | 'logger'>) {
+export function uploadSweep({ cdn, persistence, clock, config, logger }: Pick<Ports, 'cdn' | 'persistence' | 'clock'> & { config: Config; logger: Logger }) {
   return async function sweepUploads(): Promise<number> {
     const cutoff = clock.now() - config.uploads.orphanAfterMs;
     let deleted = 0;

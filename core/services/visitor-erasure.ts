@@ -1,5 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
+import type { Config } from '../../config/schema.ts';
+import type { Logger } from '../logger.ts';
+import type { DeleteGenerations } from './visitors.ts';
 import type { QueuedJob } from '../domain/job.ts';
 import type { ErasureProgress } from '../domain/visitor-erasure.ts';
 import type { JobRunContext } from '../metrics/job-outcome.ts';
@@ -34,7 +37,7 @@ export type EraseVisitor = ReturnType<typeof eraseVisitor>;
  * What arrives for the visitor after a step has passed it (a generation made meanwhile, say) is
  * not erased: the visitor's browser still has its id. A new erasure request takes it.
  */
-export function eraseVisitor({ persistence, clock, queue, config, logger, deleteGenerations }: Pick<Cradle, 'persistence' | 'clock' | 'queue' | 'config' | 'logger' | 'deleteGenerations'>) {
+export function eraseVisitor({ persistence, clock, queue, config, logger, deleteGenerations }: Pick<Ports, 'persistence' | 'clock' | 'queue'> & { config: Config; logger: Logger; deleteGenerations: DeleteGenerations }) {
   const { batchSize, batchPauseMs } = config.visitorErasures;
 
   /** Called outside the queue (a test), it may get no context. */

@@ -1,4 +1,4 @@
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
 import { notFound } from '../domain/errors.ts';
 import { visitorAccessLimit, type ErasureRequester, type VisitorErasure } from '../domain/visitor-erasure.ts';
 import type { Repositories, VisitorPageOptions } from '../ports/persistence/index.ts';
@@ -22,7 +22,7 @@ export type DeleteGenerations = (tx: Repositories, organizationId: string, gener
 export type VisitorService = ReturnType<typeof visitorService>;
 
 /** What a shop answers a visitor's access and erasure requests with (GDPR Articles 15 and 17). */
-export function visitorService({ persistence, ids, clock, queue }: Pick<Cradle, 'persistence' | 'ids' | 'clock' | 'queue'>) {
+export function visitorService({ persistence, ids, clock, queue }: Pick<Ports, 'persistence' | 'ids' | 'clock' | 'queue'>) {
   return {
     /**
      * Everything the organization holds about the visitor: the first `visitorAccessLimit` of each

@@ -1,4 +1,6 @@
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
+import type { Config } from '../../config/schema.ts';
+import type { Logger } from '../logger.ts';
 import { activeSecrets } from '../domain/webhook-secrets.ts';
 import { signatureHeader } from '../domain/webhook-signature.ts';
 import { RetryJob, type JobContext } from '../ports/job-queue.ts';
@@ -21,14 +23,14 @@ interface DeliverJobPayload {
  * enabled endpoint subscribed to it: if the change that caused the event commits, its deliveries
  * exist; if it rolls back, none do.
  */
-export async function emitEvent(tx: Repositories, deps: Pick<Cradle, 'ids' | 'config' | 'queue'>, event: OutboxEvent): Promise<number> {
+export async function emitEvent(tx: Repositories, deps: Pick<Ports, 'ids' | 'queue'> & { config: Config }, event: OutboxEvent): Promise<number> {
   await tx.events.append(event);
   const endpoints = await tx.webhookEndpoints.subscribedTo(event.organizationId, event.type);
   for (const endpoint of endpoints) await scheduleDelivery(tx, deps, event, endpoint, event.createdAt);
   return endpoints.length;
 }
 
-export async function scheduleDelivery(tx: Repositories, { ids, config, queue }: Pick<Cradle, 'ids' | 'config' | 'queue'>, event: OutboxEvent, endpoint: WebhookEndpointRecord, now: number) {
+export async function scheduleDelivery(tx: Repositories, { ids, config, queue }: Pick<Ports, 'ids' | 'queue'> & { config: Config }, event: OutboxEvent, endpoint: WebhookEndpointRecord, now: number) {
   const firstAt = now + config.webhooks.retrySchedule[0]!;
   const delivery: DeliveryRecord = {
     id: ids.id('whd_'),
@@ -55,7 +57,7 @@ const endpointBusyWaitMs = 1_000;
 export type DeliverWebhook = ReturnType<typeof deliverWebhook>;
 
 /** The worker's side of a delivery: one signed attempt, logged, then success, retry or failure. */
-export function deliverWebhook({ persistence, transport, ids, clock, config, logger, limits }: Cradle) {
+export function deliverWebhook({ persistence, transport, ids, clock, config, logger, limits }: Pick<Ports, 'persistence' | 'transport' | 'ids' | 'clock' | 'limits'> & { config: Config; logger: Logger }) {
   // A slow receiver gets a few connections from the whole cluster, not every worker's.
   const endpointSlots = limits.concurrency('webhook-endpoint', config.webhooks.maxConcurrentPerEndpoint, slotLeaseMs);
   const schedule = config.webhooks.retrySchedule;

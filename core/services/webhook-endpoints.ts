@@ -1,4 +1,5 @@
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
+import type { Config } from '../../config/schema.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
 import type { CreateEndpointInput, UpdateEndpointInput } from '../domain/webhook-endpoint-input.ts';
 import { rotateSecrets } from '../domain/webhook-secrets.ts';
@@ -8,7 +9,7 @@ import type { WebhookEndpointRecord } from '../domain/webhook-endpoint.ts';
 export type WebhookEndpointService = ReturnType<typeof webhookEndpointService>;
 
 /** Registration and management of an organization's webhook endpoints. */
-export function webhookEndpointService({ persistence, ids, clock, config }: Pick<Cradle, 'persistence' | 'ids' | 'clock' | 'config'>) {
+export function webhookEndpointService({ persistence, ids, clock, config }: Pick<Ports, 'persistence' | 'ids' | 'clock'> & { config: Config }) {
   async function owned(organizationId: string, id: string) {
     const endpoint = await persistence.webhookEndpoints.get(organizationId, id);
     if (!endpoint) throw notFound('webhook endpoint', id);

@@ -1,4 +1,5 @@
-import type { Cradle } from '../cradle.ts';
+import type { Ports } from '../ports/index.ts';
+import type { GenerationService } from './generations.ts';
 import { notFound } from '../domain/errors.ts';
 import { creditCost } from '../domain/generation.ts';
 import type { CreateWidgetInput, UpdateWidgetInput, WidgetGenerationInput } from '../domain/widget-input.ts';
@@ -10,7 +11,7 @@ export type WidgetService = ReturnType<typeof widgetService>;
 export type WidgetWithUsage = WidgetRecord & { usageToday: WidgetDayUsage & { day: number } };
 
 /** Widgets (a store's keyless entry point for shoppers' generations) and the generations they make. */
-export function widgetService({ persistence, ids, clock, generations }: Pick<Cradle, 'persistence' | 'ids' | 'clock' | 'generations'>) {
+export function widgetService({ persistence, ids, clock, generations }: Pick<Ports, 'persistence' | 'ids' | 'clock'> & { generations: GenerationService }) {
   async function withUsage(widgets: WidgetRecord[]): Promise<WidgetWithUsage[]> {
     const day = utcDayOf(clock.now());
     const usage = await persistence.widgets.usageOn(
