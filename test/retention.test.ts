@@ -8,13 +8,10 @@ import { Kysely, PostgresDialect } from '../plugins/store-kysely/kysely.ts';
 import pg from 'pg';
 import * as v from 'valibot';
 import { configSchema, type Config } from '../config/schema.ts';
-import type { Cradle } from '../core/cradle.ts';
-import { startScheduler } from '../core/lifecycle.ts';
 import { silentLogger } from '../core/logger.ts';
 import type { JobQueue } from '../core/ports/job-queue.ts';
 import type { Persistence } from '../core/ports/persistence/index.ts';
-import type { ScheduledTask } from '../core/ports/scheduler.ts';
-import { renderRetentionSweep, retentionSweep } from '../core/services/retention.ts';
+import { pruneRetention, renderRetentionSweep, retentionSweep } from '../core/services/retention.ts';
 import { testIds } from '../kit/testing/ids.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { ImmediateSqliteDialect, openSqlite } from '../plugins/store-kysely/sqlite.ts';
@@ -229,22 +226,19 @@ for (const [name, open] of Object.entries(databases)) {
   });
 }
 
-/** The scheduled task that runs both sweeps, on a cradle of stand-ins: one sweep failing must not skip the other. */
+/** The scheduled task that runs both sweeps (`prune-retention`), on stand-ins: one sweep failing must not skip the other. */
 describe('the scheduled retention task', () => {
   for (const failing of ['rows', 'renders'] as const) {
     it(`runs both sweeps when the ${failing} sweep fails, and logs its failure`, async () => {
-      const tasks: ScheduledTask[] = [];
       const swept = new Set<string>();
       const errors: Array<{ message: string; fields?: Record<string, unknown> }> = [];
       const sweepOf = (sweep: 'rows' | 'renders') => {
         swept.add(sweep);
         if (sweep === failing) throw new Error(`the ${sweep} sweep's database said no`);
       };
-      const cradle = {
-        scheduler: { start: async (started: ScheduledTask[]) => void tasks.push(...started), stop: async () => {} },
+      const standIns = {
         queue: { notify: () => {} },
         persistence: {
-          schedules: { claimRun: async () => true },
           // The rows' sweep prunes in transactions; the renders' sweep first lists the organizations.
           transaction: async () => (sweepOf('rows'), 0),
           organizations: { withRenderRetention: async () => (sweepOf('renders'), []) },
@@ -252,11 +246,8 @@ describe('the scheduled retention task', () => {
         clock,
         config: retentionConfig({}),
         logger: { ...silentLogger, error: (message: string, fields?: Record<string, unknown>) => void errors.push({ message, fields }) },
-      } as unknown as Cradle;
-      await startScheduler(cradle);
-      const task = tasks.find((candidate) => candidate.name === 'prune-retention');
-      assert.ok(task, 'the retention task is scheduled');
-      await task.run();
+      } as unknown as Parameters<typeof pruneRetention>[0];
+      await pruneRetention(standIns)();
       assert.deepEqual([...swept].sort(), ['renders', 'rows']);
       assert.equal(errors.length, 1, JSON.stringify(errors));
       assert.equal(errors[0]!.fields?.sweep, failing);

@@ -55,3 +55,11 @@ export function renderRoutes(config: Config, engineOf: (choice: string) => Rende
   }
   return routes;
 }
+
+/**
+ * The container's routes: `plugins.renderer` is the `renderer` port as registered when first used
+ * (a test's or embedder's engine), every other choice the plugin host's engine of that name.
+ */
+export function configuredRenderRoutes({ config, renderer, renderEngines }: { config: Config; renderer: RenderEngine; renderEngines: ReadonlyMap<string, RenderEngine> }): RenderRoutes {
+  return renderRoutes(config, (choice) => (choice === config.plugins.renderer ? renderer : renderEngines.get(choice)!));
+}

@@ -9,6 +9,7 @@ import { outageRetryDelay, PostponeJob } from '../ports/job-queue.ts';
 import type { MarkedDeletion, Repositories } from '../ports/persistence/index.ts';
 import type { Visibility } from '../ports/image-cdn.ts';
 import { refundGeneration } from './refund-generation.ts';
+import type { DeleteGenerations } from './visitors.ts';
 import { describeStorageError } from './storage-errors.ts';
 
 /** The job that deletes deleted generations' images and uploaded photos from storage (see `purgeGenerationImages`). */
@@ -141,4 +142,9 @@ export function purgeGenerationImages({ persistence, cdn, logger }: Pick<Ports, 
     }
     if (objects > 0) log.info('deleted the images of deleted generations', { generations: generationIds.length, objects });
   };
+}
+
+/** How an erasure deletes the visitor's generations: as DELETE /v1/generations/{id} does, as `erased`. */
+export function erasureDeletesGenerations(deps: Pick<Ports, 'ids' | 'clock' | 'queue'> & { config: Config }): DeleteGenerations {
+  return async (tx, organizationId, generationIds) => void (await deleteGenerationsIn(tx, deps, { organizationId, generationIds, reason: 'erased' }));
 }

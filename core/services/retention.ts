@@ -114,3 +114,16 @@ export function renderRetentionSweep(deps: Pick<Ports, 'persistence' | 'clock' |
     return report;
   };
 }
+
+/**
+ * The scheduled retention: rows, then expired renders. Each sweep has its own failure, so rows the
+ * first could not prune never hold back expired renders.
+ */
+export function pruneRetention(deps: Pick<Ports, 'persistence' | 'clock' | 'ids' | 'queue'> & { config: Config; logger: Logger }) {
+  const sweeps = [['rows', retentionSweep(deps)], ['renders', renderRetentionSweep(deps)]] as const;
+  return async function prune(): Promise<void> {
+    for (const [sweep, run] of sweeps) {
+      await run().catch((error: unknown) => deps.logger.error('retention sweep failed; it runs again at the next interval', { sweep, error: error instanceof Error ? error.stack : String(error) }));
+    }
+  };
+}

@@ -1,5 +1,6 @@
 import type { Ports } from '../ports/index.ts';
 import type { Config } from '../../config/schema.ts';
+import type { Logger } from '../logger.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
 import type { CreateEndpointInput, UpdateEndpointInput } from '../domain/webhook-endpoint-input.ts';
 import { rotateSecrets } from '../domain/webhook-secrets.ts';
@@ -89,5 +90,14 @@ export function webhookEndpointService({ persistence, ids, clock, config }: Pick
       const endpoint = await change(organizationId, id, (current, now) => ({ ...current, ...rotateSecrets(current, generateWebhookSecret(), now, graceMs), updatedAt: now }));
       return { endpoint, previousSecretExpiresAt: endpoint.updatedAt + graceMs };
     },
+  };
+}
+
+/** Disables every endpoint whose deliveries all failed for longer than `webhooks.disableAfterFailingMs`. */
+export function disableFailingEndpoints({ persistence, clock, config, logger }: Pick<Ports, 'persistence' | 'clock'> & { config: Config; logger: Logger }) {
+  return async function disableFailing(): Promise<void> {
+    const now = clock.now();
+    const disabled = await persistence.webhookEndpoints.disableFailingSince(now - config.webhooks.disableAfterFailingMs, 'failing', now);
+    for (const endpointId of disabled) logger.warn('webhook endpoint disabled: every delivery failed for too long', { endpointId });
   };
 }
