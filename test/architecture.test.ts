@@ -79,8 +79,28 @@ describe('architecture', () => {
     assert.ok(imports('plugins/store-kysely/postgres.ts').some(({ target }) => target === 'plugins/store-kysely/kysely.ts'));
   });
 
+  it('no service imports core/cradle.ts: each names its own dependencies, and the cradle is derived from the services', () => {
+    assert.deepEqual(violations(['core/services'], (target) => target === 'core/cradle.ts' || target === 'core/kernel.ts' || target === 'core/lifecycle.ts'), []);
+  });
+
+  it('the core has no import cycle, not even through types', () => {
+    const local = (file: string) => imports(file).map(({ target }) => target).filter((target) => under(target, 'core', 'config'));
+    const done = new Set<string>();
+    const cycles: string[] = [];
+    const visit = (file: string, path: string[]) => {
+      const at = path.indexOf(file);
+      if (at >= 0) return void cycles.push([...path.slice(at), file].join(' -> '));
+      if (done.has(file)) return;
+      for (const next of local(file)) visit(next, [...path, file]);
+      done.add(file);
+    };
+    for (const file of sourcesUnder('core')) visit(file, []);
+    assert.deepEqual(cycles, []);
+  });
+
   it('the rules see real imports', () => {
     assert.ok(imports('plugins/queue-db/index.ts').some(({ target }) => target === kit));
-    assert.ok(imports('core/kernel.ts').some(({ target }) => target === 'core/services/generations.ts'));
+    assert.ok(imports('core/cradle.ts').some(({ target }) => target === 'core/services/generations.ts'));
+    assert.ok(imports('core/services/widgets.ts').some(({ target }) => target === 'core/services/generations.ts'));
   });
 });
