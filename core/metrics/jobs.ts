@@ -15,8 +15,8 @@ export interface DomainCounter {
  * resolved is `completed`; `RetryJob` is `retried`; `PostponeJob` or a database outage is
  * `postponed`; a run a stopping worker took back is `released`; anything else is `failed` (the
  * queue retries it, or gives the job up after its last attempt). A kind in `counters` (renders,
- * deliveries) also counts in its own metric, by the outcome its handler resolved with. Each run's context gets a
- * logger whose lines carry the job's id and kind.
+ * deliveries) also counts in its own metric, by the outcome its handler resolved with. Each run's
+ * context gets a logger whose lines carry the job's id and kind.
  */
 export function instrumentHandlers(
   handlers: Record<string, ReportingJobHandler>,
