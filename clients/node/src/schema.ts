@@ -2037,7 +2037,157 @@ export interface components {
             has_more: boolean;
         };
     };
-    responses: never;
+    responses: {
+        /** @description The request is invalid: `param` names the field at fault. */
+        ParameterInvalid: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "parameter_invalid";
+                    };
+                };
+            };
+        };
+        /** @description No such resource. */
+        ResourceMissing: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "resource_missing";
+                    };
+                };
+            };
+        };
+        /** @description No such resource. */
+        RouteNotFound: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "route_not_found";
+                    };
+                };
+            };
+        };
+        /** @description The request body is too large. */
+        BodyTooLarge: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "body_too_large";
+                    };
+                };
+            };
+        };
+        /** @description The body is not sent as a supported content type. */
+        UnsupportedMediaType: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+        };
+        /** @description Too many requests: retry after `Retry-After` seconds. */
+        RateLimited: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                /** @description Seconds to wait before retrying. */
+                "retry-after"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+        };
+        /** @description An error. */
+        HeadersTooLarge: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+        };
+        /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+        InternalError: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "internal_error";
+                    };
+                };
+            };
+        };
+        /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+        DatabaseUnavailable: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                /** @description Seconds to wait before retrying. */
+                "retry-after"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "database_unavailable";
+                    };
+                };
+            };
+        };
+        /** @description Any other error, in the same envelope: say 400 `malformed_request` or 408 `request_timeout`, which answer a request that is not valid HTTP/1.1 before any route sees it. */
+        UnexpectedError: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
     parameters: {
         /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
         CsrfToken: string;
@@ -2083,21 +2233,7 @@ export interface operations {
                     "application/json": components["schemas"]["GenerationList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -2115,55 +2251,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createGeneration: {
@@ -2291,68 +2383,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             /** @description Briefly unavailable: retry after `Retry-After` seconds. */
             503: {
                 headers: {
@@ -2370,6 +2405,7 @@ export interface operations {
                     };
                 };
             };
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getGeneration: {
@@ -2411,21 +2447,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
             /** @description Gone: the generation was deleted, with its images. */
             410: {
                 headers: {
@@ -2441,55 +2463,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     deleteGeneration: {
@@ -2549,70 +2527,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listStores: {
@@ -2639,21 +2559,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -2671,55 +2577,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createStore: {
@@ -2801,85 +2663,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getCreditBalance: {
@@ -2918,55 +2708,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listCreditLedgerEntries: {
@@ -2993,21 +2739,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditLedgerEntryList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -3025,55 +2757,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getOrganization: {
@@ -3112,55 +2800,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     updateOrganization: {
@@ -3241,85 +2885,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listWebhookEndpoints: {
@@ -3346,21 +2918,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -3378,55 +2936,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createWebhookEndpoint: {
@@ -3512,85 +3026,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getWebhookEndpoint: {
@@ -3632,70 +3074,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     deleteWebhookEndpoint: {
@@ -3755,70 +3139,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     updateWebhookEndpoint: {
@@ -3902,100 +3228,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     rotateWebhookEndpointSecret: {
@@ -4055,70 +3295,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listEvents: {
@@ -4149,21 +3331,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -4181,55 +3349,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getEvent: {
@@ -4271,70 +3395,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listEventAttempts: {
@@ -4376,70 +3442,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     resendEvent: {
@@ -4523,100 +3531,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     streamEvents: {
@@ -4655,21 +3577,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -4687,21 +3595,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
             /** @description Too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4719,38 +3613,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     reportOrder: {
@@ -4845,85 +3711,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     collectBrowserEvent: {
@@ -5009,100 +3803,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     preflightCollect: {
@@ -5124,21 +3832,9 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listConversions: {
@@ -5171,21 +3867,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversionList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -5203,70 +3885,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getAnalyticsDaily: {
@@ -5295,21 +3919,7 @@ export interface operations {
                     "application/json": components["schemas"]["AnalyticsDaily"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -5327,70 +3937,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getAnalyticsSummary: {
@@ -5419,21 +3971,7 @@ export interface operations {
                     "application/json": components["schemas"]["AnalyticsSummary"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -5451,70 +3989,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listWidgets: {
@@ -5543,21 +4023,7 @@ export interface operations {
                     "application/json": components["schemas"]["WidgetList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -5575,70 +4041,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createWidget: {
@@ -5726,100 +4134,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getWidget: {
@@ -5861,70 +4183,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     updateWidget: {
@@ -6013,100 +4277,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getWidgetConfig: {
@@ -6149,70 +4327,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     preflightWidgetConfig: {
@@ -6253,53 +4373,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createWidgetGeneration: {
@@ -6376,51 +4454,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -6438,21 +4474,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             /** @description Briefly unavailable: retry after `Retry-After` seconds. */
             503: {
                 headers: {
@@ -6470,6 +4493,7 @@ export interface operations {
                     };
                 };
             };
+            default: components["responses"]["UnexpectedError"];
         };
     };
     preflightWidgetGenerations: {
@@ -6510,53 +4534,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getWidgetGeneration: {
@@ -6589,21 +4571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Generation"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description The key or session may not do this. */
             403: {
                 headers: {
@@ -6619,70 +4587,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     preflightWidgetGeneration: {
@@ -6725,53 +4635,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getVisitor: {
@@ -6801,21 +4669,7 @@ export interface operations {
                     "application/json": components["schemas"]["Visitor"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -6833,55 +4687,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     eraseVisitor: {
@@ -6914,21 +4724,7 @@ export interface operations {
                     "application/json": components["schemas"]["VisitorErasure"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -6961,55 +4757,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listVisitorGenerations: {
@@ -7044,21 +4796,7 @@ export interface operations {
                     "application/json": components["schemas"]["VisitorGenerationList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -7076,55 +4814,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listVisitorIdentities: {
@@ -7159,21 +4853,7 @@ export interface operations {
                     "application/json": components["schemas"]["VisitorIdentityList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -7191,55 +4871,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listVisitorConversions: {
@@ -7274,21 +4910,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversionList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -7306,55 +4928,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listVisitorErasures: {
@@ -7381,21 +4959,7 @@ export interface operations {
                     "application/json": components["schemas"]["VisitorErasureList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -7413,55 +4977,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getVisitorErasure: {
@@ -7503,70 +5023,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getSession: {
@@ -7620,55 +5082,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createSession: {
@@ -7749,85 +5167,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     deleteSession: {
@@ -7884,38 +5230,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     acceptInvitation: {
@@ -7979,85 +5297,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listUsers: {
@@ -8084,21 +5330,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -8131,55 +5363,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     deleteUser: {
@@ -8239,21 +5427,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
             /** @description The request conflicts with the current state. */
             409: {
                 headers: {
@@ -8269,55 +5443,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     updateUser: {
@@ -8401,21 +5531,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
             /** @description The request conflicts with the current state. */
             409: {
                 headers: {
@@ -8431,85 +5547,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createInvitation: {
@@ -8606,85 +5650,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listSessions: {
@@ -8709,21 +5681,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -8756,70 +5714,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     deleteSessionById: {
@@ -8877,70 +5777,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listApiKeys: {
@@ -8969,21 +5811,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -9016,55 +5844,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createApiKey: {
@@ -9146,85 +5930,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     revokeApiKey: {
@@ -9284,70 +5996,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getHealth: {
@@ -9369,21 +6023,9 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getReadiness: {
@@ -9405,38 +6047,10 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getMetrics: {
@@ -9475,36 +6089,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "route_not_found";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["RouteNotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getCdnImage: {
@@ -9549,36 +6137,9 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             /** @description Briefly unavailable: retry after `Retry-After` seconds. */
             503: {
                 headers: {
@@ -9596,6 +6157,7 @@ export interface operations {
                     };
                 };
             };
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getSdkLoader: {
@@ -9636,21 +6198,9 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getSdkWidgetBundle: {
@@ -9694,36 +6244,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "route_not_found";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["RouteNotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getOpenApiDocument: {
@@ -9764,21 +6288,9 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getReferencePage: {
@@ -9803,21 +6315,9 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getReferencePageAsset: {
@@ -9865,36 +6365,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "route_not_found";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["RouteNotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     generationCompletedWebhook: {
