@@ -28,6 +28,7 @@ export const updateEndpointSchema = v.pipe(
     status: v.optional(v.picklist(['enabled', 'disabled'], "must be 'enabled' or 'disabled'")),
   }),
   v.check((patch) => Object.keys(patch).length > 0, 'must change at least one of url, enabledEvents, description, status'),
+  v.metadata({ minProperties: 1 }),
 );
 
 export type CreateEndpointInput = v.InferOutput<typeof createEndpointSchema>;

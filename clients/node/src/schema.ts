@@ -1134,7 +1134,8 @@ export interface components {
         CreateGenerationRequest: {
             /** @enum {string} */
             mode: "virtual-try-on" | "room-visualizer";
-            image: string;
+            /** @description The customer photo: an https URL (at most 2048 characters) or a `data:image/<type>;base64,<data>` URI, at most 10 MB decoded. */
+            image: string | unknown | unknown;
             products: components["schemas"]["Product"][];
             hint?: string | null;
             /**
@@ -1623,7 +1624,8 @@ export interface components {
         WidgetGenerationRequest: {
             visitorId: string;
             sessionId: string;
-            image: string;
+            /** @description The customer photo: an https URL (at most 2048 characters) or a `data:image/<type>;base64,<data>` URI, at most 10 MB decoded. */
+            image: string | unknown | unknown;
             products: components["schemas"]["Product"][];
             hint?: string | null;
         };
@@ -2212,10 +2214,16 @@ export interface operations {
                 status?: "processing" | "complete" | "failed";
                 /** @description Only generations of this mode. */
                 mode?: "virtual-try-on" | "room-visualizer";
-                /** @description Start of the range (inclusive). Compared with `createdAt`. */
-                from?: string;
-                /** @description End of the range (exclusive); must be after `from`. Compared with `createdAt`. */
-                to?: string;
+                /**
+                 * @description Start of the range (inclusive). Compared with `createdAt`.
+                 * @example 2025-03-01
+                 */
+                from?: string | unknown | unknown;
+                /**
+                 * @description End of the range (exclusive); must be after `from`. Compared with `createdAt`.
+                 * @example 2025-04-01
+                 */
+                to?: string | unknown | unknown;
             };
             header?: never;
             path?: never;
@@ -3572,7 +3580,7 @@ export interface operations {
                     /**
                      * @example id: evt_2aXbQ4mR7kP9sT1vW3yZ5cD8
                      *     event: generation.completed
-                     *     data: {"id":"evt_2aXbQ4mR7kP9sT1vW3yZ5cD8","type":"generation.completed","createdAt":"…","data":{…}}
+                     *     data: {"id":"evt_2aXbQ4mR7kP9sT1vW3yZ5cD8","type":"generation.completed","createdAt":"2025-03-01T14:30:12.000Z","data":{"id":"agen_2aXbQ4mR7kP9sT1vW3yZ5cD8","object":"generation","status":"complete","mode":"virtual-try-on","imageSize":"1K","imageUrl":"https://visualizer.example.com/cdn/gen/agen_2aXbQ4mR7kP9sT1vW3yZ5cD8/Xb3kP9sT1vW3yZ5cD8aXbQ4mR/original.png","imageVariants":{"list":{"url":"https://visualizer.example.com/cdn/gen/agen_2aXbQ4mR7kP9sT1vW3yZ5cD8/Xb3kP9sT1vW3yZ5cD8aXbQ4mR/list.jpg","width":200},"card":{"url":"https://visualizer.example.com/cdn/gen/agen_2aXbQ4mR7kP9sT1vW3yZ5cD8/Xb3kP9sT1vW3yZ5cD8aXbQ4mR/card.jpg","width":600},"detail":{"url":"https://visualizer.example.com/cdn/gen/agen_2aXbQ4mR7kP9sT1vW3yZ5cD8/Xb3kP9sT1vW3yZ5cD8aXbQ4mR/detail.jpg","width":1200}},"products":[{"productId":"sku-1042","productTitle":"Linen shirt, sky blue","imageUrl":"https://shop.example/images/sku-1042.jpg"}],"hint":null,"error":null,"metadata":{"orderId":"1234"},"createdAt":"2025-03-01T14:30:00.000Z","completedAt":"2025-03-01T14:30:12.000Z"}}
                      */
                     "text/event-stream": string;
                 };
@@ -3846,10 +3854,16 @@ export interface operations {
                 starting_after?: string;
                 /** @description Only orders of this store. */
                 storeId?: string;
-                /** @description Start of the range (inclusive). */
-                from?: string;
-                /** @description End of the range (exclusive); must be after `from`. */
-                to?: string;
+                /**
+                 * @description Start of the range (inclusive).
+                 * @example 2025-03-01
+                 */
+                from?: string | unknown | unknown;
+                /**
+                 * @description End of the range (exclusive); must be after `from`.
+                 * @example 2025-04-01
+                 */
+                to?: string | unknown | unknown;
             };
             header?: never;
             path?: never;
@@ -3898,10 +3912,16 @@ export interface operations {
             query?: {
                 /** @description Only this store. */
                 storeId?: string;
-                /** @description Start of the range (inclusive); by default 30 days before `to`. */
-                from?: string;
-                /** @description End of the range (exclusive); must be after `from`, at most 366 days after it; by default the end of today (UTC). */
-                to?: string;
+                /**
+                 * @description Start of the range (inclusive); by default 30 days before `to`.
+                 * @example 2025-03-01
+                 */
+                from?: string | unknown | unknown;
+                /**
+                 * @description End of the range (exclusive); must be after `from`, at most 366 days after it; by default the end of today (UTC).
+                 * @example 2025-04-01
+                 */
+                to?: string | unknown | unknown;
             };
             header?: never;
             path?: never;
@@ -3950,10 +3970,16 @@ export interface operations {
             query: {
                 /** @description The store. */
                 storeId: string;
-                /** @description Start of the range (inclusive). */
-                from?: string;
-                /** @description End of the range (exclusive); must be after `from`. */
-                to?: string;
+                /**
+                 * @description Start of the range (inclusive).
+                 * @example 2025-03-01
+                 */
+                from?: string | unknown | unknown;
+                /**
+                 * @description End of the range (exclusive); must be after `from`.
+                 * @example 2025-04-01
+                 */
+                to?: string | unknown | unknown;
             };
             header?: never;
             path?: never;
@@ -4396,7 +4422,7 @@ export interface operations {
                  * @example {
                  *       "visitorId": "v_9f8e7d6c",
                  *       "sessionId": "s_1a2b3c4d",
-                 *       "image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQ…",
+                 *       "image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAEUlEQVQImWPoWHUGK2IYWhIAwKd/gaPL2LsAAAAASUVORK5CYII=",
                  *       "products": [
                  *         {
                  *           "productId": "sku-1042",
@@ -6103,7 +6129,10 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description The object key, slashes included (e.g. `generations/agen_…/detail.webp`). */
+                /**
+                 * @description The object key, slashes included, as the image URLs of a generation name it (`gen/agen_…/…/detail.webp`).
+                 * @example gen/agen_2aXbQ4mR7kP9sT1vW3yZ5cD8/Xb3kP9sT1vW3yZ5cD8aXbQ4mR/detail.webp
+                 */
                 key: string;
             };
             cookie?: never;
@@ -6120,9 +6149,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "image/webp": string;
                     "image/jpeg": string;
                     "image/png": string;
+                    "image/webp": string;
                     "image/*": string;
                 };
             };
