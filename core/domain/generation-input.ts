@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { generationModes, imageSizes } from './generation.ts';
 import { maxCharacters } from './text.ts';
 
 /** Decoded bytes of the customer photo, uploaded or fetched. */
@@ -75,7 +76,7 @@ const metadata = v.pipe(
 );
 
 export const createGenerationSchema = v.strictObject({
-  mode: v.picklist(['virtual-try-on', 'room-visualizer'], "must be 'virtual-try-on' or 'room-visualizer'"),
+  mode: v.picklist(generationModes, "must be 'virtual-try-on' or 'room-visualizer'"),
   image: v.pipe(
     v.string('must be a string'),
     v.check((text) => text.startsWith('https://') || text.startsWith('data:'), 'must be an https URL or a data:image/*;base64, URI'),
@@ -89,7 +90,7 @@ export const createGenerationSchema = v.strictObject({
   ),
   products: v.pipe(v.array(productSchema, 'must be an array'), v.minLength(1, 'needs 1 to 3 products'), v.maxLength(3, 'needs 1 to 3 products')),
   hint: v.nullish(v.pipe(v.string('must be a string'), maxCharacters(500, 'must be at most 500 characters'))),
-  imageSize: v.optional(v.picklist(['1K', '2K', '4K'], "must be '1K', '2K' or '4K'"), '1K'),
+  imageSize: v.optional(v.picklist(imageSizes, "must be '1K', '2K' or '4K'"), '1K'),
   metadata: v.nullish(metadata),
 });
 
