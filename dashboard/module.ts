@@ -1,5 +1,5 @@
 import type { H3, H3Event } from 'h3';
-import type { AppModule } from '../core/http/app-module.ts';
+import { answersTrailingSlash, type AppModule } from '../core/http/app-module.ts';
 import { services } from '../core/http/context.ts';
 import { sessionToken } from '../core/http/session-auth.ts';
 import { prebuiltBundles } from '../core/http/prebuilt-bundles.ts';
@@ -54,7 +54,7 @@ function dashboardRoutes(app: H3) {
     // resolve under it): the bare path is sent there, relatively, so a path prefix is kept.
     if (event.url.pathname.endsWith('/')) return shell(event);
     return new Response(null, { status: 301, headers: { location: 'dashboard/' } });
-  });
+  }, answersTrailingSlash);
 
   app.get('/dashboard/assets/:file', async (event) => {
     const name = event.url.pathname.split('/').pop() ?? '';

@@ -133,6 +133,21 @@ describe('HTTP skeleton', () => {
       assert.match(head.headers.get('content-type') ?? '', /^application\/json/);
     });
 
+    it('answers a path with a trailing slash 404, but for the pages that live there', async () => {
+      for (const path of ['/v1/generations/', '/v1/stores/', '/healthz/', '/openapi.json/', '/widgets/embed.js/']) {
+        await expectEnvelope(await fetch(`${app.url}${path}`, { headers: bearer(apiKey) }), 404, 'not_found_error', 'route_not_found');
+      }
+      assert.equal((await fetch(`${app.url}/healthz/`, { method: 'HEAD' })).status, 404);
+      const dashboard = await fetch(`${app.url}/dashboard/`);
+      assert.equal(dashboard.status, 200);
+      assert.match(dashboard.headers.get('content-type')!, /^text\/html/);
+      await dashboard.arrayBuffer();
+      const bare = await fetch(`${app.url}/dashboard`, { redirect: 'manual' });
+      assert.deepEqual([bare.status, bare.headers.get('location')], [301, 'dashboard/']);
+      const reference = await fetch(`${app.url}/docs/`, { redirect: 'manual' });
+      assert.deepEqual([reference.status, reference.headers.get('location')], [301, '../docs']);
+    });
+
     it('answers HEAD as the GET of the same path, without a body', async () => {
       // Load balancers' health checks and CDNs ask with HEAD; a catch-all route once took these.
       const health = await fetch(`${app.url}/healthz`, { method: 'HEAD' });

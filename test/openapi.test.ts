@@ -101,6 +101,24 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('declares the shared error answers once, and 431 and `default` on every operation', () => {
+    const shared = document.components.responses;
+    assert.ok(shared.HeadersTooLarge && shared.UnexpectedError && shared.InternalError);
+    const text = (value: unknown) => JSON.stringify(value);
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const method of methods) {
+        const responses = item[method]?.responses;
+        if (!responses) continue;
+        assert.deepEqual(responses['431'], { $ref: '#/components/responses/HeadersTooLarge' }, `${method} ${path}`);
+        assert.deepEqual(responses.default, { $ref: '#/components/responses/UnexpectedError' }, `${method} ${path}`);
+        for (const [status, answer] of Object.entries(responses)) {
+          const copied = Object.entries(shared).find(([, component]) => text({ ...component, headers: undefined }) === text({ ...answer, headers: undefined }));
+          assert.equal(copied, undefined, `${method} ${path} ${status} repeats components.responses.${copied?.[0]} instead of referring to it`);
+        }
+      }
+    }
+  });
+
   it('describes the security schemes, the outgoing events with the Standard Webhooks headers, and the error envelope', () => {
     assert.deepEqual(Object.keys(document.components.securitySchemes).sort(), ['conversionKey', 'secretKey', 'sessionCookie']);
     assert.deepEqual(document.security, [{ secretKey: [] }, { sessionCookie: [] }], 'a secret key or, from the dashboard, the session cookie');
@@ -174,6 +192,8 @@ describe('the response validator of the test support', () => {
     const fetch = validator.wrapFetch(() => json(200, { status: 'ok' }));
     await fetch(request('/healthz') as never);
     await fetch(request('/healthz', 'HEAD') as never);
+    const tooLarge = validator.wrapFetch(() => json(431, { error: { type: 'invalid_request_error', code: 'headers_too_large', message: 'Too large.', param: null } }));
+    await tooLarge(request('/v1/stores') as never);
     await validator.assertNoViolations();
   });
 });

@@ -1,7 +1,8 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 
 /** `secret` keys (`visualizer_…`) call `/v1`; `conversion` keys (`viz_…`) call the order webhook. */
-export type ApiKeyKind = 'secret' | 'conversion';
+export const apiKeyKinds = ['secret', 'conversion'] as const;
+export type ApiKeyKind = (typeof apiKeyKinds)[number];
 
 export interface ApiKey {
   id: string;

@@ -14,7 +14,7 @@ export const uploadPrefix = 'uploads/';
 /** Where a generation's rendered images are kept (public): `gen/<id>/<random per run>/<name>.<ext>`. */
 export const generationImagesPrefix = (generationId: string) => `gen/${generationId}/`;
 
-const allowedCharacters = /^[A-Za-z0-9/_.-]+$/;
+export const allowedKeyCharacters = /^[A-Za-z0-9/_.-]+$/;
 // A name before the final dot, so `a/.png` (a hidden file, not an image) is not a key.
 const endsInExtension = /[^/.]\.[A-Za-z0-9]+$/;
 
@@ -23,7 +23,7 @@ export function keyProblem(key: string): string | null {
   if (typeof key !== 'string' || key.length === 0) return 'is empty';
   if (key.length > MAX_KEY_LENGTH) return `is longer than ${MAX_KEY_LENGTH} characters`;
   // Checked before anything else, so `%2e%2e`, `?`, `\` and NUL never reach a file system or URL.
-  if (!allowedCharacters.test(key)) return 'may only contain A-Z, a-z, 0-9, "/", "_", "." and "-"';
+  if (!allowedKeyCharacters.test(key)) return 'may only contain A-Z, a-z, 0-9, "/", "_", "." and "-"';
   if (key.startsWith('/')) return 'must not start with "/"';
   for (const segment of key.split('/')) {
     if (segment === '') return 'must not contain an empty segment ("//" or a trailing "/")';

@@ -1,7 +1,8 @@
 export type ConversionStatus = 'pending' | 'processing' | 'on-hold' | 'completed' | 'refunded' | 'cancelled';
 
 /** Who reported an order: the shop's server (order webhook), the browser SDK, or both (merged). */
-export type ConversionSource = 'server' | 'browser' | 'both';
+export const conversionSources = ['server', 'browser', 'both'] as const;
+export type ConversionSource = (typeof conversionSources)[number];
 
 export interface ConversionItem {
   productId: string;

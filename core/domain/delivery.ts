@@ -1,5 +1,6 @@
 /** One event's delivery to one endpoint, retried until it succeeds or gives up. */
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+export const deliveryStatuses = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
 export interface DeliveryRecord {
   id: string;

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { generationModes, imageSizes } from './generation.ts';
 import { maxCharacters } from './text.ts';
 
 /** Decoded bytes of the customer photo, uploaded or fetched. */
@@ -6,7 +7,10 @@ export const maxImageBytes = 10 * 1024 * 1024;
 export const maxIdempotencyKeyLength = 255;
 export const metadataLimits = { pairs: 40, keyLength: 40, valueLength: 500 } as const;
 
-const dataUri = /^data:image\/[a-z0-9.+-]+;base64,([A-Za-z0-9+/]*={0,2})$/i;
+/** A photo sent inline; the pattern is also the OpenAPI document's, which states the media type in lower case. */
+const dataUriPattern = '^data:image/[a-z0-9.+-]+;base64,[A-Za-z0-9+/]*={0,2}$';
+const dataUri = new RegExp(dataUriPattern, 'i');
+const maxImageUrlLength = 2048;
 
 const absoluteUrl = v.pipe(
   v.string('must be a string'),
@@ -72,16 +76,21 @@ const metadata = v.pipe(
 );
 
 export const createGenerationSchema = v.strictObject({
-  mode: v.picklist(['virtual-try-on', 'room-visualizer'], "must be 'virtual-try-on' or 'room-visualizer'"),
+  mode: v.picklist(generationModes, "must be 'virtual-try-on' or 'room-visualizer'"),
   image: v.pipe(
     v.string('must be a string'),
     v.check((text) => text.startsWith('https://') || text.startsWith('data:'), 'must be an https URL or a data:image/*;base64, URI'),
     v.check((text) => !text.startsWith('data:') || dataUri.test(text), 'must be a data URI of the form data:image/*;base64,...'),
-    v.check((text) => !text.startsWith('https://') || (text.length <= 2048 && URL.canParse(text)), 'must be a valid https URL'),
+    v.check((text) => !text.startsWith('https://') || (text.length <= maxImageUrlLength && URL.canParse(text)), 'must be a valid https URL'),
+    // What the checks above accept, said as JSON Schema for the OpenAPI document.
+    v.metadata({
+      description: `The customer photo: an https URL (at most ${maxImageUrlLength} characters) or a \`data:image/<type>;base64,<data>\` URI, at most ${maxImageBytes / 1024 / 1024} MB decoded.`,
+      anyOf: [{ format: 'uri', pattern: '^https://', maxLength: maxImageUrlLength }, { pattern: dataUriPattern }],
+    }),
   ),
   products: v.pipe(v.array(productSchema, 'must be an array'), v.minLength(1, 'needs 1 to 3 products'), v.maxLength(3, 'needs 1 to 3 products')),
   hint: v.nullish(v.pipe(v.string('must be a string'), maxCharacters(500, 'must be at most 500 characters'))),
-  imageSize: v.optional(v.picklist(['1K', '2K', '4K'], "must be '1K', '2K' or '4K'"), '1K'),
+  imageSize: v.optional(v.picklist(imageSizes, "must be '1K', '2K' or '4K'"), '1K'),
   metadata: v.nullish(metadata),
 });
 

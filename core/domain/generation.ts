@@ -1,6 +1,9 @@
-export type GenerationMode = 'virtual-try-on' | 'room-visualizer';
-export type ImageSize = '1K' | '2K' | '4K';
-export type GenerationStatus = 'processing' | 'complete' | 'failed';
+export const generationModes = ['virtual-try-on', 'room-visualizer'] as const;
+export type GenerationMode = (typeof generationModes)[number];
+export const imageSizes = ['1K', '2K', '4K'] as const;
+export type ImageSize = (typeof imageSizes)[number];
+export const generationStatuses = ['processing', 'complete', 'failed'] as const;
+export type GenerationStatus = (typeof generationStatuses)[number];
 
 /** Credits each output size costs (spec: 1K = 1, 2K = 2, 4K = 3). */
 export const creditCost = { '1K': 1, '2K': 2, '4K': 3 } as const;

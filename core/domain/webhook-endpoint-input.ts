@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { maxCharacters } from './text.ts';
 import { eventTypes } from './generation.ts';
+import { endpointStatuses } from './webhook-endpoint.ts';
 
 const url = v.pipe(
   v.string('must be a string'),
@@ -25,9 +26,10 @@ export const updateEndpointSchema = v.pipe(
     url: v.optional(url),
     enabledEvents: v.optional(enabledEvents),
     description,
-    status: v.optional(v.picklist(['enabled', 'disabled'], "must be 'enabled' or 'disabled'")),
+    status: v.optional(v.picklist(endpointStatuses, "must be 'enabled' or 'disabled'")),
   }),
   v.check((patch) => Object.keys(patch).length > 0, 'must change at least one of url, enabledEvents, description, status'),
+  v.metadata({ minProperties: 1 }),
 );
 
 export type CreateEndpointInput = v.InferOutput<typeof createEndpointSchema>;

@@ -1,6 +1,7 @@
 import type { PreviousSecret } from './webhook-secrets.ts';
 
-export type EndpointStatus = 'enabled' | 'disabled';
+export const endpointStatuses = ['enabled', 'disabled'] as const;
+export type EndpointStatus = (typeof endpointStatuses)[number];
 
 export interface WebhookEndpointRecord {
   id: string;

@@ -14,6 +14,9 @@ const dailyCreditCap = v.nullable(
   ),
 );
 
+const originPattern = '^https?://[^/?#@\\s]+/?$';
+const origin = new RegExp(originPattern, 'i');
+
 /**
  * An origin as browsers send it in the `Origin` header: scheme, host and port only
  * (`https://shop.example`, `http://localhost:3000`); a trailing slash is tolerated, and the value
@@ -22,7 +25,9 @@ const dailyCreditCap = v.nullable(
 export const originSchema = v.pipe(
   v.string('must be a string'),
   v.maxLength(300, 'must be at most 300 characters'),
-  v.check((text) => /^https?:\/\/[^/?#@\s]+\/?$/i.test(text) && URL.canParse(text), 'must be an origin: http(s)://host[:port], without path, query or credentials'),
+  v.check((text) => origin.test(text) && URL.canParse(text), 'must be an origin: http(s)://host[:port], without path, query or credentials'),
+  // The check above as JSON Schema, for the OpenAPI document (which writes the scheme in lower case).
+  v.metadata({ format: 'uri', pattern: originPattern }),
   v.transform((text) => new URL(text).origin),
 );
 

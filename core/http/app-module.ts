@@ -23,6 +23,13 @@ export interface AppModule {
   banner?(config: Config): string[];
 }
 
+/**
+ * Route options of a page that answers its path with a trailing slash too (`/dashboard/`, where
+ * its relative URLs resolve). Every other route answers only its path as written: the router would
+ * take `/v1/generations/` for `/v1/generations`, so the app answers that 404 (see createHttpApp).
+ */
+export const answersTrailingSlash = { meta: { trailingSlash: true } } as const;
+
 /** Runs each module's start-up work; failures are logged, not thrown. */
 export async function startAppModules(modules: readonly AppModule[], services: Cradle): Promise<void> {
   for (const module of modules) {

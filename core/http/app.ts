@@ -1,5 +1,5 @@
 import type { AwilixContainer } from 'awilix';
-import { H3 } from 'h3';
+import { H3, type H3Event } from 'h3';
 import type { Cradle } from '../cradle.ts';
 import { ApiError } from '../domain/errors.ts';
 import { attachState } from './context.ts';
@@ -27,6 +27,10 @@ import { userRoutes } from './routes/users.ts';
 import { visitorRoutes } from './routes/visitors.ts';
 import type { AppModule } from './app-module.ts';
 
+/** `/v1/generations/`: a path the router matched only by dropping its trailing slash, on a route that did not ask for it. */
+const strayTrailingSlash = (event: H3Event) =>
+  event.url.pathname.length > 1 && event.url.pathname.endsWith('/') && event.context.matchedRoute?.meta?.trailingSlash !== true;
+
 /**
  * The HTTP app: every request gets an id, answered in `x-request-id`; every error, whether
  * thrown by a handler, the router or the framework, leaves as the spec's envelope. `modules`
@@ -53,7 +57,7 @@ export function createHttpApp(container: AwilixContainer<Cradle>, modules: reado
       // No route matched. Said here rather than by a catch-all route, which would also catch a HEAD
       // that h3 answers with the path's GET route when no route matched it (a CDN's or a load
       // balancer's check of an image or /healthz).
-      if (!event.context.matchedRoute) {
+      if (!event.context.matchedRoute || strayTrailingSlash(event)) {
         throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
       }
       answer = withRequestId(event, await next(), requestId);

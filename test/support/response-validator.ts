@@ -73,6 +73,7 @@ function compileDocument() {
   const compiled = new Map<string, ValidateFunction>();
   return {
     ajv,
+    document,
     routes: compileRoutes(document),
     schemaAt(ref: string) {
       let validate = compiled.get(ref);
@@ -85,7 +86,15 @@ function compileDocument() {
 let shared: ReturnType<typeof compileDocument> | undefined;
 
 export function createResponseValidator() {
-  const { ajv, routes, schemaAt } = (shared ??= compileDocument());
+  const { ajv, document, routes, schemaAt } = (shared ??= compileDocument());
+
+  /** A documented answer and the JSON pointer of where it is written: its own, or the shared component it refers to. */
+  const answerAt = (operation: Operation, path: string, method: string, status: string) => {
+    const answer = operation.responses[status];
+    if (!answer || !('$ref' in answer)) return { spec: answer as ResponseSpec | undefined, at: pointer('paths', path, method, 'responses', status) };
+    const name = answer.$ref.replace('#/components/responses/', '');
+    return { spec: document.components.responses[name], at: pointer('components', 'responses', name) };
+  };
   const violations: Violation[] = [];
   const pending = new Set<Promise<void>>();
 
@@ -117,7 +126,8 @@ export function createResponseValidator() {
       return;
     }
     const where = `${method === 'head' ? 'get' : method} ${route.template}`;
-    const spec = operation.responses[String(status)] as ResponseSpec | undefined;
+    // `default` is for clients (errors answered before any route, such as a malformed request): each status a route answers is documented.
+    const { spec, at } = answerAt(operation, route.template, method, String(status));
     if (!spec) return void fail(`${where}: status ${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`);
     const content = spec.content ?? {};
     // A 304 repeats the headers of the representation it stands for, without its body.
@@ -131,7 +141,7 @@ export function createResponseValidator() {
     // HEAD gets the GET's status and headers, never a body.
     if (!isJson(type) || method === 'head') return;
     const body = await bodyText(response);
-    const validate = schemaAt(`/${pointer('paths', route.template, method, 'responses', String(status), 'content', documented, 'schema')}`);
+    const validate = schemaAt(`/${at}/${pointer('content', documented, 'schema')}`);
     if (!validate(safeParse(body))) fail(`${where} ${status}: ${ajv.errorsText(validate.errors, { dataVar: 'body' })} — body ${body.slice(0, 300)}`);
   }
 

@@ -1134,7 +1134,8 @@ export interface components {
         CreateGenerationRequest: {
             /** @enum {string} */
             mode: "virtual-try-on" | "room-visualizer";
-            image: string;
+            /** @description The customer photo: an https URL (at most 2048 characters) or a `data:image/<type>;base64,<data>` URI, at most 10 MB decoded. */
+            image: string | unknown | unknown;
             products: components["schemas"]["Product"][];
             hint?: string | null;
             /**
@@ -1623,7 +1624,8 @@ export interface components {
         WidgetGenerationRequest: {
             visitorId: string;
             sessionId: string;
-            image: string;
+            /** @description The customer photo: an https URL (at most 2048 characters) or a `data:image/<type>;base64,<data>` URI, at most 10 MB decoded. */
+            image: string | unknown | unknown;
             products: components["schemas"]["Product"][];
             hint?: string | null;
         };
@@ -2037,7 +2039,157 @@ export interface components {
             has_more: boolean;
         };
     };
-    responses: never;
+    responses: {
+        /** @description The request is invalid: `param` names the field at fault. */
+        ParameterInvalid: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "parameter_invalid";
+                    };
+                };
+            };
+        };
+        /** @description No such resource. */
+        ResourceMissing: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "resource_missing";
+                    };
+                };
+            };
+        };
+        /** @description No such resource. */
+        RouteNotFound: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "route_not_found";
+                    };
+                };
+            };
+        };
+        /** @description The request body is too large. */
+        BodyTooLarge: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "body_too_large";
+                    };
+                };
+            };
+        };
+        /** @description The body is not sent as a supported content type. */
+        UnsupportedMediaType: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+        };
+        /** @description Too many requests: retry after `Retry-After` seconds. */
+        RateLimited: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                /** @description Seconds to wait before retrying. */
+                "retry-after"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+        };
+        /** @description An error. */
+        HeadersTooLarge: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "headers_too_large";
+                    };
+                };
+            };
+        };
+        /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
+        InternalError: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "internal_error";
+                    };
+                };
+            };
+        };
+        /** @description Briefly unavailable: retry after `Retry-After` seconds. */
+        DatabaseUnavailable: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                /** @description Seconds to wait before retrying. */
+                "retry-after"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: {
+                        /** @enum {unknown} */
+                        code: "database_unavailable";
+                    };
+                };
+            };
+        };
+        /** @description Any other error, in the same envelope: say 400 `malformed_request` or 408 `request_timeout`, which answer a request that is not valid HTTP/1.1 before any route sees it. */
+        UnexpectedError: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
     parameters: {
         /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
         CsrfToken: string;
@@ -2062,10 +2214,16 @@ export interface operations {
                 status?: "processing" | "complete" | "failed";
                 /** @description Only generations of this mode. */
                 mode?: "virtual-try-on" | "room-visualizer";
-                /** @description Start of the range (inclusive). Compared with `createdAt`. */
-                from?: string;
-                /** @description End of the range (exclusive); must be after `from`. Compared with `createdAt`. */
-                to?: string;
+                /**
+                 * @description Start of the range (inclusive). Compared with `createdAt`.
+                 * @example 2025-03-01
+                 */
+                from?: string | unknown | unknown;
+                /**
+                 * @description End of the range (exclusive); must be after `from`. Compared with `createdAt`.
+                 * @example 2025-04-01
+                 */
+                to?: string | unknown | unknown;
             };
             header?: never;
             path?: never;
@@ -2083,21 +2241,7 @@ export interface operations {
                     "application/json": components["schemas"]["GenerationList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -2115,55 +2259,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createGeneration: {
@@ -2291,68 +2391,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             /** @description Briefly unavailable: retry after `Retry-After` seconds. */
             503: {
                 headers: {
@@ -2370,6 +2413,7 @@ export interface operations {
                     };
                 };
             };
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getGeneration: {
@@ -2411,21 +2455,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
             /** @description Gone: the generation was deleted, with its images. */
             410: {
                 headers: {
@@ -2441,55 +2471,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     deleteGeneration: {
@@ -2549,70 +2535,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listStores: {
@@ -2639,21 +2567,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -2671,55 +2585,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createStore: {
@@ -2801,85 +2671,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getCreditBalance: {
@@ -2918,55 +2716,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listCreditLedgerEntries: {
@@ -2993,21 +2747,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditLedgerEntryList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -3025,55 +2765,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getOrganization: {
@@ -3112,55 +2808,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     updateOrganization: {
@@ -3241,85 +2893,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listWebhookEndpoints: {
@@ -3346,21 +2926,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -3378,55 +2944,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createWebhookEndpoint: {
@@ -3512,85 +3034,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getWebhookEndpoint: {
@@ -3632,70 +3082,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     deleteWebhookEndpoint: {
@@ -3755,70 +3147,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     updateWebhookEndpoint: {
@@ -3902,100 +3236,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     rotateWebhookEndpointSecret: {
@@ -4055,70 +3303,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listEvents: {
@@ -4149,21 +3339,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -4181,55 +3357,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getEvent: {
@@ -4271,70 +3403,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listEventAttempts: {
@@ -4376,70 +3450,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     resendEvent: {
@@ -4523,100 +3539,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     streamEvents: {
@@ -4650,26 +3580,12 @@ export interface operations {
                     /**
                      * @example id: evt_2aXbQ4mR7kP9sT1vW3yZ5cD8
                      *     event: generation.completed
-                     *     data: {"id":"evt_2aXbQ4mR7kP9sT1vW3yZ5cD8","type":"generation.completed","createdAt":"…","data":{…}}
+                     *     data: {"id":"evt_2aXbQ4mR7kP9sT1vW3yZ5cD8","type":"generation.completed","createdAt":"2025-03-01T14:30:12.000Z","data":{"id":"agen_2aXbQ4mR7kP9sT1vW3yZ5cD8","object":"generation","status":"complete","mode":"virtual-try-on","imageSize":"1K","imageUrl":"https://visualizer.example.com/cdn/gen/agen_2aXbQ4mR7kP9sT1vW3yZ5cD8/Xb3kP9sT1vW3yZ5cD8aXbQ4mR/original.png","imageVariants":{"list":{"url":"https://visualizer.example.com/cdn/gen/agen_2aXbQ4mR7kP9sT1vW3yZ5cD8/Xb3kP9sT1vW3yZ5cD8aXbQ4mR/list.jpg","width":200},"card":{"url":"https://visualizer.example.com/cdn/gen/agen_2aXbQ4mR7kP9sT1vW3yZ5cD8/Xb3kP9sT1vW3yZ5cD8aXbQ4mR/card.jpg","width":600},"detail":{"url":"https://visualizer.example.com/cdn/gen/agen_2aXbQ4mR7kP9sT1vW3yZ5cD8/Xb3kP9sT1vW3yZ5cD8aXbQ4mR/detail.jpg","width":1200}},"products":[{"productId":"sku-1042","productTitle":"Linen shirt, sky blue","imageUrl":"https://shop.example/images/sku-1042.jpg"}],"hint":null,"error":null,"metadata":{"orderId":"1234"},"createdAt":"2025-03-01T14:30:00.000Z","completedAt":"2025-03-01T14:30:12.000Z"}}
                      */
                     "text/event-stream": string;
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -4687,21 +3603,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
             /** @description Too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4719,38 +3621,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     reportOrder: {
@@ -4845,85 +3719,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     collectBrowserEvent: {
@@ -5009,100 +3811,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     preflightCollect: {
@@ -5124,21 +3840,9 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listConversions: {
@@ -5150,10 +3854,16 @@ export interface operations {
                 starting_after?: string;
                 /** @description Only orders of this store. */
                 storeId?: string;
-                /** @description Start of the range (inclusive). */
-                from?: string;
-                /** @description End of the range (exclusive); must be after `from`. */
-                to?: string;
+                /**
+                 * @description Start of the range (inclusive).
+                 * @example 2025-03-01
+                 */
+                from?: string | unknown | unknown;
+                /**
+                 * @description End of the range (exclusive); must be after `from`.
+                 * @example 2025-04-01
+                 */
+                to?: string | unknown | unknown;
             };
             header?: never;
             path?: never;
@@ -5171,21 +3881,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversionList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -5203,70 +3899,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getAnalyticsDaily: {
@@ -5274,10 +3912,16 @@ export interface operations {
             query?: {
                 /** @description Only this store. */
                 storeId?: string;
-                /** @description Start of the range (inclusive); by default 30 days before `to`. */
-                from?: string;
-                /** @description End of the range (exclusive); must be after `from`, at most 366 days after it; by default the end of today (UTC). */
-                to?: string;
+                /**
+                 * @description Start of the range (inclusive); by default 30 days before `to`.
+                 * @example 2025-03-01
+                 */
+                from?: string | unknown | unknown;
+                /**
+                 * @description End of the range (exclusive); must be after `from`, at most 366 days after it; by default the end of today (UTC).
+                 * @example 2025-04-01
+                 */
+                to?: string | unknown | unknown;
             };
             header?: never;
             path?: never;
@@ -5295,21 +3939,7 @@ export interface operations {
                     "application/json": components["schemas"]["AnalyticsDaily"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -5327,70 +3957,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getAnalyticsSummary: {
@@ -5398,10 +3970,16 @@ export interface operations {
             query: {
                 /** @description The store. */
                 storeId: string;
-                /** @description Start of the range (inclusive). */
-                from?: string;
-                /** @description End of the range (exclusive); must be after `from`. */
-                to?: string;
+                /**
+                 * @description Start of the range (inclusive).
+                 * @example 2025-03-01
+                 */
+                from?: string | unknown | unknown;
+                /**
+                 * @description End of the range (exclusive); must be after `from`.
+                 * @example 2025-04-01
+                 */
+                to?: string | unknown | unknown;
             };
             header?: never;
             path?: never;
@@ -5419,21 +3997,7 @@ export interface operations {
                     "application/json": components["schemas"]["AnalyticsSummary"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -5451,70 +4015,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listWidgets: {
@@ -5543,21 +4049,7 @@ export interface operations {
                     "application/json": components["schemas"]["WidgetList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -5575,70 +4067,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createWidget: {
@@ -5726,100 +4160,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getWidget: {
@@ -5861,70 +4209,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     updateWidget: {
@@ -6013,100 +4303,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getWidgetConfig: {
@@ -6149,70 +4353,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     preflightWidgetConfig: {
@@ -6253,53 +4399,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createWidgetGeneration: {
@@ -6318,7 +4422,7 @@ export interface operations {
                  * @example {
                  *       "visitorId": "v_9f8e7d6c",
                  *       "sessionId": "s_1a2b3c4d",
-                 *       "image": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQ…",
+                 *       "image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAEUlEQVQImWPoWHUGK2IYWhIAwKd/gaPL2LsAAAAASUVORK5CYII=",
                  *       "products": [
                  *         {
                  *           "productId": "sku-1042",
@@ -6376,51 +4480,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description Too many requests: retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -6438,21 +4500,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             /** @description Briefly unavailable: retry after `Retry-After` seconds. */
             503: {
                 headers: {
@@ -6470,6 +4519,7 @@ export interface operations {
                     };
                 };
             };
+            default: components["responses"]["UnexpectedError"];
         };
     };
     preflightWidgetGenerations: {
@@ -6510,53 +4560,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getWidgetGeneration: {
@@ -6589,21 +4597,7 @@ export interface operations {
                     "application/json": components["schemas"]["Generation"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description The key or session may not do this. */
             403: {
                 headers: {
@@ -6619,70 +4613,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     preflightWidgetGeneration: {
@@ -6725,53 +4661,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getVisitor: {
@@ -6801,21 +4695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Visitor"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -6833,55 +4713,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     eraseVisitor: {
@@ -6914,21 +4750,7 @@ export interface operations {
                     "application/json": components["schemas"]["VisitorErasure"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -6961,55 +4783,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listVisitorGenerations: {
@@ -7044,21 +4822,7 @@ export interface operations {
                     "application/json": components["schemas"]["VisitorGenerationList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -7076,55 +4840,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listVisitorIdentities: {
@@ -7159,21 +4879,7 @@ export interface operations {
                     "application/json": components["schemas"]["VisitorIdentityList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -7191,55 +4897,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listVisitorConversions: {
@@ -7274,21 +4936,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversionList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -7306,55 +4954,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listVisitorErasures: {
@@ -7381,21 +4985,7 @@ export interface operations {
                     "application/json": components["schemas"]["VisitorErasureList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -7413,55 +5003,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getVisitorErasure: {
@@ -7503,70 +5049,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getSession: {
@@ -7620,55 +5108,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createSession: {
@@ -7749,85 +5193,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     deleteSession: {
@@ -7884,38 +5256,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     acceptInvitation: {
@@ -7979,85 +5323,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listUsers: {
@@ -8084,21 +5356,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -8131,55 +5389,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     deleteUser: {
@@ -8239,21 +5453,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
             /** @description The request conflicts with the current state. */
             409: {
                 headers: {
@@ -8269,55 +5469,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     updateUser: {
@@ -8401,21 +5557,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
             /** @description The request conflicts with the current state. */
             409: {
                 headers: {
@@ -8431,85 +5573,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createInvitation: {
@@ -8606,85 +5676,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listSessions: {
@@ -8709,21 +5707,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -8756,70 +5740,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     deleteSessionById: {
@@ -8877,70 +5803,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listApiKeys: {
@@ -8969,21 +5837,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
-            /** @description The request is invalid: `param` names the field at fault. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "parameter_invalid";
-                        };
-                    };
-                };
-            };
+            400: components["responses"]["ParameterInvalid"];
             /** @description No valid key or session was sent. */
             401: {
                 headers: {
@@ -9016,55 +5870,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createApiKey: {
@@ -9146,85 +5956,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request body is too large. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "body_too_large";
-                        };
-                    };
-                };
-            };
-            /** @description The body is not sent as a supported content type. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "unsupported_media_type";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     revokeApiKey: {
@@ -9284,70 +6022,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Too many requests: retry after `Retry-After` seconds. */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "rate_limited";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getHealth: {
@@ -9369,21 +6049,9 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getReadiness: {
@@ -9405,38 +6073,10 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
-            /** @description Briefly unavailable: retry after `Retry-After` seconds. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait before retrying. */
-                    "retry-after"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "database_unavailable";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getMetrics: {
@@ -9475,36 +6115,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "route_not_found";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["RouteNotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getCdnImage: {
@@ -9515,7 +6129,10 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description The object key, slashes included (e.g. `generations/agen_…/detail.webp`). */
+                /**
+                 * @description The object key, slashes included, as the image URLs of a generation name it (`gen/agen_…/…/detail.webp`).
+                 * @example gen/agen_2aXbQ4mR7kP9sT1vW3yZ5cD8/Xb3kP9sT1vW3yZ5cD8aXbQ4mR/detail.webp
+                 */
                 key: string;
             };
             cookie?: never;
@@ -9532,9 +6149,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "image/webp": string;
                     "image/jpeg": string;
                     "image/png": string;
+                    "image/webp": string;
                     "image/*": string;
                 };
             };
@@ -9549,36 +6166,9 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "resource_missing";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["ResourceMissing"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             /** @description Briefly unavailable: retry after `Retry-After` seconds. */
             503: {
                 headers: {
@@ -9596,6 +6186,7 @@ export interface operations {
                     };
                 };
             };
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getSdkLoader: {
@@ -9636,21 +6227,9 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getSdkWidgetBundle: {
@@ -9694,36 +6273,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "route_not_found";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["RouteNotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getOpenApiDocument: {
@@ -9764,21 +6317,9 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getReferencePage: {
@@ -9803,21 +6344,9 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getReferencePageAsset: {
@@ -9865,36 +6394,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "route_not_found";
-                        };
-                    };
-                };
-            };
-            /** @description Something went wrong on our side; quote `x-request-id` when you report it. */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"] & {
-                        error: {
-                            /** @enum {unknown} */
-                            code: "internal_error";
-                        };
-                    };
-                };
-            };
+            404: components["responses"]["RouteNotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     generationCompletedWebhook: {

@@ -1,5 +1,5 @@
 import { componentSchemas } from './components.ts';
-import { addErrorCodes, csrfTokenParameter, requestIdHeader, security, securitySchemes } from './helpers.ts';
+import { addErrorCodes, csrfTokenParameter, everyOperationErrors, requestIdHeader, security, securitySchemes, sharedErrorResponses } from './helpers.ts';
 import { accountPaths } from './paths/accounts.ts';
 import { apiKeyPaths } from './paths/api-keys.ts';
 import { cdnPaths } from './paths/cdn.ts';
@@ -98,6 +98,17 @@ function withRequestIdHeader(paths: PathFragment): PathFragment {
   return paths;
 }
 
+/** Errors any request can meet, whatever its route: referenced by every operation. */
+function withEveryOperationErrors(paths: PathFragment): PathFragment {
+  for (const item of Object.values(paths)) {
+    for (const method of methods) {
+      const operation = item[method];
+      if (operation) operation.responses = { ...operation.responses, ...everyOperationErrors };
+    }
+  }
+  return paths;
+}
+
 /**
  * What every operation that takes the session cookie says alike: an ended session (401), and for
  * methods that change something the CSRF header and its 403; where a secret key would also do, a
@@ -133,14 +144,14 @@ export function buildOpenApiDocument(): OpenApiDocument {
     servers: [{ url: '.', description: "The service's public URL." }],
     security: security.secretKey.map((requirement) => ({ ...requirement })),
     tags,
-    paths: withRequestIdHeader(withSessionAccess(mergePaths(fragments), security.secretKey)),
+    paths: withEveryOperationErrors(withRequestIdHeader(withSessionAccess(mergePaths(fragments), security.secretKey))),
     webhooks: outgoingWebhooks,
     components: {
       schemas: componentSchemas,
       securitySchemes,
       parameters: { CsrfToken: csrfTokenParameter },
       headers: { RequestId: requestIdHeader },
-      responses: {},
+      responses: sharedErrorResponses,
     },
   };
 }

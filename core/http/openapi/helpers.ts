@@ -98,11 +98,65 @@ const statusText: Record<number, string> = {
 
 const retryAfter = { description: 'Seconds to wait before retrying.', schema: { type: 'string' } };
 
+/** One status's error envelope, its `code` narrowed to `codes`, so a client can switch on them exhaustively. */
+function errorResponse(status: number, codes: readonly string[]): Response {
+  const schema = { allOf: [ref('Error'), { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['code'], properties: { code: { enum: [...codes].sort() } } } } }] };
+  const headers: Response['headers'] = {};
+  if (status === 401) headers['www-authenticate'] = { description: 'With a missing or bad API key: `Bearer realm="visualizer"`.', schema: { type: 'string' } };
+  if (status === 429 || status === 503) headers['retry-after'] = retryAfter;
+  return { description: statusText[status] ?? 'An error.', ...(Object.keys(headers).length ? { headers } : {}), content: jsonContent(schema) };
+}
+
 /**
- * The error envelope for each status, its `code` narrowed to the codes the route can answer
- * there, so a client can switch on them exhaustively.
+ * Error answers many operations give alike, declared once under `components.responses` and
+ * referenced wherever an operation's codes at that status are exactly these.
  */
-export function errorResponses(...sets: ErrorCodes[]): Record<string, Response> {
+const sharedErrors = {
+  ParameterInvalid: [400, ['parameter_invalid']],
+  ResourceMissing: [404, ['resource_missing']],
+  RouteNotFound: [404, ['route_not_found']],
+  BodyTooLarge: [413, ['body_too_large']],
+  UnsupportedMediaType: [415, ['unsupported_media_type']],
+  RateLimited: [429, ['rate_limited']],
+  HeadersTooLarge: [431, ['headers_too_large']],
+  InternalError: [500, ['internal_error']],
+  DatabaseUnavailable: [503, ['database_unavailable']],
+} as const satisfies Record<string, readonly [number, readonly string[]]>;
+
+type Reference = { $ref: string };
+const responseRef = (name: keyof typeof sharedErrors | 'UnexpectedError'): Reference => ({ $ref: `#/components/responses/${name}` });
+const requestId = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
+
+export const sharedErrorResponses: Record<string, Response> = {
+  ...(Object.fromEntries(
+    Object.entries(sharedErrors).map(([name, [status, codes]]) => {
+      const response = errorResponse(status, codes);
+      return [name, { ...response, headers: { ...requestId, ...response.headers } }];
+    }),
+  )),
+  UnexpectedError: {
+    description:
+      'Any other error, in the same envelope: say 400 `malformed_request` or 408 `request_timeout`, which answer a request that is not valid HTTP/1.1 before any route sees it.',
+    headers: requestId,
+    content: jsonContent(ref('Error')),
+  },
+};
+
+/** What every operation can answer besides its own statuses: headers over node's limit (431), and `default`. */
+export const everyOperationErrors = { '431': responseRef('HeadersTooLarge'), default: responseRef('UnexpectedError') };
+
+function sharedRef(status: number, codes: readonly string[]): Reference | undefined {
+  const name = (Object.keys(sharedErrors) as (keyof typeof sharedErrors)[]).find((key) => {
+    const [sharedStatus, sharedCodes] = sharedErrors[key];
+    return sharedStatus === status && sharedCodes.length === codes.length && sharedCodes.every((code) => codes.includes(code));
+  });
+  return name ? responseRef(name) : undefined;
+}
+
+const errorAnswer = (status: number, codes: readonly string[]) => sharedRef(status, codes) ?? errorResponse(status, codes);
+
+/** The error envelope for each status of the sets, merged: a shared component where one fits. */
+export function errorResponses(...sets: ErrorCodes[]): Record<string, Response | Reference> {
   const merged = new Map<number, Set<string>>();
   for (const set of sets) {
     for (const [status, codes] of Object.entries(set)) {
@@ -111,33 +165,28 @@ export function errorResponses(...sets: ErrorCodes[]): Record<string, Response> 
       merged.set(Number(status), into);
     }
   }
-  const responses: Record<string, Response> = {};
-  for (const status of [...merged.keys()].sort((a, b) => a - b)) {
-    const codes = [...merged.get(status)!].sort();
-    const schema = { allOf: [ref('Error'), { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['code'], properties: { code: { enum: codes } } } } }] };
-    const headers: Response['headers'] = {};
-    if (status === 401) headers['www-authenticate'] = { description: 'With a missing or bad API key: `Bearer realm="visualizer"`.', schema: { type: 'string' } };
-    if (status === 429 || status === 503) headers['retry-after'] = retryAfter;
-    responses[String(status)] = {
-      description: statusText[status] ?? 'An error.',
-      ...(Object.keys(headers).length ? { headers } : {}),
-      content: jsonContent(schema),
-    };
-  }
+  const responses: Record<string, Response | Reference> = {};
+  for (const status of [...merged.keys()].sort((a, b) => a - b)) responses[String(status)] = errorAnswer(status, [...merged.get(status)!]);
   return responses;
 }
 
-/** Adds `codes` to an operation's documented error `status` (made if absent), keeping them sorted. */
-export function addErrorCodes(responses: Record<string, Response | { $ref: string }>, status: number, codes: readonly string[]) {
-  const existing = responses[String(status)];
-  if (!existing || '$ref' in existing) {
-    responses[String(status)] = errorResponses({ [status]: codes })[String(status)]!;
-    return;
+/** The codes an error answer lists, whether inline or a shared component. */
+function codesOf(status: number, response: Response | Reference): readonly string[] {
+  if ('$ref' in response) {
+    const shared = sharedErrors[response.$ref.split('/').pop() as keyof typeof sharedErrors];
+    if (!shared) throw new Error(`OpenAPI: the ${status} answer ${response.$ref} lists no codes`);
+    return shared[1];
   }
-  const schema = existing.content?.[jsonType]?.schema as { allOf?: [unknown, { properties: { error: { properties: { code: { enum: string[] } } } } }] } | undefined;
+  const schema = response.content?.[jsonType]?.schema as { allOf?: [unknown, { properties: { error: { properties: { code: { enum: string[] } } } } }] } | undefined;
   const code = schema?.allOf?.[1]?.properties.error.properties.code;
   if (!code) throw new Error(`OpenAPI: the ${status} answer is not an error envelope`);
-  code.enum = [...new Set([...code.enum, ...codes])].sort();
+  return code.enum;
+}
+
+/** Adds `codes` to an operation's documented error `status` (made if absent). */
+export function addErrorCodes(responses: Record<string, Response | Reference>, status: number, codes: readonly string[]) {
+  const existing = responses[String(status)];
+  responses[String(status)] = errorAnswer(status, [...new Set([...(existing ? codesOf(status, existing) : []), ...codes])]);
 }
 
 export const pageParameters: Parameter[] = [

@@ -1,7 +1,13 @@
 import * as v from 'valibot';
 import type { ApiErrorType } from '../../domain/errors.ts';
 import { conversionStatuses } from '../../domain/conversion-input.ts';
-import { eventTypes } from '../../domain/generation.ts';
+import { eventTypes, generationModes, generationStatuses, imageSizes } from '../../domain/generation.ts';
+import { userRoles } from '../../domain/accounts.ts';
+import { apiKeyKinds } from '../../domain/api-keys.ts';
+import { conversionSources } from '../../domain/conversion.ts';
+import { deliveryStatuses } from '../../domain/delivery.ts';
+import { endpointStatuses } from '../../domain/webhook-endpoint.ts';
+import { variantWidths, type VariantName } from '../../imaging/variants.ts';
 import { productSchema } from '../../domain/generation-input.ts';
 
 /**
@@ -14,8 +20,8 @@ const timestamp = v.pipe(v.string(), v.isoTimestamp(), v.description('ISO 8601 U
 const nullableTimestamp = v.nullable(timestamp);
 const id = (prefix: string) => v.pipe(v.string(), v.description(`An id issued by the service (\`${prefix}_…\`).`));
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
-const mode = v.picklist(['virtual-try-on', 'room-visualizer']);
-const imageSize = v.picklist(['1K', '2K', '4K']);
+const mode = v.picklist(generationModes);
+const imageSize = v.picklist(imageSizes);
 
 export const errorTypes = [
   'authentication_error',
@@ -38,12 +44,12 @@ export const errorEnvelopeSchema = v.strictObject({
 
 const variant = v.strictObject({ url: v.pipe(v.string(), v.url()), width: count });
 
-export const imageVariantsSchema = v.strictObject({ list: variant, card: variant, detail: variant });
+export const imageVariantsSchema = v.strictObject(Object.fromEntries(Object.keys(variantWidths).map((name) => [name, variant])) as Record<VariantName, typeof variant>);
 
 export const generationSchema = v.strictObject({
   id: id('agen'),
   object: v.literal('generation'),
-  status: v.picklist(['processing', 'complete', 'failed']),
+  status: v.picklist(generationStatuses),
   mode,
   imageSize,
   imageUrl: v.pipe(v.nullable(v.pipe(v.string(), v.url())), v.description('The full-size image once complete; null before.')),
@@ -98,7 +104,7 @@ const endpointFields = {
   url: v.pipe(v.string(), v.url()),
   description: v.nullable(v.string()),
   enabledEvents: v.array(v.picklist(['*', ...eventTypes])),
-  status: v.picklist(['enabled', 'disabled']),
+  status: v.picklist(endpointStatuses),
   disabledReason: v.nullable(v.string()),
   createdAt: timestamp,
   updatedAt: timestamp,
@@ -129,7 +135,7 @@ export const webhookDeliverySchema = v.strictObject({
   id: id('whd'),
   object: v.literal('webhook_delivery'),
   endpointId: v.string(),
-  status: v.picklist(['pending', 'succeeded', 'failed']),
+  status: v.picklist(deliveryStatuses),
   attemptCount: count,
   nextAttemptAt: nullableTimestamp,
   lastError: v.nullable(v.string()),
@@ -162,7 +168,7 @@ export const conversionSchema = v.strictObject({
   currency: v.string(),
   status: v.picklist(conversionStatuses),
   items: v.array(v.strictObject({ productId: v.string(), quantity: count, priceCents: count, totalCents: count })),
-  source: v.picklist(['server', 'browser', 'both']),
+  source: v.picklist(conversionSources),
   orderCreatedAt: timestamp,
   attribution: v.nullable(v.strictObject({ generationId: v.string(), attributedRevenueCents: count, attributedItems: v.array(v.string()) })),
   createdAt: timestamp,
@@ -236,7 +242,7 @@ export const healthSchema = v.strictObject({ status: v.literal('ok') });
 export const readinessSchema = v.strictObject({ status: v.literal('ready') });
 export const successSchema = v.strictObject({ success: v.literal(true) });
 
-const userRole = v.picklist(['admin', 'viewer']);
+const userRole = v.picklist(userRoles);
 
 export const userSchema = v.strictObject({
   id: id('usr'),
@@ -284,7 +290,7 @@ export const invitationSchema = v.strictObject({
 const apiKeyFields = {
   id: id('key'),
   object: v.literal('api_key'),
-  kind: v.pipe(v.picklist(['secret', 'conversion']), v.description('`secret` keys call `/v1`; `conversion` keys only report orders.')),
+  kind: v.pipe(v.picklist(apiKeyKinds), v.description('`secret` keys call `/v1`; `conversion` keys only report orders.')),
   name: v.nullable(v.string()),
   displayPrefix: v.pipe(v.string(), v.description('The first characters of the key, to tell keys apart.')),
   createdAt: timestamp,

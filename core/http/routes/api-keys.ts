@@ -1,6 +1,6 @@
 import type { H3 } from 'h3';
 import * as v from 'valibot';
-import type { ApiKey } from '../../domain/api-keys.ts';
+import { apiKeyKinds, type ApiKey } from '../../domain/api-keys.ts';
 import { maxCharacters } from '../../domain/text.ts';
 import { readValidJson, validate } from '../body.ts';
 import { requireSession, services } from '../context.ts';
@@ -8,7 +8,7 @@ import { isoTime, isoTimeOrNull } from '../format.ts';
 import { pageQuerySchema, pathId, queryOf } from '../params.ts';
 import type { RouteLimits } from '../rate-limit.ts';
 
-const kind = v.picklist(['secret', 'conversion'], "must be 'secret' or 'conversion'");
+const kind = v.picklist(apiKeyKinds, "must be 'secret' or 'conversion'");
 
 export const createApiKeyBody = v.strictObject({
   kind,

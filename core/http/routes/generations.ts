@@ -1,6 +1,6 @@
 import type { H3 } from 'h3';
 import * as v from 'valibot';
-import { generationResource, type GenerationMode } from '../../domain/generation.ts';
+import { generationModes, generationResource, generationStatuses } from '../../domain/generation.ts';
 import { createGenerationSchema, maxImageBytes } from '../../domain/generation-input.ts';
 import { validateIdempotencyKey } from '../../services/generations.ts';
 import { readValidJson, validate } from '../body.ts';
@@ -12,12 +12,10 @@ import { rangeEntries as createdRangeEntries } from './conversions.ts';
 /** A 10 MB photo as base64 is 13.4 MB; the rest of the body is small. */
 const createBodyLimit = Math.ceil((maxImageBytes * 4) / 3) + 512 * 1024;
 
-const generationModes = ['virtual-try-on', 'room-visualizer'] as const satisfies readonly GenerationMode[];
-
 const listQuerySchema = v.pipe(
   v.object({
     ...pageQuerySchema.entries,
-    status: v.optional(v.picklist(['processing', 'complete', 'failed'], "must be 'processing', 'complete' or 'failed'")),
+    status: v.optional(v.picklist(generationStatuses, "must be 'processing', 'complete' or 'failed'")),
     mode: v.optional(v.picklist(generationModes, `must be ${generationModes.map((mode) => `'${mode}'`).join(' or ')}`)),
     ...createdRangeEntries,
   }),

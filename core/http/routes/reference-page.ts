@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { H3 } from 'h3';
 import { ApiError } from '../../domain/errors.ts';
+import { answersTrailingSlash } from '../app-module.ts';
 import { serveStaticAsset, staticAsset, type StaticAsset } from '../static-asset.ts';
 
 /**
@@ -129,7 +130,7 @@ export function referencePageRoutes(app: H3) {
         'referrer-policy': 'no-referrer',
       },
     });
-  });
+  }, answersTrailingSlash);
 
   app.get('/docs/assets/:version/:file', (event) => {
     const { version, files } = referenceAssets();

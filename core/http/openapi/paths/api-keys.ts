@@ -1,4 +1,5 @@
 import { adminSessionErrors, errorResponses, jsonBody, jsonBodyErrors, notFoundErrors, ok, pageParameters, pathParameter, queryErrors, security, serverErrors, sessionErrors } from '../helpers.ts';
+import { apiKeyKinds } from '../../../domain/api-keys.ts';
 import type { PathFragment } from '../types.ts';
 
 // Session-only: a secret key gets 403 `session_required`, so a leaked key cannot mint new keys.
@@ -10,7 +11,7 @@ export const apiKeyPaths: PathFragment = {
       description: 'Secret and conversion keys of your organization, revoked ones included, newest first. Any dashboard user.',
       tags: ['API keys'],
       security: security.session,
-      parameters: [...pageParameters, { name: 'kind', in: 'query', description: 'Only keys of this kind.', schema: { enum: ['secret', 'conversion'] } }],
+      parameters: [...pageParameters, { name: 'kind', in: 'query', description: 'Only keys of this kind.', schema: { enum: [...apiKeyKinds] } }],
       responses: { '200': ok('A page of keys.', 'ApiKeyList'), ...errorResponses(serverErrors, sessionErrors, queryErrors) },
     },
     post: {

@@ -2,10 +2,17 @@ import { ref } from '../components.ts';
 import { errorResponses, jsonBody, jsonBodyErrors, ok, pageParameters, queryErrors, secretKeyErrors, security, serverErrors } from '../helpers.ts';
 import type { Parameter, PathFragment } from '../types.ts';
 
-const isoQueryTime = { type: 'string', description: 'An ISO 8601 date (`2025-03-01`, midnight UTC) or date-time with a time zone.', example: '2025-03-01' };
+/** What the routes' `parseIsoTime` accepts, in its canonical forms. */
+const isoQueryTime = {
+  type: 'string',
+  anyOf: [{ format: 'date' }, { format: 'date-time' }],
+  description: 'An ISO 8601 date (`2025-03-01`, midnight UTC) or date-time with a time zone (`2025-03-01T14:30:00Z`), from 1970 on.',
+};
+/** The examples make one range the routes accept together: `to` after `from`, within 366 days. */
+const rangeExamples = { from: '2025-03-01', to: '2025-04-01' };
 export const range: Parameter[] = [
-  { name: 'from', in: 'query', description: 'Start of the range (inclusive).', schema: isoQueryTime },
-  { name: 'to', in: 'query', description: 'End of the range (exclusive); must be after `from`.', schema: isoQueryTime },
+  { name: 'from', in: 'query', description: 'Start of the range (inclusive).', schema: isoQueryTime, example: rangeExamples.from },
+  { name: 'to', in: 'query', description: 'End of the range (exclusive); must be after `from`.', schema: isoQueryTime, example: rangeExamples.to },
 ];
 
 const browserCors = {
@@ -97,8 +104,8 @@ export const conversionPaths: PathFragment = {
       tags: ['Analytics'],
       parameters: [
         { name: 'storeId', in: 'query', description: 'Only this store.', schema: { type: 'string', minLength: 1, maxLength: 64 } },
-        { name: 'from', in: 'query', description: 'Start of the range (inclusive); by default 30 days before `to`.', schema: isoQueryTime },
-        { name: 'to', in: 'query', description: 'End of the range (exclusive); must be after `from`, at most 366 days after it; by default the end of today (UTC).', schema: isoQueryTime },
+        { name: 'from', in: 'query', description: 'Start of the range (inclusive); by default 30 days before `to`.', schema: isoQueryTime, example: rangeExamples.from },
+        { name: 'to', in: 'query', description: 'End of the range (exclusive); must be after `from`, at most 366 days after it; by default the end of today (UTC).', schema: isoQueryTime, example: rangeExamples.to },
       ],
       responses: { '200': ok('The figures per day.', 'AnalyticsDaily'), ...errorResponses(serverErrors, secretKeyErrors, queryErrors, { 404: ['resource_missing'] }) },
     },

@@ -1,5 +1,6 @@
 import { eventTypes } from '../../../domain/generation.ts';
 import { eventStreamDefaults } from '../../routes/event-stream.ts';
+import { exampleEventStreamMessage } from '../examples.ts';
 import { errorResponses, notFoundErrors, queryErrors, secretKeyErrors, serverErrors } from '../helpers.ts';
 import type { PathFragment } from '../types.ts';
 
@@ -42,7 +43,7 @@ export const eventStreamPaths: PathFragment = {
           content: {
             'text/event-stream': {
               schema: { type: 'string' },
-              example: 'id: evt_2aXbQ4mR7kP9sT1vW3yZ5cD8\nevent: generation.completed\ndata: {"id":"evt_2aXbQ4mR7kP9sT1vW3yZ5cD8","type":"generation.completed","createdAt":"…","data":{…}}\n\n',
+              example: exampleEventStreamMessage,
             },
           },
         },

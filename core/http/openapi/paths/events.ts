@@ -1,4 +1,5 @@
 import { jsonBody, errorResponses, jsonBodyErrors, notFoundErrors, ok, pageParameters, pathParameter, queryErrors, secretKeyErrors, serverErrors } from '../helpers.ts';
+import { eventTypes } from '../../../domain/generation.ts';
 import type { PathFragment } from '../types.ts';
 
 const tags = ['Events'];
@@ -13,7 +14,7 @@ export const eventPaths: PathFragment = {
       tags,
       parameters: [
         ...pageParameters,
-        { name: 'type', in: 'query', description: 'Only events of this type.', schema: { type: 'string', enum: ['generation.completed', 'generation.failed'] } },
+        { name: 'type', in: 'query', description: 'Only events of this type.', schema: { type: 'string', enum: [...eventTypes] } },
         {
           name: 'generationId',
           in: 'query',

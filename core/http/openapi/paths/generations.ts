@@ -11,6 +11,7 @@ import {
   secretKeyErrors,
   serverErrors,
 } from '../helpers.ts';
+import { generationModes, generationStatuses } from '../../../domain/generation.ts';
 import type { PathFragment } from '../types.ts';
 import { range } from './conversions.ts';
 
@@ -58,8 +59,8 @@ export const generationPaths: PathFragment = {
       tags: ['Generations'],
       parameters: [
         ...pageParameters,
-        { name: 'status', in: 'query', description: 'Only generations in this status.', schema: { enum: ['processing', 'complete', 'failed'], type: 'string' } },
-        { name: 'mode', in: 'query', description: 'Only generations of this mode.', schema: { enum: ['virtual-try-on', 'room-visualizer'], type: 'string' } },
+        { name: 'status', in: 'query', description: 'Only generations in this status.', schema: { enum: [...generationStatuses], type: 'string' } },
+        { name: 'mode', in: 'query', description: 'Only generations of this mode.', schema: { enum: [...generationModes], type: 'string' } },
         ...createdRange,
       ],
       responses: { '200': ok('A page of generations.', 'GenerationList'), ...errorResponses(serverErrors, secretKeyErrors, queryErrors) },

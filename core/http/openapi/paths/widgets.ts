@@ -1,4 +1,5 @@
 import { ref } from '../components.ts';
+import { examplePhotoDataUri } from '../examples.ts';
 import { errorResponses, jsonBody, jsonBodyErrors, notFoundErrors, ok, pageParameters, pathParameter, queryErrors, secretKeyErrors, security, serverErrors } from '../helpers.ts';
 import type { Operation, PathFragment, Response } from '../types.ts';
 
@@ -25,7 +26,7 @@ const preflight = (operationId: string, path: string, parameters = [widgetId]): 
 const widgetGenerationExample = {
   visitorId: 'v_9f8e7d6c',
   sessionId: 's_1a2b3c4d',
-  image: 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQ…',
+  image: examplePhotoDataUri,
   products: [{ productId: 'sku-1042', productTitle: 'Linen shirt, sky blue', imageUrl: 'https://shop.example/images/sku-1042.jpg' }],
   hint: null,
 };
