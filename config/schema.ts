@@ -1,8 +1,7 @@
 import * as v from 'valibot';
-import { allowEntryProblem } from '../core/outbound/allow-list.ts';
-import { logLevels } from '../core/logger.ts';
-import { portNames, type PortName } from '../core/ports/index.ts';
-import type { GenerationMode } from '../core/domain/generation.ts';
+import { allowEntryProblem } from './allow-list.ts';
+import { logLevels } from './log-levels.ts';
+import { portNames, type PortName } from './port-names.ts';
 
 /** A plugin is chosen by a built-in name (`sqlite`) or a module specifier (`./my-plugin.ts`, `@acme/visualizer-cdn`). */
 const pluginChoice = v.pipe(v.string(), v.trim(), v.minLength(1, 'must name a plugin'));
@@ -31,6 +30,10 @@ const resolvedLater = new Set<PortName>(['persistence', 'renderer']);
 const pluginChoices = Object.fromEntries(
   portNames.map((port) => [port, resolvedLater.has(port) ? v.optional(pluginChoice) : v.optional(pluginChoice, defaultPlugins[port as keyof typeof defaultPlugins])]),
 ) as PluginChoices;
+
+/** The generation modes `render.engines` routes; core/services/engine-routes.ts checks they are the domain's. */
+export const engineModes = ['virtual-try-on', 'room-visualizer'] as const;
+export type EngineMode = (typeof engineModes)[number];
 
 /** The engines a mode renders with, in the order they are tried: plugin choices, as `plugins.renderer` takes. */
 const engineList = v.pipe(
@@ -196,10 +199,7 @@ export const configSchema = v.strictObject({
        * routing and fallback"); a mode not set renders with `[plugins.renderer]`.
        */
       engines: v.optional(
-        v.strictObject({
-          'virtual-try-on': v.optional(engineList),
-          'room-visualizer': v.optional(engineList),
-        }),
+        v.strictObject(Object.fromEntries(engineModes.map((mode) => [mode, v.optional(engineList)])) as Record<EngineMode, v.OptionalSchema<typeof engineList, undefined>>),
         {},
       ),
       /** What every engine gets unless `engineLimits` names it. */
@@ -298,5 +298,5 @@ export type Config = Omit<ParsedConfig, 'render'> & {
   publicUrl: string;
   plugins: Record<PortName, string>;
   /** `engines` with every mode set: a mode config leaves out renders with `[plugins.renderer]`. */
-  render: Omit<ParsedConfig['render'], 'engines'> & { engines: Record<GenerationMode, string[]> };
+  render: Omit<ParsedConfig['render'], 'engines'> & { engines: Record<EngineMode, string[]> };
 };

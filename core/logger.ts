@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import { logLevels, type LogLevel } from '../config/log-levels.ts';
 
 /**
  * Structured one-line JSON logs on stderr, so stdout stays free for CLI output (`--json`).
@@ -18,8 +19,7 @@ export interface Logger {
   child?(bindings: Record<string, unknown>): Logger;
 }
 
-export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof logLevels)[number];
+export { logLevels, type LogLevel };
 
 export interface LoggerOptions {
   /** Lines below this level are dropped. Default: `LOG_LEVEL`, else `info`. */

@@ -50,6 +50,13 @@ describe('architecture', () => {
     assert.deepEqual(violations(['core/domain'], (target) => under(target, 'core/ports')), []);
   });
 
+  it('config is a leaf: it imports nothing of the project, so core, CLI and plugins can all read it', () => {
+    const otherFolders = readdirSync(root, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && !['node_modules', 'config'].includes(entry.name))
+      .map((entry) => entry.name);
+    assert.deepEqual(violations(['config'], (target) => target.startsWith('..') || under(target, ...otherFolders)), []);
+  });
+
   it('plugins reach the core only through visualizer/plugin, and never through the container', () => {
     const internal = (target: string) => (under(target, 'core', 'config', 'kit', 'cli', 'demo', 'sdk') && target !== kit) || target === 'awilix';
     assert.deepEqual(violations(['plugins'], internal), []);

@@ -7,15 +7,10 @@ import type { Limits } from './limits.ts';
 import type { Persistence } from './persistence/index.ts';
 import type { RenderEngine } from './render-engine.ts';
 import type { Scheduler } from './scheduler.ts';
+import type { PortName } from '../../config/port-names.ts';
 import type { WebhookTransport } from './webhook-transport.ts';
 
-/**
- * Every port, in the order the kernel registers them: a plugin can use the ports before its own
- * (the queue needs persistence, clock and ids). Config, the kernel and the container derive from it.
- */
-export const portNames = ['persistence', 'clock', 'ids', 'limits', 'cdn', 'renderer', 'credentials', 'queue', 'transport', 'scheduler'] as const;
-
-export type PortName = (typeof portNames)[number];
+export { portNames, type PortName } from '../../config/port-names.ts';
 
 /** Each port's interface by name. */
 export interface Ports {

@@ -1,5 +1,5 @@
 import { ConfigError } from '../../config/load.ts';
-import type { Config } from '../../config/schema.ts';
+import type { Config, EngineMode } from '../../config/schema.ts';
 import type { GenerationMode } from '../domain/generation.ts';
 import type { RenderEngine } from '../ports/render-engine.ts';
 import type { CircuitRule } from './circuit-breaker.ts';
@@ -16,6 +16,13 @@ export interface RoutedEngine {
 
 /** Each mode's engines, in the order a render tries them. */
 export type RenderRoutes = Record<GenerationMode, RoutedEngine[]>;
+
+type Assert<T extends true> = T;
+/**
+ * Config lists the modes it routes itself, as it imports nothing from core: this fails to compile
+ * when its list and the domain's differ.
+ */
+export type ConfigRoutesTheDomainModes = Assert<[GenerationMode] extends [EngineMode] ? ([EngineMode] extends [GenerationMode] ? true : false) : false>;
 
 /**
  * `render.engines` as engines with their limits. `engineOf` gives a choice's engine: the
@@ -37,7 +44,7 @@ export function renderRoutes(config: Config, engineOf: (choice: string) => Rende
   };
   const routes = {} as RenderRoutes;
   const named = new Set<string>();
-  for (const [mode, choices] of Object.entries(engines) as Array<[GenerationMode, string[]]>) {
+  for (const [mode, choices] of Object.entries(engines) as Array<[EngineMode, string[]]>) {
     routes[mode] = choices.map((choice) => {
       const engine = engineOf(choice);
       const seen = byName.get(engine.name);
