@@ -186,12 +186,13 @@ async function listAll(url: string, headers: Record<string, string>) {
 for (const database of ['sqlite', 'postgres'] as const) {
   describe(`an API server killed mid-burst of creates (${database})`, () => {
     // The burst must reach the server, not the rate limiter. Uploads a crash orphaned (and temp files
-    // of uploads it cut short) are swept once 3 s old; the renders after the restart take longer.
+    // of uploads it cut short) are swept once 15 s old, so the test sees the sweep; younger would
+    // sweep the photo of a create still committing on a loaded host, failing its render.
     const unlimited = { perSecond: 100_000, burst: 100_000 };
     const sandbox = crashSandbox(database, {
       rateLimits: { create: unlimited, read: unlimited },
-      uploads: { sweepIntervalMs: 250, orphanAfterMs: 3_000 },
-      pluginOptions: { db: { pollIntervalMs: 100 }, local: { staleTempMs: 3_000 } },
+      uploads: { sweepIntervalMs: 250, orphanAfterMs: 15_000 },
+      pluginOptions: { db: { pollIntervalMs: 100 }, local: { staleTempMs: 15_000 } },
     });
 
     it('keeps every answered create; retries with the same idempotency key then create or replay each exactly once', async () => {

@@ -11,6 +11,7 @@ import { renderJobKind } from '../core/services/generations.ts';
 import { generationFields, oddImages, startGenerationApp, photoJpeg, productPng, type GenerationApp } from './support/generation-app.ts';
 import { databaseMatrix, errorOf } from './support/databases.ts';
 import { bearer } from './support/app.ts';
+import { waitFor } from './support/wait-for.ts';
 
 
 const { databases, stop } = databaseMatrix();
@@ -122,11 +123,20 @@ for (const [database, environment] of databases) {
       const done = await g.api.settled(key, id);
       assert.equal(done.status, 'complete', JSON.stringify(done.error));
       const uploads = path.join(g.app.container.cradle.config.dataDir, 'cdn', 'private', 'uploads');
-      // Its folder goes with it: a delete removes the folders it empties.
-      const left = () => (existsSync(uploads) ? readdirSync(uploads, { recursive: true }) : []);
+      // Its folder goes with it: a delete removes the folders it empties. A folder deleted while the
+      // walk reads it counts as something left, so the wait goes on.
+      const left = () => {
+        if (!existsSync(uploads)) return [];
+        try {
+          return readdirSync(uploads, { recursive: true });
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return ['(being deleted)'];
+          throw error;
+        }
+      };
       // The upload is deleted just after the transaction that completes the generation.
-      for (let i = 0; i < 100 && left().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-      assert.deepEqual(left(), [], 'the upload is deleted once the generation is done');
+      await waitFor('the upload to be deleted once the generation is done', () => left().length === 0);
+      assert.deepEqual(left(), []);
       assert.equal((await fetch(`${g.app.url}/cdn/../private/uploads/${id}/x.jpg`)).status, 404);
     });
 
