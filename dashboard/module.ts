@@ -27,7 +27,7 @@ async function loadAssets(event: H3Event, options?: { reread: boolean }): Promis
     return await servedAssets(services(event).config.bundlesDir, options);
   } catch (error) {
     services(event).logger.error('building the dashboard failed', { error: error instanceof Error ? error.message : String(error) });
-    throw new ApiError('api_error', 'internal_error', 'The dashboard could not be built.', null, 500);
+    throw new ApiError('api_error', 'internal_error', 'The dashboard could not be built.');
   }
 }
 

@@ -76,7 +76,7 @@ async function loadAssets(event: H3Event, options?: { reread: boolean }): Promis
     return await servedSdk(services(event).config.bundlesDir, options);
   } catch (error) {
     services(event).logger.error('building the browser SDK failed', { error: error instanceof Error ? error.message : String(error) });
-    throw new ApiError('api_error', 'internal_error', 'The browser SDK could not be built.', null, 500);
+    throw new ApiError('api_error', 'internal_error', 'The browser SDK could not be built.');
   }
 }
 

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ApiError } from '../core/domain/errors.ts';
+import { statusByCode } from '../core/http/error-status.ts';
 import type { Persistence } from '../core/ports/persistence/index.ts';
 import {
   accountService,
@@ -31,7 +32,7 @@ const publicUrl = 'http://127.0.0.1:3999/base';
 const code = (expected: string, status?: number) => (error: unknown) => {
   assert.ok(error instanceof ApiError, `expected an ApiError, got ${error}`);
   assert.equal(error.code, expected);
-  if (status !== undefined) assert.equal(error.status, status);
+  if (status !== undefined) assert.equal(statusByCode[error.code], status);
   return true;
 };
 

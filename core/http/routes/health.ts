@@ -9,7 +9,7 @@ export function healthRoutes(app: H3) {
     try {
       await services(event).persistence.ping();
     } catch {
-      throw new ApiError('api_error', 'database_unavailable', 'The database is not reachable.', null, 503);
+      throw new ApiError('api_error', 'database_unavailable', 'The database is not reachable.');
     }
     return { status: 'ready' };
   });
