@@ -17,6 +17,7 @@ import type { SweepStrayImages } from './services/stray-images.ts';
 import type { DeliverWebhook } from './services/webhook-delivery.ts';
 import type { WebhookEndpointService } from './services/webhook-endpoints.ts';
 import type { TenantService } from './services/tenants.ts';
+import type { Readiness } from './services/readiness.ts';
 import type { EraseVisitor } from './services/visitor-erasure.ts';
 import type { DeleteGenerations, VisitorService } from './services/visitors.ts';
 import type { WidgetService } from './services/widgets.ts';
@@ -54,4 +55,6 @@ export interface Cradle extends Ports {
   accounts: AccountService;
   /** This container's Prometheus metrics (`GET /metrics`). */
   metrics: Metrics;
+  /** Whether the process can take traffic (`GET /readyz`). */
+  readiness: Readiness;
 }

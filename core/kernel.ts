@@ -21,6 +21,7 @@ import { sweepStrayImages } from './services/stray-images.ts';
 import { deliverWebhook } from './services/webhook-delivery.ts';
 import { webhookEndpointService } from './services/webhook-endpoints.ts';
 import { tenantService } from './services/tenants.ts';
+import { readiness } from './services/readiness.ts';
 import { eraseVisitor } from './services/visitor-erasure.ts';
 import { visitorService, type DeleteGenerations } from './services/visitors.ts';
 import { widgetService } from './services/widgets.ts';
@@ -82,6 +83,7 @@ export async function createKernel(config: Config, options: KernelOptions): Prom
     // An erasure deletes the visitor's generations as DELETE /v1/generations/{id} does, as `erased`.
     deleteGenerations: asFunction((cradle: Cradle): DeleteGenerations => async (tx, organizationId, generationIds) => void (await deleteGenerationsIn(tx, cradle, { organizationId, generationIds, reason: 'erased' }))).singleton(),
     metrics: asFunction(createMetrics).singleton(),
+    readiness: asFunction(readiness).singleton(),
   });
 
   // Awilix disposes its singletons all at once; the plugins go after them, one by one, so a queue
