@@ -1,10 +1,5 @@
 import type { H3, H3Event } from 'h3';
-import type { AppModule } from '../core/http/app-module.ts';
-import { services } from '../core/http/context.ts';
-import { sessionToken } from '../core/http/session-auth.ts';
-import { prebuiltBundles } from '../core/http/prebuilt-bundles.ts';
-import { serveStaticAsset } from '../core/http/static-asset.ts';
-import { ApiError } from '../core/domain/errors.ts';
+import { services, sessionToken, prebuiltBundles, serveStaticAsset, ApiError, type AppModule } from '../core/http/app-module-api.ts';
 import { dashboardAssets, type DashboardAssets } from './build.ts';
 import { dashboardCsp, shellHtml } from './shell.ts';
 import { renderEngineRoute } from './render-engine-route.ts';

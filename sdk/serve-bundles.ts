@@ -2,11 +2,7 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
 import type { H3, H3Event } from 'h3';
-import type { AppModule } from '../core/http/app-module.ts';
-import { services } from '../core/http/context.ts';
-import { prebuiltBundles } from '../core/http/prebuilt-bundles.ts';
-import { serveStaticAsset, staticAsset, type StaticAsset } from '../core/http/static-asset.ts';
-import { ApiError } from '../core/domain/errors.ts';
+import { services, prebuiltBundles, serveStaticAsset, staticAsset, ApiError, type AppModule, type StaticAsset } from '../core/http/app-module-api.ts';
 
 export interface SdkAssets {
   loader: StaticAsset;
