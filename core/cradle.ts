@@ -17,6 +17,7 @@ import { generationService, renderJobKind } from './services/generations.ts';
 import { renderGeneration } from './services/render-generation.ts';
 import { pruneRetention } from './services/retention.ts';
 import { strayImagesJobKind, sweepStrayImages } from './services/stray-images.ts';
+import { readiness } from './services/readiness.ts';
 import { tenantService } from './services/tenants.ts';
 import { uploadSweep } from './services/upload-sweep.ts';
 import { eraseVisitor } from './services/visitor-erasure.ts';
@@ -72,6 +73,8 @@ export const services = {
   deleteGenerations: service(erasureDeletesGenerations),
   /** This container's Prometheus metrics (`GET /metrics`). */
   metrics: service(createMetrics),
+  /** Whether this process can take traffic (`GET /readyz`). */
+  readiness: service(readiness),
   /** Photos a crash left behind. */
   sweepUploads: service(uploadSweep, { schedule: { name: 'sweep-uploads', intervalMs: (config) => config.uploads.sweepIntervalMs, oncePerCluster: true } }),
   /** Wakes this process's idle workers for due work a missed signal left waiting. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { staticAsset, type StaticAsset } from '../core/http/static-asset.ts';
+import { staticAsset, type StaticAsset } from '../core/http/app-module-api.ts';
 
 /** The dashboard's two files, named by their content so they are cached for a year. */
 export interface DashboardAssets {

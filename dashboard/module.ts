@@ -1,10 +1,5 @@
 import type { H3, H3Event } from 'h3';
-import { answersTrailingSlash, type AppModule } from '../core/http/app-module.ts';
-import { services } from '../core/http/context.ts';
-import { sessionToken } from '../core/http/session-auth.ts';
-import { prebuiltBundles } from '../core/http/prebuilt-bundles.ts';
-import { serveStaticAsset } from '../core/http/static-asset.ts';
-import { ApiError } from '../core/domain/errors.ts';
+import { answersTrailingSlash, services, sessionToken, prebuiltBundles, serveStaticAsset, ApiError, type AppModule } from '../core/http/app-module-api.ts';
 import { dashboardAssets, type DashboardAssets } from './build.ts';
 import { dashboardCsp, shellHtml } from './shell.ts';
 import { renderEngineRoute } from './render-engine-route.ts';
@@ -27,7 +22,7 @@ async function loadAssets(event: H3Event, options?: { reread: boolean }): Promis
     return await servedAssets(services(event).config.bundlesDir, options);
   } catch (error) {
     services(event).logger.error('building the dashboard failed', { error: error instanceof Error ? error.message : String(error) });
-    throw new ApiError('api_error', 'internal_error', 'The dashboard could not be built.', null, 500);
+    throw new ApiError('api_error', 'internal_error', 'The dashboard could not be built.');
   }
 }
 

@@ -1,7 +1,5 @@
 import type { H3 } from 'h3';
-import { requireSession, services } from '../core/http/context.ts';
-import { pathId } from '../core/http/params.ts';
-import { httpRateLimit } from '../core/http/rate-limit.ts';
+import { requireSession, services, pathId, httpRateLimit } from '../core/http/app-module-api.ts';
 
 /**
  * `GET /dashboard/generations/{id}/engine`: the name of the engine that rendered the

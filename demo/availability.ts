@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import type { Config } from '../config/schema.ts';
+import type { Config } from '../core/http/app-module-api.ts';
 
 /**
  * Whether the demo shop is served, and why. It tops up its organization's credits and keeps an API

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { ImageCdn } from '../core/ports/image-cdn.ts';
+import type { ImageCdn } from '../core/http/app-module-api.ts';
 
 /** A product of the demo shop; its images are generated at first use and kept in the public CDN. */
 export interface DemoProduct {

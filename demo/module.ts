@@ -1,9 +1,5 @@
 import { assertBodySize, type H3, type H3Event } from 'h3';
-import type { Config } from '../config/schema.ts';
-import type { AppModule } from '../core/http/app-module.ts';
-import { services } from '../core/http/context.ts';
-import { bodyTooLarge } from '../core/http/errors.ts';
-import { ApiError } from '../core/domain/errors.ts';
+import { services, bodyTooLarge, ApiError, type Config, type AppModule } from '../core/http/app-module-api.ts';
 import { demoAvailability, demoBannerLine } from './availability.ts';
 import { demoProducts, findDemoProduct, publishDemoImages } from './catalogue.ts';
 import { pricedItems, reportOrder, type DemoOrder } from './order.ts';

@@ -1,4 +1,4 @@
-import type { ConversionItem } from '../core/domain/conversion.ts';
+import type { ConversionItem } from '../core/http/app-module-api.ts';
 import { findDemoProduct } from './catalogue.ts';
 
 /** What the demo shop's server sends to the order webhook. */

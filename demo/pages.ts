@@ -1,5 +1,5 @@
 import { stubSnippet } from '../sdk/snippet.ts';
-import type { ConversionRecord } from '../core/domain/conversion.ts';
+import type { ConversionRecord } from '../core/http/app-module-api.ts';
 import type { DemoProduct } from './catalogue.ts';
 
 /** Text for HTML content and attributes. */

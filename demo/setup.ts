@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Cradle } from '../core/cradle.ts';
+import type { Cradle } from '../core/http/app-module-api.ts';
 import { publishDemoImages } from './catalogue.ts';
 
 /**

@@ -2,11 +2,7 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
 import type { H3, H3Event } from 'h3';
-import type { AppModule } from '../core/http/app-module.ts';
-import { services } from '../core/http/context.ts';
-import { prebuiltBundles } from '../core/http/prebuilt-bundles.ts';
-import { serveStaticAsset, staticAsset, type StaticAsset } from '../core/http/static-asset.ts';
-import { ApiError } from '../core/domain/errors.ts';
+import { services, prebuiltBundles, serveStaticAsset, staticAsset, ApiError, type AppModule, type StaticAsset } from '../core/http/app-module-api.ts';
 
 export interface SdkAssets {
   loader: StaticAsset;
@@ -76,7 +72,7 @@ async function loadAssets(event: H3Event, options?: { reread: boolean }): Promis
     return await servedSdk(services(event).config.bundlesDir, options);
   } catch (error) {
     services(event).logger.error('building the browser SDK failed', { error: error instanceof Error ? error.message : String(error) });
-    throw new ApiError('api_error', 'internal_error', 'The browser SDK could not be built.', null, 500);
+    throw new ApiError('api_error', 'internal_error', 'The browser SDK could not be built.');
   }
 }
 

@@ -76,6 +76,19 @@ describe('architecture', () => {
     assert.ok(seen.has('core/ports/index.ts'), 'the walk follows the kit into the ports');
   });
 
+  it('routes call services only: no route imports the persistence port or reaches the store', () => {
+    assert.deepEqual(violations(['core/http/routes'], (target) => under(target, 'core/ports/persistence')), []);
+    // `services(event)` is the whole container, so a route could still take the store from it by name.
+    const reaching = sourcesUnder('core/http/routes').filter((file) => /\bpersistence\b|\bRepositories\b/.test(readFileSync(path.join(root, file), 'utf8')));
+    assert.deepEqual(reaching, []);
+  });
+
+  it('app modules reach the core only through core/http/app-module-api.ts', () => {
+    const face = 'core/http/app-module-api.ts';
+    assert.deepEqual(violations(['demo', 'dashboard', 'sdk'], (target) => under(target, 'core', 'config', 'kit') && target !== face), []);
+    assert.ok(imports('dashboard/module.ts').some(({ target }) => target === face), 'the rule sees the modules\' imports');
+  });
+
   it("only plugins/store-kysely/kysely.ts loads Kysely's values; every other file takes its types alone from 'kysely'", () => {
     // Loading its ES module build as well would cost every process its start-up time again, and two copies of its classes.
     const valueImports = ['core', 'plugins', 'cli', 'kit', 'test'].flatMap(sourcesUnder).filter((file) => file !== 'plugins/store-kysely/kysely.ts').filter((file) => {

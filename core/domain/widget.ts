@@ -1,5 +1,5 @@
 import { dayMs } from './attribution.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, type ApiErrorCode } from './errors.ts';
 import { creditCost, type GenerationMode, type ImageSize } from './generation.ts';
 
 /** An embeddable widget: the keyless browser calls of one store, limited to its origins and daily caps. */
@@ -50,17 +50,17 @@ export function capPassed(caps: WidgetCaps, usage: WidgetDayUsage, credits: numb
 }
 
 /**
- * The refusal of a widget's generation past one of its daily caps: 429 (the spec's status for a
- * request over a limit), with `Retry-After` until midnight UTC, when the day's count starts again.
+ * The refusal of a widget's generation past one of its daily caps, a limit (`rate_limit_error`)
+ * that runs out until midnight UTC, when the day's count starts again.
  */
 export function dailyCapReached(cap: 'generations' | 'credits', caps: WidgetCaps, now: number): ApiError {
   const retryAfter = Math.max(1, Math.ceil(((utcDayOf(now) + 1) * dayMs - now) / 1000));
-  const [code, message] =
+  const [code, message]: [ApiErrorCode, string] =
     cap === 'generations'
       ? ['daily_cap_reached', `This widget has made its ${caps.generations} generations for today (UTC); it makes more after midnight UTC.`]
       : // No figures: the message reaches shoppers' consoles, and a shop's budget is its own.
         ['daily_credit_cap_reached', "Another generation would pass this widget's daily credit cap for today (UTC); it makes more after midnight UTC."];
-  return new ApiError('rate_limit_error', code, message, null, 429, { 'retry-after': String(retryAfter) });
+  return new ApiError('rate_limit_error', code, message, null, { retryAfterSeconds: retryAfter });
 }
 
 /** A credit cap must allow at least one generation of the widget's size, or the widget could make none at all. */

@@ -6,7 +6,7 @@ import type { Cradle } from '../cradle.ts';
  * Pages and files an application serves beside the API (the demo shop, the browser SDK's
  * bundles). The composition root (the CLI) picks the modules and hands them to `createHttpApp`,
  * so core serves them without importing them. Handlers reach services with `services(event)`
- * and answer errors with `ApiError`, like the API's own routes.
+ * and answer errors with `ApiError`, like the API's own routes, all taken from app-module-api.ts.
  */
 export interface AppModule {
   /** Names the module in logs. */

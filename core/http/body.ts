@@ -18,7 +18,7 @@ export async function readJson(event: H3Event, limit = defaultBodyLimit): Promis
 export function requireJsonContentType(event: H3Event) {
   const contentType = event.req.headers.get('content-type') ?? '';
   if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType)) {
-    throw new ApiError('invalid_request_error', 'unsupported_media_type', "The body must be JSON, sent with 'Content-Type: application/json'.", null, 415);
+    throw new ApiError('invalid_request_error', 'unsupported_media_type', "The body must be JSON, sent with 'Content-Type: application/json'.");
   }
 }
 

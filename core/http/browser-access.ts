@@ -25,7 +25,7 @@ export function setAlways(event: H3Event, name: string, value: string) {
 export async function readBrowserJson(event: H3Event, limit: number): Promise<unknown> {
   const contentType = event.req.headers.get('content-type') ?? 'text/plain';
   if (!/^(?:text\/plain|application\/json)\s*(?:;|$)/i.test(contentType)) {
-    throw new ApiError('invalid_request_error', 'unsupported_media_type', 'The body must be JSON sent as text/plain or application/json.', null, 415);
+    throw new ApiError('invalid_request_error', 'unsupported_media_type', 'The body must be JSON sent as text/plain or application/json.');
   }
   return parseJson(await readText(event, limit));
 }

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '../domain/errors.ts';
+import { httpAnswerOf } from './error-status.ts';
 
 /**
  * A request node's HTTP parser rejects never reaches h3, and node's own answer is a bare status
@@ -10,11 +11,11 @@ import { ApiError } from '../domain/errors.ts';
 function errorFor(code: string | undefined): ApiError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new ApiError('invalid_request_error', 'headers_too_large', 'The request headers are too large.', null, 431);
+      return new ApiError('invalid_request_error', 'headers_too_large', 'The request headers are too large.');
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return new ApiError('invalid_request_error', 'body_too_large', 'The chunk extensions of the request body are too large.', null, 413);
+      return new ApiError('invalid_request_error', 'body_too_large', 'The chunk extensions of the request body are too large.');
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new ApiError('invalid_request_error', 'request_timeout', 'The request was not received in time.', null, 408);
+      return new ApiError('invalid_request_error', 'request_timeout', 'The request was not received in time.');
     default:
       return new ApiError('invalid_request_error', 'malformed_request', 'The request is not valid HTTP/1.1.');
   }
@@ -29,8 +30,9 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
   }
   const apiError = errorFor(error.code);
   const body = JSON.stringify(apiError.toEnvelope());
+  const { status } = httpAnswerOf(apiError);
   socket.end(
-    `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       'content-type: application/json; charset=utf-8\r\n' +
       'x-content-type-options: nosniff\r\n' +
       `content-length: ${Buffer.byteLength(body)}\r\n` +

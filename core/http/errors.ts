@@ -1,6 +1,7 @@
 import { HTTPError } from 'h3';
 import { ApiError, unavailable } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
+import { httpAnswerOf } from './error-status.ts';
 
 /** Framework errors that are the caller's fault, mapped to the spec's envelope instead of a 500. */
 function fromHttpError(error: HTTPError): ApiError | null {
@@ -10,19 +11,18 @@ function fromHttpError(error: HTTPError): ApiError | null {
     case 404:
       return new ApiError('not_found_error', 'route_not_found', 'No such route.');
     case 405:
-      return new ApiError('invalid_request_error', 'method_not_allowed', 'This method is not allowed on this route.', null, 405);
+      return new ApiError('invalid_request_error', 'method_not_allowed', 'This method is not allowed on this route.');
     case 413:
       return bodyTooLarge();
     case 415:
-      return new ApiError('invalid_request_error', 'unsupported_media_type', error.message, null, 415);
+      return new ApiError('invalid_request_error', 'unsupported_media_type', error.message);
     default:
       return null;
   }
 }
 
-/** The unread rest of the body is still on the socket, so the connection is closed rather than reused. */
 export const bodyTooLarge = (limit?: number) =>
-  new ApiError('invalid_request_error', 'body_too_large', `The request body is too large${limit ? ` (limit ${limit} bytes)` : ''}.`, null, 413, { connection: 'close' });
+  new ApiError('invalid_request_error', 'body_too_large', `The request body is too large${limit ? ` (limit ${limit} bytes)` : ''}.`);
 
 /**
  * Turns anything thrown while handling a request into the error envelope. A database that cannot
@@ -36,7 +36,7 @@ export function errorResponse(thrown: unknown, requestId: string, logger: Logger
     const cause = (thrown as HTTPError).cause;
     error = cause instanceof ApiError ? cause : fromHttpError(thrown as HTTPError);
   }
-  if (error?.status === 503 && error.cause !== undefined) {
+  if (error && httpAnswerOf(error).status === 503 && error.cause !== undefined) {
     logger.warn(error.message, { requestId, code: error.code, error: String(error.cause) });
   }
   if (!error && databaseUnavailable(thrown)) {
@@ -50,8 +50,9 @@ export function errorResponse(thrown: unknown, requestId: string, logger: Logger
     });
     error = new ApiError('api_error', 'internal_error', `Something went wrong on our side. Quote request id ${requestId} if you report it.`);
   }
+  const { status, headers } = httpAnswerOf(error);
   return new Response(JSON.stringify(error.toEnvelope()), {
-    status: error.status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'x-request-id': requestId, ...error.headers },
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'x-request-id': requestId, ...headers },
   });
 }

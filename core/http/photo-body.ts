@@ -21,9 +21,7 @@ export async function readJsonWithPhoto(event: H3Event, { limit, restLimit }: { 
   // No client of ours sends such a body, and reading the rest of it would only cost the server.
   const tooMuch = () => {
     if (event.runtime?.node?.req) leaveBodyUnread(event.runtime.node.req);
-    return new ApiError('invalid_request_error', 'body_too_large', `The request body is too large: at most ${restLimit} bytes besides the photo ("image": "data:…").`, null, 413, {
-      connection: 'close',
-    });
+    return new ApiError('invalid_request_error', 'body_too_large', `The request body is too large: at most ${restLimit} bytes besides the photo ("image": "data:…").`);
   };
   const head: Buffer[] = [];
   let headSize = 0;

@@ -19,9 +19,7 @@ export function httpRateLimit(limits: Limits, name: string, rule: RateRule, who 
       const decision = await limiter.take(key);
       if (decision.allowed) return;
       const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-      throw new ApiError('rate_limit_error', 'rate_limited', `Too many requests ${who}; retry after ${retryAfter} s.`, null, 429, {
-        'retry-after': String(retryAfter),
-      });
+      throw new ApiError('rate_limit_error', 'rate_limited', `Too many requests ${who}; retry after ${retryAfter} s.`, null, { retryAfterSeconds: retryAfter });
     },
   };
 }

@@ -351,17 +351,27 @@ export function accountService({ persistence, ids, clock, config }: Pick<Ports, 
       });
     },
 
-    /** The user's sessions that have not ended, newest first. */
     /**
      * A user's live sessions, the most recent `sessionListLimit` of them: each sign-in makes one, so
-     * their number is bounded only by the sign-in rate limit and is never read whole.
+     * their number is bounded only by the sign-in rate limit and is never read whole. `actor` sees
+     * their own, and as an admin anyone's in the organization.
      */
-    async listSessions(organizationId: string, userId: string, now = clock.now()): Promise<{ data: Session[]; hasMore: boolean }> {
+    async listSessions(organizationId: string, actor: User, userId: string, now = clock.now()): Promise<{ data: Session[]; hasMore: boolean }> {
+      if (userId !== actor.id) {
+        if (actor.role !== 'admin') throw new ApiError('authorization_error', 'insufficient_role', "Only admins may list other users' sessions.", 'userId');
+        if (!(await persistence.users.get(organizationId, userId))) throw notFound('user', userId, 'userId');
+      }
       const sessions = (await persistence.sessions.listActive(organizationId, userId, now, sessionListLimit + 1)).filter((session) => now - session.lastSeenAt < sessionIdleMs);
       return { data: sessions.slice(0, sessionListLimit), hasMore: sessions.length > sessionListLimit };
     },
 
-    async revokeSession(organizationId: string, sessionId: string): Promise<void> {
+    /**
+     * Ends one of `actor`'s sessions, or as an admin anyone's in the organization. Someone else's
+     * reads to a viewer as an unknown one: their ids are nobody else's business.
+     */
+    async revokeSession(organizationId: string, actor: User, sessionId: string): Promise<void> {
+      const session = await persistence.sessions.get(organizationId, sessionId);
+      if (!session || (session.userId !== actor.id && actor.role !== 'admin')) throw notFound('session', sessionId);
       if (!(await persistence.sessions.revoke(organizationId, sessionId, clock.now()))) throw notFound('session', sessionId, 'id');
     },
   };

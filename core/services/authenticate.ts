@@ -1,7 +1,7 @@
 import type { Ports } from '../ports/index.ts';
 import type { Logger } from '../logger.ts';
 import { hashKey, hashesEqual, keyPrefixes, kindOfKey } from '../domain/api-keys.ts';
-import { ApiError } from '../domain/errors.ts';
+import { ApiError, type ApiErrorCode } from '../domain/errors.ts';
 import type { ApiKey, ApiKeyKind } from '../domain/api-keys.ts';
 
 export type Authenticator = ReturnType<typeof authenticator>;
@@ -9,8 +9,7 @@ export type Authenticator = ReturnType<typeof authenticator>;
 /** How often `lastUsedAt` is refreshed: often enough to audit, rarely enough to keep reads read-only. */
 const touchIntervalMs = 60_000;
 
-const fail = (code: string, message: string) =>
-  new ApiError('authentication_error', code, message, null, 401, { 'www-authenticate': 'Bearer realm="visualizer"' });
+const fail = (code: ApiErrorCode, message: string) => new ApiError('authentication_error', code, message);
 
 const expected: Record<ApiKeyKind, string> = {
   secret: `a secret API key (${keyPrefixes.secret}…)`,

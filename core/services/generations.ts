@@ -65,7 +65,7 @@ export function ownCdnKey({ cdn, config }: Pick<Ports, 'cdn'> & { config: Config
  */
 export function goneError(tombstone: GenerationTombstone, use: 'get' | 'replay') {
   if (tombstone.reason === 'expired') {
-    return new ApiError('not_found_error', 'generation_expired', `Generation '${tombstone.id}' has expired: its organization keeps renders for a limited time, and it was deleted with its images.`, 'id', 410);
+    return new ApiError('not_found_error', 'generation_expired', `Generation '${tombstone.id}' has expired: its organization keeps renders for a limited time, and it was deleted with its images.`, 'id');
   }
   if (use === 'get') return notFound('generation', tombstone.id);
   return new ApiError(
@@ -73,7 +73,6 @@ export function goneError(tombstone: GenerationTombstone, use: 'get' | 'replay')
     'generation_deleted',
     `This Idempotency-Key made generation '${tombstone.id}', which was deleted with its images. Nothing new was made or charged; send a new key to create another.`,
     'Idempotency-Key',
-    410,
   );
 }
 

@@ -92,6 +92,12 @@ export function tenantService({ persistence, ids, clock }: Pick<Ports, 'persiste
     /** The organization, or 404. */
     getOrganization: (organizationId: string) => requireOrganization(persistence, organizationId),
 
+    /** The organization, or null: for a caller whose session or key already vouches for it. */
+    findOrganization: (organizationId: string) => persistence.organizations.get(organizationId),
+
+    /** A page of the organization's credit ledger (debits, refunds, grants), newest first. */
+    creditLedger: (organizationId: string, page: { limit: number; startingAfter?: string }) => persistence.credits.ledger(organizationId, page),
+
     /**
      * Sets how many days the organization's renders are kept (1 to 36 500), or null for ever. The
      * retention sweep deletes older ones (see retentionSweep); renders made before the change count

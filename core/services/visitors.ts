@@ -3,6 +3,8 @@ import { notFound } from '../domain/errors.ts';
 import { visitorAccessLimit, type ErasureRequester, type VisitorErasure } from '../domain/visitor-erasure.ts';
 import type { Repositories, VisitorPageOptions } from '../ports/persistence/index.ts';
 
+export type { VisitorPage, VisitorPageOptions } from '../ports/persistence/index.ts';
+
 /** The job that erases a visitor (see `eraseVisitor`, core/services/visitor-erasure.ts). */
 export const eraseVisitorJobKind = 'erase_visitor';
 

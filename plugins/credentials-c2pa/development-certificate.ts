@@ -66,10 +66,10 @@ async function makeDevelopmentSigner(): Promise<string> {
       ],
     });
   // RFC 5280 §4.2.1.2, method 1: the SHA-1 of the public key's bits.
-  const keyIdentifier = async (key: CryptoKey) => new asn1js.OctetString({ valueHex: await subtle.digest('SHA-1', await subtle.exportKey('raw', key)) });
+  const keyIdentifier = async (key: webcrypto.CryptoKey) => new asn1js.OctetString({ valueHex: await subtle.digest('SHA-1', await subtle.exportKey('raw', key)) });
   const extension = (extnID: string, critical: boolean, value: { toBER(sizeOnly?: boolean): ArrayBuffer }) => new pkijs.Extension({ extnID, critical, extnValue: value.toBER(false) });
 
-  async function certificate(options: { subject: string; publicKey: CryptoKey; ca: boolean; years: number }) {
+  async function certificate(options: { subject: string; publicKey: webcrypto.CryptoKey; ca: boolean; years: number }) {
     const certificate = new pkijs.Certificate();
     certificate.version = 2; // v3
     const serial = webcrypto.getRandomValues(new Uint8Array(16));

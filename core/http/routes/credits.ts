@@ -24,7 +24,7 @@ export function creditRoutes(app: H3, limits: RouteLimits) {
   app.get('/v1/credits', async (event) => {
     const key = await requireKey(event, 'secret');
     await limits.read.take(key.id);
-    const organization = await services(event).persistence.organizations.get(key.organizationId);
+    const organization = await services(event).tenants.findOrganization(key.organizationId);
     return { object: 'credit_balance', balance: organization?.creditBalance ?? 0 };
   });
 
@@ -32,7 +32,7 @@ export function creditRoutes(app: H3, limits: RouteLimits) {
     const key = await requireKey(event, 'secret');
     await limits.read.take(key.id);
     const query = validate(pageQuerySchema, queryOf(event));
-    const page = await services(event).persistence.credits.ledger(key.organizationId, { limit: Number(query.limit), startingAfter: query.starting_after });
+    const page = await services(event).tenants.creditLedger(key.organizationId, { limit: Number(query.limit), startingAfter: query.starting_after });
     return { object: 'list', data: page.data.map(ledgerEntryResource), has_more: page.hasMore };
   });
 }

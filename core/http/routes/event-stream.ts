@@ -86,8 +86,8 @@ export function eventStreamRoutes(app: H3, limits: RouteLimits, overrides: Parti
     const resumeAfter = lastEventId(event);
     const cradle = services(event);
     if ((open.get(key.id) ?? 0) >= settings.maxStreamsPerKey) {
-      throw new ApiError('rate_limit_error', 'too_many_streams', `At most ${settings.maxStreamsPerKey} event streams may be open at once per API key; close one first.`, null, 429, {
-        'retry-after': '5',
+      throw new ApiError('rate_limit_error', 'too_many_streams', `At most ${settings.maxStreamsPerKey} event streams may be open at once per API key; close one first.`, null, {
+        retryAfterSeconds: 5,
       });
     }
     // Counted before the first await, so a burst of requests cannot all pass the check.

@@ -86,7 +86,7 @@ export function sessionRoutes(app: H3, limits: RouteLimits, config: Config) {
   app.get('/v1/session', async (event) => {
     const caller = await requireSession(event);
     await limits.read.take(caller.id);
-    const organization = await services(event).persistence.organizations.get(caller.organizationId);
+    const organization = await services(event).tenants.findOrganization(caller.organizationId);
     event.res.headers.set('cache-control', 'no-store');
     return currentSessionResource(caller.session, caller.user, organization ?? { id: caller.organizationId, name: '' }, caller.token);
   });

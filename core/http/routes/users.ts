@@ -1,7 +1,6 @@
 import type { H3 } from 'h3';
 import * as v from 'valibot';
 import { userRoles, type Session } from '../../domain/accounts.ts';
-import { ApiError, notFound } from '../../domain/errors.ts';
 import { readValidJson, validate } from '../body.ts';
 import { requireSession, services, type SessionCaller } from '../context.ts';
 import { isoTime } from '../format.ts';
@@ -76,12 +75,7 @@ export function userRoutes(app: H3, limits: RouteLimits, config: Config) {
     const caller = await requireSession(event);
     await limits.read.take(caller.id);
     const { userId = caller.user.id } = validate(sessionsQuery, queryOf(event));
-    const cradle = services(event);
-    if (userId !== caller.user.id) {
-      if (caller.user.role !== 'admin') throw new ApiError('authorization_error', 'insufficient_role', "Only admins may list other users' sessions.", 'userId');
-      if (!(await cradle.persistence.users.get(caller.organizationId, userId))) throw notFound('user', userId, 'userId');
-    }
-    const sessions = await cradle.accounts.listSessions(caller.organizationId, userId);
+    const sessions = await services(event).accounts.listSessions(caller.organizationId, caller.user, userId);
     return { object: 'list', data: sessions.data.map((session) => sessionResource(session, caller)), has_more: sessions.hasMore };
   });
 
@@ -89,11 +83,7 @@ export function userRoutes(app: H3, limits: RouteLimits, config: Config) {
     const caller = await requireSession(event);
     await limits.read.take(caller.id);
     const id = pathId(event, 'id', 'session');
-    const cradle = services(event);
-    // A viewer's attempt on someone else's session reads as an unknown one: their ids are nobody else's business.
-    const session = await cradle.persistence.sessions.get(caller.organizationId, id);
-    if (!session || (session.userId !== caller.user.id && caller.user.role !== 'admin')) throw notFound('session', id);
-    await cradle.accounts.revokeSession(caller.organizationId, id);
+    await services(event).accounts.revokeSession(caller.organizationId, caller.user, id);
     if (id === caller.session.id) clearSessionCookie(event, config);
     event.res.status = 204;
     return null;
