@@ -22,7 +22,7 @@
  *
  *   node --import tsx bench/queue.ts      # BENCH_QUEUE_JOBS=1000 by default
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -109,7 +109,7 @@ async function claimRate(url: string, variant: Variant, workers: number, count: 
     const done = new Promise<void>((resolve) => (allDone = resolve));
     const started = performance.now();
     await Promise.all(queues.map((queue) => queue.work({ [kind]: async () => void (++finished === count && allDone()) }, { concurrency: 1 })));
-    queues.forEach((queue) => queue.notify());
+    for (const queue of queues) queue.notify();
     await done;
     const seconds = (performance.now() - started) / 1000;
     return count / seconds;

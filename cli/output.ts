@@ -5,8 +5,8 @@ export interface Output {
 }
 
 export const processOutput: Output = {
-  out: (text) => process.stdout.write(text + '\n'),
-  err: (text) => process.stderr.write(text + '\n'),
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
 };
 
 /** Prints rows as aligned columns, or as JSON when asked. */

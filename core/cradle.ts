@@ -96,4 +96,5 @@ export type Cradle = Ports & KernelValues & { [Name in keyof Services]: ReturnTy
 // Fails to compile, naming the service, when a factory asks for something the container does not hold.
 type Unmet = { [Name in keyof Services]: Cradle extends Parameters<Services[Name]['factory']>[0] ? never : Name }[keyof Services];
 type Assert<T extends never> = T;
+// biome-ignore lint/correctness/noUnusedVariables: a compile-time check, never used as a type.
 type EveryDependencyMet = Assert<Unmet>;

@@ -51,7 +51,7 @@ async function readState(file: string): Promise<DemoState | null> {
 async function writeState(file: string, state: DemoState) {
   await mkdir(path.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
+  await writeFile(temporary, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   await rename(temporary, file);
 }
 

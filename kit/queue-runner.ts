@@ -105,7 +105,9 @@ export function createQueueRunner(
    * A notification from the engine names the committed job's kind: only the lane working it claims
    * (one per kind in a process; other processes' claims skip each other's locked rows). No kind: all look.
    */
-  const wakeFor = (kind?: string) => lanes.forEach((lane) => (kind === undefined || lane.kinds.includes(kind)) && wakeLane(lane));
+  const wakeFor = (kind?: string) => {
+    for (const lane of lanes) if (kind === undefined || lane.kinds.includes(kind)) wakeLane(lane);
+  };
 
   const idle = (lane: Lane) =>
     new Promise<void>((resolve) => {

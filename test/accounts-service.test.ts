@@ -87,7 +87,7 @@ for (const database of databases) describe(`accounts service (${database.name})`
     assert.match(hash, /^scrypt\$32768\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
     assert.notEqual(await hashPassword(password), hash);
     assert.equal(await verifyPassword(password, hash), true);
-    assert.equal(await verifyPassword(password + '!', hash), false);
+    assert.equal(await verifyPassword(`${password}!`, hash), false);
     assert.equal(await verifyPassword(password, 'plain'), false);
   });
 

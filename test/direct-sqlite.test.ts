@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Transaction } from 'kysely';
-import { CompiledQuery, Kysely, sql } from '../plugins/store-kysely/kysely.ts';
+import { CompiledQuery, type Kysely, sql } from '../plugins/store-kysely/kysely.ts';
 import type { Executor } from '../plugins/store-kysely/database.ts';
 import { laneOf } from '../plugins/store-kysely/direct-sqlite.ts';
 import { prepared } from '../plugins/store-kysely/prepared.ts';

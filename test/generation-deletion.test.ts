@@ -61,7 +61,9 @@ for (const [database, environment] of databases) {
         apiKey = created.apiKey.key;
         organizationId = created.organization.id;
       });
-      afterEach(() => restores.splice(0).reverse().forEach((restore) => restore()));
+      afterEach(() => {
+        for (const restore of restores.splice(0).reverse()) restore();
+      });
       after(async () => {
         await g?.close();
         await s3?.close();

@@ -287,7 +287,7 @@ for (const [database, environment] of databases) {
         [JSON.stringify(g.validBody({ metadata: { ok: 'v\u0000' } })), 'metadata.ok'],
         // A key is named with its offending character written as an escape, so `param` stays printable.
         [JSON.stringify(g.validBody({ metadata: { 'k\u0000': 'v' } })), 'metadata.k\\u0000'],
-        [JSON.stringify(g.validBody({ metadata: { ['\ud800']: 'v' } })), 'metadata.\\ud800'],
+        [JSON.stringify(g.validBody({ metadata: { '\ud800': 'v' } })), 'metadata.\\ud800'],
         // Even in a field the schema would refuse anyway.
         [JSON.stringify({ ...g.validBody(), colour: ['red', '\u0000'] }), 'colour[1]'],
       ];
@@ -425,7 +425,7 @@ for (const [database, environment] of databases) {
         [{ image: `${g.host.url}/missing` }, 'image_fetch_failed', /404/],
         [{ image: `${g.host.url}/not-an-image` }, 'invalid_image', /not .*image|image/i],
         [{ image: `${g.host.url}/down` }, 'image_fetch_failed', /503/],
-        [{ image: g.host.url.replace('localhost', '127.0.0.1') + '/photo.jpg' }, 'image_fetch_failed', /private address/],
+        [{ image: `${g.host.url.replace('localhost', '127.0.0.1')}/photo.jpg` }, 'image_fetch_failed', /private address/],
         [{ products: [{ productId: 1, productTitle: 'Gone', imageUrl: `${g.host.url}/missing` }] }, 'image_fetch_failed', /products\[0\]\.imageUrl/],
         [{ image: `${g.host.url}/truncated.jpg` }, 'invalid_image', /^The image is damaged or truncated/],
         [{ image: `data:image/jpeg;base64,${oddImages.truncated.toString('base64')}` }, 'invalid_image', /^The image is damaged or truncated/],

@@ -98,7 +98,7 @@ describe('HTTP skeleton', () => {
     });
 
     it('refuses an unknown key', async () => {
-      const response = await fetch(`${app.url}/v1/stores`, { headers: bearer('visualizer_' + 'x'.repeat(32)) });
+      const response = await fetch(`${app.url}/v1/stores`, { headers: bearer(`visualizer_${'x'.repeat(32)}`) });
       await expectEnvelope(response, 401, 'authentication_error', 'invalid_api_key');
       const foreign = await fetch(`${app.url}/v1/stores`, { headers: bearer('sk_live_something') });
       await expectEnvelope(foreign, 401, 'authentication_error', 'invalid_api_key');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { widgetBodyLimitBesidesPhoto } from '../core/http/routes/widgets.ts';
-import { errorOf, shopOrigin, startBrowserApp, type BrowserApp } from './support/browser-app.ts';
+import { errorOf, startBrowserApp, type BrowserApp } from './support/browser-app.ts';
 
 /**
  * The keyless widget route's body: all but the photo (a data URI) must fit in 64 KB, checked as the

@@ -8,7 +8,7 @@ import { createLogger } from '../core/logger.ts';
 import { instrumentHandlers } from '../core/metrics/jobs.ts';
 import { cli } from './support/cli.ts';
 import { photoJpeg, startGenerationApp, type GenerationApp } from './support/generation-app.ts';
-import { parsePrometheus, valueOf } from './support/prometheus.ts';
+import { parsePrometheus, sampleValue } from './support/prometheus.ts';
 
 type Line = Record<string, unknown> & { level: string; message: string };
 
@@ -130,7 +130,7 @@ describe('logs', () => {
     const outside = lines.find((line) => line.message === 'after the job')!;
     assert.equal(outside.jobId, undefined);
     const samples = parsePrometheus(await g.app.container.cradle.metrics.scrape());
-    assert.equal(valueOf(samples, 'job_runs_total', { kind: 'logging_probe', outcome: 'completed' }), 1);
+    assert.equal(sampleValue(samples, 'job_runs_total', { kind: 'logging_probe', outcome: 'completed' }), 1);
   });
 });
 

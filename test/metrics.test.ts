@@ -12,7 +12,7 @@ import { bin } from './support/cli.ts';
 import { startGenerationApp, type GenerationApp } from './support/generation-app.ts';
 import { startHttpsServer, type TestHttpsServer } from './support/https-server.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
-import { parsePrometheus, samplesOf, scrape, valueOf, type Sample } from './support/prometheus.ts';
+import { parsePrometheus, samplesOf, scrape, sampleValue, type Sample } from './support/prometheus.ts';
 import { waitFor } from './support/wait-for.ts';
 
 /** Enqueues `count` jobs of `kind` (which no worker takes), due `dueAgoMs` ago, as the services do: inside a transaction. */
@@ -49,9 +49,9 @@ describe('metrics on the API: GET /metrics', () => {
     const text = await response.text();
     const samples = parsePrometheus(text);
 
-    assert.equal(valueOf(samples, 'http_requests_total', { method: 'GET', route: '/healthz', status: '200' }), 3);
-    assert.equal(valueOf(samples, 'http_requests_total', { method: 'GET', route: '/v1/generations/:id', status: '404' }), 2);
-    assert.equal(valueOf(samples, 'http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }), 1);
+    assert.equal(sampleValue(samples, 'http_requests_total', { method: 'GET', route: '/healthz', status: '200' }), 3);
+    assert.equal(sampleValue(samples, 'http_requests_total', { method: 'GET', route: '/v1/generations/:id', status: '404' }), 2);
+    assert.equal(sampleValue(samples, 'http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }), 1);
     assert.doesNotMatch(text, /gen_missing|no\/such/, 'raw paths never become label values');
 
     const buckets = samplesOf(samples, 'http_request_duration_seconds_bucket', { method: 'GET', route: '/healthz' });
@@ -59,11 +59,11 @@ describe('metrics on the API: GET /metrics', () => {
     const counts = buckets.map((bucket) => bucket.value);
     assert.deepEqual(counts, [...counts].sort((a, b) => a - b), 'buckets are cumulative');
     assert.equal(buckets.find((bucket) => bucket.labels.le === '+Inf')!.value, 3);
-    assert.equal(valueOf(samples, 'http_request_duration_seconds_count', { method: 'GET', route: '/healthz' }), 3);
-    assert.ok(valueOf(samples, 'http_request_duration_seconds_sum', { method: 'GET', route: '/healthz' })! > 0);
+    assert.equal(sampleValue(samples, 'http_request_duration_seconds_count', { method: 'GET', route: '/healthz' }), 3);
+    assert.ok(sampleValue(samples, 'http_request_duration_seconds_sum', { method: 'GET', route: '/healthz' })! > 0);
 
-    assert.ok(valueOf(samples, 'process_cpu_user_seconds_total')! > 0, "the process's default metrics");
-    assert.ok(valueOf(samples, 'nodejs_heap_size_used_bytes')! > 0);
+    assert.ok(sampleValue(samples, 'process_cpu_user_seconds_total')! > 0, "the process's default metrics");
+    assert.ok(sampleValue(samples, 'nodejs_heap_size_used_bytes')! > 0);
     assert.equal(samplesOf(samples, 'db_pool_connections').length, 0, 'SQLite has no pool');
   });
 
@@ -72,10 +72,10 @@ describe('metrics on the API: GET /metrics', () => {
     const now = g.app.container.cradle.clock.now();
     await g.app.container.cradle.persistence.transaction((tx) => g.app.container.cradle.queue.enqueue(tx, { kind: 'metrics_probe', payload: {}, runAt: now + 3_600_000, createdAt: now }));
     const samples = await scrape(`${g.app.url}/metrics`);
-    assert.equal(valueOf(samples, 'job_queue_due', { kind: 'metrics_probe' }), 2);
-    assert.equal(valueOf(samples, 'job_queue_scheduled', { kind: 'metrics_probe' }), 1);
-    assert.equal(valueOf(samples, 'job_queue_running', { kind: 'metrics_probe' }), 0);
-    assert.ok(valueOf(samples, 'job_queue_lag_seconds', { kind: 'metrics_probe' })! >= 5, 'the oldest was due 5 s before it was enqueued');
+    assert.equal(sampleValue(samples, 'job_queue_due', { kind: 'metrics_probe' }), 2);
+    assert.equal(sampleValue(samples, 'job_queue_scheduled', { kind: 'metrics_probe' }), 1);
+    assert.equal(sampleValue(samples, 'job_queue_running', { kind: 'metrics_probe' }), 0);
+    assert.ok(sampleValue(samples, 'job_queue_lag_seconds', { kind: 'metrics_probe' })! >= 5, 'the oldest was due 5 s before it was enqueued');
   });
 
   it('counts renders, deliveries and job runs by outcome, with their durations', async () => {
@@ -93,14 +93,14 @@ describe('metrics on the API: GET /metrics', () => {
     assert.equal((await g.api.settled(key, failing.id)).status, 'failed');
 
     const samples = await scrape(`${g.app.url}/metrics`);
-    assert.equal(valueOf(samples, 'renders_total', { outcome: 'completed' }), 1);
-    assert.equal(valueOf(samples, 'renders_total', { outcome: 'failed' }), 1);
-    assert.equal(valueOf(samples, 'render_duration_seconds_count', { outcome: 'completed' }), 1);
-    assert.equal(valueOf(samples, 'render_duration_seconds_bucket', { outcome: 'completed', le: '+Inf' }), 1);
+    assert.equal(sampleValue(samples, 'renders_total', { outcome: 'completed' }), 1);
+    assert.equal(sampleValue(samples, 'renders_total', { outcome: 'failed' }), 1);
+    assert.equal(sampleValue(samples, 'render_duration_seconds_count', { outcome: 'completed' }), 1);
+    assert.equal(sampleValue(samples, 'render_duration_seconds_bucket', { outcome: 'completed', le: '+Inf' }), 1);
     // The queue's view: both runs finished their job.
-    assert.equal(valueOf(samples, 'job_runs_total', { kind: 'render_generation', outcome: 'completed' }), 2);
-    assert.equal(valueOf(samples, 'job_run_duration_seconds_count', { kind: 'render_generation', outcome: 'completed' }), 2);
-    assert.equal(valueOf(samples, 'http_requests_total', { method: 'POST', route: '/v1/generations', status: '202' }), 2);
+    assert.equal(sampleValue(samples, 'job_runs_total', { kind: 'render_generation', outcome: 'completed' }), 2);
+    assert.equal(sampleValue(samples, 'job_run_duration_seconds_count', { kind: 'render_generation', outcome: 'completed' }), 2);
+    assert.equal(sampleValue(samples, 'http_requests_total', { method: 'POST', route: '/v1/generations', status: '202' }), 2);
 
     let deliveries: Sample[] = [];
     await waitFor('both deliveries', async () => {
@@ -109,8 +109,8 @@ describe('metrics on the API: GET /metrics', () => {
     });
     assert.deepEqual(Object.fromEntries(deliveries.map((sample) => [sample.labels.outcome, sample.value])), { delivered: 1, failed: 1 });
     const timed = await scrape(`${g.app.url}/metrics`);
-    assert.equal(valueOf(timed, 'webhook_delivery_duration_seconds_count', { outcome: 'delivered' }), 1);
-    assert.equal(valueOf(timed, 'job_runs_total', { kind: 'deliver_webhook', outcome: 'completed' }), 2);
+    assert.equal(sampleValue(timed, 'webhook_delivery_duration_seconds_count', { outcome: 'delivered' }), 1);
+    assert.equal(sampleValue(timed, 'job_runs_total', { kind: 'deliver_webhook', outcome: 'completed' }), 2);
   });
 });
 
@@ -154,11 +154,11 @@ describe('metrics on Postgres, and of a worker process', () => {
 
   it("reports the connection pool's usage", async () => {
     const samples = await scrape(`${app.url}/metrics`);
-    assert.equal(valueOf(samples, 'db_pool_max_connections', { pool: 'main' }), 10, 'the postgres plugin\'s default poolSize');
-    const open = valueOf(samples, 'db_pool_connections', { pool: 'main' })!;
+    assert.equal(sampleValue(samples, 'db_pool_max_connections', { pool: 'main' }), 10, 'the postgres plugin\'s default poolSize');
+    const open = sampleValue(samples, 'db_pool_connections', { pool: 'main' })!;
     assert.ok(open >= 1 && open <= 10, `${open} connections open`);
-    assert.ok(valueOf(samples, 'db_pool_idle_connections', { pool: 'main' })! <= open);
-    assert.equal(valueOf(samples, 'db_pool_waiting_requests', { pool: 'main' }), 0);
+    assert.ok(sampleValue(samples, 'db_pool_idle_connections', { pool: 'main' })! <= open);
+    assert.equal(sampleValue(samples, 'db_pool_waiting_requests', { pool: 'main' }), 0);
   });
 
   it('serves a worker\'s metrics and health on VISUALIZER_METRICS_PORT, the queue read from the shared database', async () => {
@@ -183,9 +183,9 @@ describe('metrics on Postgres, and of a worker process', () => {
       assert.equal(health.status, 200);
       assert.deepEqual(await health.json(), { status: 'ok' });
       const samples: Sample[] = await scrape(`http://127.0.0.1:${port}/metrics`);
-      assert.equal(valueOf(samples, 'job_queue_due', { kind: 'metrics_worker_probe' }), 3);
-      assert.ok(valueOf(samples, 'db_pool_connections', { pool: 'main' })! >= 1);
-      assert.ok(valueOf(samples, 'process_resident_memory_bytes')! > 0);
+      assert.equal(sampleValue(samples, 'job_queue_due', { kind: 'metrics_worker_probe' }), 3);
+      assert.ok(sampleValue(samples, 'db_pool_connections', { pool: 'main' })! >= 1);
+      assert.ok(sampleValue(samples, 'process_resident_memory_bytes')! > 0);
       assert.equal(samplesOf(samples, 'http_requests_total').length, 0, 'a worker answers no API requests');
       assert.equal((await fetch(`http://127.0.0.1:${port}/elsewhere`)).status, 404);
     } finally {

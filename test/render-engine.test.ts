@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import * as v from 'valibot';
 import type { Config } from '../config/schema.ts';
 import type { AnyPlugin } from '../kit/plugin.ts';
-import { RenderError, type RenderEngine, type RenderRequest } from '../core/ports/render-engine.ts';
+import type { RenderError, RenderEngine, RenderRequest } from '../core/ports/render-engine.ts';
 import geminiPlugin from '../plugins/renderer-gemini/index.ts';
 import { closestAspectRatio, createGeminiRenderer } from '../plugins/renderer-gemini/gemini-renderer.ts';
 import { buildPrompt } from '../plugins/renderer-gemini/prompt.ts';

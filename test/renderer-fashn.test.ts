@@ -6,7 +6,7 @@ import * as v from 'valibot';
 import { gradientPhoto, pluginContext, product, productImage, rejectsWithRenderError, renderEngineContract } from 'visualizer/testing';
 import type { Config } from '../config/schema.ts';
 import { createGuardedClient } from '../core/outbound/guarded-client.ts';
-import { RenderError, type RenderEngine, type RenderErrorCode, type RenderRequest } from '../core/ports/render-engine.ts';
+import type { RenderError, RenderEngine, RenderErrorCode, RenderRequest } from '../core/ports/render-engine.ts';
 import fashnPlugin from '../plugins/renderer-fashn/index.ts';
 import { createFashnRenderer, type FashnRendererOptions } from '../plugins/renderer-fashn/fashn-renderer.ts';
 import { apiError, failed, prepareOutputs, startFakeFashn, tryonMaxSize, type FakeFashn } from './support/fake-fashn.ts';

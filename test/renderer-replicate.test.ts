@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import * as v from 'valibot';
 import { createGuardedClient } from '../core/outbound/guarded-client.ts';
-import { RenderError, type AnyPlugin, type GuardedClient, type RenderEngine, type RenderRequest } from '../kit/plugin.ts';
+import type { RenderError, AnyPlugin, GuardedClient, RenderEngine, RenderRequest } from '../kit/plugin.ts';
 import replicatePlugin from '../plugins/renderer-replicate/index.ts';
 import { createReplicateRenderer, type ReplicateRendererOptions } from '../plugins/renderer-replicate/replicate-renderer.ts';
 import { gradientPhoto, pluginContext, product, productImage, rejectsWithRenderError, renderEngineContract } from 'visualizer/testing';

@@ -33,7 +33,9 @@ describe('images no run committed', () => {
     apiKey = created.apiKey.key;
     organizationId = created.organization.id;
   });
-  afterEach(() => restores.splice(0).reverse().forEach((restore) => restore()));
+  afterEach(() => {
+    for (const restore of restores.splice(0).reverse()) restore();
+  });
   after(() => g.close());
 
   const cradle = () => g.app.container.cradle;
@@ -52,7 +54,7 @@ describe('images no run committed', () => {
     const { persistence } = cradle();
     const transaction = persistence.transaction.bind(persistence);
     patch(persistence, 'transaction', (async (work: Parameters<typeof transaction>[0]) => {
-      restores.splice(0).forEach((restore) => restore());
+      for (const restore of restores.splice(0)) restore();
       return transaction(async (tx) => {
         await work(tx);
         throw new Error('connection lost at COMMIT');
@@ -74,7 +76,7 @@ describe('images no run committed', () => {
     assert.ok(puts >= 4, 'the failure came part-way through storing');
     assert.deepEqual(await stored(id), [], 'nothing of the failed run is left');
 
-    restores.splice(0).forEach((restore) => restore());
+    for (const restore of restores.splice(0)) restore();
     await cradle().renderGeneration(renderJob(id, 2));
     const done = await (await g.api.get(apiKey, `/v1/generations/${id}`)).json();
     assert.equal(done.status, 'complete');
@@ -120,7 +122,7 @@ describe('images no run committed', () => {
     });
     // Far past the queue's maxAttempts: a postponement is not a failure, and never gives the job up.
     await assert.rejects(sweep(40), (error) => error instanceof PostponeJob && error.delayMs === 60_000);
-    restores.splice(0).forEach((restore) => restore());
+    for (const restore of restores.splice(0)) restore();
     await sweep(41);
     assert.ok(!(await stored(id)).includes(strayKey), 'deleted once storage answered');
     assert.equal((await stored(id)).length, 7);

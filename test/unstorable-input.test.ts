@@ -46,7 +46,7 @@ for (const [database, environment] of matrix.databases) {
         ['/api/webhooks/orders', { key: shop.conversionKey, body: JSON.stringify({ orderId: 'o\u0000', items: [] }) }, 'orderId'],
         ['/api/collect', { key: null, contentType: 'text/plain;charset=UTF-8', origin: shopOrigin, body: JSON.stringify({ storeId: shop.storeId, visitorId: 'v\udfff' }) }, 'visitorId'],
         [`/api/widgets/${widgetId}/generations`, { key: null, origin: shopOrigin, body: JSON.stringify({ ...b.widgetBody('v1', 's1'), hint: '\u0000' }) }, 'hint'],
-        [`/api/widgets/${widgetId}/generations`, { key: null, origin: shopOrigin, body: JSON.stringify({ ...b.widgetBody('v1', 's1'), products: [{ productId: 'p', productTitle: 't', imageUrl: 'https://x.example/p.png', ['\u0000']: 1 }] }) }, 'products[0].\\u0000'],
+        [`/api/widgets/${widgetId}/generations`, { key: null, origin: shopOrigin, body: JSON.stringify({ ...b.widgetBody('v1', 's1'), products: [{ productId: 'p', productTitle: 't', imageUrl: 'https://x.example/p.png', '\u0000': 1 }] }) }, 'products[0].\\u0000'],
       ];
       for (const [path, init, param] of cases) {
         const error = await errorOf(await send(path, init), 400);

@@ -269,7 +269,9 @@ describe('webhooks', () => {
       const times = attempts.map((attempt) => Date.parse(attempt.attemptedAt));
       const gaps = times.slice(1).map((time, index) => time - times[index]!);
       for (let i = 1; i < gaps.length; i++) assert.ok(gaps[i]! > gaps[i - 1]!, `gaps grow: ${gaps}`);
-      gaps.forEach((gap, index) => assert.ok(gap >= schedule[index + 1]! * 0.8, `gap ${index} honours the schedule: ${gaps}`));
+      gaps.forEach((gap, index) => {
+        assert.ok(gap >= schedule[index + 1]! * 0.8, `gap ${index} honours the schedule: ${gaps}`);
+      });
       assert.equal(attempts[0]!.statusCode, 500);
       assert.equal(attempts[0]!.responseBody.length, 2048, 'the first 2 KB of the response are kept');
     });

@@ -73,7 +73,9 @@ export function sharedCommits(db: BetterSqlite3.Database) {
       for (const unit of batch) unit.reject(error);
       return;
     }
-    batch.forEach((unit, index) => (outcomes[index]!.ok ? unit.resolve : unit.reject)(outcomes[index]!.value));
+    batch.forEach((unit, index) => {
+      (outcomes[index]!.ok ? unit.resolve : unit.reject)(outcomes[index]!.value);
+    });
   };
   return <T>(work: () => T): Promise<T> =>
     new Promise<T>((resolve, reject) => {

@@ -15,7 +15,11 @@ export const isStorableText = (text: string) => !text.includes('\u0000') && text
 
 /** The offending characters written as `\u0000`, `\ud800`, so a message or `param` naming them stays printable. */
 export const escapeUnstorable = (text: string) =>
-  text.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  text.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is one of the characters it escapes.
+    /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 
 /** Characters as people count them (Unicode code points), not UTF-16 code units: an emoji is one. */
 export function characterCount(text: string): number {

@@ -29,4 +29,5 @@ export interface Ports {
 // Fails to compile when a port is named but has no interface here, or the other way round.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Assert<T extends true> = T;
+// biome-ignore lint/correctness/noUnusedVariables: a compile-time check, never used as a type.
 type PortsMatchNames = Assert<Same<keyof Ports, PortName>>;

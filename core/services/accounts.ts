@@ -267,7 +267,7 @@ export function accountService({ persistence, ids, clock, config }: Pick<Ports, 
       const stored = email ? await persistence.users.findByEmail(email) : null;
       const hash = stored?.passwordHash ?? (await dummyHash);
       const matches = await verifyPassword(password ?? '', hash);
-      if (!stored || !stored.passwordHash || password === null || !matches) throw invalidCredentials();
+      if (!stored?.passwordHash || password === null || !matches) throw invalidCredentials();
       const { passwordHash: _, ...user } = stored;
       return persistence.transaction((repos) => startSession(repos, user, client));
     },

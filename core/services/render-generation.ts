@@ -217,7 +217,7 @@ export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, c
     const log = context.logger ?? logger;
     const { generationId, organizationId } = job.payload as RenderJobPayload;
     const generation = await persistence.generations.get(organizationId, generationId);
-    if (!generation || generation.status !== 'processing') return undefined;
+    if (generation?.status !== 'processing') return undefined;
     // An earlier run may have stored images and died before committing them.
     let strays = job.attempts > 1;
     if (job.failures >= config.render.maxAttempts) {

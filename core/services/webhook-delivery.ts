@@ -72,7 +72,7 @@ export function deliverWebhook({ persistence, transport, ids, clock, config, log
     const log = context.logger ?? logger;
     const { deliveryId } = job.payload as DeliverJobPayload;
     const found = await persistence.deliveries.forAttempt(deliveryId);
-    if (!found || found.delivery.status !== 'pending') return undefined;
+    if (found?.delivery.status !== 'pending') return undefined;
     const { delivery, endpoint, event } = found;
     if (!endpoint || endpoint.deleted || endpoint.status !== 'enabled') return abandon(delivery, 'endpoint_disabled');
     if (!event) return abandon(delivery, 'event_missing');

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { tenantService } from '../../core/services/tenants.ts';
 import type { ConversionRecord, GenerationRecord, Persistence } from '../plugin.ts';
-import { testIds } from './ids.ts';
 import { conversionRecord, generationRecord } from './records.ts';
 
 const dayMs = 86_400_000;

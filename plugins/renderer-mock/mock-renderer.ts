@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { OutputInfo, OverlayOptions } from 'sharp';
-import { inputDecoding, loadSharp, longSideOf, RenderError, type ImageSize, type Mode, type ProductDimensions, type RenderEngine, type RenderRequest, type RenderResult } from '../../kit/plugin.ts';
+import { inputDecoding, loadSharp, longSideOf, RenderError, type Mode, type ProductDimensions, type RenderEngine, type RenderRequest, type RenderResult } from '../../kit/plugin.ts';
 
 /** The room width the whole photo is taken to show, so a 200 cm sofa spans half of it. */
 const ROOM_WIDTH_CM = 400;

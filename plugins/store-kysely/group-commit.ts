@@ -31,7 +31,7 @@ interface GroupCommitOptions {
  */
 export function groupCommit<DB>(db: Kysely<DB>, options: GroupCommitOptions = {}) {
   const { maxBatch = 64 } = options;
-  let waiting: Array<Unit<DB>> = [];
+  const waiting: Array<Unit<DB>> = [];
   let scheduled = false;
 
   async function runBatch(tx: Transaction<DB>, batch: Array<Unit<DB>>, outcomes: Outcome[]) {

@@ -26,7 +26,7 @@ interface Host {
 
 function findScript(): HTMLScriptElement | null {
   const current = document.currentScript as HTMLScriptElement | null;
-  if (current && current.src) return current;
+  if (current?.src) return current;
   const all = document.querySelectorAll<HTMLScriptElement>('script[src*="/widgets/embed.js"][data-store-id]');
   return all.length ? all[all.length - 1]! : null;
 }
@@ -47,18 +47,19 @@ function scriptWidgetLoader(host: Window & Host, base: string) {
 
 function boot(host: Window & Host) {
   const stub = host.Visualizer;
-  if (stub && stub.__sdk) return; // loaded twice: the first copy stays in charge
+  if (stub?.__sdk) return; // loaded twice: the first copy stays in charge
 
   const script = findScript();
-  const storeId = (script && script.getAttribute('data-store-id')) || '';
+  const storeId = (script?.getAttribute('data-store-id')) || '';
   // The service's base: the script's URL without `/widgets/embed.js` (a deployment under a path
   // keeps its prefix); a script served under another name falls back to its origin.
   const found = script ? /^(.*)\/widgets\/embed\.js(?:[?#].*)?$/.exec(script.src) : null;
   const base = found ? found[1]! : script ? new URL(script.src).origin : '';
-  if (!storeId) console.error(prefix + 'The embed script needs a data-store-id attribute: <script src=".../widgets/embed.js" data-store-id="store_…">.');
+  if (!storeId) console.error(`${prefix}The embed script needs a data-store-id attribute: <script src=".../widgets/embed.js" data-store-id="store_…">.`);
 
   const queue: QueuedCall[] = stub && Array.isArray(stub.q) ? stub.q : [];
   // A queued consent call starts it pending too: calls queued before it must not store either.
+  // biome-ignore lint/complexity/useOptionalChain: no script must give null (no attribute), not undefined.
   const consent = script && script.getAttribute('data-consent');
   let pending = consent === 'pending' || queue.some(([name]) => name === 'consent');
   if (consent !== null && consent !== 'pending' && consent !== 'granted') {
@@ -89,5 +90,5 @@ function boot(host: Window & Host) {
 try {
   boot(window as Window & Host);
 } catch (error) {
-  console.error(prefix + 'failed to start', error);
+  console.error(`${prefix}failed to start`, error);
 }

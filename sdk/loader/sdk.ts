@@ -53,7 +53,7 @@ export function createSdk({ base, storeId, loadWidget, missingStoreId, consent =
 
   /** POSTs to the keyless collect endpoint as text/plain (no CORS preflight), surviving page unload. */
   function collect(body: Record<string, unknown>): Promise<boolean> {
-    const url = base + '/api/collect';
+    const url = `${base}/api/collect`;
     const text = JSON.stringify({ ...body, storeId, ...getIdentity() });
     const beacon = () => {
       try {
@@ -67,7 +67,7 @@ export function createSdk({ base, storeId, loadWidget, missingStoreId, consent =
       (response) => {
         if (response.ok) return true;
         return response.json().then(
-          (answer: { error?: { message?: string } }) => fail(`${body.type} was refused (${response.status}): ${(answer && answer.error && answer.error.message) || response.statusText}`),
+          (answer: { error?: { message?: string } }) => fail(`${body.type} was refused (${response.status}): ${(answer?.error?.message) || response.statusText}`),
           () => fail(`${body.type} was refused (${response.status}).`),
         );
       },
@@ -81,7 +81,7 @@ export function createSdk({ base, storeId, loadWidget, missingStoreId, consent =
       const conversion = validateConversion(props);
       if (typeof conversion === 'string') return fail(`track('$conversion'): ${conversion}`);
       if (!storeId) return fail(`track('$conversion'): not sent, ${missingStoreId}.`);
-      const key = storeId + ':' + conversion.orderId;
+      const key = `${storeId}:${conversion.orderId}`;
       if (readSent().indexOf(key) >= 0) return Promise.resolve(true); // a refresh of the confirmation page
       writeSent(readSent().concat(key)); // before sending: a reload mid-request must not send it again
       return collect({ type: '$conversion', props: conversion }).then((sent) => {
@@ -164,7 +164,7 @@ export function createSdk({ base, storeId, loadWidget, missingStoreId, consent =
       try {
         callback(sdk);
       } catch (error) {
-        console.error(prefix + 'a ready() callback threw', error);
+        console.error(`${prefix}a ready() callback threw`, error);
       }
     },
   };

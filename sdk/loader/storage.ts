@@ -33,8 +33,8 @@ export function safeStorage(kind: 'localStorage' | 'sessionStorage', persisting:
     if (storage === undefined) {
       try {
         storage = window[kind];
-        storage.setItem(ours + 'probe', '1');
-        storage.removeItem(ours + 'probe');
+        storage.setItem(`${ours}probe`, '1');
+        storage.removeItem(`${ours}probe`);
       } catch {
         storage = null;
       }
@@ -84,7 +84,7 @@ export function safeStorage(kind: 'localStorage' | 'sessionStorage', persisting:
         const web = window[kind];
         for (let i = web.length - 1; i >= 0; i--) {
           const key = web.key(i);
-          if (!key || key.indexOf(ours) !== 0) continue;
+          if (key?.indexOf(ours) !== 0) continue;
           // What the page was working with while storing goes on in memory.
           if (stored) memory[key] = web.getItem(key)!;
           web.removeItem(key);

@@ -57,9 +57,9 @@ async function call<T>(url: string, init?: RequestInit, probe = true): Promise<T
   }
   const body = await response.json().catch(() => null);
   if (response.ok && body) return body as T;
-  const error = (body && body.error) || {};
+  const error = (body?.error) || {};
   const param = typeof error.param === 'string' ? error.param : null;
-  throw new WidgetApiError(String(error.message || `The server answered ${response.status}.`), response.status, String(error.code || 'http_' + response.status), param);
+  throw new WidgetApiError(String(error.message || `The server answered ${response.status}.`), response.status, String(error.code || `http_${response.status}`), param);
 }
 
 export function widgetApi(base: string, widgetId: string) {

@@ -143,7 +143,7 @@ export function openOverlay(context: WidgetContext, api: WidgetApi, config: Widg
   productImg.src = variation ? variation.src : data.productImage;
   cameraInput.setAttribute('capture', text.capture);
   // Phones get a second button that opens the camera directly; `capture` would hide the gallery.
-  $('.camera').hidden = !(window.matchMedia && window.matchMedia('(pointer: coarse)').matches);
+  $('.camera').hidden = !(window.matchMedia?.('(pointer: coarse)').matches);
   if (!data.onAddToCart) $('.cart').hidden = true;
   viewCart.hidden = !data.onViewCart;
   checkout.hidden = !data.onCheckout;
@@ -231,7 +231,7 @@ export function openOverlay(context: WidgetContext, api: WidgetApi, config: Widg
     resultWebp.srcset = /\.jpe?g$/i.test(variant.url) ? variant.url.replace(/\.jpe?g$/i, '.webp') : '';
     resultImg.alt = `${data.productTitle} ${text.alt}`;
     $('.result-heading').textContent = text.done;
-    $('.result-product').textContent = data.productTitle + (variation && variation.alt ? ` — ${variation.alt}` : '');
+    $('.result-product').textContent = data.productTitle + (variation?.alt ? ` — ${variation.alt}` : '');
     resultImg.dataset.generationId = generation.id;
     resultImg.src = variant.url;
     try {
@@ -294,7 +294,7 @@ export function openOverlay(context: WidgetContext, api: WidgetApi, config: Widg
   }
 
   async function takePhoto(input: HTMLInputElement) {
-    const file = input.files && input.files[0];
+    const file = input.files?.[0];
     if (!file) return;
     const token = ++run;
     status.textContent = 'Preparing your photo…';
@@ -383,7 +383,7 @@ export function openOverlay(context: WidgetContext, api: WidgetApi, config: Widg
     document.removeEventListener('focusin', onFocusIn, true);
     host.remove();
     document.documentElement.style.overflow = previousOverflow;
-    if (previousFocus && previousFocus.isConnected && typeof previousFocus.focus === 'function') previousFocus.focus();
+    if (previousFocus?.isConnected && typeof previousFocus.focus === 'function') previousFocus.focus();
     onClosed();
   }
 

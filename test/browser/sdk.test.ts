@@ -256,7 +256,9 @@ describe('track', () => {
       assert.equal(errors.length, 12, errors.join('\n'));
       assert.ok(errors.every((message) => message.startsWith('[Visualizer] ')));
       const expected = ['props must be an object', 'props.orderId is required', 'props.orderId is required', 'props.orderId is required', 'props.totalCents', 'props.totalCents', 'props.currency', 'props.status', 'props.items must be an array', 'props.items[0].totalCents must equal priceCents × quantity (100 × 2 = 200, got 150)', 'props.items[0].productId is required', "unknown event \"purchase\""];
-      expected.forEach((fragment, index) => assert.ok(errors[index]!.includes(fragment), `${errors[index]} names ${fragment}`));
+      expected.forEach((fragment, index) => {
+        assert.ok(errors[index]!.includes(fragment), `${errors[index]} names ${fragment}`);
+      });
     } finally {
       await context.close();
     }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { DemoState } from '../../demo/setup.ts';
 import { relaxedBrowserLimits } from '../support/browser-app.ts';
 import { launchChromium, recordRequests, shopperPhoto, recordPageErrors } from '../support/browser.ts';

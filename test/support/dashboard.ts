@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startScheduler } from '../../core/lifecycle.ts';
-import { shopOrigin, startBrowserApp, type BrowserApp } from './browser-app.ts';
+import { shopOrigin, startBrowserApp, } from './browser-app.ts';
 import { cli } from './cli.ts';
 import { startHttpsServer, type TestHttpsServer } from './https-server.ts';
 import { invitedSession } from './sessions.ts';

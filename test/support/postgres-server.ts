@@ -223,7 +223,9 @@ async function findPostgresBinDir(): Promise<string> {
   versions
     .filter((v) => /^\d+(\.\d+)*$/.test(v))
     .sort(compareVersionsDescending)
-    .forEach((v) => candidates.push(path.join(debianRoot, v, 'bin')));
+    .forEach((v) => {
+      candidates.push(path.join(debianRoot, v, 'bin'));
+    });
 
   for (const dir of candidates) {
     if ((await isExecutable(path.join(dir, 'initdb'))) && (await isExecutable(path.join(dir, 'pg_ctl')))) {

@@ -25,7 +25,7 @@ export const samplesOf = (samples: Sample[], name: string, labels: Record<string
   samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
 
 /** The one sample named `name` with exactly these labels' values (others free), or undefined. */
-export const valueOf = (samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined => {
+export const sampleValue = (samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined => {
   const found = samplesOf(samples, name, labels);
   if (found.length > 1) throw new Error(`${name} ${JSON.stringify(labels)} matches ${found.length} samples`);
   return found[0]?.value;

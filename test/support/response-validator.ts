@@ -54,7 +54,7 @@ function compileRoutes(document: OpenApiDocument): Route[] {
     .sort((a, b) => b.literalSegments - a.literalSegments);
 }
 
-const mediaType = (header: string | null) => header?.split(';')[0]!.trim().toLowerCase() ?? null;
+const mediaType = (header: string | null) => (header === null ? null : header.split(';')[0]!.trim().toLowerCase());
 const isJson = (type: string) => type === 'application/json' || type.endsWith('+json');
 
 /** The documented media type a response's content type falls under (`image/*` covers `image/webp`). */

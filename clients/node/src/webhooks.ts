@@ -36,7 +36,9 @@ function bodyOf(rawBody: unknown): string | Buffer {
 /** Lower-cased names; a repeated header (an array, or node's ", "-joined form) becomes the space-separated list the scheme uses. */
 function headerRecord(headers: WebhookHeaders): Record<string, string> {
   const entries: Array<[string, string | string[] | undefined]> = [];
-  if (headers instanceof Headers) headers.forEach((value, name) => entries.push([name, value]));
+  if (headers instanceof Headers) headers.forEach((value, name) => {
+      entries.push([name, value]);
+    });
   else entries.push(...Object.entries(headers));
   const record: Record<string, string> = {};
   for (const [name, value] of entries) {

@@ -1,5 +1,4 @@
 import type { H3, H3Event } from 'h3';
-import * as v from 'valibot';
 import { createEndpointSchema, updateEndpointSchema } from '../../domain/webhook-endpoint-input.ts';
 import type { WebhookEndpointRecord } from '../../domain/webhook-endpoint.ts';
 import { readValidJson, validate } from '../body.ts';

@@ -138,7 +138,7 @@ export function GenerationDetailPage({ id }: { id: string }) {
                       <td>
                         <a href={product.imageUrl}>image</a>
                       </td>
-                      <td>{product.dimensions ? [product.dimensions.width, product.dimensions.height, product.dimensions.depth].filter((n) => n !== undefined).join(' × ') + ` ${product.dimensions.unit ?? 'cm'}` : '—'}</td>
+                      <td>{product.dimensions ? `${[product.dimensions.width, product.dimensions.height, product.dimensions.depth].filter((n) => n !== undefined).join(' × ')} ${product.dimensions.unit ?? 'cm'}` : '—'}</td>
                     </tr>
                   ))}
                 </tbody>

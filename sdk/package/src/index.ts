@@ -48,7 +48,10 @@ function serviceBase(baseUrl: unknown): string {
  * developer sees it.
  */
 export function createVisualizer(options: VisualizerOptions): VisualizerSdk {
+  // Not `?.`: a null `options` must show as null in the error below, as a caller passed it.
+  // biome-ignore lint/complexity/useOptionalChain: see above.
   const base = serviceBase(options && options.baseUrl);
+  // biome-ignore lint/complexity/useOptionalChain: see above.
   const storeId = options && options.storeId;
   if (typeof storeId !== 'string' || !storeId.trim()) {
     throw new TypeError(`createVisualizer(): storeId must be your store's id, such as 'store_…' (got ${JSON.stringify(storeId)}).`);
