@@ -12,12 +12,14 @@ import { apiThroughput } from './support/api-benchmark.ts';
 import { runBenchmark, sized } from './support/report.ts';
 import { concurrency } from './support/throughput.ts';
 
-runBenchmark(() =>
-  apiThroughput({
-    label: 'create POST /v1/generations',
-    describe: (bench) => `create: POST /v1/generations (${bench.createBody.length} B JSON body), concurrency ${concurrency}`,
-    load: createLoad,
-    target: 0.75,
-  }),
+runBenchmark(
+  () =>
+    apiThroughput({
+      label: 'create POST /v1/generations',
+      describe: (bench) =>
+        `create: POST /v1/generations (${bench.createBody.length} B JSON body), concurrency ${concurrency}`,
+      load: createLoad,
+      target: 0.75,
+    }),
   { boundSeconds: sized(240, 60) },
 );

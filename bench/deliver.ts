@@ -33,22 +33,32 @@ async function main(): Promise<SummaryRow[]> {
     const agent = new https.Agent({ keepAlive: true, maxSockets: concurrency, ca: (await testCertificates()).caPem });
     const post = () =>
       new Promise<void>((resolve, reject) => {
-        const request = https.request(`${receiver.url}/floor`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
-          response.resume();
-          response.on('end', resolve);
-        });
+        const request = https.request(
+          `${receiver.url}/floor`,
+          {
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
+          (response) => {
+            response.resume();
+            response.on('end', resolve);
+          },
+        );
         request.on('error', reject);
         request.end(body);
       });
     const floorRound = async (count: number) => {
       let sent = 0;
       const started = performance.now();
-      await Promise.all(Array.from({ length: concurrency }, async () => {
-        while (sent < count) {
-          sent += 1;
-          await post();
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (sent < count) {
+            sent += 1;
+            await post();
+          }
+        }),
+      );
       return (performance.now() - started) / 1000;
     };
     // Ours: the events and their deliveries are in the outbox, then the workers drain it.
@@ -79,12 +89,21 @@ async function main(): Promise<SummaryRow[]> {
       `deliver: ${rounds} rounds of ${events} signed deliveries each (after ${warmUpRounds} unmeasured rounds each), floor and ours alternating, ` +
         `${concurrency} at a time, to a loopback HTTPS receiver (SQLite outbox, timed from its commit)`,
     );
-    console.log(table(['sender', 'deliveries/s', 'seconds'], [
-      ['bare keep-alive POST loop (floor)', fixed(floorRate, 0), fixed(floorSeconds, 2)],
-      ['visualizer outbox → receiver', fixed(oursRate, 0), fixed(oursSeconds, 2)],
-    ]));
+    console.log(
+      table(
+        ['sender', 'deliveries/s', 'seconds'],
+        [
+          ['bare keep-alive POST loop (floor)', fixed(floorRate, 0), fixed(floorSeconds, 2)],
+          ['visualizer outbox → receiver', fixed(oursRate, 0), fixed(oursSeconds, 2)],
+        ],
+      ),
+    );
     console.log(`ratio visualizer/floor: ${fixed(ratio, 2)} (target >= ${target})`);
-    return [summaryRow('deliver webhooks (deliveries/s)', fixed(oursRate, 0), fixed(floorRate, 0), ratio, { atLeast: target })];
+    return [
+      summaryRow('deliver webhooks (deliveries/s)', fixed(oursRate, 0), fixed(floorRate, 0), ratio, {
+        atLeast: target,
+      }),
+    ];
   } finally {
     await outbox.close();
   }

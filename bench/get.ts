@@ -13,12 +13,13 @@ import { concurrency } from './support/throughput.ts';
 
 const generations = sized(200, 20);
 
-runBenchmark(() =>
-  apiThroughput({
-    label: 'get GET /v1/generations/{id}',
-    describe: () => `get: GET /v1/generations/{id} over ${generations} generations, concurrency ${concurrency}`,
-    load: (bench) => readLoad(bench, generations),
-    target: 0.9,
-  }),
+runBenchmark(
+  () =>
+    apiThroughput({
+      label: 'get GET /v1/generations/{id}',
+      describe: () => `get: GET /v1/generations/{id} over ${generations} generations, concurrency ${concurrency}`,
+      load: (bench) => readLoad(bench, generations),
+      target: 0.9,
+    }),
   { boundSeconds: sized(240, 60) },
 );

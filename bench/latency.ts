@@ -17,7 +17,16 @@ import { encodeVariants } from '../core/imaging/variants.ts';
 import type { Logger } from '../core/logger.ts';
 import { startBenchApp } from './support/app.ts';
 import type { LatencyResult, LatencySpec } from './support/latency-client.ts';
-import { fixed, median, percentile, runBenchmark, sized, summaryRow, table, type SummaryRow } from './support/report.ts';
+import {
+  fixed,
+  median,
+  percentile,
+  runBenchmark,
+  sized,
+  summaryRow,
+  table,
+  type SummaryRow,
+} from './support/report.ts';
 
 const count = sized(200, 10);
 /** The rate asked for; lowered when this machine cannot render that many per second (see below). */
@@ -39,7 +48,12 @@ function runClient(spec: LatencySpec): Promise<LatencyResult> {
     // Resolved on exit, so the child is gone before the benchmark cleans up.
     child.once('exit', (code) => {
       if (answer?.result) resolve(answer.result);
-      else reject(new Error(`latency client ${answer?.error ? `failed: ${answer.error}` : `exited with ${code} before answering`}`));
+      else
+        reject(
+          new Error(
+            `latency client ${answer?.error ? `failed: ${answer.error}` : `exited with ${code} before answering`}`,
+          ),
+        );
     });
     child.send(spec);
   });
@@ -61,7 +75,9 @@ async function main(): Promise<SummaryRow[]> {
       mode: 'virtual-try-on' as const,
       imageSize: '1K' as const,
       photo: bench.photo,
-      products: [{ productId: 'sku-1042', productTitle: 'Linen overshirt, rust', image: bench.product, dimensions: null }],
+      products: [
+        { productId: 'sku-1042', productTitle: 'Linen overshirt, rust', image: bench.product, dimensions: null },
+      ],
       hint: null,
     };
     const floorTimes: number[] = [];
@@ -82,16 +98,30 @@ async function main(): Promise<SummaryRow[]> {
     // pipeline costs more CPU than the floor), unless BENCH_LATENCY_RATE says otherwise.
     const cores = os.availableParallelism();
     const capacity = (cores * 1000) / cpuPerRender;
-    const perSecond = process.env.BENCH_LATENCY_RATE ? requestedPerSecond : Math.min(requestedPerSecond, Math.floor(capacity * 0.5 * 10) / 10);
+    const perSecond = process.env.BENCH_LATENCY_RATE
+      ? requestedPerSecond
+      : Math.min(requestedPerSecond, Math.floor(capacity * 0.5 * 10) / 10);
 
     const loadBefore = os.loadavg()[0]!;
     const concurrency = await startWorkers(bench.app.container.cradle);
-    console.log(`latency: ${count} generations (1K, ${renderer.name} renderer) at ${perSecond}/s, polled every ${pollMs} ms; ${concurrency} workers (config.workers.concurrency); client in a separate process`);
+    console.log(
+      `latency: ${count} generations (1K, ${renderer.name} renderer) at ${perSecond}/s, polled every ${pollMs} ms; ${concurrency} workers (config.workers.concurrency); client in a separate process`,
+    );
     console.log(
       `floor CPU ${fixed(cpuPerRender)} ms per render on ${cores} cores: at most ~${fixed(capacity)} renders/s` +
-        (perSecond < requestedPerSecond ? `, so ${requestedPerSecond}/s would only measure a growing queue; offering half of that (set BENCH_LATENCY_RATE to force a rate)` : ''),
+        (perSecond < requestedPerSecond
+          ? `, so ${requestedPerSecond}/s would only measure a growing queue; offering half of that (set BENCH_LATENCY_RATE to force a rate)`
+          : ''),
     );
-    const result = await runClient({ origin: bench.app.url, headers: bench.headers, body: bench.createBody, warmup: sized(5, 1), count, perSecond, pollMs });
+    const result = await runClient({
+      origin: bench.app.url,
+      headers: bench.headers,
+      body: bench.createBody,
+      warmup: sized(5, 1),
+      count,
+      perSecond,
+      pollMs,
+    });
 
     const observed = result.completed.map((c) => c.observedMs).sort((a, b) => a - b);
     const server = result.completed.map((c) => c.serverMs).sort((a, b) => a - b);
@@ -109,7 +139,10 @@ async function main(): Promise<SummaryRow[]> {
         [
           row('POST → seen complete (client)', observed),
           row('createdAt → completedAt (server)', server),
-          row('floor: mock render + encodeVariants', [...floorTimes].sort((a, b) => a - b)),
+          row(
+            'floor: mock render + encodeVariants',
+            [...floorTimes].sort((a, b) => a - b),
+          ),
         ],
       ),
     );
@@ -137,7 +170,15 @@ async function main(): Promise<SummaryRow[]> {
     for (const failure of result.failed.slice(0, 5)) console.log('failed:', JSON.stringify(failure));
     for (const problem of problems.slice(0, 5)) console.log(problem);
     if (problems.length > 5) console.log(`… ${problems.length - 5} more log lines`);
-    return [summaryRow('latency 1K POST→complete (p50, ms)', `${fixed(percentile(observed, 50))} ms`, `${fixed(floor)} ms`, ratio, { atMost: target })];
+    return [
+      summaryRow(
+        'latency 1K POST→complete (p50, ms)',
+        `${fixed(percentile(observed, 50))} ms`,
+        `${fixed(floor)} ms`,
+        ratio,
+        { atMost: target },
+      ),
+    ];
   } finally {
     await bench.close();
   }

@@ -61,7 +61,10 @@ function counted() {
 /** Rate operations the shared stores have served so far. */
 async function redisScriptCalls(redis: Redis): Promise<number> {
   const info = await redis.info('commandstats');
-  return [...info.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((total, match) => total + Number(match[1]), 0);
+  return [...info.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce(
+    (total, match) => total + Number(match[1]),
+    0,
+  );
 }
 async function postgresWrites(pool: pg.Pool): Promise<number> {
   // The next transaction id: each upsert is a transaction of its own; reading it takes none.
@@ -69,106 +72,170 @@ async function postgresWrites(pool: pg.Pool): Promise<number> {
   return Number(rows[0]!.next);
 }
 
-runBenchmark(async () => {
-  const opened: Array<() => Promise<unknown>> = [];
-  try {
-    const redisServer = await startRedisServer();
-    opened.push(() => redisServer.stop());
-    const postgresServer = await startPostgresTestServer();
-    opened.push(() => postgresServer.stop());
-    const databaseUrl = await postgresServer.createDatabase();
-    // The limits tables come with the store's migrations (0017), as `visualizer migrate` makes them.
-    const store = openPostgres(databaseUrl);
-    await store.migrate();
-    await store.close();
+runBenchmark(
+  async () => {
+    const opened: Array<() => Promise<unknown>> = [];
+    try {
+      const redisServer = await startRedisServer();
+      opened.push(() => redisServer.stop());
+      const postgresServer = await startPostgresTestServer();
+      opened.push(() => postgresServer.stop());
+      const databaseUrl = await postgresServer.createDatabase();
+      // The limits tables come with the store's migrations (0017), as `visualizer migrate` makes them.
+      const store = openPostgres(databaseUrl);
+      await store.migrate();
+      await store.close();
 
-    // The default budgets, enforced (the bench app's are unlimited unless told otherwise).
-    const bench: BenchApp = await startBenchApp({ config: { rateLimits: {} } });
-    opened.push(() => bench.close());
-    const rules = bench.app.container.cradle.config.rateLimits;
+      // The default budgets, enforced (the bench app's are unlimited unless told otherwise).
+      const bench: BenchApp = await startBenchApp({ config: { rateLimits: {} } });
+      opened.push(() => bench.close());
+      const rules = bench.app.container.cradle.config.rateLimits;
 
-    const redisLimits = await createRedisLimits({ url: redisServer.url, keyPrefix: 'visualizer:limits:', commandTimeoutMs: 1_000 }, silentLogger);
-    opened.push(() => redisLimits.close());
-    const postgresLimits = createPostgresLimits(databaseUrl, silentLogger);
-    opened.push(() => postgresLimits.close());
-    const redisStats = new Redis(redisServer.url);
-    opened.push(() => redisStats.quit());
-    const postgresStats = new pg.Pool({ connectionString: databaseUrl, max: 1 });
-    opened.push(() => postgresStats.end());
-
-    // The same container (database, keys, services) behind three servers alike; only `limits` differs.
-    const origins = {} as Record<Store, string>;
-    const served = {} as Record<Store, () => number>;
-    for (const [store, limits] of [['memory', createMemoryLimits()], ['redis', redisLimits], ['postgres', postgresLimits]] as const) {
-      const scope = bench.app.container.createScope();
-      scope.register({ limits: asValue(limits) });
-      const counter = counted();
-      const server: RunningServer = await startHttpServer(scope, { port: await freePort(), host: '127.0.0.1', modules: appModules, wrapFetch: counter.wrapFetch });
-      opened.push(() => server.close());
-      origins[store] = server.url;
-      served[store] = counter.served;
-    }
-
-    // Keys of their own organizations, each with a generation to read.
-    const keys: Array<{ headers: Record<string, string>; generationId: string }> = [];
-    for (let n = 0; n < keyPool; n++) {
-      const { apiKey } = await bench.app.tenants.createOrganization({ name: `Bench ${n}`, credits: 1_000_000_000 });
-      const headers = { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' };
-      const created = await fetch(`${bench.app.url}/v1/generations`, { method: 'POST', headers, body: bench.createBody });
-      if (created.status !== 202) throw new Error(`create answered ${created.status}: ${await created.text()}`);
-      keys.push({ headers, generationId: ((await created.json()) as { id: string }).id });
-    }
-    const routes = [
-      { label: 'get', route: 'GET /v1/generations/{id}', rule: rules.read, request: (key: (typeof keys)[number]): LoadRequest => ({ method: 'GET', path: `/v1/generations/${key.generationId}`, headers: { authorization: key.headers.authorization! } }) },
-      { label: 'create', route: 'POST /v1/generations', rule: rules.create, request: (key: (typeof keys)[number]): LoadRequest => ({ method: 'POST', path: '/v1/generations', headers: key.headers, body: bench.createBody }) },
-    ];
-
-    console.log(
-      `limits: ${routes.map((r) => `${r.label} ${r.route}`).join(' and ')} with the API keys' rate limits in memory, Redis and Postgres; ` +
-        `budgets per key: read ${rules.read.perSecond}/s burst ${rules.read.burst}, create ${rules.create.perSecond}/s burst ${rules.create.burst}; ` +
-        `each key loaded at about ${keyLoad} of its budget on the memory server, concurrency ${concurrency}`,
-    );
-    console.log(setupLine());
-
-    const rows: SummaryRow[] = [];
-    for (const { label, route, rule, request } of routes) {
-      // As many keys as keep each at `keyLoad` of its budget at the memory server's rate.
-      const probe = await runLoad({ origin: origins.memory, requests: keys.map(request), concurrency, ...calibration });
-      const keyCount = Math.min(keyPool, Math.max(10, Math.ceil(probe.perSecond / (keyLoad * rule.perSecond))));
-      const requests = keys.slice(0, keyCount).map(request);
-
-      const before = { redis: await redisScriptCalls(redisStats), postgres: await postgresWrites(postgresStats), redisServed: served.redis(), postgresServed: served.postgres() };
-      const measured = await compareThroughput(origins, requests);
-      const calls = {
-        redis: ((await redisScriptCalls(redisStats)) - before.redis) / (served.redis() - before.redisServed),
-        postgres: ((await postgresWrites(postgresStats)) - before.postgres) / (served.postgres() - before.postgresServed),
-      };
-
-      const perKey = (store: Store) => measured[store].perSecond / keyCount / rule.perSecond;
-      console.log(`\n${label}: ${route} over ${keyCount} keys (calibration: ${fixed(probe.perSecond, 0)} req/s on memory)`);
-      console.log(throughputTable([
-        ['memory (one process)', measured.memory],
-        ['redis', measured.redis],
-        ['postgres', measured.postgres],
-      ]));
-      console.log(table(
-        ['limits', 'each key, of its budget', 'store calls/req'],
-        [
-          ['memory', fixed(perKey('memory'), 2), '0'],
-          ['redis', fixed(perKey('redis'), 2), fixed(calls.redis, 3)],
-          ['postgres', fixed(perKey('postgres'), 2), fixed(calls.postgres, 3)],
-        ],
-      ));
-      const rate = (store: Store) => fixed(measured[store].perSecond, 0);
-      const ratio = (store: Store) => sliceRatio(measured[store], measured.memory);
-      console.log(`ratio redis/memory: ${fixed(ratio('redis'), 2)}${smoke ? '' : ' (target >= 0.8)'}; postgres/memory: ${fixed(ratio('postgres'), 2)}`);
-      rows.push(
-        summaryRow(`limits ${label}: redis vs memory (req/s)`, rate('redis'), rate('memory'), ratio('redis'), { atLeast: 0.8 }),
-        summaryRow(`limits ${label}: postgres vs memory (req/s)`, rate('postgres'), rate('memory'), ratio('postgres')),
+      const redisLimits = await createRedisLimits(
+        { url: redisServer.url, keyPrefix: 'visualizer:limits:', commandTimeoutMs: 1_000 },
+        silentLogger,
       );
+      opened.push(() => redisLimits.close());
+      const postgresLimits = createPostgresLimits(databaseUrl, silentLogger);
+      opened.push(() => postgresLimits.close());
+      const redisStats = new Redis(redisServer.url);
+      opened.push(() => redisStats.quit());
+      const postgresStats = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+      opened.push(() => postgresStats.end());
+
+      // The same container (database, keys, services) behind three servers alike; only `limits` differs.
+      const origins = {} as Record<Store, string>;
+      const served = {} as Record<Store, () => number>;
+      for (const [store, limits] of [
+        ['memory', createMemoryLimits()],
+        ['redis', redisLimits],
+        ['postgres', postgresLimits],
+      ] as const) {
+        const scope = bench.app.container.createScope();
+        scope.register({ limits: asValue(limits) });
+        const counter = counted();
+        const server: RunningServer = await startHttpServer(scope, {
+          port: await freePort(),
+          host: '127.0.0.1',
+          modules: appModules,
+          wrapFetch: counter.wrapFetch,
+        });
+        opened.push(() => server.close());
+        origins[store] = server.url;
+        served[store] = counter.served;
+      }
+
+      // Keys of their own organizations, each with a generation to read.
+      const keys: Array<{ headers: Record<string, string>; generationId: string }> = [];
+      for (let n = 0; n < keyPool; n++) {
+        const { apiKey } = await bench.app.tenants.createOrganization({ name: `Bench ${n}`, credits: 1_000_000_000 });
+        const headers = { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' };
+        const created = await fetch(`${bench.app.url}/v1/generations`, {
+          method: 'POST',
+          headers,
+          body: bench.createBody,
+        });
+        if (created.status !== 202) throw new Error(`create answered ${created.status}: ${await created.text()}`);
+        keys.push({ headers, generationId: ((await created.json()) as { id: string }).id });
+      }
+      const routes = [
+        {
+          label: 'get',
+          route: 'GET /v1/generations/{id}',
+          rule: rules.read,
+          request: (key: (typeof keys)[number]): LoadRequest => ({
+            method: 'GET',
+            path: `/v1/generations/${key.generationId}`,
+            headers: { authorization: key.headers.authorization! },
+          }),
+        },
+        {
+          label: 'create',
+          route: 'POST /v1/generations',
+          rule: rules.create,
+          request: (key: (typeof keys)[number]): LoadRequest => ({
+            method: 'POST',
+            path: '/v1/generations',
+            headers: key.headers,
+            body: bench.createBody,
+          }),
+        },
+      ];
+
+      console.log(
+        `limits: ${routes.map((r) => `${r.label} ${r.route}`).join(' and ')} with the API keys' rate limits in memory, Redis and Postgres; ` +
+          `budgets per key: read ${rules.read.perSecond}/s burst ${rules.read.burst}, create ${rules.create.perSecond}/s burst ${rules.create.burst}; ` +
+          `each key loaded at about ${keyLoad} of its budget on the memory server, concurrency ${concurrency}`,
+      );
+      console.log(setupLine());
+
+      const rows: SummaryRow[] = [];
+      for (const { label, route, rule, request } of routes) {
+        // As many keys as keep each at `keyLoad` of its budget at the memory server's rate.
+        const probe = await runLoad({
+          origin: origins.memory,
+          requests: keys.map(request),
+          concurrency,
+          ...calibration,
+        });
+        const keyCount = Math.min(keyPool, Math.max(10, Math.ceil(probe.perSecond / (keyLoad * rule.perSecond))));
+        const requests = keys.slice(0, keyCount).map(request);
+
+        const before = {
+          redis: await redisScriptCalls(redisStats),
+          postgres: await postgresWrites(postgresStats),
+          redisServed: served.redis(),
+          postgresServed: served.postgres(),
+        };
+        const measured = await compareThroughput(origins, requests);
+        const calls = {
+          redis: ((await redisScriptCalls(redisStats)) - before.redis) / (served.redis() - before.redisServed),
+          postgres:
+            ((await postgresWrites(postgresStats)) - before.postgres) / (served.postgres() - before.postgresServed),
+        };
+
+        const perKey = (store: Store) => measured[store].perSecond / keyCount / rule.perSecond;
+        console.log(
+          `\n${label}: ${route} over ${keyCount} keys (calibration: ${fixed(probe.perSecond, 0)} req/s on memory)`,
+        );
+        console.log(
+          throughputTable([
+            ['memory (one process)', measured.memory],
+            ['redis', measured.redis],
+            ['postgres', measured.postgres],
+          ]),
+        );
+        console.log(
+          table(
+            ['limits', 'each key, of its budget', 'store calls/req'],
+            [
+              ['memory', fixed(perKey('memory'), 2), '0'],
+              ['redis', fixed(perKey('redis'), 2), fixed(calls.redis, 3)],
+              ['postgres', fixed(perKey('postgres'), 2), fixed(calls.postgres, 3)],
+            ],
+          ),
+        );
+        const rate = (store: Store) => fixed(measured[store].perSecond, 0);
+        const ratio = (store: Store) => sliceRatio(measured[store], measured.memory);
+        console.log(
+          `ratio redis/memory: ${fixed(ratio('redis'), 2)}${smoke ? '' : ' (target >= 0.8)'}; postgres/memory: ${fixed(ratio('postgres'), 2)}`,
+        );
+        rows.push(
+          summaryRow(`limits ${label}: redis vs memory (req/s)`, rate('redis'), rate('memory'), ratio('redis'), {
+            atLeast: 0.8,
+          }),
+          summaryRow(
+            `limits ${label}: postgres vs memory (req/s)`,
+            rate('postgres'),
+            rate('memory'),
+            ratio('postgres'),
+          ),
+        );
+      }
+      return rows;
+    } finally {
+      for (const close of opened.reverse()) await close();
     }
-    return rows;
-  } finally {
-    for (const close of opened.reverse()) await close();
-  }
-}, { boundSeconds: sized(420, 60) });
+  },
+  { boundSeconds: sized(420, 60) },
+);

@@ -16,27 +16,30 @@ import { concurrency } from './support/throughput.ts';
 
 const generations = sized(200, 20);
 
-runBenchmark(async () => {
-  const postgres = await startPostgresTestServer();
-  try {
-    const databaseUrl = await postgres.createDatabase();
-    const bench = await startBenchApp({ config: { databaseUrl } });
+runBenchmark(
+  async () => {
+    const postgres = await startPostgresTestServer();
     try {
-      const create = await postgresApiThroughput(bench, databaseUrl, {
-        label: 'postgres create POST /v1/generations',
-        describe: `postgres create: POST /v1/generations (${bench.createBody.length} B JSON body), concurrency ${concurrency}`,
-        load: postgresCreateLoad,
-      });
-      const get = await postgresApiThroughput(bench, databaseUrl, {
-        label: 'postgres get GET /v1/generations/{id}',
-        describe: `postgres get: GET /v1/generations/{id} over ${generations} generations, concurrency ${concurrency}`,
-        load: (b) => postgresReadLoad(b, generations),
-      });
-      return [...create, ...get];
+      const databaseUrl = await postgres.createDatabase();
+      const bench = await startBenchApp({ config: { databaseUrl } });
+      try {
+        const create = await postgresApiThroughput(bench, databaseUrl, {
+          label: 'postgres create POST /v1/generations',
+          describe: `postgres create: POST /v1/generations (${bench.createBody.length} B JSON body), concurrency ${concurrency}`,
+          load: postgresCreateLoad,
+        });
+        const get = await postgresApiThroughput(bench, databaseUrl, {
+          label: 'postgres get GET /v1/generations/{id}',
+          describe: `postgres get: GET /v1/generations/{id} over ${generations} generations, concurrency ${concurrency}`,
+          load: (b) => postgresReadLoad(b, generations),
+        });
+        return [...create, ...get];
+      } finally {
+        await bench.close();
+      }
     } finally {
-      await bench.close();
+      await postgres.stop();
     }
-  } finally {
-    await postgres.stop();
-  }
-}, { boundSeconds: sized(300, 90) });
+  },
+  { boundSeconds: sized(300, 90) },
+);

@@ -32,7 +32,16 @@ import { createPgBossQueue } from '../plugins/queue-pgboss/pgboss-queue.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { testIds as ids } from '../kit/testing/ids.ts';
 import { startPostgresTestServer } from '../test/support/postgres-server.ts';
-import { fixed, median, percentile, runBenchmark, sized, summaryRow, table, type SummaryRow } from './support/report.ts';
+import {
+  fixed,
+  median,
+  percentile,
+  runBenchmark,
+  sized,
+  summaryRow,
+  table,
+  type SummaryRow,
+} from './support/report.ts';
 
 const jobs = sized(Number(process.env.BENCH_QUEUE_JOBS ?? 1_000), 50);
 const claimRounds = sized(3, 1);
@@ -50,8 +59,26 @@ interface Variant {
   make(persistence: Persistence): JobQueue;
 }
 const pgboss = (pollIntervalMs: number, wakeOtherProcesses: boolean) => (persistence: Persistence) =>
-  createPgBossQueue({ persistence, clock, logger: silent }, { schema: 'pgboss', leaseMs: 60_000, pollIntervalMs, maxAttempts: 10, maintenanceIntervalSeconds: 30, keepFailedDays: 90, wakeOtherProcesses });
-const db: Variant = { name: 'db (NOTIFY wake-ups, 1 s poll)', make: (persistence) => createDbQueue({ persistence, clock, ids, logger: silent }, { leaseMs: 60_000, pollIntervalMs: 1_000, maxAttempts: 10 }) };
+  createPgBossQueue(
+    { persistence, clock, logger: silent },
+    {
+      schema: 'pgboss',
+      leaseMs: 60_000,
+      pollIntervalMs,
+      maxAttempts: 10,
+      maintenanceIntervalSeconds: 30,
+      keepFailedDays: 90,
+      wakeOtherProcesses,
+    },
+  );
+const db: Variant = {
+  name: 'db (NOTIFY wake-ups, 1 s poll)',
+  make: (persistence) =>
+    createDbQueue(
+      { persistence, clock, ids, logger: silent },
+      { leaseMs: 60_000, pollIntervalMs: 1_000, maxAttempts: 10 },
+    ),
+};
 const bossPolling: Variant = { name: 'pgboss, polling only, 1 s poll (before)', make: pgboss(1_000, false) };
 const bossFastPolling: Variant = { name: 'pgboss, polling only, 100 ms poll', make: pgboss(100, false) };
 const bossWoken: Variant = { name: 'pgboss (NOTIFY wake-ups, 1 s poll)', make: pgboss(1_000, true) };
@@ -64,7 +91,9 @@ const variants = [db, bossPolling, bossFastPolling, bossWoken];
  * server on another host (DATABASE_URL).
  */
 async function backendCpu(observer: pg.Client): Promise<Map<number, number> | undefined> {
-  const { rows } = await observer.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`);
+  const { rows } = await observer.query(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`,
+  );
   const cpu = new Map<number, number>();
   for (const { pid } of rows as { pid: number }[]) {
     try {
@@ -91,7 +120,8 @@ async function enqueueMany(persistence: Persistence, queue: JobQueue, count: num
   // In transactions of 100, as many requests' commits would add them.
   for (let done = 0; done < count; done += 100) {
     await persistence.transaction(async (tx) => {
-      for (let n = done; n < Math.min(count, done + 100); n++) await queue.enqueue(tx, { kind, payload: { n }, runAt: Date.now(), createdAt: Date.now() });
+      for (let n = done; n < Math.min(count, done + 100); n++)
+        await queue.enqueue(tx, { kind, payload: { n }, runAt: Date.now(), createdAt: Date.now() });
     });
   }
 }
@@ -108,7 +138,11 @@ async function claimRate(url: string, variant: Variant, workers: number, count: 
     let allDone!: () => void;
     const done = new Promise<void>((resolve) => (allDone = resolve));
     const started = performance.now();
-    await Promise.all(queues.map((queue) => queue.work({ [kind]: async () => void (++finished === count && allDone()) }, { concurrency: 1 })));
+    await Promise.all(
+      queues.map((queue) =>
+        queue.work({ [kind]: async () => void (++finished === count && allDone()) }, { concurrency: 1 }),
+      ),
+    );
     for (const queue of queues) queue.notify();
     await done;
     const seconds = (performance.now() - started) / 1000;
@@ -137,13 +171,16 @@ async function timeStarts(
   const latencies: number[] = [];
   // Timed from the start of the enqueuing transaction (an insert and its commit): a NOTIFY can
   // start the handler before this process has seen its own commit resolve.
-  const handler = async (job: { payload: unknown }) => void latencies.push(performance.now() - (job.payload as { at: number }).at);
+  const handler = async (job: { payload: unknown }) =>
+    void latencies.push(performance.now() - (job.payload as { at: number }).at);
   await Promise.all(workers.map((worker) => worker.work({ [kind]: handler }, { concurrency })));
   await sleep(500); // every worker's first (empty) claim is over: they are idle
   await ready();
   for (let n = 0; n < latencySamples; n++) {
     const at = performance.now();
-    await producer.store.transaction((tx) => producer.queue.enqueue(tx, { kind, payload: { n, at }, runAt: Date.now(), createdAt: Date.now() }));
+    await producer.store.transaction((tx) =>
+      producer.queue.enqueue(tx, { kind, payload: { n, at }, runAt: Date.now(), createdAt: Date.now() }),
+    );
     committed();
     await sleep(latencyGapMs);
   }
@@ -169,7 +206,10 @@ async function sameProcess(url: string, variant: Variant): Promise<Latencies> {
  * nobody calls `notify()`; `latencyWorkers` idle workers of 2 slots each. Also the server's CPU per
  * job over that run, and per second while the workers then sit idle.
  */
-async function otherProcess(url: string, variant: Variant): Promise<Latencies & { cpuPerJob: number; idleCpuPerSecond: number }> {
+async function otherProcess(
+  url: string,
+  variant: Variant,
+): Promise<Latencies & { cpuPerJob: number; idleCpuPerSecond: number }> {
   const producerStore = openPostgres(url, { poolSize: 2 });
   const producer = variant.make(producerStore);
   const stores = Array.from({ length: latencyWorkers }, () => openPostgres(url, { poolSize: 2 }));
@@ -179,11 +219,20 @@ async function otherProcess(url: string, variant: Variant): Promise<Latencies & 
   try {
     let start: Map<number, number> | undefined;
     // Counted from when the workers are idle: their setup is no job's cost.
-    const latencies = await timeStarts(workers, 2, { store: producerStore, queue: producer }, { ready: async () => (start = await backendCpu(observer)) });
+    const latencies = await timeStarts(
+      workers,
+      2,
+      { store: producerStore, queue: producer },
+      { ready: async () => (start = await backendCpu(observer)) },
+    );
     const busy = await backendCpu(observer);
     await sleep(idleSeconds * 1000);
     const idle = await backendCpu(observer);
-    return { ...latencies, cpuPerJob: cpuBetween(start, busy) / latencySamples, idleCpuPerSecond: cpuBetween(busy, idle) / idleSeconds };
+    return {
+      ...latencies,
+      cpuPerJob: cpuBetween(start, busy) / latencySamples,
+      idleCpuPerSecond: cpuBetween(busy, idle) / idleSeconds,
+    };
   } finally {
     await observer.end();
     await Promise.all([...workers, producer].map((queue) => queue.stop()));
@@ -223,7 +272,12 @@ async function main(): Promise<SummaryRow[]> {
       const url = urls.get(variant)!;
       const same = await sameProcess(url, variant);
       const other = await otherProcess(url, variant);
-      results.set(variant, { one: median(rates.get(variant)!.one), eight: median(rates.get(variant)!.eight), same, other });
+      results.set(variant, {
+        one: median(rates.get(variant)!.one),
+        eight: median(rates.get(variant)!.eight),
+        same,
+        other,
+      });
     }
     const base = results.get(db)!;
     const before = results.get(bossPolling)!;
@@ -259,16 +313,51 @@ async function main(): Promise<SummaryRow[]> {
     ]);
     console.log(
       table(
-        ['engine', 'claims/s, 1 worker', 'claims/s, 8 workers', 'same p50 ms', 'same p99 ms', 'other p50 ms', 'other p99 ms', 'db CPU ms/job', 'idle db CPU ms/s'],
+        [
+          'engine',
+          'claims/s, 1 worker',
+          'claims/s, 8 workers',
+          'same p50 ms',
+          'same p99 ms',
+          'other p50 ms',
+          'other p99 ms',
+          'db CPU ms/job',
+          'idle db CPU ms/s',
+        ],
         rows,
       ),
     );
     return [
-      summaryRow('queue claims/s, 1 worker (pgboss vs db)', fixed(after.one, 0), fixed(base.one, 0), after.one / base.one),
-      summaryRow('queue claims/s, 8 workers (pgboss vs db)', fixed(after.eight, 0), fixed(base.eight, 0), after.eight / base.eight),
-      summaryRow('queue start p99 ms, same process (pgboss vs db)', fixed(after.same.p99, 1), fixed(base.same.p99, 1), after.same.p99 / base.same.p99),
-      summaryRow('queue start p99 ms, other process (pgboss vs db)', fixed(after.other.p99, 1), fixed(base.other.p99, 1), after.other.p99 / base.other.p99),
-      summaryRow('pgboss start p99 ms, other process (wake-ups vs polling)', fixed(after.other.p99, 1), fixed(before.other.p99, 1), after.other.p99 / before.other.p99),
+      summaryRow(
+        'queue claims/s, 1 worker (pgboss vs db)',
+        fixed(after.one, 0),
+        fixed(base.one, 0),
+        after.one / base.one,
+      ),
+      summaryRow(
+        'queue claims/s, 8 workers (pgboss vs db)',
+        fixed(after.eight, 0),
+        fixed(base.eight, 0),
+        after.eight / base.eight,
+      ),
+      summaryRow(
+        'queue start p99 ms, same process (pgboss vs db)',
+        fixed(after.same.p99, 1),
+        fixed(base.same.p99, 1),
+        after.same.p99 / base.same.p99,
+      ),
+      summaryRow(
+        'queue start p99 ms, other process (pgboss vs db)',
+        fixed(after.other.p99, 1),
+        fixed(base.other.p99, 1),
+        after.other.p99 / base.other.p99,
+      ),
+      summaryRow(
+        'pgboss start p99 ms, other process (wake-ups vs polling)',
+        fixed(after.other.p99, 1),
+        fixed(before.other.p99, 1),
+        after.other.p99 / before.other.p99,
+      ),
     ];
   } finally {
     await server.stop();

@@ -23,7 +23,18 @@ import { againstTable } from './support/against.ts';
 import { fixed, table, type SummaryRow } from './support/report.ts';
 import { cpuTimes, stealShare } from './support/steal.ts';
 
-const all = ['create', 'get', 'variants', 'latency', 'deliver', 'postgres-api', 'limits', 'render-throughput', 'queue', 'idle-rss'];
+const all = [
+  'create',
+  'get',
+  'variants',
+  'latency',
+  'deliver',
+  'postgres-api',
+  'limits',
+  'render-throughput',
+  'queue',
+  'idle-rss',
+];
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -33,7 +44,11 @@ const chosen = positionals.length ? positionals : all;
 const unknown = chosen.filter((name) => !all.includes(name));
 const rounds = Number(values.rounds ?? 2);
 if (unknown.length || !Number.isInteger(rounds) || rounds < 1) {
-  console.error(unknown.length ? `unknown benchmark ${unknown.join(', ')}; choose from ${all.join(', ')}` : '--rounds takes a whole number of at least 1');
+  console.error(
+    unknown.length
+      ? `unknown benchmark ${unknown.join(', ')}; choose from ${all.join(', ')}`
+      : '--rounds takes a whole number of at least 1',
+  );
   process.exit(2);
 }
 
@@ -55,7 +70,8 @@ async function measured(name: string, dir: string, label: string): Promise<Bench
 }
 
 const failures: string[] = [];
-const noteFailure = (name: string, label: string, run: BenchmarkRun) => run.failure && failures.push(`${name}${label}: ${run.failure}`);
+const noteFailure = (name: string, label: string, run: BenchmarkRun) =>
+  run.failure && failures.push(`${name}${label}: ${run.failure}`);
 
 if (values.against === undefined) {
   const summary: SummaryRow[] = [];
@@ -69,7 +85,14 @@ if (values.against === undefined) {
   console.log(
     table(
       ['benchmark', 'ours', 'floor', 'ratio', 'target', 'met'],
-      summary.map((row) => [row.benchmark, row.ours, row.floor, Number.isFinite(row.ratio) ? fixed(row.ratio, 2) : '-', row.target ?? '-', row.meets === null ? '-' : row.meets ? 'yes' : 'MISSED']),
+      summary.map((row) => [
+        row.benchmark,
+        row.ours,
+        row.floor,
+        Number.isFinite(row.ratio) ? fixed(row.ratio, 2) : '-',
+        row.target ?? '-',
+        row.meets === null ? '-' : row.meets ? 'yes' : 'MISSED',
+      ]),
     ),
   );
 } else {
@@ -88,8 +111,12 @@ if (values.against === undefined) {
         }
       }
     }
-    console.log(`\n=== new (working tree) against old (${values.against}, ${base.commit.slice(0, 10)}), medians of ${rounds} round${rounds > 1 ? 's' : ''} ===`);
-    console.log(againstTable(chosen.map((name) => ({ name, old: runs.old.get(name) ?? [], new: runs.new.get(name) ?? [] }))));
+    console.log(
+      `\n=== new (working tree) against old (${values.against}, ${base.commit.slice(0, 10)}), medians of ${rounds} round${rounds > 1 ? 's' : ''} ===`,
+    );
+    console.log(
+      againstTable(chosen.map((name) => ({ name, old: runs.old.get(name) ?? [], new: runs.new.get(name) ?? [] }))),
+    );
   } finally {
     await base.remove();
   }

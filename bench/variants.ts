@@ -38,7 +38,9 @@ async function bare(render: Buffer) {
   return Promise.all(
     Object.values(variantWidths).flatMap((width) =>
       variantFormats.map(async (format) => {
-        const { data, info } = await encoders[format](sharp(render).resize({ width, withoutEnlargement: true })).toBuffer({ resolveWithObject: true });
+        const { data, info } = await encoders[format](
+          sharp(render).resize({ width, withoutEnlargement: true }),
+        ).toBuffer({ resolveWithObject: true });
         return { width: info.width, bytes: data };
       }),
     ),
@@ -61,7 +63,12 @@ const budget = createMemoryBudget(4 * 1024 ** 3);
 const engine = createMockRenderer();
 
 async function ours(render: Buffer) {
-  const { original, variants } = await credentialedRender(render, { credentials, engine, generationId: 'gen_bench', budget });
+  const { original, variants } = await credentialedRender(render, {
+    credentials,
+    engine,
+    generationId: 'gen_bench',
+    budget,
+  });
   return [{ bytes: Buffer.from(original.bytes) }, ...variants];
 }
 
@@ -76,14 +83,17 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
 }
 
 async function main(): Promise<SummaryRow[]> {
-  console.log(`variants: credentialedRender (and encodeVariants alone) vs bare sharp (decode per output), sharp ${sharp.versions.sharp} / libvips ${sharp.versions.vips}, libvips threads ${sharp.concurrency()}, UV_THREADPOOL_SIZE ${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}`);
+  console.log(
+    `variants: credentialedRender (and encodeVariants alone) vs bare sharp (decode per output), sharp ${sharp.versions.sharp} / libvips ${sharp.versions.vips}, libvips threads ${sharp.concurrency()}, UV_THREADPOOL_SIZE ${process.env.UV_THREADPOOL_SIZE ?? '4 (default)'}`,
+  );
   const rows: Array<Array<string | number>> = [];
   const summary: SummaryRow[] = [];
   const credentialCosts: string[] = [];
   for (const spec of renders) {
     const render = await photoLikeJpeg(spec.width, spec.height);
     const [ourOutputs, bareOutputs, plainOutputs] = [await ours(render), await bare(render), await plain(render)];
-    const bytes = (outputs: Array<{ bytes: Buffer }>) => outputs.reduce((total, output) => total + output.bytes.length, 0);
+    const bytes = (outputs: Array<{ bytes: Buffer }>) =>
+      outputs.reduce((total, output) => total + output.bytes.length, 0);
     for (let i = 0; i < warmups; i++) {
       await ours(render);
       await bare(render);
@@ -117,16 +127,71 @@ async function main(): Promise<SummaryRow[]> {
     const ratio = median(ourTimes) / median(bareTimes);
     const name = `${spec.label} ${spec.width}×${spec.height} (${Math.round(render.length / 1024)} KB)`;
     rows.push(
-      [name, 'credentialedRender', spec.iterations, fixed(median(ourTimes)), fixed(mean(ourTimes)), fixed(Math.min(...ourTimes)), Math.round(bytes(ourOutputs) / 1024), fixed(ratio, 2)],
-      [name, 'encodeVariants alone', spec.iterations, fixed(median(plainTimes)), fixed(mean(plainTimes)), fixed(Math.min(...plainTimes)), Math.round(bytes(plainOutputs) / 1024), fixed(median(plainTimes) / median(bareTimes), 2)],
-      [name, 'bare sharp', spec.iterations, fixed(median(bareTimes)), fixed(mean(bareTimes)), fixed(Math.min(...bareTimes)), Math.round(bytes(bareOutputs) / 1024), ''],
+      [
+        name,
+        'credentialedRender',
+        spec.iterations,
+        fixed(median(ourTimes)),
+        fixed(mean(ourTimes)),
+        fixed(Math.min(...ourTimes)),
+        Math.round(bytes(ourOutputs) / 1024),
+        fixed(ratio, 2),
+      ],
+      [
+        name,
+        'encodeVariants alone',
+        spec.iterations,
+        fixed(median(plainTimes)),
+        fixed(mean(plainTimes)),
+        fixed(Math.min(...plainTimes)),
+        Math.round(bytes(plainOutputs) / 1024),
+        fixed(median(plainTimes) / median(bareTimes), 2),
+      ],
+      [
+        name,
+        'bare sharp',
+        spec.iterations,
+        fixed(median(bareTimes)),
+        fixed(mean(bareTimes)),
+        fixed(Math.min(...bareTimes)),
+        Math.round(bytes(bareOutputs) / 1024),
+        '',
+      ],
     );
-    credentialCosts.push(`${spec.label}: ${fixed(median(ourTimes) - median(plainTimes))} ms per render (median ${fixed(median(ourTimes))} vs ${fixed(median(plainTimes))} ms); main thread's longest stall while signing ${fixed(longestStall / 1e6)} ms`);
-    summary.push(summaryRow(`variants ${spec.label} (ms/op, ours/bare)`, `${fixed(median(ourTimes))} ms`, `${fixed(median(bareTimes))} ms`, ratio, { atMost: target }));
+    credentialCosts.push(
+      `${spec.label}: ${fixed(median(ourTimes) - median(plainTimes))} ms per render (median ${fixed(median(ourTimes))} vs ${fixed(median(plainTimes))} ms); main thread's longest stall while signing ${fixed(longestStall / 1e6)} ms`,
+    );
+    summary.push(
+      summaryRow(
+        `variants ${spec.label} (ms/op, ours/bare)`,
+        `${fixed(median(ourTimes))} ms`,
+        `${fixed(median(bareTimes))} ms`,
+        ratio,
+        { atMost: target },
+      ),
+    );
   }
-  console.log(table(['render', 'pipeline', 'n', 'median ms/op', 'mean ms/op', 'min ms', 'out KB', `ratio ours/bare (target <= ${target})`], rows));
-  console.log('ratio = median ms/op / median ms/op of the bare script; out KB = the outputs together (credentialedRender: the original too).');
-  console.log(`Content Credentials (XMP and seven signatures) cost, credentialedRender less encodeVariants alone: ${credentialCosts.join('; ')}`);
+  console.log(
+    table(
+      [
+        'render',
+        'pipeline',
+        'n',
+        'median ms/op',
+        'mean ms/op',
+        'min ms',
+        'out KB',
+        `ratio ours/bare (target <= ${target})`,
+      ],
+      rows,
+    ),
+  );
+  console.log(
+    'ratio = median ms/op / median ms/op of the bare script; out KB = the outputs together (credentialedRender: the original too).',
+  );
+  console.log(
+    `Content Credentials (XMP and seven signatures) cost, credentialedRender less encodeVariants alone: ${credentialCosts.join('; ')}`,
+  );
   return summary;
 }
 

@@ -31,12 +31,18 @@ export function requireText(values: Record<string, unknown>, option: string): st
   return value;
 }
 
-export function requireInteger(values: Record<string, unknown>, option: string, { required = true, min = 0 } = {}): number | undefined {
+export function requireInteger(
+  values: Record<string, unknown>,
+  option: string,
+  { required = true, min = 0 } = {},
+): number | undefined {
   const value = values[option];
   if (value === undefined && !required) return undefined;
   const text = typeof value === 'string' ? value.trim() : '';
   if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < min) {
-    throw new UsageError(`--${option} must be a whole number of ${min} or more${value === undefined ? ' (missing)' : `, not '${String(value)}'`}.`);
+    throw new UsageError(
+      `--${option} must be a whole number of ${min} or more${value === undefined ? ' (missing)' : `, not '${String(value)}'`}.`,
+    );
   }
   return Number(text);
 }
@@ -48,4 +54,5 @@ export function describeError(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
-export const isParseArgsError = (error: unknown) => String((error as { code?: unknown })?.code ?? '').startsWith('ERR_PARSE_ARGS');
+export const isParseArgsError = (error: unknown) =>
+  String((error as { code?: unknown })?.code ?? '').startsWith('ERR_PARSE_ARGS');

@@ -13,7 +13,11 @@ export const ensureDevelopmentAdmin = ({ accounts }: Pick<Cradle, 'accounts'>, o
  * straight into the dashboard. Only where the demo shop would be served (loopback, not production):
  * anywhere else a link in the logs would be a credential lying about.
  */
-export async function developmentSignInLine({ accounts, persistence, config }: Pick<Cradle, 'accounts' | 'persistence' | 'config'>): Promise<string | null> {
+export async function developmentSignInLine({
+  accounts,
+  persistence,
+  config,
+}: Pick<Cradle, 'accounts' | 'persistence' | 'config'>): Promise<string | null> {
   if (!demoAvailability(config).enabled) return null;
   const admin = await persistence.users.findByEmail(developmentAdminEmail);
   if (!admin) return null;

@@ -10,7 +10,12 @@ export type ForwardOutcome = { status: number } | { error: string };
  * bytes, signed with the Standard Webhooks headers. Plain fetch on purpose: the service's guarded
  * client refuses loopback and plain http, which is exactly where a local receiver listens.
  */
-export async function forwardWebhook(url: string, secret: string, event: { id: string; body: string }, stop: AbortSignal): Promise<ForwardOutcome> {
+export async function forwardWebhook(
+  url: string,
+  secret: string,
+  event: { id: string; body: string },
+  stop: AbortSignal,
+): Promise<ForwardOutcome> {
   const timestamp = Math.floor(Date.now() / 1000);
   try {
     const response = await fetch(url, {

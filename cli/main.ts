@@ -13,7 +13,26 @@ import { widgetsCreate, widgetsList } from './commands/widgets.ts';
 import { worker } from './commands/worker.ts';
 import { processOutput, type Output } from './output.ts';
 
-const commands: Command[] = [serve, worker, migrate, orgsCreate, orgsList, orgsUpdate, storesCreate, storesList, keysCreate, keysList, keysRevoke, creditsAdd, widgetsCreate, widgetsList, usersInvite, listen, jobsDead, jobsRetry];
+const commands: Command[] = [
+  serve,
+  worker,
+  migrate,
+  orgsCreate,
+  orgsList,
+  orgsUpdate,
+  storesCreate,
+  storesList,
+  keysCreate,
+  keysList,
+  keysRevoke,
+  creditsAdd,
+  widgetsCreate,
+  widgetsList,
+  usersInvite,
+  listen,
+  jobsDead,
+  jobsRetry,
+];
 
 function usage(): string {
   return [
@@ -35,7 +54,11 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | nul
 }
 
 /** Runs the CLI and resolves to the process exit code: 0 success, 1 failure, 2 bad usage. */
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, output: Output = processOutput): Promise<number> {
+export async function main(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  output: Output = processOutput,
+): Promise<number> {
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
     output.out(usage());
     return argv.length === 0 ? 2 : 0;

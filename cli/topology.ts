@@ -41,17 +41,24 @@ export function topologyFindings({ role, hostname, database, cdn, limits, live }
       if (role === 'worker') refusal = `${problem} ${fix}`;
       else warnings.push(`${problem} ${fix}`);
     } else if (cdn === 'local' && isApi(role)) {
-      warnings.push(`Single host only: the image CDN is 'local' (files in this host's data directory), so every process of this deployment must run on this host (${hostname}). To run on several hosts, use VISUALIZER_CDN=s3 (docs/operations.md "Two ways to deploy").`);
+      warnings.push(
+        `Single host only: the image CDN is 'local' (files in this host's data directory), so every process of this deployment must run on this host (${hostname}). To run on several hosts, use VISUALIZER_CDN=s3 (docs/operations.md "Two ways to deploy").`,
+      );
     }
     const apiProcesses = live.filter((record) => isApi(record.role));
     if (limits === 'memory' && isApi(role) && apiProcesses.length > 1) {
-      warnings.push(`Rate limits are per process: ${apiProcesses.length} API processes share this database with in-memory limits, so a key gets up to ${apiProcesses.length} times its limit. Set VISUALIZER_LIMITS=redis with REDIS_URL (or VISUALIZER_LIMITS=postgres) for limits shared by all processes.`);
+      warnings.push(
+        `Rate limits are per process: ${apiProcesses.length} API processes share this database with in-memory limits, so a key gets up to ${apiProcesses.length} times its limit. Set VISUALIZER_LIMITS=redis with REDIS_URL (or VISUALIZER_LIMITS=postgres) for limits shared by all processes.`,
+      );
     }
   }
   // A `serve` started with VISUALIZER_WORKER_CONCURRENCY=0 renders nothing either.
-  const renders = (record: ProcessRecord) => record.role === 'worker' || (record.role === 'serve' && record.details.workers !== 0);
+  const renders = (record: ProcessRecord) =>
+    record.role === 'worker' || (record.role === 'serve' && record.details.workers !== 0);
   if (role === 'serve-api-only' && !live.some(renders)) {
-    warnings.push(`No worker is running on this database: renders and webhook deliveries wait until one starts. Start 'visualizer worker' processes (or run 'visualizer serve' without --api-only).`);
+    warnings.push(
+      `No worker is running on this database: renders and webhook deliveries wait until one starts. Start 'visualizer worker' processes (or run 'visualizer serve' without --api-only).`,
+    );
   }
   return { refusal, warnings };
 }
@@ -68,14 +75,22 @@ export const hostnameOf = (env: NodeJS.ProcessEnv) => env.VISUALIZER_HOSTNAME?.t
  * Registers this process, checks the deployment it joins, prints warnings on stderr and throws
  * (after unregistering) when it must not start. The caller stops the registration on shutdown.
  */
-export async function joinTopology(cradle: Cradle, { role, env, output }: { role: ProcessRole; env: NodeJS.ProcessEnv; output: Output }): Promise<RegisteredProcess> {
+export async function joinTopology(
+  cradle: Cradle,
+  { role, env, output }: { role: ProcessRole; env: NodeJS.ProcessEnv; output: Output },
+): Promise<RegisteredProcess> {
   const { config, persistence } = cradle;
   const limits = (config.plugins as Record<string, string | undefined>).limits ?? 'memory';
   const registered = await registerProcess(cradle, {
     role,
     hostname: hostnameOf(env),
     pid: process.pid,
-    details: { cdn: config.plugins.cdn, queue: config.plugins.queue, limits, workers: role === 'serve-api-only' ? 0 : config.workers.concurrency },
+    details: {
+      cdn: config.plugins.cdn,
+      queue: config.plugins.queue,
+      limits,
+      workers: role === 'serve-api-only' ? 0 : config.workers.concurrency,
+    },
   });
   try {
     const findings = topologyFindings({

@@ -54,7 +54,8 @@ function parseEntry(raw: string): AllowEntry {
     const address = ipaddr.parse(target);
     return { range: [address, address.kind() === 'ipv4' ? 32 : 128], port };
   }
-  if (!HOSTNAME.test(target)) throw new EntryProblem('must be a hostname, an IP address or a CIDR, optionally with :port');
+  if (!HOSTNAME.test(target))
+    throw new EntryProblem('must be a hostname, an IP address or a CIDR, optionally with :port');
   return { host: target, port };
 }
 
@@ -82,4 +83,3 @@ export function parseAllowList(entries: string[]): AllowList {
       }
     });
 }
-

@@ -56,7 +56,10 @@ function asBoolean(text: string): unknown {
 }
 
 function asList(text: string): string[] {
-  return text.split(',').map((item) => item.trim()).filter(Boolean);
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 function setPath(target: Record<string, unknown>, field: string[], value: unknown) {
@@ -101,7 +104,10 @@ export function loadConfig(env: Env = process.env, overrides: Record<string, unk
     const lines = result.issues.map((issue) => {
       const field = v.getDotPath(issue) ?? '(config)';
       // A list's entry (outbound.allow.1) came from the variable that set the whole list.
-      const source = sources.get(field) ?? sources.get(field.replace(/\.\d+$/, '')) ?? (env.VISUALIZER_CONFIG ? `config file ${env.VISUALIZER_CONFIG}` : 'config');
+      const source =
+        sources.get(field) ??
+        sources.get(field.replace(/\.\d+$/, '')) ??
+        (env.VISUALIZER_CONFIG ? `config file ${env.VISUALIZER_CONFIG}` : 'config');
       return `  ${field} (${source}): ${issue.message}`;
     });
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
@@ -109,12 +115,19 @@ export function loadConfig(env: Env = process.env, overrides: Record<string, unk
   const config = result.output;
   const { engines } = config.render;
   // Unset, the renderer port is the first engine routed, so a config that routes every mode loads no other.
-  const renderer = config.plugins.renderer ?? engines['virtual-try-on']?.[0] ?? engines['room-visualizer']?.[0] ?? defaultPlugins.renderer;
+  const renderer =
+    config.plugins.renderer ??
+    engines['virtual-try-on']?.[0] ??
+    engines['room-visualizer']?.[0] ??
+    defaultPlugins.renderer;
   return {
     ...config,
     render: {
       ...config.render,
-      engines: { 'virtual-try-on': engines['virtual-try-on'] ?? [renderer], 'room-visualizer': engines['room-visualizer'] ?? [renderer] },
+      engines: {
+        'virtual-try-on': engines['virtual-try-on'] ?? [renderer],
+        'room-visualizer': engines['room-visualizer'] ?? [renderer],
+      },
     },
     dataDir: path.resolve(config.dataDir),
     // Without its trailing slashes, whatever set it: URLs are built as `${publicUrl}/cdn/…`, and one

@@ -22,13 +22,21 @@ export const defaultPlugins: Record<Exclude<PortName, 'persistence'>, string> = 
   scheduler: 'bree',
 };
 
-type PluginChoices = { persistence: v.OptionalSchema<typeof pluginChoice, undefined>; renderer: v.OptionalSchema<typeof pluginChoice, undefined> } & {
+type PluginChoices = {
+  persistence: v.OptionalSchema<typeof pluginChoice, undefined>;
+  renderer: v.OptionalSchema<typeof pluginChoice, undefined>;
+} & {
   [K in Exclude<keyof typeof defaultPlugins, 'renderer'>]: v.OptionalSchema<typeof pluginChoice, string>;
 };
 // Persistence follows `databaseUrl`, and the renderer the first engine routed (see load.ts).
 const resolvedLater = new Set<PortName>(['persistence', 'renderer']);
 const pluginChoices = Object.fromEntries(
-  portNames.map((port) => [port, resolvedLater.has(port) ? v.optional(pluginChoice) : v.optional(pluginChoice, defaultPlugins[port as keyof typeof defaultPlugins])]),
+  portNames.map((port) => [
+    port,
+    resolvedLater.has(port)
+      ? v.optional(pluginChoice)
+      : v.optional(pluginChoice, defaultPlugins[port as keyof typeof defaultPlugins]),
+  ]),
 ) as PluginChoices;
 
 /** The generation modes `render.engines` routes; core/services/engine-routes.ts checks they are the domain's. */
@@ -70,17 +78,23 @@ export const configSchema = v.strictObject({
   port: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(65535)), 3000),
   host: v.optional(v.pipe(v.string(), v.minLength(1)), '127.0.0.1'),
   /** Base of every public URL (CDN, embed). Defaults to http://localhost:{port}. */
-  publicUrl: v.optional(v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:\/\//, 'must be http or https'))),
+  publicUrl: v.optional(
+    v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:\/\//, 'must be http or https')),
+  ),
   dataDir: v.optional(v.pipe(v.string(), v.minLength(1)), './data'),
   /** Where `npm run build` wrote the browser bundles (scripts/build-bundles.ts); unset, each process builds them on first use. */
   bundlesDir: v.optional(v.pipe(v.string(), v.minLength(1))),
   /** `postgres://…` selects the Postgres store; unset means SQLite under the data dir. */
-  databaseUrl: v.optional(v.pipe(v.string(), v.regex(/^(postgres|postgresql):\/\//, 'must start with postgres:// or postgresql://'))),
+  databaseUrl: v.optional(
+    v.pipe(v.string(), v.regex(/^(postgres|postgresql):\/\//, 'must start with postgres:// or postgresql://')),
+  ),
   /** Postgres behind a transaction-mode pooler (PgBouncer): see docs/operations.md. */
   database: v.optional(
     v.strictObject({
       /** A URL straight to the server, for what needs a session: LISTEN for job wake-ups, `migrate`'s lock. */
-      directUrl: v.optional(v.pipe(v.string(), v.regex(/^(postgres|postgresql):\/\//, 'must start with postgres:// or postgresql://'))),
+      directUrl: v.optional(
+        v.pipe(v.string(), v.regex(/^(postgres|postgresql):\/\//, 'must start with postgres:// or postgresql://')),
+      ),
       /** `databaseUrl` is a transaction-mode pooler: without `directUrl`, workers poll and `migrate` refuses. */
       pooled: v.optional(v.boolean(), false),
     }),
@@ -97,7 +111,10 @@ export const configSchema = v.strictObject({
           v.pipe(
             v.string(),
             v.minLength(1),
-            v.check((entry) => allowEntryProblem(entry) === null, (issue) => `"${issue.input}" ${allowEntryProblem(String(issue.input))}`),
+            v.check(
+              (entry) => allowEntryProblem(entry) === null,
+              (issue) => `"${issue.input}" ${allowEntryProblem(String(issue.input))}`,
+            ),
           ),
         ),
         [],
@@ -108,7 +125,10 @@ export const configSchema = v.strictObject({
   webhooks: v.optional(
     v.strictObject({
       /** Delay before each attempt in ms; the first entry is the first attempt's delay. */
-      retrySchedule: v.optional(v.pipe(v.array(millis), v.minLength(1, 'needs at least one attempt')), [0, 5_000, 300_000, 1_800_000, 7_200_000]),
+      retrySchedule: v.optional(
+        v.pipe(v.array(millis), v.minLength(1, 'needs at least one attempt')),
+        [0, 5_000, 300_000, 1_800_000, 7_200_000],
+      ),
       /** A receiver must answer with a 2xx within this time. */
       timeoutMs: v.optional(millis, 10_000),
       /** After rotation, the old secret keeps signing this long. */
@@ -199,7 +219,12 @@ export const configSchema = v.strictObject({
        * routing and fallback"); a mode not set renders with `[plugins.renderer]`.
        */
       engines: v.optional(
-        v.strictObject(Object.fromEntries(engineModes.map((mode) => [mode, v.optional(engineList)])) as Record<EngineMode, v.OptionalSchema<typeof engineList, undefined>>),
+        v.strictObject(
+          Object.fromEntries(engineModes.map((mode) => [mode, v.optional(engineList)])) as Record<
+            EngineMode,
+            v.OptionalSchema<typeof engineList, undefined>
+          >,
+        ),
         {},
       ),
       /** What every engine gets unless `engineLimits` names it. */

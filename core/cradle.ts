@@ -12,7 +12,11 @@ import { conversionService } from './services/conversions.ts';
 import { engineRouter } from './services/engine-router.ts';
 import { configuredRenderRoutes } from './services/engine-routes.ts';
 import { eventService } from './services/events.ts';
-import { erasureDeletesGenerations, purgeGenerationImages, purgeImagesJobKind } from './services/generation-deletion.ts';
+import {
+  erasureDeletesGenerations,
+  purgeGenerationImages,
+  purgeImagesJobKind,
+} from './services/generation-deletion.ts';
 import { generationService, renderJobKind } from './services/generations.ts';
 import { renderGeneration } from './services/render-generation.ts';
 import { pruneRetention } from './services/retention.ts';
@@ -44,14 +48,20 @@ export const services = {
   tenants: service(tenantService),
   authenticator: service(authenticator),
   /** The process's budget for image decoding and encoding, shared by every render it runs. */
-  imageMemory: service(({ config }: { config: Config }) => createMemoryBudget(config.render.imageMemoryMb * 1024 * 1024)),
+  imageMemory: service(({ config }: { config: Config }) =>
+    createMemoryBudget(config.render.imageMemoryMb * 1024 * 1024),
+  ),
   generations: service(generationService),
   /** Each mode's engines in the order a render tries them, with their limits (render.engines). */
   renderRoutes: service(configuredRenderRoutes),
   /** Routes each render down its mode's engines, with fallback, circuits and per-engine caps. */
   engineRouter: service(engineRouter),
   renderGeneration: service(renderGeneration, {
-    job: { kind: renderJobKind, lane: 'jobs', counts: { count: (metrics) => ({ total: metrics.renders, duration: metrics.renderDuration }), silent: 'skipped' } },
+    job: {
+      kind: renderJobKind,
+      lane: 'jobs',
+      counts: { count: (metrics) => ({ total: metrics.renders, duration: metrics.renderDuration }), silent: 'skipped' },
+    },
   }),
   /** Deletes the images a render stored but never recorded (it crashed, or its commit failed). */
   sweepStrayImages: service(sweepStrayImages, { job: { kind: strayImagesJobKind, lane: 'jobs' } }),
@@ -59,7 +69,14 @@ export const services = {
   purgeGenerationImages: service(purgeGenerationImages, { job: { kind: purgeImagesJobKind, lane: 'jobs' } }),
   webhookEndpoints: service(webhookEndpointService),
   deliverWebhook: service(deliverWebhook, {
-    job: { kind: deliverJobKind, lane: 'deliveries', counts: { count: (metrics) => ({ total: metrics.deliveries, duration: metrics.deliveryDuration }), silent: 'skipped' } },
+    job: {
+      kind: deliverJobKind,
+      lane: 'deliveries',
+      counts: {
+        count: (metrics) => ({ total: metrics.deliveries, duration: metrics.deliveryDuration }),
+        silent: 'skipped',
+      },
+    },
   }),
   events: service(eventService),
   conversions: service(conversionService),
@@ -76,15 +93,36 @@ export const services = {
   /** Whether this process can take traffic (`GET /readyz`). */
   readiness: service(readiness),
   /** Photos a crash left behind. */
-  sweepUploads: service(uploadSweep, { schedule: { name: 'sweep-uploads', intervalMs: (config) => config.uploads.sweepIntervalMs, oncePerCluster: true } }),
-  /** Wakes this process's idle workers for due work a missed signal left waiting. */
-  wakeDueJobs: service(({ queue }: Pick<Ports, 'queue'>) => async () => queue.notify(), {
-    schedule: { name: 'wake-due-jobs', intervalMs: (config) => config.webhooks.sweepIntervalMs, oncePerCluster: false },
+  sweepUploads: service(uploadSweep, {
+    schedule: { name: 'sweep-uploads', intervalMs: (config) => config.uploads.sweepIntervalMs, oncePerCluster: true },
   }),
+  /** Wakes this process's idle workers for due work a missed signal left waiting. */
+  wakeDueJobs: service(
+    ({ queue }: Pick<Ports, 'queue'>) =>
+      async () =>
+        queue.notify(),
+    {
+      schedule: {
+        name: 'wake-due-jobs',
+        intervalMs: (config) => config.webhooks.sweepIntervalMs,
+        oncePerCluster: false,
+      },
+    },
+  ),
   /** Rows and renders past their retention. */
-  pruneRetention: service(pruneRetention, { schedule: { name: 'prune-retention', intervalMs: (config) => config.retention.sweepIntervalMs, oncePerCluster: true } }),
+  pruneRetention: service(pruneRetention, {
+    schedule: {
+      name: 'prune-retention',
+      intervalMs: (config) => config.retention.sweepIntervalMs,
+      oncePerCluster: true,
+    },
+  }),
   disableFailingEndpoints: service(disableFailingEndpoints, {
-    schedule: { name: 'disable-failing-endpoints', intervalMs: (config) => config.webhooks.sweepIntervalMs, oncePerCluster: true },
+    schedule: {
+      name: 'disable-failing-endpoints',
+      intervalMs: (config) => config.webhooks.sweepIntervalMs,
+      oncePerCluster: true,
+    },
   }),
 };
 
@@ -94,7 +132,9 @@ type Services = typeof services;
 export type Cradle = Ports & KernelValues & { [Name in keyof Services]: ReturnType<Services[Name]['factory']> };
 
 // Fails to compile, naming the service, when a factory asks for something the container does not hold.
-type Unmet = { [Name in keyof Services]: Cradle extends Parameters<Services[Name]['factory']>[0] ? never : Name }[keyof Services];
+type Unmet = {
+  [Name in keyof Services]: Cradle extends Parameters<Services[Name]['factory']>[0] ? never : Name;
+}[keyof Services];
 type Assert<T extends never> = T;
 // biome-ignore lint/correctness/noUnusedVariables: a compile-time check, never used as a type.
 type EveryDependencyMet = Assert<Unmet>;

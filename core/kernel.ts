@@ -43,12 +43,16 @@ export async function createKernel(config: Config, options: KernelOptions): Prom
     throw error;
   }
   logger.debug?.('plugins started', { plugins: config.plugins });
-  for (const [name, { factory }] of Object.entries(services)) container.register(name, asFunction(factory as (cradle: Cradle) => unknown).singleton());
+  for (const [name, { factory }] of Object.entries(services))
+    container.register(name, asFunction(factory as (cradle: Cradle) => unknown).singleton());
 
   // Awilix disposes its singletons all at once; the plugins go after them, one by one, so a queue
   // stops before the database it writes to closes.
   const disposeServices = container.dispose.bind(container);
   let disposing: Promise<void> | undefined;
-  container.dispose = () => (disposing ??= disposeServices().then(plugins.dispose).finally(() => outbound.close()));
+  container.dispose = () =>
+    (disposing ??= disposeServices()
+      .then(plugins.dispose)
+      .finally(() => outbound.close()));
   return container;
 }

@@ -9,9 +9,14 @@ import { oncePerCluster } from './services/cluster-schedule.ts';
 type ServiceName = keyof typeof services;
 const declarations = Object.entries(services) as Array<[ServiceName, ServiceDeclaration<never>]>;
 /** Each job kind with the service that handles it, as the declarations say. */
-const jobs = declarations.flatMap(([name, { job }]): Array<JobWiring & { service: ServiceName }> => (job ? [{ ...job, service: name }] : []));
+const jobs = declarations.flatMap(
+  ([name, { job }]): Array<JobWiring & { service: ServiceName }> => (job ? [{ ...job, service: name }] : []),
+);
 /** Each schedule with the service that is its task. */
-const schedules = declarations.flatMap(([name, { schedule }]): Array<ScheduleWiring & { service: ServiceName }> => (schedule ? [{ ...schedule, service: name }] : []));
+const schedules = declarations.flatMap(
+  ([name, { schedule }]): Array<ScheduleWiring & { service: ServiceName }> =>
+    schedule ? [{ ...schedule, service: name }] : [],
+);
 
 /**
  * Starts this process's workers (none when `workers.concurrency` is 0): one per lane, each
@@ -24,9 +29,14 @@ export async function startWorkers(cradle: Cradle): Promise<number> {
   const isUnavailable = (error: unknown) => cradle.persistence.isUnavailable(error);
   for (const [lane, concurrencyOf] of Object.entries(workerLanes)) {
     const inLane = jobs.filter((job) => job.lane === lane);
-    const handlers = Object.fromEntries(inLane.map(({ kind, service }) => [kind, cradle[service] as ReportingJobHandler]));
+    const handlers = Object.fromEntries(
+      inLane.map(({ kind, service }) => [kind, cradle[service] as ReportingJobHandler]),
+    );
     const counters = Object.fromEntries(inLane.flatMap(({ kind, counts }) => (counts ? [[kind, counts]] : [])));
-    await cradle.queue.work(instrumentHandlers(handlers, { metrics: cradle.metrics, logger: cradle.logger, isUnavailable, counters }), { concurrency: concurrencyOf(cradle.config) });
+    await cradle.queue.work(
+      instrumentHandlers(handlers, { metrics: cradle.metrics, logger: cradle.logger, isUnavailable, counters }),
+      { concurrency: concurrencyOf(cradle.config) },
+    );
   }
   return concurrency;
 }

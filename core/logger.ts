@@ -35,7 +35,13 @@ function wrap(logger: PinoLogger): Logger {
     fields ? logger[level](fields, message) : logger[level](message);
   // No `debug` below that level: `logger.debug?.(…)` then skips building the line's fields too.
   const debug = logger.isLevelEnabled('debug') ? at('debug') : undefined;
-  return { ...(debug ? { debug } : {}), info: at('info'), warn: at('warn'), error: at('error'), child: (bindings) => wrap(logger.child(bindings)) };
+  return {
+    ...(debug ? { debug } : {}),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: (bindings) => wrap(logger.child(bindings)),
+  };
 }
 
 /**
@@ -45,7 +51,9 @@ function wrap(logger: PinoLogger): Logger {
  */
 export function createLogger(options: LoggerOptions | LoggerOptions['write'] = {}): Logger {
   const { level, write } = typeof options === 'function' ? { write: options } : options;
-  const destination: DestinationStream = write ? { write: (chunk: string) => write(chunk.replace(/\n$/, '')) } : pino.destination({ fd: 2, sync: true });
+  const destination: DestinationStream = write
+    ? { write: (chunk: string) => write(chunk.replace(/\n$/, '')) }
+    : pino.destination({ fd: 2, sync: true });
   const environmentLevel = process.env.LOG_LEVEL?.trim().toLowerCase();
   const logger = pino(
     {
@@ -60,7 +68,8 @@ export function createLogger(options: LoggerOptions | LoggerOptions['write'] = {
 }
 
 /** `logger` with `bindings` on every line (itself, for a stand-in without `child`). */
-export const childLogger = (logger: Logger, bindings: Record<string, unknown>): Logger => logger.child?.(bindings) ?? logger;
+export const childLogger = (logger: Logger, bindings: Record<string, unknown>): Logger =>
+  logger.child?.(bindings) ?? logger;
 
 // No `child`: a stand-in spread from it keeps receiving its children's lines (`childLogger`).
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} };

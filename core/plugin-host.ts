@@ -32,10 +32,17 @@ export interface StartedPlugins {
   dispose(): Promise<void>;
 }
 
-async function loadPlugin(choice: string, port: PortName, options: PluginHostOptions, field = `plugins.${port}`): Promise<AnyPlugin> {
+async function loadPlugin(
+  choice: string,
+  port: PortName,
+  options: PluginHostOptions,
+  field = `plugins.${port}`,
+): Promise<AnyPlugin> {
   // A name two ports' plugins share (`postgres`) is told apart as `port:name`.
   const builtin = options.catalogue[`${port}:${choice}`] ?? options.catalogue[choice];
-  const specifier = /^(\.{1,2}[\\/]|\/)/.test(choice) ? pathToFileURL(path.resolve(options.cwd ?? process.cwd(), choice)).href : choice;
+  const specifier = /^(\.{1,2}[\\/]|\/)/.test(choice)
+    ? pathToFileURL(path.resolve(options.cwd ?? process.cwd(), choice)).href
+    : choice;
   let module: { default?: AnyPlugin };
   try {
     module = builtin ? await builtin() : await import(specifier);
@@ -47,7 +54,9 @@ async function loadPlugin(choice: string, port: PortName, options: PluginHostOpt
     throw new ConfigError(`${field}: '${choice}' does not default-export a plugin made with definePlugin().`);
   }
   if (!plugin.provides.includes(port)) {
-    throw new ConfigError(`${field}: plugin '${plugin.name}' provides ${plugin.provides.join(', ') || 'nothing'}, not ${port}.`);
+    throw new ConfigError(
+      `${field}: plugin '${plugin.name}' provides ${plugin.provides.join(', ') || 'nothing'}, not ${port}.`,
+    );
   }
   return plugin;
 }
@@ -57,7 +66,9 @@ function pluginOptions(plugin: AnyPlugin, config: Config) {
   if (!plugin.configSchema) return raw;
   const result = v.safeParse(plugin.configSchema, raw);
   if (result.success) return result.output;
-  const issues = result.issues.map((issue) => `  pluginOptions.${plugin.name}.${v.getDotPath(issue) ?? ''}: ${issue.message}`);
+  const issues = result.issues.map(
+    (issue) => `  pluginOptions.${plugin.name}.${v.getDotPath(issue) ?? ''}: ${issue.message}`,
+  );
   throw new ConfigError(`Invalid configuration:\n${issues.join('\n')}`);
 }
 
@@ -67,7 +78,11 @@ function pluginOptions(plugin: AnyPlugin, config: Config) {
  * so a plugin can use the ports before its own. A plugin must return every port it provides.
  * When one cannot start, those already started are disposed before the error is thrown.
  */
-export async function startPlugins(config: Config, shared: { logger: Logger; outbound: GuardedClient }, options: PluginHostOptions): Promise<StartedPlugins> {
+export async function startPlugins(
+  config: Config,
+  shared: { logger: Logger; outbound: GuardedClient },
+  options: PluginHostOptions,
+): Promise<StartedPlugins> {
   const registered: Partial<Ports> = { ...options.ports };
   const started = new Map<AnyPlugin, Provided>();
   const disposers: Array<{ name: string; dispose: () => void | Promise<void> }> = [];
@@ -79,7 +94,10 @@ export async function startPlugins(config: Config, shared: { logger: Logger; out
         try {
           await dispose();
         } catch (error) {
-          shared.logger.error('a plugin failed to dispose', { plugin: name, error: error instanceof Error ? error.stack : String(error) });
+          shared.logger.error('a plugin failed to dispose', {
+            plugin: name,
+            error: error instanceof Error ? error.stack : String(error),
+          });
         }
       }
     })());
@@ -94,15 +112,19 @@ export async function startPlugins(config: Config, shared: { logger: Logger; out
     };
     let provided: Provided;
     try {
-      provided = (await plugin.register({ ...shared, options: pluginOptions(plugin, config), config, port: available })) ?? {};
+      provided =
+        (await plugin.register({ ...shared, options: pluginOptions(plugin, config), config, port: available })) ?? {};
     } catch (error) {
       if (error instanceof ConfigError) throw error;
       throw new ConfigError(`plugins.${port}: plugin '${plugin.name}' could not start: ${(error as Error).message}`);
     }
-    if (typeof provided.dispose === 'function') disposers.push({ name: plugin.name, dispose: provided.dispose.bind(provided) });
+    if (typeof provided.dispose === 'function')
+      disposers.push({ name: plugin.name, dispose: provided.dispose.bind(provided) });
     const missing = plugin.provides.filter((name) => !provided[name]);
     if (missing.length) {
-      throw new ConfigError(`plugins.${port}: plugin '${plugin.name}' says it provides ${missing.join(', ')} but its register() returned no ${missing.join(' or ')}.`);
+      throw new ConfigError(
+        `plugins.${port}: plugin '${plugin.name}' says it provides ${missing.join(', ')} but its register() returned no ${missing.join(' or ')}.`,
+      );
     }
     return provided;
   }

@@ -26,7 +26,9 @@ export interface PluginContext<Options> {
  * What `register` returns: an implementation of each port the plugin provides, and how to release
  * them. (`Provided` alone, for any plugin, requires no particular port.)
  */
-export type Provided<P extends PortName = PortName> = (PortName extends P ? Partial<Ports> : Pick<Ports, P> & Partial<Ports>) & {
+export type Provided<P extends PortName = PortName> = (PortName extends P
+  ? Partial<Ports>
+  : Pick<Ports, P> & Partial<Ports>) & {
   /** Called once when the process shuts down, after the plugins registered later have been disposed. */
   dispose?(): void | Promise<void>;
 };
@@ -52,6 +54,8 @@ export interface AnyPlugin {
  * Gives a plugin definition its types, and checks that `register` returns every port listed in
  * `provides`; every plugin module default-exports one.
  */
-export function definePlugin<Options = Record<string, never>, P extends PortName = never>(plugin: Plugin<Options, P>): Plugin<Options, P> {
+export function definePlugin<Options = Record<string, never>, P extends PortName = never>(
+  plugin: Plugin<Options, P>,
+): Plugin<Options, P> {
   return plugin;
 }

@@ -1,5 +1,13 @@
 import type { H3, H3Event } from 'h3';
-import { answersTrailingSlash, services, sessionToken, prebuiltBundles, serveStaticAsset, ApiError, type AppModule } from '../core/http/app-module-api.ts';
+import {
+  answersTrailingSlash,
+  services,
+  sessionToken,
+  prebuiltBundles,
+  serveStaticAsset,
+  ApiError,
+  type AppModule,
+} from '../core/http/app-module-api.ts';
 import { dashboardAssets, type DashboardAssets } from './build.ts';
 import { dashboardCsp, shellHtml } from './shell.ts';
 import { renderEngineRoute } from './render-engine-route.ts';
@@ -12,8 +20,16 @@ async function servedAssets(bundlesDir: string | undefined, options?: { reread: 
   const prebuilt = await prebuiltBundles(bundlesDir, options);
   if (!prebuilt) return dashboardAssets();
   const { 'dashboard.script': script, 'dashboard.style': style } = prebuilt.current;
-  if (!script || !style) throw new Error(`the bundle manifest in ${bundlesDir ?? 'build/bundles'} names no dashboard script or style sheet: run 'npm run build' again`);
-  const files = new Map([...prebuilt.named('dashboard.script'), ...prebuilt.named('dashboard.style')].map((file) => [file, prebuilt.files.get(file)!]));
+  if (!script || !style)
+    throw new Error(
+      `the bundle manifest in ${bundlesDir ?? 'build/bundles'} names no dashboard script or style sheet: run 'npm run build' again`,
+    );
+  const files = new Map(
+    [...prebuilt.named('dashboard.script'), ...prebuilt.named('dashboard.style')].map((file) => [
+      file,
+      prebuilt.files.get(file)!,
+    ]),
+  );
   return { files, script, style };
 }
 
@@ -21,7 +37,9 @@ async function loadAssets(event: H3Event, options?: { reread: boolean }): Promis
   try {
     return await servedAssets(services(event).config.bundlesDir, options);
   } catch (error) {
-    services(event).logger.error('building the dashboard failed', { error: error instanceof Error ? error.message : String(error) });
+    services(event).logger.error('building the dashboard failed', {
+      error: error instanceof Error ? error.message : String(error),
+    });
     throw new ApiError('api_error', 'internal_error', 'The dashboard could not be built.');
   }
 }
@@ -44,18 +62,24 @@ function imageOrigin(event: H3Event): string | null {
  */
 function dashboardRoutes(app: H3) {
   renderEngineRoute(app);
-  app.get('/dashboard', (event) => {
-    // The router answers `/dashboard/` here too. The page lives at `/dashboard/` (its relative URLs
-    // resolve under it): the bare path is sent there, relatively, so a path prefix is kept.
-    if (event.url.pathname.endsWith('/')) return shell(event);
-    return new Response(null, { status: 301, headers: { location: 'dashboard/' } });
-  }, answersTrailingSlash);
+  app.get(
+    '/dashboard',
+    (event) => {
+      // The router answers `/dashboard/` here too. The page lives at `/dashboard/` (its relative URLs
+      // resolve under it): the bare path is sent there, relatively, so a path prefix is kept.
+      if (event.url.pathname.endsWith('/')) return shell(event);
+      return new Response(null, { status: 301, headers: { location: 'dashboard/' } });
+    },
+    answersTrailingSlash,
+  );
 
   app.get('/dashboard/assets/:file', async (event) => {
     const name = event.url.pathname.split('/').pop() ?? '';
     // A file this process does not know may come from a build newer than its manifest.
-    const file = (await loadAssets(event)).files.get(name) ?? (await loadAssets(event, { reread: true })).files.get(name);
-    if (!file) throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
+    const file =
+      (await loadAssets(event)).files.get(name) ?? (await loadAssets(event, { reread: true })).files.get(name);
+    if (!file)
+      throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
     return serveStaticAsset(event, file, { cacheControl: 'public, max-age=31536000, immutable' });
   });
 }
@@ -79,5 +103,7 @@ async function shell(event: H3Event): Promise<Response> {
 export const dashboardModule: AppModule = {
   name: 'dashboard',
   routes: dashboardRoutes,
-  banner: (config) => [`Dashboard: ${config.publicUrl.replace(/\/+$/, '')}/dashboard/ (for shops' teams; invite someone with \`visualizer users invite\`)`],
+  banner: (config) => [
+    `Dashboard: ${config.publicUrl.replace(/\/+$/, '')}/dashboard/ (for shops' teams; invite someone with \`visualizer users invite\`)`,
+  ],
 };

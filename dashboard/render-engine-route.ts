@@ -15,7 +15,11 @@ export function renderEngineRoute(app: H3) {
     await httpRateLimit(limits, 'api-read', config.rateLimits.read, 'for this user').take(caller.id);
     const id = pathId(event, 'id', 'generation');
     const engine = await persistence.generations.renderEngineOf(caller.organizationId, id);
-    const headers = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+    const headers = {
+      'content-type': 'text/plain; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    };
     return engine === null ? new Response(null, { status: 204, headers }) : new Response(engine, { headers });
   });
 }

@@ -20,12 +20,17 @@ export function isLoopbackHost(host: string): boolean {
   return ipaddr.isValid(bare) && ipaddr.process(bare).range() === 'loopback';
 }
 
-export function demoAvailability(config: DemoConfig, env: Record<string, string | undefined> = process.env): DemoAvailability {
+export function demoAvailability(
+  config: DemoConfig,
+  env: Record<string, string | undefined> = process.env,
+): DemoAvailability {
   const off = (reason: string) => ({ enabled: false, reason });
-  if (config.demo.enabled !== undefined) return { enabled: config.demo.enabled, reason: `demo.enabled is ${config.demo.enabled}` };
+  if (config.demo.enabled !== undefined)
+    return { enabled: config.demo.enabled, reason: `demo.enabled is ${config.demo.enabled}` };
   // A production server may listen on loopback behind a reverse proxy on the same machine.
   if (env.NODE_ENV === 'production') return off('NODE_ENV is production');
-  if (!isLoopbackHost(config.host)) return off(`HOST ${config.host} is not loopback alone (other machines can reach it)`);
+  if (!isLoopbackHost(config.host))
+    return off(`HOST ${config.host} is not loopback alone (other machines can reach it)`);
   const publicHost = new URL(config.publicUrl).hostname;
   if (!isLoopbackHost(publicHost)) return off(`the public URL ${config.publicUrl} is not on this machine`);
   if (config.trustProxy) return off('trustProxy is set (a proxy forwards other machines to it)');

@@ -12,7 +12,12 @@ export interface DemoProduct {
   colors: Array<{ id: string; name: string; fill: string; key: string }>;
 }
 
-const color = (product: string, id: string, name: string, fill: string) => ({ id, name, fill, key: `demo/${product}-${id}.png` });
+const color = (product: string, id: string, name: string, fill: string) => ({
+  id,
+  name,
+  fill,
+  key: `demo/${product}-${id}.png`,
+});
 
 export const demoProducts: DemoProduct[] = [
   {
@@ -20,7 +25,11 @@ export const demoProducts: DemoProduct[] = [
     title: 'Classic Cotton Tee',
     description: 'Heavyweight organic cotton, relaxed fit, garment-dyed for a soft hand feel.',
     priceCents: 2900,
-    colors: [color('tee-classic', 'red', 'Brick red', '#c0392b'), color('tee-classic', 'navy', 'Navy', '#22324f'), color('tee-classic', 'sage', 'Sage', '#7f9c7a')],
+    colors: [
+      color('tee-classic', 'red', 'Brick red', '#c0392b'),
+      color('tee-classic', 'navy', 'Navy', '#22324f'),
+      color('tee-classic', 'sage', 'Sage', '#7f9c7a'),
+    ],
   },
   {
     id: 'linen-shirt',
@@ -34,7 +43,10 @@ export const demoProducts: DemoProduct[] = [
     title: 'Everyday Hoodie',
     description: 'Brushed-back fleece, kangaroo pocket and a hood that keeps its shape.',
     priceCents: 6900,
-    colors: [color('hoodie-everyday', 'charcoal', 'Charcoal', '#3d3f45'), color('hoodie-everyday', 'mustard', 'Mustard', '#d4a437')],
+    colors: [
+      color('hoodie-everyday', 'charcoal', 'Charcoal', '#3d3f45'),
+      color('hoodie-everyday', 'mustard', 'Mustard', '#d4a437'),
+    ],
   },
 ];
 
@@ -43,9 +55,12 @@ export const findDemoProduct = (id: string | null | undefined) => demoProducts.f
 /** A flat garment on a light background, drawn as SVG and rasterized: no binary files in the repository. */
 function garmentSvg(product: DemoProduct, fill: string): string {
   const shapes: Record<string, string> = {
-    'tee-classic': 'M190 120 L250 95 Q300 135 350 95 L410 120 L480 190 L430 240 L400 215 L400 480 L200 480 L200 215 L170 240 L120 190 Z',
-    'linen-shirt': 'M195 115 L262 92 L300 150 L338 92 L405 115 L470 300 L420 315 L400 230 L400 485 L200 485 L200 230 L180 315 L130 300 Z',
-    'hoodie-everyday': 'M200 125 Q240 70 300 70 Q360 70 400 125 L470 170 L500 430 L448 440 L420 250 L420 490 L180 490 L180 250 L152 440 L100 430 L130 170 Z',
+    'tee-classic':
+      'M190 120 L250 95 Q300 135 350 95 L410 120 L480 190 L430 240 L400 215 L400 480 L200 480 L200 215 L170 240 L120 190 Z',
+    'linen-shirt':
+      'M195 115 L262 92 L300 150 L338 92 L405 115 L470 300 L420 315 L400 230 L400 485 L200 485 L200 230 L180 315 L130 300 Z',
+    'hoodie-everyday':
+      'M200 125 Q240 70 300 70 Q360 70 400 125 L470 170 L500 430 L448 440 L420 250 L420 490 L180 490 L180 250 L152 440 L100 430 L130 170 Z',
   };
   const details: Record<string, string> = {
     'tee-classic': '<path d="M250 95 Q300 135 350 95" fill="none" stroke="rgba(0,0,0,.25)" stroke-width="6"/>',
@@ -85,10 +100,12 @@ export async function publishDemoImages(cdn: ImageCdn): Promise<void> {
   const missing: Array<{ key: string; svg: string }> = [];
   for (const product of demoProducts) {
     for (const variant of product.colors) {
-      if (!(await cdn.get(variant.key, 'public'))) missing.push({ key: variant.key, svg: garmentSvg(product, variant.fill) });
+      if (!(await cdn.get(variant.key, 'public')))
+        missing.push({ key: variant.key, svg: garmentSvg(product, variant.fill) });
     }
   }
   if (missing.length === 0) return;
   const pngs = await rasterize(missing.map((image) => image.svg));
-  for (const [index, { key }] of missing.entries()) await cdn.put(key, pngs[index]!, { contentType: 'image/png', visibility: 'public' });
+  for (const [index, { key }] of missing.entries())
+    await cdn.put(key, pngs[index]!, { contentType: 'image/png', visibility: 'public' });
 }

@@ -3,19 +3,36 @@ import { services, bodyTooLarge, ApiError, type Config, type AppModule } from '.
 import { demoAvailability, demoBannerLine } from './availability.ts';
 import { demoProducts, findDemoProduct, publishDemoImages } from './catalogue.ts';
 import { pricedItems, reportOrder, type DemoOrder } from './order.ts';
-import { checkoutPage, confirmationPage, indexPage, orderNotPlacedPage, productPage, type PageContext } from './pages.ts';
+import {
+  checkoutPage,
+  confirmationPage,
+  indexPage,
+  orderNotPlacedPage,
+  productPage,
+  type PageContext,
+} from './pages.ts';
 import { demoState } from './setup.ts';
 
 const html = (body: string, status = 200) =>
   new Response(body, {
     status,
-    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' },
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    },
   });
 
 async function pageContext(event: H3Event): Promise<PageContext & { state: Awaited<ReturnType<typeof demoState>> }> {
   const cradle = services(event);
   const state = await demoState(cradle);
-  return { base: cradle.config.publicUrl, storeId: state.storeId, widgetId: state.widgetId, imageUrl: (key) => cradle.cdn.publicUrl(key), state };
+  return {
+    base: cradle.config.publicUrl,
+    storeId: state.storeId,
+    widgetId: state.widgetId,
+    imageUrl: (key) => cradle.cdn.publicUrl(key),
+    state,
+  };
 }
 
 /**
@@ -56,7 +73,12 @@ function demoRoutes(app: H3, config: Config) {
     const form = new URLSearchParams(text);
     const items = pricedItems(form.get('items'));
     if (items.length === 0) {
-      throw new ApiError('invalid_request_error', 'parameter_invalid', 'The cart is empty: add a product before placing an order.', 'items');
+      throw new ApiError(
+        'invalid_request_error',
+        'parameter_invalid',
+        'The cart is empty: add a product before placing an order.',
+        'items',
+      );
     }
     const order: DemoOrder = {
       orderId: `demo-${ids.secret(12)}`,
@@ -73,14 +95,22 @@ function demoRoutes(app: H3, config: Config) {
     };
     const { ok, status, answer } = await reportOrder(current.publicUrl, context.state.conversionKey, order);
     if (!ok) return html(orderNotPlacedPage(context, { status, request: order, answer }), 502);
-    return new Response(null, { status: 303, headers: { location: `/demo/confirmation?order=${encodeURIComponent(order.orderId)}`, 'cache-control': 'no-store' } });
+    return new Response(null, {
+      status: 303,
+      headers: {
+        location: `/demo/confirmation?order=${encodeURIComponent(order.orderId)}`,
+        'cache-control': 'no-store',
+      },
+    });
   });
 
   /** An order the shop's server placed, as Visualizer recorded it; any other order id is not found. */
   app.get('/demo/confirmation', async (event) => {
     const context = await pageContext(event);
     const orderId = event.url.searchParams.get('order')?.trim().slice(0, 200);
-    const order = orderId ? await services(event).persistence.conversions.findByOrder(context.state.storeId, orderId) : null;
+    const order = orderId
+      ? await services(event).persistence.conversions.findByOrder(context.state.storeId, orderId)
+      : null;
     return html(confirmationPage(context, order, demoProducts), order ? 200 : 404);
   });
 }

@@ -28,11 +28,18 @@ export function pricedItems(json: string | null): ConversionItem[] {
     requested = [];
   }
   const items = new Map<string, ConversionItem>();
-  for (const entry of Array.isArray(requested) ? (requested as Array<{ productId?: unknown; quantity?: unknown } | null>) : []) {
+  for (const entry of Array.isArray(requested)
+    ? (requested as Array<{ productId?: unknown; quantity?: unknown } | null>)
+    : []) {
     const product = findDemoProduct(String(entry?.productId));
     const quantity = Number(entry?.quantity);
     if (!product || !Number.isInteger(quantity) || quantity < 1 || quantity > 100) continue;
-    const item = items.get(product.id) ?? { productId: product.id, quantity: 0, priceCents: product.priceCents, totalCents: 0 };
+    const item = items.get(product.id) ?? {
+      productId: product.id,
+      quantity: 0,
+      priceCents: product.priceCents,
+      totalCents: 0,
+    };
     item.quantity += quantity;
     item.totalCents = item.priceCents * item.quantity;
     items.set(product.id, item);
@@ -41,7 +48,11 @@ export function pricedItems(json: string | null): ConversionItem[] {
 }
 
 /** Reports the order as a shop's server would: the order webhook, with the shop's conversion key. */
-export async function reportOrder(publicUrl: string, conversionKey: string, order: DemoOrder): Promise<{ ok: boolean; status: number; answer: unknown }> {
+export async function reportOrder(
+  publicUrl: string,
+  conversionKey: string,
+  order: DemoOrder,
+): Promise<{ ok: boolean; status: number; answer: unknown }> {
   try {
     const response = await fetch(`${publicUrl}/api/webhooks/orders`, {
       method: 'POST',
@@ -52,6 +63,10 @@ export async function reportOrder(publicUrl: string, conversionKey: string, orde
     const answer = await response.json().catch(() => null);
     return { ok: response.ok, status: response.status, answer };
   } catch (error) {
-    return { ok: false, status: 0, answer: { error: { message: `The order webhook could not be reached: ${(error as Error).message}` } } };
+    return {
+      ok: false,
+      status: 0,
+      answer: { error: { message: `The order webhook could not be reached: ${(error as Error).message}` } },
+    };
   }
 }

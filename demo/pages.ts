@@ -8,7 +8,11 @@ export function escapeHtml(text: string): string {
 }
 
 /** A value for an inline <script>: JSON that cannot close the script element. */
-const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+const scriptJson = (value: unknown) =>
+  JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 
 const money = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
@@ -162,10 +166,18 @@ export function productPage(context: PageContext, product: DemoProduct): string 
     id: product.id,
     title: product.title,
     priceCents: product.priceCents,
-    colors: product.colors.map((color) => ({ id: color.id, name: color.name, fill: color.fill, src: context.imageUrl(color.key) })),
+    colors: product.colors.map((color) => ({
+      id: color.id,
+      name: color.name,
+      fill: color.fill,
+      src: context.imageUrl(color.key),
+    })),
   };
   const swatches = product.colors
-    .map((color, index) => `<button type="button" data-color="${escapeHtml(color.id)}" aria-pressed="${index === 0}" aria-label="${escapeHtml(color.name)}" style="background:${escapeHtml(color.fill)}"></button>`)
+    .map(
+      (color, index) =>
+        `<button type="button" data-color="${escapeHtml(color.id)}" aria-pressed="${index === 0}" aria-label="${escapeHtml(color.name)}" style="background:${escapeHtml(color.fill)}"></button>`,
+    )
     .join('');
   return layout(
     product.title,
@@ -311,15 +323,31 @@ show();
   );
 }
 
-export function confirmationPage(context: PageContext, order: ConversionRecord | null, products: DemoProduct[]): string {
+export function confirmationPage(
+  context: PageContext,
+  order: ConversionRecord | null,
+  products: DemoProduct[],
+): string {
   if (!order) {
-    return layout('Order', context, `<main><h1>No such order</h1><p>Go to the <a href="/demo">shop</a> and check out to get here.</p></main>`);
+    return layout(
+      'Order',
+      context,
+      `<main><h1>No such order</h1><p>Go to the <a href="/demo">shop</a> and check out to get here.</p></main>`,
+    );
   }
   const titles = Object.fromEntries(products.map((product) => [product.id, product.title]));
   const rows = order.items
-    .map((item) => `<tr><td>${escapeHtml(titles[item.productId] ?? item.productId)}</td><td>${item.quantity}</td><td>${money(item.totalCents)}</td></tr>`)
+    .map(
+      (item) =>
+        `<tr><td>${escapeHtml(titles[item.productId] ?? item.productId)}</td><td>${item.quantity}</td><td>${money(item.totalCents)}</td></tr>`,
+    )
     .join('');
-  const items = order.items.map(({ productId, quantity, priceCents, totalCents }) => ({ productId, quantity, priceCents, totalCents }));
+  const items = order.items.map(({ productId, quantity, priceCents, totalCents }) => ({
+    productId,
+    quantity,
+    priceCents,
+    totalCents,
+  }));
   const attribution = order.attribution
     ? `attributed to the visualization <code>${escapeHtml(order.attribution.generationId)}</code> (${money(order.attribution.attributedRevenueCents)} of it)`
     : 'not attributed to a visualization';
@@ -365,7 +393,10 @@ Visualizer.track('$conversion', order).then(function (ok) {
   );
 }
 
-export function orderNotPlacedPage(context: PageContext, result: { status: number; request: unknown; answer: unknown }): string {
+export function orderNotPlacedPage(
+  context: PageContext,
+  result: { status: number; request: unknown; answer: unknown },
+): string {
   return layout(
     'Order not placed',
     context,

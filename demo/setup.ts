@@ -62,7 +62,11 @@ async function prepare({ config, tenants, widgets, persistence, cdn, logger }: D
   const organization = state ? await persistence.organizations.get(state.organizationId) : null;
 
   if (!state || !organization) {
-    const created = await tenants.createOrganization({ name: 'Demo shop', credits: demoCredits, storeName: 'Northwind Threads (demo)' });
+    const created = await tenants.createOrganization({
+      name: 'Demo shop',
+      credits: demoCredits,
+      storeName: 'Northwind Threads (demo)',
+    });
     state = {
       organizationId: created.organization.id,
       storeId: created.store.id,

@@ -14,7 +14,16 @@ export type * from '../core/ports/persistence/index.ts';
 export type { Clock } from '../core/ports/clock.ts';
 export type { IdGenerator } from '../core/ports/ids.ts';
 export type { FetchedObject, ImageCdn, ListedObject, StoredObject, Visibility } from '../core/ports/image-cdn.ts';
-export { jobsChannel, outageRetryDelay, PostponeJob, RetryJob, type JobContext, type JobHandler, type JobQueue, type NewJob } from '../core/ports/job-queue.ts';
+export {
+  jobsChannel,
+  outageRetryDelay,
+  PostponeJob,
+  RetryJob,
+  type JobContext,
+  type JobHandler,
+  type JobQueue,
+  type NewJob,
+} from '../core/ports/job-queue.ts';
 export {
   defaultProvenance,
   isRenderErrorCode,
@@ -43,7 +52,17 @@ export {
   type ProvenanceAction,
 } from '../core/ports/content-credentials.ts';
 export type { ScheduledTask, Scheduler } from '../core/ports/scheduler.ts';
-export { flexibleRateLimiter, rateLimiterPerRule, rateWindow, type ConcurrencyCap, type Limits, type RateDecision, type RateLimiter, type RateRule, type Slot } from '../core/ports/limits.ts';
+export {
+  flexibleRateLimiter,
+  rateLimiterPerRule,
+  rateWindow,
+  type ConcurrencyCap,
+  type Limits,
+  type RateDecision,
+  type RateLimiter,
+  type RateRule,
+  type Slot,
+} from '../core/ports/limits.ts';
 export { reservingRateLimiter, type WindowStore } from '../core/ports/limits-reservations.ts';
 export type { DeliveryOutcome, DeliveryRequest, WebhookTransport } from '../core/ports/webhook-transport.ts';
 /** Planned, not yet required by any configuration: see docs/plugins.md. */
@@ -53,16 +72,37 @@ export type { MailMessage, MailTransport } from '../core/ports/mail-transport.ts
 export type { Session, StoredUser, User, UserRole, UserToken, UserTokenPurpose } from '../core/domain/accounts.ts';
 export type { ApiKey, ApiKeyKind, NewApiKey } from '../core/domain/api-keys.ts';
 export type { AttributionCandidate } from '../core/domain/attribution.ts';
-export type { ConversionAttribution, ConversionItem, ConversionRecord, ConversionSource, ConversionStatus } from '../core/domain/conversion.ts';
+export type {
+  ConversionAttribution,
+  ConversionItem,
+  ConversionRecord,
+  ConversionSource,
+  ConversionStatus,
+} from '../core/domain/conversion.ts';
 export type { CreditChange, CreditLedgerEntry } from '../core/domain/credits.ts';
 export type { DeliveryAttempt, DeliveryRecord, DeliveryStatus } from '../core/domain/delivery.ts';
-export type { DeletionReason, GenerationMode, GenerationRecord, GenerationStatus, GenerationTombstone, ImageSize, ImageVariant, ImageVariants, ProductInput } from '../core/domain/generation.ts';
+export type {
+  DeletionReason,
+  GenerationMode,
+  GenerationRecord,
+  GenerationStatus,
+  GenerationTombstone,
+  ImageSize,
+  ImageVariant,
+  ImageVariants,
+  ProductInput,
+} from '../core/domain/generation.ts';
 export type { QueuedJob } from '../core/domain/job.ts';
 export type { Organization } from '../core/domain/organization.ts';
 export type { OutboxEvent } from '../core/domain/outbox-event.ts';
 export type { Store } from '../core/domain/store.ts';
 export type { VisitorIdentity } from '../core/domain/visitor-identity.ts';
-export type { ErasureProgress, ErasureRequester, VisitorErasure, VisitorErasureStatus } from '../core/domain/visitor-erasure.ts';
+export type {
+  ErasureProgress,
+  ErasureRequester,
+  VisitorErasure,
+  VisitorErasureStatus,
+} from '../core/domain/visitor-erasure.ts';
 export type { EndpointStatus, WebhookEndpointRecord } from '../core/domain/webhook-endpoint.ts';
 export type { PreviousSecret } from '../core/domain/webhook-secrets.ts';
 export type { WidgetCaps, WidgetDayUsage, WidgetRecord } from '../core/domain/widget.ts';
@@ -71,7 +111,14 @@ export type { WidgetCaps, WidgetDayUsage, WidgetRecord } from '../core/domain/wi
 /** The long side in pixels of each output size, which a renderer's image must match. */
 export { longSideOf } from '../core/domain/generation.ts';
 /** Blob key rules every image CDN enforces, so each accepts and refuses the same keys. */
-export { assertContentTypeFitsKey, assertSafeKey, assertSafePrefix, contentTypeForKey, etagFor, isSafeKey } from '../core/domain/blob-keys.ts';
+export {
+  assertContentTypeFitsKey,
+  assertSafeKey,
+  assertSafePrefix,
+  contentTypeForKey,
+  etagFor,
+  isSafeKey,
+} from '../core/domain/blob-keys.ts';
 /** How a renderer decodes input images, so it reads whatever the intake check accepted. */
 export { inputDecoding } from '../core/imaging/input-decoding.ts';
 /** sharp, loaded on first use: libvips is tens of MB that a process which renders nothing need not carry. */
@@ -81,6 +128,12 @@ export { fitToSize, vendorImage, type VendorImage } from '../core/imaging/engine
 /** `Retry-After` as milliseconds: a webhook receiver's or a render engine's vendor's. */
 export { parseRetryAfter } from '../core/outbound/retry-after.ts';
 /** The guarded outbound client a plugin is handed (`context.outbound`), and the error it throws. */
-export { OutboundError, type GuardedClient, type OutboundErrorCode, type OutboundRequest, type OutboundResponse } from '../core/outbound/guarded-client.ts';
+export {
+  OutboundError,
+  type GuardedClient,
+  type OutboundErrorCode,
+  type OutboundRequest,
+  type OutboundResponse,
+} from '../core/outbound/guarded-client.ts';
 /** The worker side of a job queue (lanes, retries, leases, stop) over an engine's claim and writes, for queue plugins. */
 export { createQueueRunner, type QueueEngine, type QueueRunnerOptions } from './queue-runner.ts';

@@ -133,7 +133,8 @@ export function createQueueRunner(
         return;
       } catch (error) {
         if (stopped || !isUnavailable(error)) throw error;
-        if (tries === 1) logger.warn('recording a job outcome waits for the database', { jobId: job.id, error: String(error) });
+        if (tries === 1)
+          logger.warn('recording a job outcome waits for the database', { jobId: job.id, error: String(error) });
         await sleep(Math.min(5_000, 100 * 2 ** tries));
       }
     }
@@ -157,22 +158,41 @@ export function createQueueRunner(
       if (abort.signal.aborted) {
         // This worker is stopping and took the run back: another worker starts it now, not after the lease.
         logger.info('job released: the worker is stopping', { jobId: job.id, kind: job.kind });
-        await record(job, () => engine.reschedule(job, { delayMs: 0, error: `released by a stopping worker: ${message}`, failed: false }));
+        await record(job, () =>
+          engine.reschedule(job, { delayMs: 0, error: `released by a stopping worker: ${message}`, failed: false }),
+        );
         return;
       }
       // An outage is retried for as long as it lasts, at least once a minute; giving the job up
       // would lose the work (a render's generation stuck in processing, an event never delivered).
       const outage = !(error instanceof RetryJob) && isUnavailable(error);
-      if (outage) logger.warn('job postponed: database unavailable', { jobId: job.id, kind: job.kind, attempts: job.attempts, error: message });
+      if (outage)
+        logger.warn('job postponed: database unavailable', {
+          jobId: job.id,
+          kind: job.kind,
+          attempts: job.attempts,
+          error: message,
+        });
       else if (!(error instanceof RetryJob)) {
-        logger.error('job handler failed', { jobId: job.id, kind: job.kind, attempts: job.attempts, failures: job.failures + 1, error: error instanceof Error ? error.stack : message });
+        logger.error('job handler failed', {
+          jobId: job.id,
+          kind: job.kind,
+          attempts: job.attempts,
+          failures: job.failures + 1,
+          error: error instanceof Error ? error.stack : message,
+        });
         if (job.failures + 1 >= options.maxAttempts) {
           logger.error('job given up: kept as a dead letter (visualizer jobs dead)', { jobId: job.id, kind: job.kind });
           await record(job, () => engine.giveUp(job, message));
           return;
         }
       }
-      const delayMs = error instanceof RetryJob ? error.delayMs : outage ? outageRetryDelay(job.attempts, retryDelayMs) : backoff(job.failures + 1, retryDelayMs);
+      const delayMs =
+        error instanceof RetryJob
+          ? error.delayMs
+          : outage
+            ? outageRetryDelay(job.attempts, retryDelayMs)
+            : backoff(job.failures + 1, retryDelayMs);
       const failed = !outage && !(error instanceof PostponeJob);
       await record(job, () => engine.reschedule(job, { delayMs, error: message, failed }));
     } finally {
@@ -216,7 +236,8 @@ export function createQueueRunner(
     async work(handlers, { concurrency }) {
       if (stopped) throw new Error('this queue has been stopped');
       const kinds = Object.keys(handlers);
-      if (lanes.some((lane) => lane.kinds.some((kind) => kinds.includes(kind)))) throw new Error(`already working on ${kinds.join(', ')}`);
+      if (lanes.some((lane) => lane.kinds.some((kind) => kinds.includes(kind))))
+        throw new Error(`already working on ${kinds.join(', ')}`);
       const lane: Lane = { kinds, handlers, concurrency, running: new Map(), woken: false, wake: () => {} };
       lanes.push(lane);
       // Shared by every lane and by stop(), so concurrent calls set up one listener.
@@ -227,9 +248,14 @@ export function createQueueRunner(
       await engine.start?.(kinds);
       // A stop that came during the start has already cleared the heartbeat: none is left behind.
       if (stopped) return;
-      heartbeat ??= setInterval(() => {
-        engine.extendLeases(running().map((entry) => entry.job)).catch((error) => logger.warn('extending job leases failed', { error: String(error) }));
-      }, Math.max(50, Math.floor(options.leaseMs / 3)));
+      heartbeat ??= setInterval(
+        () => {
+          engine
+            .extendLeases(running().map((entry) => entry.job))
+            .catch((error) => logger.warn('extending job leases failed', { error: String(error) }));
+        },
+        Math.max(50, Math.floor(options.leaseMs / 3)),
+      );
       lane.loop = run(lane);
     },
     async stop(deadlineMs = Infinity) {

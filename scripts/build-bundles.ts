@@ -14,14 +14,20 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { defaultBundlesDir, manifestName, type BundleBuild, type BundleManifest } from '../core/http/prebuilt-bundles.ts';
+import {
+  defaultBundlesDir,
+  manifestName,
+  type BundleBuild,
+  type BundleManifest,
+} from '../core/http/prebuilt-bundles.ts';
 import { buildDashboardAssets } from '../dashboard/build.ts';
 import { buildSdkAssets } from '../sdk/serve-bundles.ts';
 
 /** How many builds the manifest keeps: the current one and the one before it. */
 const keptBuilds = 2;
 
-const hashedName = (stem: string, extension: string, body: Uint8Array) => `${stem}.${createHash('sha256').update(body).digest('hex').slice(0, 16)}.${extension}`;
+const hashedName = (stem: string, extension: string, body: Uint8Array) =>
+  `${stem}.${createHash('sha256').update(body).digest('hex').slice(0, 16)}.${extension}`;
 
 async function previousManifest(dir: string): Promise<BundleManifest> {
   try {
@@ -32,7 +38,13 @@ async function previousManifest(dir: string): Promise<BundleManifest> {
   }
 }
 
-export async function buildBundles({ out, release }: { out: string; release?: string }): Promise<{ manifest: BundleManifest; deleted: string[] }> {
+export async function buildBundles({
+  out,
+  release,
+}: {
+  out: string;
+  release?: string;
+}): Promise<{ manifest: BundleManifest; deleted: string[] }> {
   const dir = path.resolve(out);
   const banner = release ? `/*! visualizer ${release.replace(/\*\//g, '* /')} */` : undefined;
   const [sdk, dashboard] = await Promise.all([buildSdkAssets({ banner }), buildDashboardAssets({ banner })]);
@@ -46,7 +58,12 @@ export async function buildBundles({ out, release }: { out: string; release?: st
   const build: BundleBuild = {
     builtAt: new Date().toISOString(),
     release: release ?? null,
-    entries: { 'sdk.loader': loader!, 'sdk.widget': widget!, 'dashboard.script': dashboard.script, 'dashboard.style': dashboard.style },
+    entries: {
+      'sdk.loader': loader!,
+      'sdk.widget': widget!,
+      'dashboard.script': dashboard.script,
+      'dashboard.style': dashboard.style,
+    },
   };
 
   await mkdir(dir, { recursive: true });
@@ -54,7 +71,9 @@ export async function buildBundles({ out, release }: { out: string; release?: st
   const previous = await previousManifest(dir);
   // A rebuild of the same sources is the same build: it does not push the previous one out.
   const same = (other: BundleBuild) => JSON.stringify(other.entries) === JSON.stringify(build.entries);
-  const manifest: BundleManifest = { builds: [build, ...previous.builds.filter((other) => !same(other))].slice(0, keptBuilds) };
+  const manifest: BundleManifest = {
+    builds: [build, ...previous.builds.filter((other) => !same(other))].slice(0, keptBuilds),
+  };
   // Readers see the old manifest or the new one whole, never a part.
   const temporary = path.join(dir, `.${manifestName}.${process.pid}`);
   await writeFile(temporary, `${JSON.stringify(manifest, null, 2)}\n`);

@@ -38,7 +38,19 @@ const dayMs = 86_400_000;
 async function history(app: DashboardApp, shop: Awaited<ReturnType<DashboardApp['organization']>>, widgetId: string) {
   const order = async (orderId: string, visitorId: string, productId: string, totalCents: number, at: string) => {
     const response = await app.postOrder(
-      { storeId: shop.storeId, organizationId: shop.organizationId, orderId, visitorId, sessionId: `s-${visitorId}`, totalCents, currency: 'USD', platform: 'custom', status: 'completed', orderCreatedAt: at, items: [{ productId, quantity: 1, priceCents: totalCents, totalCents }] },
+      {
+        storeId: shop.storeId,
+        organizationId: shop.organizationId,
+        orderId,
+        visitorId,
+        sessionId: `s-${visitorId}`,
+        totalCents,
+        currency: 'USD',
+        platform: 'custom',
+        status: 'completed',
+        orderCreatedAt: at,
+        items: [{ productId, quantity: 1, priceCents: totalCents, totalCents }],
+      },
       shop.conversionKey,
     );
     if (response.status !== 200) throw new Error(`order ${orderId}: ${response.status} ${await response.text()}`);
@@ -47,16 +59,25 @@ async function history(app: DashboardApp, shop: Awaited<ReturnType<DashboardApp[
     app.setClockOffset(-daysAgo * dayMs);
     for (let index = 0; index < (daysAgo % 3) + 1; index += 1) {
       const failed = index === 0 && daysAgo % 2 === 1;
-      const created = await (await app.g.api.post(shop.apiKey, app.g.validBody(failed ? { image: `${app.g.host.url}/missing` } : {}))).json();
+      const created = await (
+        await app.g.api.post(shop.apiKey, app.g.validBody(failed ? { image: `${app.g.host.url}/missing` } : {}))
+      ).json();
       await app.g.api.settled(shop.apiKey, created.id);
     }
-    for (const visitor of ['a', 'b']) await app.visualize(widgetId, `v-${daysAgo}-${visitor}`, `s-v-${daysAgo}-${visitor}`, [`sku-${daysAgo}`]);
+    for (const visitor of ['a', 'b'])
+      await app.visualize(widgetId, `v-${daysAgo}-${visitor}`, `s-v-${daysAgo}-${visitor}`, [`sku-${daysAgo}`]);
     // A minute after the visualizations: attribution looks back from the order.
     const at = new Date(Date.now() - daysAgo * dayMs + 60_000).toISOString();
     await order(`20${daysAgo}1`, `v-${daysAgo}-a`, `sku-${daysAgo}`, 2_400 + daysAgo * 1_150, at);
     await order(`20${daysAgo}2`, `v-${daysAgo}-c`, 'sku-9', 1_900 + daysAgo * 300, at);
     for (let index = 0; index < 4; index += 1) {
-      const response = await app.collect({ type: '$identify', storeId: shop.storeId, visitorId: `v-${daysAgo}-browse-${index}`, sessionId: `s-${daysAgo}-browse-${index}`, userId: `customer-${daysAgo}-${index}` });
+      const response = await app.collect({
+        type: '$identify',
+        storeId: shop.storeId,
+        visitorId: `v-${daysAgo}-browse-${index}`,
+        sessionId: `s-${daysAgo}-browse-${index}`,
+        userId: `customer-${daysAgo}-${index}`,
+      });
       if (response.status >= 300) throw new Error(`identify: ${response.status} ${await response.text()}`);
     }
   }
@@ -67,7 +88,9 @@ async function history(app: DashboardApp, shop: Awaited<ReturnType<DashboardApp[
 async function shoot(page: Page, name: string, width: number) {
   await page.mouse.move(0, 0);
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  const png = await sharp(await page.screenshot()).png({ palette: true, quality: 90, compressionLevel: 9, effort: 10 }).toBuffer();
+  const png = await sharp(await page.screenshot())
+    .png({ palette: true, quality: 90, compressionLevel: 9, effort: 10 })
+    .toBuffer();
   const file = path.join(output, screenshotFile(name, width));
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, png);
@@ -84,7 +107,11 @@ try {
   await history(app, shop, seeded.widgetId);
   // A visitor erased earlier, for the Privacy page's list of erasures.
   const erased = await (await app.v1(shop.apiKey, '/v1/visitors/v-dan', { method: 'DELETE' })).json();
-  for (let tries = 0; (await (await app.v1(shop.apiKey, `/v1/visitor-erasures/${erased.id}`)).json()).status !== 'complete'; tries += 1) {
+  for (
+    let tries = 0;
+    (await (await app.v1(shop.apiKey, `/v1/visitor-erasures/${erased.id}`)).json()).status !== 'complete';
+    tries += 1
+  ) {
     if (tries > 200) throw new Error('the erasure of v-dan did not complete');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -106,11 +133,17 @@ try {
       await openSection(page, section);
       if (section.name === 'generations') {
         // Thumbnails load lazily: wait for those in view.
-        await page.waitForFunction(() => Array.from(document.images).every((image) => image.complete || image.getBoundingClientRect().top > innerHeight));
+        await page.waitForFunction(() =>
+          Array.from(document.images).every(
+            (image) => image.complete || image.getBoundingClientRect().top > innerHeight,
+          ),
+        );
       }
       if (section.name === 'stores') {
         await page.getByText('Embed snippet').first().click();
-        await page.getByRole('heading', { level: 2, name: 'Widgets' }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+        await page
+          .getByRole('heading', { level: 2, name: 'Widgets' })
+          .evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
       }
       if (section.name === 'privacy') {
         await page.getByLabel('Visitor id').fill('v-ana');
@@ -123,11 +156,15 @@ try {
         const events = page.getByRole('region', { name: 'Events and deliveries' });
         await events.getByRole('button', { name: 'Show deliveries' }).first().click();
         await settled(page);
-        await page.getByRole('heading', { level: 2, name: 'Events and deliveries' }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+        await page
+          .getByRole('heading', { level: 2, name: 'Events and deliveries' })
+          .evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
         await shoot(page, 'developers-events', viewport.width);
       }
       if (section.name === 'overview') {
-        await page.getByRole('heading', { level: 2, name: 'Per day' }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+        await page
+          .getByRole('heading', { level: 2, name: 'Per day' })
+          .evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
         await shoot(page, 'overview-charts', viewport.width);
       }
     }
@@ -135,7 +172,11 @@ try {
     await page.goto(app.dashboard(`/generations/${seeded.generations.at(-1)}`));
     await page.getByRole('heading', { level: 1, name: /^Generation / }).waitFor();
     await settled(page);
-    await page.waitForFunction(() => Array.from(document.images).every((image) => (image.complete && image.naturalWidth > 0) || image.getBoundingClientRect().top > innerHeight));
+    await page.waitForFunction(() =>
+      Array.from(document.images).every(
+        (image) => (image.complete && image.naturalWidth > 0) || image.getBoundingClientRect().top > innerHeight,
+      ),
+    );
     await shoot(page, 'generation', viewport.width);
     await context.close();
     if (errors.length) throw new Error(`the pages logged errors at ${viewport.width} px:\n${errors.join('\n')}`);

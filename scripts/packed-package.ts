@@ -21,7 +21,11 @@ export const checkoutRoot = path.resolve(import.meta.dirname, '..');
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   // Nor c8's coverage variable: the installed package is not the checkout's code, and writing its
   // coverage only costs the run time.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_') && name !== 'NODE_V8_COVERAGE'));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !name.toLowerCase().startsWith('npm_') && name !== 'NODE_V8_COVERAGE',
+    ),
+  );
   // No update check or funding notes: tests contact loopback and the registry only.
   return { ...env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', ...extra };
 }
@@ -33,14 +37,18 @@ export async function npm(args: string[], cwd: string, env: Record<string, strin
     return stdout;
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`npm ${args.join(' ')} in ${cwd} failed: ${failed.message}\n${failed.stdout ?? ''}\n${failed.stderr ?? ''}`);
+    throw new Error(
+      `npm ${args.join(' ')} in ${cwd} failed: ${failed.message}\n${failed.stdout ?? ''}\n${failed.stderr ?? ''}`,
+    );
   }
 }
 
 /** `npm pack` of the checkout into `destination`; returns the tarball's absolute path. */
 export async function packPackage(destination: string): Promise<string> {
   await mkdir(destination, { recursive: true });
-  const [packed] = JSON.parse(await npm(['pack', '--json', '--pack-destination', destination], checkoutRoot)) as [{ filename: string }];
+  const [packed] = JSON.parse(await npm(['pack', '--json', '--pack-destination', destination], checkoutRoot)) as [
+    { filename: string },
+  ];
   return path.join(destination, packed.filename);
 }
 
@@ -61,7 +69,10 @@ async function checkoutSqlitePrebuild(): Promise<{ env: Record<string, string>; 
   // The name prebuild-install looks for: the basename of the release asset it would download.
   const file = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
   await run('tar', ['-czf', path.join(dir, file), '-C', packageDir, binary]);
-  return { env: { npm_config_better_sqlite3_local_prebuilds: dir }, remove: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    env: { npm_config_better_sqlite3_local_prebuilds: dir },
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
 }
 
 /**
@@ -71,7 +82,10 @@ async function checkoutSqlitePrebuild(): Promise<{ env: Record<string, string>; 
 export async function installPackage(dir: string, specs: string[], { createManifest = false } = {}): Promise<void> {
   if (createManifest) {
     await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, 'package.json'), `${JSON.stringify({ name: 'visualizer-user', private: true, type: 'module' }, null, 2)}\n`);
+    await writeFile(
+      path.join(dir, 'package.json'),
+      `${JSON.stringify({ name: 'visualizer-user', private: true, type: 'module' }, null, 2)}\n`,
+    );
   }
   const prebuild = await checkoutSqlitePrebuild();
   try {

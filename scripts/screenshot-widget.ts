@@ -24,7 +24,10 @@ import { launchChromium, shopperPhoto } from '../test/support/browser.ts';
 const output = path.resolve(process.argv[2] ?? 'docs/widget.png');
 
 const assets = await sdkAssets();
-for (const [name, file] of [['embed.js (loader)', assets.loader], [`${assets.widgetPath.slice(1)} (UI)`, assets.widget]] as const) {
+for (const [name, file] of [
+  ['embed.js (loader)', assets.loader],
+  [`${assets.widgetPath.slice(1)} (UI)`, assets.widget],
+] as const) {
   console.log(`${name}: ${file.body.length} bytes, ${gzipSync(file.body, { level: 9 }).length} gzipped`);
 }
 
@@ -39,18 +42,30 @@ const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 800, height: 600 }, deviceScaleFactor: 1 });
   await page.goto(`${config.publicUrl}/demo/product?id=tee-classic`);
-  await page.waitForFunction(() => !!(window as unknown as { Visualizer?: { getIdentity?: unknown } }).Visualizer?.getIdentity);
+  await page.waitForFunction(
+    () => !!(window as unknown as { Visualizer?: { getIdentity?: unknown } }).Visualizer?.getIdentity,
+  );
   await page.click('#try-on');
-  await page.setInputFiles('visualizer-widget .photo-input', { name: 'me.jpg', mimeType: 'image/jpeg', buffer: await shopperPhoto() });
+  await page.setInputFiles('visualizer-widget .photo-input', {
+    name: 'me.jpg',
+    mimeType: 'image/jpeg',
+    buffer: await shopperPhoto(),
+  });
   await page.locator('visualizer-widget .result-img').waitFor({ state: 'visible', timeout: 60_000 });
   await page.waitForFunction(() => {
-    const image = document.querySelector('visualizer-widget')?.shadowRoot?.querySelector<HTMLImageElement>('.result-img');
+    const image = document
+      .querySelector('visualizer-widget')
+      ?.shadowRoot?.querySelector<HTMLImageElement>('.result-img');
     return !!image?.complete && image.naturalWidth > 0;
   });
   await page.click('visualizer-widget .add');
   await page.locator('visualizer-widget .message.ok').waitFor();
-  await page.evaluate(() => (document.querySelector('visualizer-widget')?.shadowRoot?.activeElement as HTMLElement | null)?.blur());
-  const png = await sharp(await page.screenshot()).png({ palette: true, quality: 90, compressionLevel: 9, effort: 10 }).toBuffer();
+  await page.evaluate(() =>
+    (document.querySelector('visualizer-widget')?.shadowRoot?.activeElement as HTMLElement | null)?.blur(),
+  );
+  const png = await sharp(await page.screenshot())
+    .png({ palette: true, quality: 90, compressionLevel: 9, effort: 10 })
+    .toBuffer();
   mkdirSync(path.dirname(output), { recursive: true });
   writeFileSync(output, png);
   console.log(`wrote ${path.relative(process.cwd(), output)} (${png.length} bytes)`);

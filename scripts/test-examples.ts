@@ -16,8 +16,11 @@ import { checkoutRoot, cleanEnv, installPackage, packPackage } from './packed-pa
 
 const examplesDir = path.join(checkoutRoot, 'examples');
 const requested = process.argv.slice(2);
-const examples = readdirSync(examplesDir).filter((name) => existsSync(path.join(examplesDir, name, 'package.json')) && (!requested.length || requested.includes(name)));
-if (!examples.length) throw new Error(`no example to test under ${examplesDir}${requested.length ? ` named ${requested.join(', ')}` : ''}`);
+const examples = readdirSync(examplesDir).filter(
+  (name) => existsSync(path.join(examplesDir, name, 'package.json')) && (!requested.length || requested.includes(name)),
+);
+if (!examples.length)
+  throw new Error(`no example to test under ${examplesDir}${requested.length ? ` named ${requested.join(', ')}` : ''}`);
 
 /** Runs an npm script with its output on ours; a failure ends the run. */
 async function npmRun(script: string, cwd: string): Promise<void> {
@@ -34,10 +37,17 @@ try {
   let installed: string | undefined;
   for (const name of examples) {
     const dir = path.join(temp, name);
-    cpSync(path.join(examplesDir, name), dir, { recursive: true, filter: (source) => path.basename(source) !== 'node_modules' });
+    cpSync(path.join(examplesDir, name), dir, {
+      recursive: true,
+      filter: (source) => path.basename(source) !== 'node_modules',
+    });
     // The install compiles better-sqlite3, minutes on a small machine: later examples start from
     // the first one's node_modules, and npm adds and prunes what their own package.json differs in.
-    if (installed) cpSync(path.join(installed, 'node_modules'), path.join(dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+    if (installed)
+      cpSync(path.join(installed, 'node_modules'), path.join(dir, 'node_modules'), {
+        recursive: true,
+        verbatimSymlinks: true,
+      });
     console.log(`==> ${name}: npm install ${path.basename(tarball)}`);
     await installPackage(dir, [tarball]);
     installed = dir;

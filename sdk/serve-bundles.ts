@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
 import type { H3, H3Event } from 'h3';
-import { services, prebuiltBundles, serveStaticAsset, staticAsset, ApiError, type AppModule, type StaticAsset } from '../core/http/app-module-api.ts';
+import {
+  services,
+  prebuiltBundles,
+  serveStaticAsset,
+  staticAsset,
+  ApiError,
+  type AppModule,
+  type StaticAsset,
+} from '../core/http/app-module-api.ts';
 
 export interface SdkAssets {
   loader: StaticAsset;
@@ -21,12 +29,25 @@ const asset = (body: Uint8Array) => staticAsset(body, 'text/javascript; charset=
  * `banner` (a comment naming the release, say) starts both files.
  */
 export async function buildSdkAssets({ banner }: { banner?: string } = {}): Promise<SdkAssets> {
-  const common: BuildOptions = { bundle: true, minify: true, format: 'iife', target: 'es2019', write: false, logLevel: 'silent', legalComments: 'none', ...(banner ? { banner: { js: banner } } : {}) };
+  const common: BuildOptions = {
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    target: 'es2019',
+    write: false,
+    logLevel: 'silent',
+    legalComments: 'none',
+    ...(banner ? { banner: { js: banner } } : {}),
+  };
   const widgetBuild = await build({ ...common, entryPoints: [`${sdkRoot}widget/index.ts`] });
   const widget = asset(widgetBuild.outputFiles![0]!.contents);
   const hash = createHash('sha256').update(widget.body).digest('hex').slice(0, 16);
   const widgetPath = `/widgets/widget.${hash}.js`;
-  const loaderBuild = await build({ ...common, entryPoints: [`${sdkRoot}loader/index.ts`], define: { __WIDGET_PATH__: JSON.stringify(widgetPath) } });
+  const loaderBuild = await build({
+    ...common,
+    entryPoints: [`${sdkRoot}loader/index.ts`],
+    define: { __WIDGET_PATH__: JSON.stringify(widgetPath) },
+  });
   return { loader: asset(loaderBuild.outputFiles![0]!.contents), widget, widgetPath };
 }
 
@@ -63,7 +84,10 @@ async function servedSdk(bundlesDir: string | undefined, options?: { reread: boo
     return { loader, widgets: new Map([[widgetPath.slice('/widgets/'.length), widget]]) };
   }
   const loader = prebuilt.files.get(prebuilt.current['sdk.loader'] ?? '');
-  if (!loader) throw new Error(`the bundle manifest in ${bundlesDir ?? 'build/bundles'} names no SDK loader: run 'npm run build' again`);
+  if (!loader)
+    throw new Error(
+      `the bundle manifest in ${bundlesDir ?? 'build/bundles'} names no SDK loader: run 'npm run build' again`,
+    );
   return { loader, widgets: new Map(prebuilt.named('sdk.widget').map((file) => [file, prebuilt.files.get(file)!])) };
 }
 
@@ -71,7 +95,9 @@ async function loadAssets(event: H3Event, options?: { reread: boolean }): Promis
   try {
     return await servedSdk(services(event).config.bundlesDir, options);
   } catch (error) {
-    services(event).logger.error('building the browser SDK failed', { error: error instanceof Error ? error.message : String(error) });
+    services(event).logger.error('building the browser SDK failed', {
+      error: error instanceof Error ? error.message : String(error),
+    });
     throw new ApiError('api_error', 'internal_error', 'The browser SDK could not be built.');
   }
 }
@@ -87,7 +113,8 @@ function bundleRoutes(app: H3) {
   app.get('/widgets/:file', async (event) => {
     const file = event.url.pathname.slice('/widgets/'.length);
     // A widget this process does not know may come from a build newer than its manifest.
-    const widget = (await loadAssets(event)).widgets.get(file) ?? (await loadAssets(event, { reread: true })).widgets.get(file);
+    const widget =
+      (await loadAssets(event)).widgets.get(file) ?? (await loadAssets(event, { reread: true })).widgets.get(file);
     if (!widget) {
       throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
     }

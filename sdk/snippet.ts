@@ -9,7 +9,8 @@
 export const stubSnippet =
   'window.Visualizer=window.Visualizer||{q:[]};(function(v){["track","open","identify","preload","ready","consent"].forEach(function(m){v[m]=v[m]||function(){var a=[].slice.call(arguments);return new Promise(function(r){v.q.push([m,a,r])})}})})(window.Visualizer);';
 
-const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeAttribute = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
  * What a shop pastes to use a widget: the stub, the loader for its store, and the `open` call its

@@ -7,7 +7,14 @@ const matrix = databaseMatrix();
 after(() => matrix.stop());
 
 const isoDay = (at: number) => new Date(at).toISOString().slice(0, 10);
-const zeroDay = (date: string) => ({ date, generations: { processing: 0, complete: 0, failed: 0 }, creditsSpent: 0, conversions: 0, attributedConversions: 0, attributedRevenue: {} });
+const zeroDay = (date: string) => ({
+  date,
+  generations: { processing: 0, complete: 0, failed: 0 },
+  creditsSpent: 0,
+  conversions: 0,
+  attributedConversions: 0,
+  attributedRevenue: {},
+});
 
 /** `GET /v1/analytics/daily` against the real server: generations, credits and conversions per UTC day. */
 for (const [database, environment] of matrix.databases) {
@@ -49,7 +56,9 @@ for (const [database, environment] of matrix.databases) {
       // Today: through the widget one complete and one failed, by API (no store) one complete.
       const visualized = await b.visualize(widget.id, 'v-daily', 's-daily', ['sku-1']);
       assert.equal(visualized.status, 'complete');
-      const failed = await b.visualize(widget.id, 'v-failed', 's-failed', ['sku-1'], { image: `${b.g.host.url}/missing` });
+      const failed = await b.visualize(widget.id, 'v-failed', 's-failed', ['sku-1'], {
+        image: `${b.g.host.url}/missing`,
+      });
       assert.equal(failed.status, 'failed');
       const created = await (await b.g.api.post(shop.apiKey, b.g.validBody())).json();
       assert.equal((await b.g.api.settled(shop.apiKey, created.id)).status, 'complete');
@@ -77,7 +86,10 @@ for (const [database, environment] of matrix.databases) {
       assert.equal(figures.to, new Date(Date.parse(today) + dayMs).toISOString());
       assert.equal(figures.from, new Date(Date.parse(today) - 29 * dayMs).toISOString());
       const dates = figures.data.map((day: { date: string }) => day.date);
-      assert.deepEqual(dates, Array.from({ length: 30 }, (_, index) => isoDay(Date.parse(today) - (29 - index) * dayMs)));
+      assert.deepEqual(
+        dates,
+        Array.from({ length: 30 }, (_, index) => isoDay(Date.parse(today) - (29 - index) * dayMs)),
+      );
       assert.deepEqual(figures.data.at(-1), {
         date: today,
         generations: { processing: 0, complete: 2, failed: 1 },
@@ -94,7 +106,10 @@ for (const [database, environment] of matrix.databases) {
     it("narrows to one store: only its widgets' generations and its orders", async () => {
       const figures = await daily(shop.apiKey, `?storeId=${shop.storeId}&from=${yesterday}`);
       assert.equal(figures.storeId, shop.storeId);
-      assert.deepEqual(figures.data.map((day: { date: string }) => day.date), [yesterday, today]);
+      assert.deepEqual(
+        figures.data.map((day: { date: string }) => day.date),
+        [yesterday, today],
+      );
       assert.deepEqual(figures.data[1].generations, { processing: 0, complete: 1, failed: 1 });
       assert.equal(figures.data[1].creditsSpent, 1);
       assert.equal(figures.data[1].conversions, 2);
@@ -131,7 +146,10 @@ for (const [database, environment] of matrix.databases) {
       await refused('?storeId=', 400, 'storeId');
       assert.equal((await refused('?storeId=str_unknown', 404, 'storeId')).code, 'resource_missing');
       await refused(`?storeId=${other.storeId}`, 404, 'storeId');
-      assert.equal((await errorOf(await b.v1(shop.conversionKey, '/v1/analytics/daily'), 401)).type, 'authentication_error');
+      assert.equal(
+        (await errorOf(await b.v1(shop.conversionKey, '/v1/analytics/daily'), 401)).type,
+        'authentication_error',
+      );
     });
   });
 }

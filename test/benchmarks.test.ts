@@ -39,11 +39,23 @@ describe('benchmarks', () => {
   it('every benchmark runs to the end in smoke mode and hands over its figures', async () => {
     const { code, output } = await bench([]);
     assert.equal(code, 0, output);
-    const names = [...output.matchAll(/^=== (\S+) ===$/gm)].map((match) => match[1]).filter((name) => name !== 'summary');
+    const names = [...output.matchAll(/^=== (\S+) ===$/gm)]
+      .map((match) => match[1])
+      .filter((name) => name !== 'summary');
     assert.ok(names.length >= 8, `ran only ${names.join(', ')}`);
-    for (const name of names) assert.match(output, new RegExp(`^\\(${name}: [\\d.]+ s, exit 0,`, 'm'), `${name} did not end cleanly`);
+    for (const name of names)
+      assert.match(output, new RegExp(`^\\(${name}: [\\d.]+ s, exit 0,`, 'm'), `${name} did not end cleanly`);
     const summary = output.slice(output.indexOf('=== summary ==='));
-    for (const label of ['create POST', 'get GET', 'variants 1K', 'latency 1K', 'deliver webhooks', 'postgres create', 'render throughput', 'queue']) {
+    for (const label of [
+      'create POST',
+      'get GET',
+      'variants 1K',
+      'latency 1K',
+      'deliver webhooks',
+      'postgres create',
+      'render throughput',
+      'queue',
+    ]) {
       assert.ok(summary.includes(label), `the summary has no ${label} row:\n${summary}`);
     }
     // Smoke rounds are too small for targets.
@@ -56,7 +68,10 @@ describe('benchmarks', () => {
     assert.match(output, /=== get \(HEAD [0-9a-f]{10}, round 1 of 1\) ===/);
     assert.match(output, /=== get \(working tree, round 1 of 1\) ===/);
     const againstTable = output.slice(output.indexOf('=== new (working tree) against old (HEAD'));
-    assert.match(againstTable, /get GET \/v1\/generations\/\{id\}: visualizer vs bare h3 \+ same SQLite work \(req\/s\)\s+[\d.]+\s+[\d.]+\s+[\d.]+/);
+    assert.match(
+      againstTable,
+      /get GET \/v1\/generations\/\{id\}: visualizer vs bare h3 \+ same SQLite work \(req\/s\)\s+[\d.]+\s+[\d.]+\s+[\d.]+/,
+    );
     assert.match(againstTable, /\((higher|lower) is better\)/);
     // The worktree is gone again.
     const { stdout } = await execFileAsync('git', ['worktree', 'list'], { cwd: root });

@@ -28,7 +28,13 @@ describe('serve --api-only', () => {
     host = await startImageHost();
     const config = path.join(dir, 'config.json');
     writeFileSync(config, JSON.stringify({ pluginOptions: { db: { pollIntervalMs: 100 } } }));
-    env = { VISUALIZER_DATA_DIR: dir, VISUALIZER_CONFIG: config, VISUALIZER_OUTBOUND_ALLOW: 'localhost', NODE_EXTRA_CA_CERTS: (await testCertificates()).caFile, PORT: '0' };
+    env = {
+      VISUALIZER_DATA_DIR: dir,
+      VISUALIZER_CONFIG: config,
+      VISUALIZER_OUTBOUND_ALLOW: 'localhost',
+      NODE_EXTRA_CA_CERTS: (await testCertificates()).caFile,
+      PORT: '0',
+    };
   });
   after(async () => {
     await stopAll(children);
@@ -37,7 +43,9 @@ describe('serve --api-only', () => {
   });
 
   it('serves the API without rendering; a worker process renders what it accepted', async () => {
-    const { stdout } = await run(bin, ['orgs', 'create', '--name', 'roles', '--credits', '5', '--json'], { env: { ...process.env, ...env } });
+    const { stdout } = await run(bin, ['orgs', 'create', '--name', 'roles', '--credits', '5', '--json'], {
+      env: { ...process.env, ...env },
+    });
     const headers = { authorization: `Bearer ${JSON.parse(stdout).apiKey}`, 'content-type': 'application/json' };
 
     const api = start(['serve', '--api-only'], env);
@@ -45,17 +53,28 @@ describe('serve --api-only', () => {
     await waitFor('the API-only banner', () => /API only \(--api-only\)/.test(api.output.stdout), 60_000);
     const url = /listening on (http:\S+) \(public URL \S+; API only\)/.exec(api.output.stdout)?.[1];
     assert.ok(url, api.output.stdout);
-    assert.match(api.output.stdout, /^API only \(--api-only\): no workers and no scheduler in this process\. Webhooks are delivered and renders run only by `visualizer worker` processes/m);
-    assert.match(api.output.stderr, /^Warning: No worker is running on this database: renders and webhook deliveries wait until one starts\./m);
+    assert.match(
+      api.output.stdout,
+      /^API only \(--api-only\): no workers and no scheduler in this process\. Webhooks are delivered and renders run only by `visualizer worker` processes/m,
+    );
+    assert.match(
+      api.output.stderr,
+      /^Warning: No worker is running on this database: renders and webhook deliveries wait until one starts\./m,
+    );
 
     const created = await fetch(`${url}/v1/generations`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ mode: 'virtual-try-on', image: `${host.url}/photo.jpg`, products: [{ productId: 1, productTitle: 'Shirt', imageUrl: `${host.url}/product.png` }] }),
+      body: JSON.stringify({
+        mode: 'virtual-try-on',
+        image: `${host.url}/photo.jpg`,
+        products: [{ productId: 1, productTitle: 'Shirt', imageUrl: `${host.url}/product.png` }],
+      }),
     });
     assert.equal(created.status, 202);
     const { id } = await created.json();
-    const status = async () => (await (await fetch(`${url}/v1/generations/${id}`, { headers })).json()).status as string;
+    const status = async () =>
+      (await (await fetch(`${url}/v1/generations/${id}`, { headers })).json()).status as string;
 
     // Several queue polls long: a process with workers would have fetched the photo by now.
     await sleep(1_000);

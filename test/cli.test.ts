@@ -10,7 +10,13 @@ import { bin, cli } from './support/cli.ts';
 import { waitFor } from './support/wait-for.ts';
 
 /** Starts `visualizer serve` and resolves once it prints its URL. */
-function serve(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; stdout: () => string; stderr: () => string; exited: Promise<number | null> }> {
+function serve(env: Record<string, string>): Promise<{
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}> {
   const child = spawn(bin, ['serve'], { env: { ...process.env, PORT: '0', ...env } });
   let stdout = '';
   let stderr = '';
@@ -28,14 +34,22 @@ function serve(env: Record<string, string>): Promise<{ child: ChildProcess; url:
 
 describe("serve's banner on renders", () => {
   const routes = (tryOn: string[], room: string[]) =>
-    ({ 'virtual-try-on': tryOn.map((name) => ({ engine: { name } })), 'room-visualizer': room.map((name) => ({ engine: { name } })) }) as unknown as RenderRoutes;
+    ({
+      'virtual-try-on': tryOn.map((name) => ({ engine: { name } })),
+      'room-visualizer': room.map((name) => ({ engine: { name } })),
+    }) as unknown as RenderRoutes;
 
   it("names each mode's engines in the order they are tried", () => {
-    assert.deepEqual(renderBannerLines(routes(['fashn', 'fal'], ['replicate'])), ['Renders: virtual-try-on by fashn, then fal; room-visualizer by replicate.']);
+    assert.deepEqual(renderBannerLines(routes(['fashn', 'fal'], ['replicate'])), [
+      'Renders: virtual-try-on by fashn, then fal; room-visualizer by replicate.',
+    ]);
   });
 
   it('warns that the mock is a placeholder wherever it is routed', () => {
-    assert.match(renderBannerLines(routes(['mock'], ['mock']))[0]!, /^Renderer: mock, a placeholder .* set VISUALIZER_RENDERER=gemini/);
+    assert.match(
+      renderBannerLines(routes(['mock'], ['mock']))[0]!,
+      /^Renderer: mock, a placeholder .* set VISUALIZER_RENDERER=gemini/,
+    );
     assert.deepEqual(renderBannerLines(routes(['fashn', 'mock'], ['mock'])), [
       'Renders: virtual-try-on by fashn, then mock; room-visualizer by mock.',
       'Renderer mock is a placeholder: its results are the product pasted onto the photo, marked PREVIEW.',
@@ -63,31 +77,65 @@ describe('CLI', () => {
   });
 
   it('manages stores, keys and credits', async () => {
-    const { organizationId } = JSON.parse((await cli(['orgs', 'create', '--name', 'keys', '--credits', '0', '--json'], env)).stdout);
-    const key = JSON.parse((await cli(['keys', 'create', '--org', organizationId, '--kind', 'conversion', '--name', 'shop', '--json'], env)).stdout);
+    const { organizationId } = JSON.parse(
+      (await cli(['orgs', 'create', '--name', 'keys', '--credits', '0', '--json'], env)).stdout,
+    );
+    const key = JSON.parse(
+      (await cli(['keys', 'create', '--org', organizationId, '--kind', 'conversion', '--name', 'shop', '--json'], env))
+        .stdout,
+    );
     assert.match(key.key, /^viz_/);
     const listed = JSON.parse((await cli(['keys', 'list', '--org', organizationId, '--json'], env)).stdout);
     assert.equal(listed.length, 3);
     assert.ok(!JSON.stringify(listed).includes(key.key), 'listing never shows a key');
-    const revoked = JSON.parse((await cli(['keys', 'revoke', '--org', organizationId, '--key', key.keyId, '--json'], env)).stdout);
+    const revoked = JSON.parse(
+      (await cli(['keys', 'revoke', '--org', organizationId, '--key', key.keyId, '--json'], env)).stdout,
+    );
     assert.match(revoked.revokedAt, /Z$/);
     const afterRevoke = JSON.parse((await cli(['keys', 'list', '--org', organizationId, '--json'], env)).stdout);
     assert.equal(afterRevoke.find((item: { id: string }) => item.id === key.keyId).status, 'revoked');
 
-    const store = JSON.parse((await cli(['stores', 'create', '--org', organizationId, '--name', 'Outlet', '--attribution-window-days', '14', '--json'], env)).stdout);
+    const store = JSON.parse(
+      (
+        await cli(
+          [
+            'stores',
+            'create',
+            '--org',
+            organizationId,
+            '--name',
+            'Outlet',
+            '--attribution-window-days',
+            '14',
+            '--json',
+          ],
+          env,
+        )
+      ).stdout,
+    );
     assert.equal(store.attributionWindowDays, 14);
     const stores = JSON.parse((await cli(['stores', 'list', '--org', organizationId, '--json'], env)).stdout);
     assert.equal(stores.length, 2);
 
-    const credits = JSON.parse((await cli(['credits', 'add', '--org', organizationId, '--amount', '25', '--json'], env)).stdout);
+    const credits = JSON.parse(
+      (await cli(['credits', 'add', '--org', organizationId, '--amount', '25', '--json'], env)).stdout,
+    );
     assert.equal(credits.balance, 25);
   });
 
   it('orgs update sets how long renders are kept, and orgs list shows it', async () => {
-    const { organizationId } = JSON.parse((await cli(['orgs', 'create', '--name', 'retention', '--credits', '0', '--json'], env)).stdout);
-    const listed = async () => JSON.parse((await cli(['orgs', 'list', '--json'], env)).stdout).find((org: { id: string }) => org.id === organizationId);
+    const { organizationId } = JSON.parse(
+      (await cli(['orgs', 'create', '--name', 'retention', '--credits', '0', '--json'], env)).stdout,
+    );
+    const listed = async () =>
+      JSON.parse((await cli(['orgs', 'list', '--json'], env)).stdout).find(
+        (org: { id: string }) => org.id === organizationId,
+      );
     assert.equal((await listed()).renderRetentionDays, null, 'for ever by default');
-    const updated = await cli(['orgs', 'update', '--org', organizationId, '--render-retention-days', '30', '--json'], env);
+    const updated = await cli(
+      ['orgs', 'update', '--org', organizationId, '--render-retention-days', '30', '--json'],
+      env,
+    );
     assert.equal(updated.code, 0, updated.stderr);
     assert.deepEqual(JSON.parse(updated.stdout), { organizationId, name: 'retention', renderRetentionDays: 30 });
     assert.equal((await listed()).renderRetentionDays, 30);
@@ -99,7 +147,10 @@ describe('CLI', () => {
       assert.equal(refused.code, 2, `${bad}: ${refused.stderr}`);
       assert.match(refused.stderr, /--render-retention-days must be a whole number from 1 to 36500, or 'forever'/);
     }
-    const unknown = await cli(['orgs', 'update', '--org', 'org_000000000000000000000000', '--render-retention-days', '7'], env);
+    const unknown = await cli(
+      ['orgs', 'update', '--org', 'org_000000000000000000000000', '--render-retention-days', '7'],
+      env,
+    );
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /No such organization/);
   });
@@ -134,15 +185,21 @@ describe('CLI', () => {
     assert.match(pg.stderr, /plugins\.persistence: .*needs DATABASE_URL/);
     const allow = await cli(['orgs', 'list'], { ...env, VISUALIZER_OUTBOUND_ALLOW: 'hooks.test:https' });
     assert.equal(allow.code, 1);
-    assert.match(allow.stderr, /outbound\.allow\.0 \(VISUALIZER_OUTBOUND_ALLOW\): "hooks\.test:https" has an invalid port "https"/);
+    assert.match(
+      allow.stderr,
+      /outbound\.allow\.0 \(VISUALIZER_OUTBOUND_ALLOW\): "hooks\.test:https" has an invalid port "https"/,
+    );
   });
 
   it('loads a third-party plugin named in a config file', async () => {
     const config = path.join(dataDir, 'config.json');
-    writeFileSync(config, JSON.stringify({
-      plugins: { clock: path.join(import.meta.dirname, 'fixtures', 'frozen-clock-plugin.ts') },
-      pluginOptions: { 'frozen-clock': { at: '2031-05-06T07:08:09.010Z' } },
-    }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        plugins: { clock: path.join(import.meta.dirname, 'fixtures', 'frozen-clock-plugin.ts') },
+        pluginOptions: { 'frozen-clock': { at: '2031-05-06T07:08:09.010Z' } },
+      }),
+    );
     const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-cli-plugin-'));
     try {
       const options = { VISUALIZER_DATA_DIR: dir, VISUALIZER_CONFIG: config };
@@ -179,7 +236,10 @@ describe('CLI', () => {
         const unauthorized = await fetch(`${first.url}/v1/stores`);
         assert.equal(unauthorized.status, 401);
         assert.equal((await unauthorized.json()).error.type, 'authentication_error');
-        assert.equal((await fetch(`${first.url}/v1/stores`, { headers: { authorization: `Bearer ${apiKey}` } })).status, 200);
+        assert.equal(
+          (await fetch(`${first.url}/v1/stores`, { headers: { authorization: `Bearer ${apiKey}` } })).status,
+          200,
+        );
 
         first.child.kill('SIGTERM');
         assert.equal(await first.exited, 0, 'SIGTERM shuts down cleanly');
@@ -253,7 +313,10 @@ describe('CLI', () => {
         assert.equal(response.status, 404);
         assert.equal((await response.json()).error.code, 'route_not_found');
         assert.equal((await open.get('/demo/checkout')).status, 404);
-        assert.match(open.banner, /^Demo shop: off, because HOST 0\.0\.0\.0 is not loopback alone .* To serve it anyway: VISUALIZER_DEMO=true, or "demo": \{ "enabled": true \} in the config file\.$/);
+        assert.match(
+          open.banner,
+          /^Demo shop: off, because HOST 0\.0\.0\.0 is not loopback alone .* To serve it anyway: VISUALIZER_DEMO=true, or "demo": \{ "enabled": true \} in the config file\.$/,
+        );
       } finally {
         await open.stop();
       }
@@ -262,7 +325,10 @@ describe('CLI', () => {
     it('serves the demo shop on loopback alone, and anywhere when demo.enabled is true', async () => {
       const local = await serveDemo('127.0.0.1');
       try {
-        assert.match(local.banner, /^Demo shop: http:\/\/localhost:\d+\/demo \(on: listening on 127\.0\.0\.1, loopback alone\)$/);
+        assert.match(
+          local.banner,
+          /^Demo shop: http:\/\/localhost:\d+\/demo \(on: listening on 127\.0\.0\.1, loopback alone\)$/,
+        );
         assert.equal((await local.get('/demo')).status, 200);
       } finally {
         await local.stop();
@@ -300,7 +366,10 @@ describe('CLI', () => {
         );
         // The reference page it names is there.
         const reference = lines.find((line) => line.startsWith('API reference: '));
-        assert.match(reference ?? '', /^API reference: (http:\/\/localhost:\d+)\/docs \(OpenAPI document: \1\/openapi\.json\)$/);
+        assert.match(
+          reference ?? '',
+          /^API reference: (http:\/\/localhost:\d+)\/docs \(OpenAPI document: \1\/openapi\.json\)$/,
+        );
         const page = await mock.get('/docs');
         assert.equal(page.status, 200);
         assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
@@ -313,7 +382,10 @@ describe('CLI', () => {
         await mock.stop();
       }
       // The switch it names works as written, and then nothing in the banner speaks of a placeholder.
-      const gemini = await serveDemo('127.0.0.1', { VISUALIZER_RENDERER: 'gemini', GEMINI_API_KEY: 'test-key-not-used' });
+      const gemini = await serveDemo('127.0.0.1', {
+        VISUALIZER_RENDERER: 'gemini',
+        GEMINI_API_KEY: 'test-key-not-used',
+      });
       try {
         assert.doesNotMatch(gemini.stdout(), /Renderer|placeholder|PREVIEW/);
         assert.match(gemini.stdout(), /^Renders: virtual-try-on by gemini; room-visualizer by gemini\.$/m);

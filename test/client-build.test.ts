@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -13,8 +22,22 @@ const run = promisify(execFile);
 /** tsc's report on `files` of `project` as a shop's ESM TypeScript project compiles them: '' when clean. */
 async function typecheck(project: string, files: string[]): Promise<string> {
   const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
-  const flags = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', ...files];
-  const result = await run(process.execPath, [tsc, ...flags], { cwd: project }).catch((error: { stdout: string }) => error);
+  const flags = [
+    '--noEmit',
+    '--strict',
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--target',
+    'es2022',
+    '--types',
+    'node',
+    ...files,
+  ];
+  const result = await run(process.execPath, [tsc, ...flags], { cwd: project }).catch(
+    (error: { stdout: string }) => error,
+  );
   return result.stdout;
 }
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -81,7 +104,12 @@ console.log(JSON.stringify({ balance, unauthenticated: wrong instanceof Authenti
     const env: NodeJS.ProcessEnv = { ...process.env, API_KEY: keys.apiKey, BASE_URL: app.url };
     delete env.NODE_OPTIONS; // whatever loaders this test runs under, the child has none
     const { stdout } = await run(process.execPath, ['smoke.mjs'], { cwd: project, env });
-    assert.deepEqual(JSON.parse(stdout), { balance: 7, unauthenticated: 'invalid_api_key', event: 'generation.completed', tampered: true });
+    assert.deepEqual(JSON.parse(stdout), {
+      balance: 7,
+      unauthenticated: 'invalid_api_key',
+      event: 'generation.completed',
+      tampered: true,
+    });
   });
 
   it('gives a TypeScript consumer its types through the exports map', async () => {
@@ -109,8 +137,10 @@ export const urlOf = (event: WebhookEvent) => (event.type === 'generation.comple
     assert.equal(await typecheck(project, ['consumer.ts']), '', 'the consumer typechecks');
   });
 
-  it("typechecks every TypeScript example of docs/client.md against what it exports", async () => {
-    const blocks = [...readFileSync(path.join(root, 'docs/client.md'), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+  it('typechecks every TypeScript example of docs/client.md against what it exports', async () => {
+    const blocks = [
+      ...readFileSync(path.join(root, 'docs/client.md'), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm),
+    ].map((match) => match[1]!);
     assert.ok(blocks.length >= 6, 'the guide has its examples');
     const files = blocks.map((block, index) => {
       const file = `example-${index}.ts`;

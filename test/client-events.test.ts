@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { ApiError, AuthenticationError, createClient, InvalidRequestError, type EventStreamRetry, type VisualizerClient, type WebhookEvent } from '../clients/node/src/index.ts';
+import {
+  ApiError,
+  AuthenticationError,
+  createClient,
+  InvalidRequestError,
+  type EventStreamRetry,
+  type VisualizerClient,
+  type WebhookEvent,
+} from '../clients/node/src/index.ts';
 import { startGenerationApp, type GenerationApp } from './support/generation-app.ts';
 
 describe('@visualizer/client events.stream against the service', () => {
@@ -17,7 +25,11 @@ describe('@visualizer/client events.stream against the service', () => {
   after(() => g.close());
 
   const create = (image: string) =>
-    client.generations.create({ mode: 'virtual-try-on', image, products: [{ productId: 'sku-1', productTitle: 'Red shirt', imageUrl: `${g.host.url}/product.png` }] });
+    client.generations.create({
+      mode: 'virtual-try-on',
+      image,
+      products: [{ productId: 'sku-1', productTitle: 'Red shirt', imageUrl: `${g.host.url}/product.png` }],
+    });
 
   it('yields the events that happen once it is open, typed, filtered by type', async () => {
     // The signal bounds the test should the event never come: the loop then ends and the asserts say so.
@@ -29,7 +41,10 @@ describe('@visualizer/client events.stream against the service', () => {
       received.push(event);
       if (event.data.id === completed.id) break;
     }
-    assert.ok(received.every((event) => event.type === 'generation.completed'), 'only the type asked for');
+    assert.ok(
+      received.every((event) => event.type === 'generation.completed'),
+      'only the type asked for',
+    );
     assert.ok(!received.some((event) => event.data.id === failed.id));
     const event = received.at(-1)!;
     assert.equal(event.type, 'generation.completed');
@@ -41,7 +56,10 @@ describe('@visualizer/client events.stream against the service', () => {
   });
 
   it('refuses with typed errors before streaming', async () => {
-    await assert.rejects(client.events.stream({ types: ['generation.started' as never] }), (error: unknown) => error instanceof InvalidRequestError && error.param === 'types');
+    await assert.rejects(
+      client.events.stream({ types: ['generation.started' as never] }),
+      (error: unknown) => error instanceof InvalidRequestError && error.param === 'types',
+    );
     const stranger = createClient({ apiKey: `visualizer_${'x'.repeat(32)}`, baseUrl: g.app.url });
     await assert.rejects(stranger.events.stream(), AuthenticationError);
   });
@@ -53,13 +71,20 @@ describe('@visualizer/client events.stream reconnecting', () => {
   let close: () => Promise<void>;
 
   before(async () => {
-    const event = (n: number) => JSON.stringify({ id: `evt_${n}`, type: 'generation.completed', createdAt: '2026-01-01T00:00:00.000Z', data: { id: `agen_${n}` } });
+    const event = (n: number) =>
+      JSON.stringify({
+        id: `evt_${n}`,
+        type: 'generation.completed',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        data: { id: `agen_${n}` },
+      });
     // The first connection sends one event and ends (as at the service's time limit), the second
     // sends one and drops the connection, the third continues with a message split across writes.
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       connections.push(req.headers['last-event-id'] as string | undefined);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      if (connections.length === 1) return void res.end(`: stream open\n\nid: evt_1\nevent: generation.completed\ndata: ${event(1)}\n\n`);
+      if (connections.length === 1)
+        return void res.end(`: stream open\n\nid: evt_1\nevent: generation.completed\ndata: ${event(1)}\n\n`);
       if (connections.length === 2) {
         res.write(`: stream open\n\nid: evt_2\nevent: generation.completed\ndata: ${event(2)}\n\n`);
         return void setTimeout(() => req.socket.destroy(), 50);
@@ -74,7 +99,10 @@ describe('@visualizer/client events.stream reconnecting', () => {
   after(() => close());
 
   it('continues after the last event received, across an ended stream and a dropped connection', async () => {
-    const stream = await createClient({ apiKey: 'visualizer_test', baseUrl: url }).events.stream({ lastEventId: 'evt_0', signal: AbortSignal.timeout(30_000) });
+    const stream = await createClient({ apiKey: 'visualizer_test', baseUrl: url }).events.stream({
+      lastEventId: 'evt_0',
+      signal: AbortSignal.timeout(30_000),
+    });
     const ids: string[] = [];
     for await (const event of stream) {
       ids.push(event.id);
@@ -89,7 +117,8 @@ describe('@visualizer/client events.stream while the service is away', () => {
   const connections: Array<string | undefined> = [];
   let url: string;
   let close: () => Promise<void>;
-  const message = (n: number) => `id: evt_${n}\nevent: generation.completed\ndata: {"id":"evt_${n}", "type":"generation.completed"}\n\n`;
+  const message = (n: number) =>
+    `id: evt_${n}\nevent: generation.completed\ndata: {"id":"evt_${n}", "type":"generation.completed"}\n\n`;
 
   before(async () => {
     // Ends the first stream, refuses the next try with 503, then sends evt_1 again (as a proxy
@@ -97,7 +126,9 @@ describe('@visualizer/client events.stream while the service is away', () => {
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       connections.push(req.headers['last-event-id'] as string | undefined);
       const envelope = (status: number, type: string) =>
-        void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { type, code: 'test', message: `answered ${status}`, param: null } }));
+        void res
+          .writeHead(status, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { type, code: 'test', message: `answered ${status}`, param: null } }));
       if (connections.length === 2) return envelope(503, 'api_error');
       if (connections.length === 4) return envelope(401, 'authentication_error');
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -109,11 +140,16 @@ describe('@visualizer/client events.stream while the service is away', () => {
   });
   after(() => close());
 
-  it('reports each retry with a pause that grows while tries fail, skips a repeated event, and ends with a refusal retrying cannot fix', { timeout: 30_000 }, async () => {
+  it('reports each retry with a pause that grows while tries fail, skips a repeated event, and ends with a refusal retrying cannot fix', {
+    timeout: 30_000,
+  }, async () => {
     const retries: EventStreamRetry[] = [];
     let reconnections = 0;
     const client = createClient({ apiKey: 'visualizer_test', baseUrl: url, maxRetries: 0 });
-    const stream = await client.events.streamMessages({ onRetry: (retry) => retries.push(retry), onReconnect: () => (reconnections += 1) });
+    const stream = await client.events.streamMessages({
+      onRetry: (retry) => retries.push(retry),
+      onReconnect: () => (reconnections += 1),
+    });
     const messages: Array<{ id: string; data: string }> = [];
     await assert.rejects(
       (async () => {
@@ -121,12 +157,22 @@ describe('@visualizer/client events.stream while the service is away', () => {
       })(),
       (error: unknown) => error instanceof AuthenticationError && error.message === 'answered 401',
     );
-    assert.deepEqual(messages.map(({ id }) => id), ['evt_1', 'evt_2']);
-    assert.equal(messages[0]!.data, '{"id":"evt_1", "type":"generation.completed"}', 'the event as sent, byte for byte');
+    assert.deepEqual(
+      messages.map(({ id }) => id),
+      ['evt_1', 'evt_2'],
+    );
+    assert.equal(
+      messages[0]!.data,
+      '{"id":"evt_1", "type":"generation.completed"}',
+      'the event as sent, byte for byte',
+    );
     assert.deepEqual(connections, [undefined, 'evt_1', 'evt_1', 'evt_2']);
     assert.equal(reconnections, 1);
     // The pause doubles after the failed try and starts again at 1 s once a connection succeeds.
-    assert.deepEqual(retries.map(({ delayMs }) => delayMs), [1_000, 2_000, 1_000]);
+    assert.deepEqual(
+      retries.map(({ delayMs }) => delayMs),
+      [1_000, 2_000, 1_000],
+    );
     assert.equal(retries[0]!.error, null, 'the service ended the stream');
     assert.ok(retries[1]!.error instanceof ApiError && retries[1]!.error.status === 503);
     assert.equal(retries[2]!.error, null);

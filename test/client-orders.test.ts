@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { AuthenticationError, AuthorizationError, createClient, type OrderReport, type VisualizerClient } from '../clients/node/src/index.ts';
+import {
+  AuthenticationError,
+  AuthorizationError,
+  createClient,
+  type OrderReport,
+  type VisualizerClient,
+} from '../clients/node/src/index.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 
 describe('@visualizer/client reports orders', () => {
@@ -11,7 +17,12 @@ describe('@visualizer/client reports orders', () => {
   before(async () => {
     app = await startTestApp();
     const created = await app.tenants.createOrganization({ name: 'Order shop', credits: 10 });
-    shop = { storeId: created.store.id, organizationId: created.organization.id, apiKey: created.apiKey.key, conversionKey: created.conversionKey.key };
+    shop = {
+      storeId: created.store.id,
+      organizationId: created.organization.id,
+      apiKey: created.apiKey.key,
+      conversionKey: created.conversionKey.key,
+    };
     client = createClient({ apiKey: shop.apiKey, conversionKey: shop.conversionKey, baseUrl: app.url });
   });
   after(() => app.close());
@@ -45,7 +56,8 @@ describe('@visualizer/client reports orders', () => {
     await client.conversions.report(order('order-2'));
     await client.conversions.report(order('order-2', { status: 'refunded' }));
     const matching = [];
-    for await (const conversion of client.paginate('/v1/conversions', { storeId: shop.storeId })) if (conversion.orderId === 'order-2') matching.push(conversion);
+    for await (const conversion of client.paginate('/v1/conversions', { storeId: shop.storeId }))
+      if (conversion.orderId === 'order-2') matching.push(conversion);
     assert.equal(matching.length, 1, 'one conversion per order');
     assert.equal(matching[0]!.status, 'refunded');
   });
@@ -53,18 +65,25 @@ describe('@visualizer/client reports orders', () => {
   it('pages through conversions', async () => {
     for (const id of ['order-3', 'order-4', 'order-5']) await client.conversions.report(order(id));
     const orderIds: string[] = [];
-    for await (const conversion of client.paginate('/v1/conversions', { storeId: shop.storeId, limit: 1 })) orderIds.push(conversion.orderId);
+    for await (const conversion of client.paginate('/v1/conversions', { storeId: shop.storeId, limit: 1 }))
+      orderIds.push(conversion.orderId);
     assert.deepEqual([...orderIds].sort(), ['order-1', 'order-2', 'order-3', 'order-4', 'order-5']);
   });
 
   it('surfaces refusals as typed errors naming the field', async () => {
-    await assert.rejects(client.conversions.report(order('order-6', { storeId: 'store_000000000000000000000000' })), (error: unknown) => {
-      assert.ok(error instanceof AuthorizationError);
-      assert.equal(error.code, 'store_not_allowed');
-      assert.equal(error.param, 'storeId');
-      return true;
-    });
-    await assert.rejects(client.conversions.report(order('order-6'), { conversionKey: `viz_${'0'.repeat(32)}` }), AuthenticationError);
+    await assert.rejects(
+      client.conversions.report(order('order-6', { storeId: 'store_000000000000000000000000' })),
+      (error: unknown) => {
+        assert.ok(error instanceof AuthorizationError);
+        assert.equal(error.code, 'store_not_allowed');
+        assert.equal(error.param, 'storeId');
+        return true;
+      },
+    );
+    await assert.rejects(
+      client.conversions.report(order('order-6'), { conversionKey: `viz_${'0'.repeat(32)}` }),
+      AuthenticationError,
+    );
   });
 
   it('needs a conversion key, and refuses one given as the API key', async () => {

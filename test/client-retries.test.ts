@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { ApiError, ConnectionError, createClient, RateLimitError, type VisualizerClient } from '../clients/node/src/index.ts';
+import {
+  ApiError,
+  ConnectionError,
+  createClient,
+  RateLimitError,
+  type VisualizerClient,
+} from '../clients/node/src/index.ts';
 import { retryAfterMs } from '../clients/node/src/retry-after.ts';
 import { recordingFetch } from '../clients/node/test/recording-fetch.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
@@ -14,7 +20,9 @@ describe('@visualizer/client retries a rate-limited request', () => {
 
   before(async () => {
     // One request at once, one more per second: a second request at once is a 429 with Retry-After: 1.
-    app = await startTestApp({ config: { rateLimits: { create: { perSecond: 1, burst: 1 }, read: { perSecond: 1, burst: 1 } } } });
+    app = await startTestApp({
+      config: { rateLimits: { create: { perSecond: 1, burst: 1 }, read: { perSecond: 1, burst: 1 } } },
+    });
   });
   after(() => app.close());
 
@@ -24,7 +32,10 @@ describe('@visualizer/client retries a rate-limited request', () => {
     await client.credits.retrieve();
     const balance = await client.credits.retrieve();
     assert.equal(balance.balance, 10);
-    assert.deepEqual(recorder.calls.map((call) => call.status), [200, 429, 200]);
+    assert.deepEqual(
+      recorder.calls.map((call) => call.status),
+      [200, 429, 200],
+    );
   });
 
   it('retries a POST without an idempotency key too, since a 429 is refused before any work', async () => {
@@ -33,7 +44,10 @@ describe('@visualizer/client retries a rate-limited request', () => {
     await client.webhookEndpoints.list();
     const endpoint = await client.webhookEndpoints.create({ url: 'https://shop.example/hooks', enabledEvents: ['*'] });
     assert.match(endpoint.secret, /^whsec_/);
-    assert.deepEqual(recorder.calls.map((call) => `${call.method} ${call.status}`), ['GET 200', 'POST 429', 'POST 201']);
+    assert.deepEqual(
+      recorder.calls.map((call) => `${call.method} ${call.status}`),
+      ['GET 200', 'POST 429', 'POST 201'],
+    );
     assert.equal((await client.webhookEndpoints.list()).data.length, 1, 'one endpoint made');
   });
 
@@ -55,7 +69,12 @@ describe('@visualizer/client retries a rate-limited request', () => {
 
   it('does not wait longer than maxRetryDelayMs: a longer Retry-After is the answer', async () => {
     const recorder = recordingFetch();
-    const client = createClient({ apiKey: await freshKey(), baseUrl: app.url, fetch: recorder.fetch, maxRetryDelayMs: 500 });
+    const client = createClient({
+      apiKey: await freshKey(),
+      baseUrl: app.url,
+      fetch: recorder.fetch,
+      maxRetryDelayMs: 500,
+    });
     await client.credits.retrieve().catch(() => {});
     await assert.rejects(client.credits.retrieve(), RateLimitError);
     assert.equal(recorder.calls.filter((call) => call.status === 429).length, 1, 'not retried');
@@ -66,7 +85,13 @@ describe('@visualizer/client retries a rate-limited request', () => {
 async function startStub() {
   type Behaviour = (req: IncomingMessage, res: ServerResponse) => void;
   const scripts = new Map<string, Behaviour[]>();
-  const requests: Array<{ method: string; path: string; idempotencyKey: string | undefined; authorization: string | undefined; body: string }> = [];
+  const requests: Array<{
+    method: string;
+    path: string;
+    idempotencyKey: string | undefined;
+    authorization: string | undefined;
+    body: string;
+  }> = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -98,16 +123,42 @@ async function startStub() {
   };
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) => (_req: IncomingMessage, res: ServerResponse) =>
-  void res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req_stub${status}`, ...headers }).end(JSON.stringify(body));
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  (_req: IncomingMessage, res: ServerResponse) =>
+    void res
+      .writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req_stub${status}`, ...headers })
+      .end(JSON.stringify(body));
 const unavailable = (retryAfter: string) =>
-  json(503, { error: { type: 'api_error', code: 'database_unavailable', message: 'The database is not answering.', param: null } }, { 'retry-after': retryAfter });
+  json(
+    503,
+    {
+      error: {
+        type: 'api_error',
+        code: 'database_unavailable',
+        message: 'The database is not answering.',
+        param: null,
+      },
+    },
+    { 'retry-after': retryAfter },
+  );
 /** Drops the connection without an answer, as a crashing server or a flaky network does. */
 const hangUp = (req: IncomingMessage) => void req.socket.destroy();
 
 const generation = {
-  id: 'agen_000000000000000000000001', object: 'generation', status: 'processing', mode: 'virtual-try-on', imageSize: '1K', imageUrl: null,
-  imageVariants: null, products: [], hint: null, error: null, metadata: null, createdAt: '2026-01-01T00:00:00.000Z', completedAt: null,
+  id: 'agen_000000000000000000000001',
+  object: 'generation',
+  status: 'processing',
+  mode: 'virtual-try-on',
+  imageSize: '1K',
+  imageUrl: null,
+  imageVariants: null,
+  products: [],
+  hint: null,
+  error: null,
+  metadata: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  completedAt: null,
 };
 
 describe('@visualizer/client retries 503s and lost connections only when the request is safe to repeat', () => {
@@ -121,14 +172,22 @@ describe('@visualizer/client retries 503s and lost connections only when the req
   const sent = (path: string) => stub.requests.filter((request) => request.path === path);
 
   it('retries a GET after a 503, honouring a Retry-After given as an HTTP date', async () => {
-    stub.script('/v1/generations/agen_1', unavailable(new Date(Date.now() + 1_000).toUTCString()), json(200, generation));
+    stub.script(
+      '/v1/generations/agen_1',
+      unavailable(new Date(Date.now() + 1_000).toUTCString()),
+      json(200, generation),
+    );
     assert.equal((await client.generations.retrieve('agen_1')).id, generation.id);
     assert.equal(sent('/v1/generations/agen_1').length, 2);
   });
 
   it('retries a create with the same idempotency key on every attempt', async () => {
     stub.script('/v1/generations', unavailable('0'), hangUp, json(202, generation));
-    const created = await client.generations.create({ mode: 'virtual-try-on', image: 'https://shop.example/me.jpg', products: [] });
+    const created = await client.generations.create({
+      mode: 'virtual-try-on',
+      image: 'https://shop.example/me.jpg',
+      products: [],
+    });
     assert.equal(created.id, generation.id);
     const keys = sent('/v1/generations').map((request) => request.idempotencyKey);
     assert.equal(keys.length, 3);
@@ -139,10 +198,12 @@ describe('@visualizer/client retries 503s and lost connections only when the req
 
   it('does not repeat a POST without an idempotency key after a 503', async () => {
     stub.script('/v1/webhook-endpoints', unavailable('0'), json(201, {}));
-    const error = await client.webhookEndpoints.create({ url: 'https://shop.example/hooks', enabledEvents: ['*'] }).then(
-      () => assert.fail('expected a 503'),
-      (error: unknown) => error,
-    );
+    const error = await client.webhookEndpoints
+      .create({ url: 'https://shop.example/hooks', enabledEvents: ['*'] })
+      .then(
+        () => assert.fail('expected a 503'),
+        (error: unknown) => error,
+      );
     assert.ok(error instanceof ApiError);
     assert.equal(error.status, 503);
     assert.equal(error.code, 'database_unavailable');
@@ -160,8 +221,16 @@ describe('@visualizer/client retries 503s and lost connections only when the req
   it('retries an order report after a lost connection: reporting an order again changes nothing', async () => {
     stub.script('/api/webhooks/orders', hangUp, json(200, { success: true }));
     const answer = await client.conversions.report({
-      orderId: 'order-1', storeId: 'store_1', organizationId: 'org_1', visitorId: 'v', sessionId: 's',
-      totalCents: 0, currency: 'USD', status: 'completed', orderCreatedAt: new Date(), items: [],
+      orderId: 'order-1',
+      storeId: 'store_1',
+      organizationId: 'org_1',
+      visitorId: 'v',
+      sessionId: 's',
+      totalCents: 0,
+      currency: 'USD',
+      status: 'completed',
+      orderCreatedAt: new Date(),
+      items: [],
     });
     assert.deepEqual(answer, { success: true });
     const reports = sent('/api/webhooks/orders');
@@ -178,7 +247,11 @@ describe('@visualizer/client retries 503s and lost connections only when the req
 
     stub.script('/v1/widgets', () => {}, json(201, {}));
     await assert.rejects(
-      impatient.widgets.create({ storeId: 'store_1', mode: 'virtual-try-on', allowedOrigins: ['https://shop.example'] }),
+      impatient.widgets.create({
+        storeId: 'store_1',
+        mode: 'virtual-try-on',
+        allowedOrigins: ['https://shop.example'],
+      }),
       (error: unknown) => error instanceof ConnectionError && /no answer within 300 ms/.test(error.message),
     );
     assert.equal(sent('/v1/widgets').length, 1, 'a POST without a key is not repeated');
@@ -191,7 +264,10 @@ describe('@visualizer/client retries 503s and lost connections only when the req
   });
 
   it('surfaces an answer without the error envelope as an error of its status', async () => {
-    stub.script('/v1/events', (_req, res) => void res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad gateway</h1>'));
+    stub.script(
+      '/v1/events',
+      (_req, res) => void res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad gateway</h1>'),
+    );
     await assert.rejects(client.events.list(), (error: unknown) => {
       assert.ok(error instanceof ApiError);
       assert.equal(error.status, 502);

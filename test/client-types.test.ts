@@ -49,7 +49,11 @@ const methods: Record<string, string> = {
 
 describe('@visualizer/client types', () => {
   it('are what openapi-typescript makes from docs/openapi.json (run `npm run client:types`)', async () => {
-    assert.equal(readFileSync(schemaPath, 'utf8'), await generateClientTypes(), `${schemaPath} is stale: run npm run client:types`);
+    assert.equal(
+      readFileSync(schemaPath, 'utf8'),
+      await generateClientTypes(),
+      `${schemaPath} is stale: run npm run client:types`,
+    );
   });
 
   it('has a method for every keyed operation of the document', () => {
@@ -57,13 +61,24 @@ describe('@visualizer/client types', () => {
       security: object[];
       paths: Record<string, Record<string, { operationId?: string; security?: object[] }>>;
     };
-    const client = createClient({ apiKey: 'visualizer_x', baseUrl: 'http://127.0.0.1:9' }) as unknown as Record<string, Record<string, unknown>>;
+    const client = createClient({ apiKey: 'visualizer_x', baseUrl: 'http://127.0.0.1:9' }) as unknown as Record<
+      string,
+      Record<string, unknown>
+    >;
     const keyed = Object.values(document.paths)
       .flatMap((item) => Object.values(item))
       // Session-only operations (the dashboard's: keys, users, sessions) refuse keys, so a key's client has none of them.
-      .filter((operation) => operation.operationId && (operation.security ?? document.security).some((requirement) => !('sessionCookie' in requirement)))
+      .filter(
+        (operation) =>
+          operation.operationId &&
+          (operation.security ?? document.security).some((requirement) => !('sessionCookie' in requirement)),
+      )
       .map((operation) => operation.operationId!);
-    assert.deepEqual(keyed.filter((id) => !(id in methods)), [], 'operations without a client method: add them to createClient and here');
+    assert.deepEqual(
+      keyed.filter((id) => !(id in methods)),
+      [],
+      'operations without a client method: add them to createClient and here',
+    );
     for (const id of keyed) {
       const [group, name] = methods[id]!.split('.') as [string, string];
       assert.equal(typeof client[group]?.[name], 'function', `${methods[id]} for ${id}`);

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createClient, verifyWebhook, WebhookVerificationError, type VisualizerClient, type WebhookEvent } from '../clients/node/src/index.ts';
+import {
+  createClient,
+  verifyWebhook,
+  WebhookVerificationError,
+  type VisualizerClient,
+  type WebhookEvent,
+} from '../clients/node/src/index.ts';
 import { startGenerationApp, type GenerationApp } from './support/generation-app.ts';
 import { startHttpsServer, type ReceivedRequest, type TestHttpsServer } from './support/https-server.ts';
 import { waitFor } from './support/wait-for.ts';
@@ -44,7 +50,9 @@ describe('@visualizer/client verifyWebhook on real deliveries', () => {
     assert.ok(event.data.imageVariants?.detail.url);
 
     // The same bytes as a string and as a fetch Headers object, as other frameworks hand them over.
-    const headers = new Headers(Object.entries(delivery.headers).map(([name, value]): [string, string] => [name, String(value)]));
+    const headers = new Headers(
+      Object.entries(delivery.headers).map(([name, value]): [string, string] => [name, String(value)]),
+    );
     assert.equal(verifyWebhook(delivery.body.toString(), headers, secret).id, event.id);
   });
 

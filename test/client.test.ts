@@ -62,7 +62,9 @@ describe('@visualizer/client against the service', () => {
 
   it('answers the same generation for a reused idempotency key, whatever the second body', async () => {
     const first = await client.generations.create(body(), { idempotencyKey: 'order-42-try-on' });
-    const again = await client.generations.create(body({ hint: 'another body' }), { idempotencyKey: 'order-42-try-on' });
+    const again = await client.generations.create(body({ hint: 'another body' }), {
+      idempotencyKey: 'order-42-try-on',
+    });
     assert.equal(again.id, first.id);
     assert.equal(again.hint, null);
     const other = await client.generations.create(body());
@@ -87,7 +89,11 @@ describe('@visualizer/client against the service', () => {
 
   it('turns a 400 into an InvalidRequestError with type, code, param and request id', async () => {
     const error = await client.generations
-      .create(body({ products: [{ productId: 'sku-1', productTitle: 'Red shirt', imageUrl: 'http://insecure.example/x.png' }] }))
+      .create(
+        body({
+          products: [{ productId: 'sku-1', productTitle: 'Red shirt', imageUrl: 'http://insecure.example/x.png' }],
+        }),
+      )
       .then(
         () => assert.fail('expected a 400'),
         (error: unknown) => error,
@@ -128,12 +134,16 @@ describe('@visualizer/client against the service', () => {
   it('iterates every item of a list across pages', async () => {
     const created = new Set<string>();
     for (let i = 0; i < 5; i += 1) created.add((await client.generations.create(body())).id);
-    const pagesBefore = recorder.calls.filter((call) => call.url.pathname === '/v1/generations' && call.method === 'GET').length;
+    const pagesBefore = recorder.calls.filter(
+      (call) => call.url.pathname === '/v1/generations' && call.method === 'GET',
+    ).length;
 
     const seen: string[] = [];
     for await (const generation of client.paginate('/v1/generations', { limit: 2 })) seen.push(generation.id);
 
-    const pages = recorder.calls.filter((call) => call.url.pathname === '/v1/generations' && call.method === 'GET').slice(pagesBefore);
+    const pages = recorder.calls
+      .filter((call) => call.url.pathname === '/v1/generations' && call.method === 'GET')
+      .slice(pagesBefore);
     const total = (await client.generations.list({ limit: 100 })).data.length;
     assert.equal(seen.length, total, 'every generation once');
     assert.equal(new Set(seen).size, seen.length, 'no generation twice');
@@ -145,7 +155,8 @@ describe('@visualizer/client against the service', () => {
 
   it('passes list filters through every page', async () => {
     const statuses = new Set<string>();
-    for await (const generation of client.paginate('/v1/generations', { limit: 1, status: 'failed' })) statuses.add(generation.status);
+    for await (const generation of client.paginate('/v1/generations', { limit: 1, status: 'failed' }))
+      statuses.add(generation.status);
     assert.deepEqual([...statuses], ['failed']);
   });
 });
@@ -164,7 +175,9 @@ describe('@visualizer/client waiting on a generation that is never rendered', ()
   const body = (): CreateGenerationRequest => ({
     mode: 'room-visualizer',
     image: `${g.host.url}/photo.jpg`,
-    products: [{ productId: 42, productTitle: 'Oak table', imageUrl: `${g.host.url}/product.png`, dimensions: { width: 120 } }],
+    products: [
+      { productId: 42, productTitle: 'Oak table', imageUrl: `${g.host.url}/product.png`, dimensions: { width: 120 } },
+    ],
   });
 
   it('rejects with GenerationTimeoutError while the generation is still processing', async () => {
@@ -185,5 +198,4 @@ describe('@visualizer/client waiting on a generation that is never rendered', ()
     controller.abort(new Error('shopper left'));
     await assert.rejects(waiting, { message: 'shopper left' });
   });
-
 });

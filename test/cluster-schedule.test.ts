@@ -50,9 +50,16 @@ for (const [name, open] of Object.entries(databases)) {
       try {
         // Long enough that 20 claims, queued on one row lock on a loaded host, all finish inside it:
         // a claim that waited past the interval would rightly win the next run.
-        const claimAll = () => Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 ? one : other).schedules.claimRun('sweep', 1_500)));
+        const claimAll = () =>
+          Promise.all(
+            Array.from({ length: 20 }, (_, index) => (index % 2 ? one : other).schedules.claimRun('sweep', 1_500)),
+          );
         const first = await claimAll();
-        assert.equal(first.filter(Boolean).length, 1, 'the first run goes to one claim of 20 (the row did not exist yet)');
+        assert.equal(
+          first.filter(Boolean).length,
+          1,
+          'the first run goes to one claim of 20 (the row did not exist yet)',
+        );
         assert.equal((await claimAll()).filter(Boolean).length, 0, 'nobody runs it again before its interval');
         // Once the interval has passed, again one claim of many wins.
         let second: boolean[] = [];
@@ -84,7 +91,9 @@ for (const [name, open] of Object.entries(databases)) {
 }
 
 describe('two worker processes on one Postgres', () => {
-  it('run a periodic task once per interval between them, and either one alone keeps running it', { timeout: 120_000 }, async (t) => {
+  it('run a periodic task once per interval between them, and either one alone keeps running it', {
+    timeout: 120_000,
+  }, async (t) => {
     postgres ??= await startPostgresTestServer();
     const url = await postgres.createDatabase();
     const dir = tempDir();
@@ -93,7 +102,16 @@ describe('two worker processes on one Postgres', () => {
     const config = path.join(dir, 'config.json');
     writeFileSync(
       config,
-      JSON.stringify({ retention: { sweepIntervalMs: intervalMs, batchSize: 1, maxBatchesPerRun: 1, eventsDays: null, idempotencyKeysDays: null, deadJobsDays: 1 } }),
+      JSON.stringify({
+        retention: {
+          sweepIntervalMs: intervalMs,
+          batchSize: 1,
+          maxBatchesPerRun: 1,
+          eventsDays: null,
+          idempotencyKeysDays: null,
+          deadJobsDays: 1,
+        },
+      }),
     );
     const env = { DATABASE_URL: url, VISUALIZER_DATA_DIR: dir, VISUALIZER_CONFIG: config, PORT: '0' };
     const cluster = new Cluster(env);
@@ -128,12 +146,19 @@ describe('two worker processes on one Postgres', () => {
       // Never two claims within one interval (less its tolerance of a tenth), whichever process made
       // them. Claims, not the deletes: a run's delete follows its claim after a delay that a loaded
       // host stretches for one run and not the next, which says nothing about the schedule.
-      const claims = (await client.query<{ next_run_at: string }>('select next_run_at from claim_log order by next_run_at')).rows.map((row) => Number(row.next_run_at));
+      const claims = (
+        await client.query<{ next_run_at: string }>('select next_run_at from claim_log order by next_run_at')
+      ).rows.map((row) => Number(row.next_run_at));
       const gaps = claims.slice(1).map((at, index) => at - claims[index]!);
       assert.ok(gaps.length >= 11, `${claims.length} claims were logged`);
       const shortest = Math.min(...gaps);
-      t.diagnostic(`${claims.length} claims; gaps between them ${shortest}–${Math.max(...gaps)} ms at a ${intervalMs} ms interval`);
-      assert.ok(shortest >= intervalMs * 0.9, `two claims came ${shortest} ms apart; the interval is ${intervalMs} ms (gaps: ${gaps.join(', ')})`);
+      t.diagnostic(
+        `${claims.length} claims; gaps between them ${shortest}–${Math.max(...gaps)} ms at a ${intervalMs} ms interval`,
+      );
+      assert.ok(
+        shortest >= intervalMs * 0.9,
+        `two claims came ${shortest} ms apart; the interval is ${intervalMs} ms (gaps: ${gaps.join(', ')})`,
+      );
       const deleted = await runs();
       assert.ok(deleted <= claims.length, `${deleted} runs for ${claims.length} claims`);
       const left = Number((await client.query('select count(*) as n from dead_jobs')).rows[0].n);

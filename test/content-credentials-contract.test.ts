@@ -12,7 +12,12 @@ import { loadConfig } from '../config/load.ts';
 import { silentLogger } from '../core/logger.ts';
 import type { ContentCredentials } from '../core/ports/content-credentials.ts';
 import { contentCredentialsContract, readContentCredentials } from '../kit/testing/index.ts';
-import c2paPlugin, { createC2paCredentials, developmentSigner, developmentSignerFile, signerMaterial } from '../plugins/credentials-c2pa/index.ts';
+import c2paPlugin, {
+  createC2paCredentials,
+  developmentSigner,
+  developmentSignerFile,
+  signerMaterial,
+} from '../plugins/credentials-c2pa/index.ts';
 import { coseSigner } from '../plugins/credentials-c2pa/cose-sign1.js';
 import type { Provided } from '../core/plugin.ts';
 import { pkcs8, signingCertificates } from './support/signing-certificates.ts';
@@ -66,7 +71,9 @@ describe('c2pa content credentials', () => {
     assert.equal(again.pem, first.pem);
     assert.equal(again.file, path.join(dir, developmentSignerFile));
     assert.equal(statSync(again.file).mode & 0o077, 0, 'the key is readable by its owner only');
-    const [signer, ca] = (first.pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((pem) => new X509Certificate(pem));
+    const [signer, ca] = (first.pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(
+      (pem) => new X509Certificate(pem),
+    );
     assert.ok(signer && ca);
     assert.equal(signer.ca, false);
     assert.equal(ca.ca, true);
@@ -103,16 +110,31 @@ describe('c2pa content credentials', () => {
     writeFileSync(path.join(dir, 'chain.pem'), chain);
     writeFileSync(path.join(dir, 'key.pem'), key);
     const envs: Array<Record<string, string>> = [
-      { VISUALIZER_C2PA_CERTIFICATE_FILE: path.join(dir, 'chain.pem'), VISUALIZER_C2PA_KEY_FILE: path.join(dir, 'key.pem') },
+      {
+        VISUALIZER_C2PA_CERTIFICATE_FILE: path.join(dir, 'chain.pem'),
+        VISUALIZER_C2PA_KEY_FILE: path.join(dir, 'key.pem'),
+      },
       { VISUALIZER_C2PA_CERTIFICATE: chain, VISUALIZER_C2PA_KEY: key },
     ];
     for (const env of envs) {
       const plugin = await register(env);
       try {
         assert.equal(plugin.credentials.signer.development, false);
-        assert.throws(() => statSync(path.join(plugin.config.dataDir, developmentSignerFile)), /ENOENT/, 'no development certificate is made');
-        const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } }).jpeg().toBuffer();
-        const signed = await plugin.credentials.sign(image, 'jpeg', { action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia', engine: 'gemini', generationId: 'gen_1', title: 'original.jpg' });
+        assert.throws(
+          () => statSync(path.join(plugin.config.dataDir, developmentSignerFile)),
+          /ENOENT/,
+          'no development certificate is made',
+        );
+        const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } })
+          .jpeg()
+          .toBuffer();
+        const signed = await plugin.credentials.sign(image, 'jpeg', {
+          action: 'c2pa.created',
+          digitalSourceType: 'trainedAlgorithmicMedia',
+          engine: 'gemini',
+          generationId: 'gen_1',
+          title: 'original.jpg',
+        });
         const read = await readContentCredentials(signed, 'image/jpeg');
         assert.deepEqual(read.failures, ['signingCredential.untrusted']);
         assert.match(read.manifest.signature_info?.common_name ?? '', /Visualizer development signer/);
@@ -126,22 +148,38 @@ describe('c2pa content credentials', () => {
     const dir = tempDir();
     const { pem } = await developmentSigner(tempDir());
     const chain = pem.slice(pem.indexOf('-----BEGIN CERTIFICATE-----'));
-    const otherKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-    await assert.rejects(register({ VISUALIZER_C2PA_CERTIFICATE: chain, VISUALIZER_C2PA_KEY: otherKey }), /the private key in VISUALIZER_C2PA_KEY .* is not the signing certificate's/);
+    const otherKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    }) as string;
+    await assert.rejects(
+      register({ VISUALIZER_C2PA_CERTIFICATE: chain, VISUALIZER_C2PA_KEY: otherKey }),
+      /the private key in VISUALIZER_C2PA_KEY .* is not the signing certificate's/,
+    );
     // The CA's own key, so that only the certificate being a CA's is wrong.
     const { ca } = await signingCertificates();
-    await assert.rejects(register({ VISUALIZER_C2PA_CERTIFICATE: ca.certPem, VISUALIZER_C2PA_KEY: ca.keyPem }), /the signing certificate \(VISUALIZER_C2PA_CERTIFICATE .*\) is a CA's/);
+    await assert.rejects(
+      register({ VISUALIZER_C2PA_CERTIFICATE: ca.certPem, VISUALIZER_C2PA_KEY: ca.keyPem }),
+      /the signing certificate \(VISUALIZER_C2PA_CERTIFICATE .*\) is a CA's/,
+    );
     // A certificate that exists, and no key: the configuration, not the file, is what is wrong.
     writeFileSync(path.join(dir, 'chain.pem'), chain);
-    await assert.rejects(register({ VISUALIZER_C2PA_CERTIFICATE_FILE: path.join(dir, 'chain.pem') }), /^Error: Content Credentials need both a certificate and its key/);
-    await assert.rejects(register({ VISUALIZER_C2PA_KEY: otherKey }), /^Error: Content Credentials need both a certificate and its key/);
+    await assert.rejects(
+      register({ VISUALIZER_C2PA_CERTIFICATE_FILE: path.join(dir, 'chain.pem') }),
+      /^Error: Content Credentials need both a certificate and its key/,
+    );
+    await assert.rejects(
+      register({ VISUALIZER_C2PA_KEY: otherKey }),
+      /^Error: Content Credentials need both a certificate and its key/,
+    );
   });
 });
 
 /** The worker threads this process starts from now on, each with its exit; `stop` stops watching. */
 function watchThreads() {
   const started: Array<{ worker: Worker; exited: Promise<number> }> = [];
-  const onWorker = (worker: Worker) => started.push({ worker, exited: new Promise((resolve) => worker.once('exit', resolve)) });
+  const onWorker = (worker: Worker) =>
+    started.push({ worker, exited: new Promise((resolve) => worker.once('exit', resolve)) });
   process.on('worker', onWorker);
   return { started, stop: () => process.off('worker', onWorker) };
 }
@@ -150,7 +188,12 @@ function watchThreads() {
 async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      promise,
+      new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} not within ${ms} ms`)), ms)),
+      ),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -173,47 +216,94 @@ describe('what startup checks of a configured signer', () => {
   }
 
   /** Registers the plugin with `issued` in files, and in environment variables; both must reject with `pattern`, naming where. */
-  async function refusedFromFilesAndEnvironment(issued: { keyPem: string; chainPem: string }, pattern: RegExp, names: 'key' | 'certificate') {
+  async function refusedFromFilesAndEnvironment(
+    issued: { keyPem: string; chainPem: string },
+    pattern: RegExp,
+    names: 'key' | 'certificate',
+  ) {
     const dir = tempDir();
     const files = { key: path.join(dir, 'signer.key'), certificate: path.join(dir, 'chain.pem') };
     writeFileSync(files.key, issued.keyPem);
     writeFileSync(files.certificate, issued.chainPem);
-    const fromFiles = await startupError({ VISUALIZER_C2PA_CERTIFICATE_FILE: files.certificate, VISUALIZER_C2PA_KEY_FILE: files.key });
+    const fromFiles = await startupError({
+      VISUALIZER_C2PA_CERTIFICATE_FILE: files.certificate,
+      VISUALIZER_C2PA_KEY_FILE: files.key,
+    });
     assert.match(fromFiles.message, pattern);
     assert.ok(fromFiles.message.includes(files[names]), `names ${files[names]}: ${fromFiles.message}`);
-    const fromEnvironment = await startupError({ VISUALIZER_C2PA_CERTIFICATE: issued.chainPem, VISUALIZER_C2PA_KEY: issued.keyPem });
+    const fromEnvironment = await startupError({
+      VISUALIZER_C2PA_CERTIFICATE: issued.chainPem,
+      VISUALIZER_C2PA_KEY: issued.keyPem,
+    });
     assert.match(fromEnvironment.message, pattern);
-    assert.ok(fromEnvironment.message.includes(names === 'key' ? 'VISUALIZER_C2PA_KEY' : 'VISUALIZER_C2PA_CERTIFICATE'), fromEnvironment.message);
+    assert.ok(
+      fromEnvironment.message.includes(names === 'key' ? 'VISUALIZER_C2PA_KEY' : 'VISUALIZER_C2PA_CERTIFICATE'),
+      fromEnvironment.message,
+    );
   }
 
   it('accepts a CA-issued certificate for digital signatures and email protection, document signing or no stated purpose, with a P-256 or RSA-2048 key', async () => {
     const accepted = [
       await certificates.issue(p256()),
-      await certificates.issue(p256(), ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature,nonRepudiation', 'extendedKeyUsage=1.3.6.1.5.5.7.3.36']),
+      await certificates.issue(p256(), [
+        'basicConstraints=critical,CA:FALSE',
+        'keyUsage=critical,digitalSignature,nonRepudiation',
+        'extendedKeyUsage=1.3.6.1.5.5.7.3.36',
+      ]),
       await certificates.issue(p256(), ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature']),
       await certificates.issue(pkcs8(generateKeyPairSync('rsa', { modulusLength: 2048 }))),
     ];
     for (const issued of accepted) {
-      const material = signerMaterial({ pem: issued.keyPem, source: 'key' }, { pem: issued.chainPem, source: 'chain' }, { development: false });
+      const material = signerMaterial(
+        { pem: issued.keyPem, source: 'key' },
+        { pem: issued.chainPem, source: 'chain' },
+        { development: false },
+      );
       assert.match(material.signer.subject, /Visualizer test signer/);
     }
   });
 
   it('refuses a key C2PA does not sign with, naming the key’s file or variable: secp256k1, DSA, RSA under 2048 bits', async () => {
     const refused: Array<[string, RegExp]> = [
-      [pkcs8(generateKeyPairSync('ec', { namedCurve: 'secp256k1' })), /cannot sign Content Credentials: the signing key is on the curve secp256k1, which C2PA does not allow/],
-      [pkcs8(generateKeyPairSync('dsa', { modulusLength: 2048, divisorLength: 256 })), /cannot sign Content Credentials: the signing key is of type dsa, which C2PA does not allow/],
-      [pkcs8(generateKeyPairSync('rsa', { modulusLength: 1024 })), /cannot sign Content Credentials: the signing key is RSA of 1024 bits; C2PA requires 2048 bits or more/],
+      [
+        pkcs8(generateKeyPairSync('ec', { namedCurve: 'secp256k1' })),
+        /cannot sign Content Credentials: the signing key is on the curve secp256k1, which C2PA does not allow/,
+      ],
+      [
+        pkcs8(generateKeyPairSync('dsa', { modulusLength: 2048, divisorLength: 256 })),
+        /cannot sign Content Credentials: the signing key is of type dsa, which C2PA does not allow/,
+      ],
+      [
+        pkcs8(generateKeyPairSync('rsa', { modulusLength: 1024 })),
+        /cannot sign Content Credentials: the signing key is RSA of 1024 bits; C2PA requires 2048 bits or more/,
+      ],
     ];
-    for (const [key, pattern] of refused) await refusedFromFilesAndEnvironment(await certificates.issue(key), pattern, 'key');
+    for (const [key, pattern] of refused)
+      await refusedFromFilesAndEnvironment(await certificates.issue(key), pattern, 'key');
   });
 
   it('refuses a certificate without the digitalSignature key usage, or for purposes C2PA does not accept', async () => {
     const noDigitalSignature = /does not have the digitalSignature key usage, which C2PA requires/;
-    await refusedFromFilesAndEnvironment(await certificates.issue(p256(), ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,nonRepudiation', 'extendedKeyUsage=emailProtection']), noDigitalSignature, 'certificate');
-    await refusedFromFilesAndEnvironment(await certificates.issue(p256(), ['basicConstraints=critical,CA:FALSE', 'extendedKeyUsage=emailProtection']), noDigitalSignature, 'certificate');
     await refusedFromFilesAndEnvironment(
-      await certificates.issue(p256(), ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature', 'extendedKeyUsage=serverAuth,clientAuth']),
+      await certificates.issue(p256(), [
+        'basicConstraints=critical,CA:FALSE',
+        'keyUsage=critical,nonRepudiation',
+        'extendedKeyUsage=emailProtection',
+      ]),
+      noDigitalSignature,
+      'certificate',
+    );
+    await refusedFromFilesAndEnvironment(
+      await certificates.issue(p256(), ['basicConstraints=critical,CA:FALSE', 'extendedKeyUsage=emailProtection']),
+      noDigitalSignature,
+      'certificate',
+    );
+    await refusedFromFilesAndEnvironment(
+      await certificates.issue(p256(), [
+        'basicConstraints=critical,CA:FALSE',
+        'keyUsage=critical,digitalSignature',
+        'extendedKeyUsage=serverAuth,clientAuth',
+      ]),
       /is for 1\.3\.6\.1\.5\.5\.7\.3\.1, 1\.3\.6\.1\.5\.5\.7\.3\.2, none of which C2PA accepts/,
       'certificate',
     );
@@ -222,21 +312,37 @@ describe('what startup checks of a configured signer', () => {
 
 describe('the signing thread', () => {
   const standIn = fileURLToPath(new URL('./fixtures/signing-thread-stand-in.js', import.meta.url));
-  const claim = (title: string) => ({ action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia', engine: 'mock', generationId: 'gen_1', title }) as const;
+  const claim = (title: string) =>
+    ({
+      action: 'c2pa.created',
+      digitalSourceType: 'trainedAlgorithmicMedia',
+      engine: 'mock',
+      generationId: 'gen_1',
+      title,
+    }) as const;
 
-  it('ends a signature that takes longer than signTimeoutMs, with its thread and what was queued behind it; the next starts a fresh thread', { timeout: 20_000 }, async () => {
+  it('ends a signature that takes longer than signTimeoutMs, with its thread and what was queued behind it; the next starts a fresh thread', {
+    timeout: 20_000,
+  }, async () => {
     const { pem } = await developmentSigner(tempDir());
     // The clock runs from when a signature is sent, a fresh thread's start included: the next
     // signature below starts one, which on a loaded host can take a good part of a second.
     const signTimeoutMs = 2_000;
     const threads = watchThreads();
-    const credentials = createC2paCredentials(signerMaterial({ pem, source: 'test' }, { pem, source: 'test' }, { development: true }), '1.2.3', { signTimeoutMs, threadFile: standIn });
+    const credentials = createC2paCredentials(
+      signerMaterial({ pem, source: 'test' }, { pem, source: 'test' }, { development: true }),
+      '1.2.3',
+      { signTimeoutMs, threadFile: standIn },
+    );
     try {
       const image = new Uint8Array([1, 2, 3]);
       const started = Date.now();
       const stuck = credentials.sign(image, 'png', claim('hang'));
       const queued = credentials.sign(image, 'png', claim('queued'));
-      await assert.rejects(within(stuck, 10_000, 'the stuck signature failing'), /took longer than 2000 ms; the signing thread was stopped/);
+      await assert.rejects(
+        within(stuck, 10_000, 'the stuck signature failing'),
+        /took longer than 2000 ms; the signing thread was stopped/,
+      );
       await assert.rejects(queued, /took longer than 2000 ms/);
       assert.ok(Date.now() - started >= signTimeoutMs, 'not before its time');
       assert.equal(threads.started.length, 1);
@@ -252,7 +358,11 @@ describe('the signing thread', () => {
   it('ends after a WebAssembly trap, so signing again at once starts a fresh thread', { timeout: 20_000 }, async () => {
     const { pem } = await developmentSigner(tempDir());
     const threads = watchThreads();
-    const credentials = createC2paCredentials(signerMaterial({ pem, source: 'test' }, { pem, source: 'test' }, { development: true }), '1.2.3', { threadFile: standIn });
+    const credentials = createC2paCredentials(
+      signerMaterial({ pem, source: 'test' }, { pem, source: 'test' }, { development: true }),
+      '1.2.3',
+      { threadFile: standIn },
+    );
     try {
       const image = new Uint8Array([1, 2, 3]);
       await assert.rejects(credentials.sign(image, 'png', claim('trap')), /unreachable/);
@@ -268,9 +378,15 @@ describe('the signing thread', () => {
   it('ends when idle, and a new one signs the next image', { timeout: 30_000 }, async () => {
     const { pem } = await developmentSigner(tempDir());
     const threads = watchThreads();
-    const credentials = createC2paCredentials(signerMaterial({ pem, source: 'test' }, { pem, source: 'test' }, { development: true }), '1.2.3', { idleMs: 50 });
+    const credentials = createC2paCredentials(
+      signerMaterial({ pem, source: 'test' }, { pem, source: 'test' }, { development: true }),
+      '1.2.3',
+      { idleMs: 50 },
+    );
     try {
-      const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } }).png().toBuffer();
+      const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } })
+        .png()
+        .toBuffer();
       await credentials.sign(image, 'png', claim('original.png'));
       assert.equal(threads.started.length, 1);
       await within(threads.started[0]!.exited, 5_000, 'the idle thread ending');

@@ -51,7 +51,8 @@ describe('a render whose credentials cannot be added', () => {
   const balance = async () => (await (await g.api.get(key, '/v1/credits')).json()).balance as number;
   async function stored(id: string) {
     const keys: string[] = [];
-    for await (const { key: stored } of g.app.container.cradle.cdn.list(generationImagesPrefix(id), 'public')) keys.push(stored);
+    for await (const { key: stored } of g.app.container.cradle.cdn.list(generationImagesPrefix(id), 'public'))
+      keys.push(stored);
     return keys;
   }
   async function assertFailedAndRefunded(id: string, before: number) {
@@ -60,7 +61,12 @@ describe('a render whose credentials cannot be added', () => {
     assert.deepEqual(done.error, { code: 'render_failed', message: 'The visualization could not be completed.' });
     assert.equal(await balance(), before, 'refunded');
     const ledger = await (await g.api.get(key, '/v1/credits/ledger?limit=100')).json();
-    assert.ok(ledger.data.some((entry: { reason: string; reference: string }) => entry.reason === 'generation_refund' && entry.reference === id));
+    assert.ok(
+      ledger.data.some(
+        (entry: { reason: string; reference: string }) =>
+          entry.reason === 'generation_refund' && entry.reference === id,
+      ),
+    );
     assert.deepEqual(await stored(id), [], 'no unsigned image is stored');
   }
 
@@ -89,7 +95,9 @@ describe('a render whose credentials cannot be added', () => {
 
   it('fails it the same way when the engine’s image takes no XMP', async () => {
     // A PNG cut before its end chunk: sharp reads its header, the XMP writer finds no end.
-    const png = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#468' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#468' } })
+      .png()
+      .toBuffer();
     engineImage = png.subarray(0, png.length - 12);
     const before = await balance();
     const { id } = await (await g.api.post(key, g.validBody())).json();

@@ -19,8 +19,16 @@ describe('dashboard screenshots', () => {
         const file = screenshotFile(name, viewport.width);
         assert.ok(markdown.includes(`](${file})`), `docs/dashboard.md shows ${file}`);
         const bytes = readFileSync(path.join(docs, file));
-        assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], `${file} is a PNG`);
-        assert.deepEqual([bytes.readUInt32BE(16), bytes.readUInt32BE(20)], [viewport.width, viewport.height], `${file} is the viewport`);
+        assert.deepEqual(
+          [...bytes.subarray(0, 8)],
+          [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+          `${file} is a PNG`,
+        );
+        assert.deepEqual(
+          [bytes.readUInt32BE(16), bytes.readUInt32BE(20)],
+          [viewport.width, viewport.height],
+          `${file} is the viewport`,
+        );
         assert.ok(statSync(path.join(docs, file)).size <= maxBytes, `${file} is at most ${maxBytes} bytes`);
       }
     }
@@ -28,7 +36,10 @@ describe('dashboard screenshots', () => {
 
   it('docs/dashboard/ holds no screenshot the page does not show', () => {
     for (const file of readdirSync(path.join(docs, 'dashboard'))) {
-      assert.ok(markdown.includes(`](dashboard/${file})`), `docs/dashboard/${file} is shown in docs/dashboard.md (or removed)`);
+      assert.ok(
+        markdown.includes(`](dashboard/${file})`),
+        `docs/dashboard/${file} is shown in docs/dashboard.md (or removed)`,
+      );
     }
   });
 });

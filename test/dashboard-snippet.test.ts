@@ -6,7 +6,10 @@ describe("a widget's embed snippet (shown on the dashboard's Stores & widgets pa
   it('is the stub, the loader for the store from the service base (prefix kept), and the open call', () => {
     const snippet = embedSnippet({ base: 'https://shop.example/visualizer/', storeId: 'store_1', widgetId: 'wdg_1' });
     assert.ok(snippet.startsWith(`<script>${stubSnippet}</script>\n`));
-    assert.match(snippet, /<script async src="https:\/\/shop\.example\/visualizer\/widgets\/embed\.js" data-store-id="store_1"><\/script>/);
+    assert.match(
+      snippet,
+      /<script async src="https:\/\/shop\.example\/visualizer\/widgets\/embed\.js" data-store-id="store_1"><\/script>/,
+    );
     assert.match(snippet, /Visualizer\.open\("wdg_1", \{/);
   });
 

@@ -17,7 +17,15 @@ import { errorOf } from './support/databases.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
 
 /** The same outage story on each database: while it lasts, and after. */
-function outageSuite(name: string, setup: () => Promise<{ g: GenerationApp; outage(): Promise<void>; recover(): Promise<void>; readsDuringOutage: number }>) {
+function outageSuite(
+  name: string,
+  setup: () => Promise<{
+    g: GenerationApp;
+    outage(): Promise<void>;
+    recover(): Promise<void>;
+    readsDuringOutage: number;
+  }>,
+) {
   describe(`an unavailable database (${name})`, () => {
     let g: GenerationApp;
     let outage: () => Promise<void>;
@@ -59,10 +67,19 @@ function outageSuite(name: string, setup: () => Promise<{ g: GenerationApp; outa
       const { renderGeneration, persistence, config } = g.app.container.cradle;
       // Every earlier run failed, so the first of these is the render's last retry; the outage's run is not a failure.
       const lastRetry = config.render.maxAttempts - 1;
-      const job = (attempts: number) => ({ id: `job_${id}`, kind: renderJobKind, payload: { generationId: id, organizationId: organization.id }, attempts, failures: lastRetry });
+      const job = (attempts: number) => ({
+        id: `job_${id}`,
+        kind: renderJobKind,
+        payload: { generationId: id, organizationId: organization.id },
+        attempts,
+        failures: lastRetry,
+      });
       await outage();
       try {
-        const thrown = await renderGeneration(job(config.render.maxAttempts)).then(() => assert.fail('the render finished during the outage'), (error: unknown) => error);
+        const thrown = await renderGeneration(job(config.render.maxAttempts)).then(
+          () => assert.fail('the render finished during the outage'),
+          (error: unknown) => error,
+        );
         // The queue retries such an error for as long as the outage lasts (job-queue contract).
         assert.ok(persistence.isUnavailable(thrown), String(thrown));
       } finally {
@@ -96,7 +113,11 @@ outageSuite('postgres, server unreachable', async () => {
   const url = new URL(await postgres.createDatabase());
   const relay = await cuttableRelay({ host: url.hostname, port: Number(url.port) });
   url.port = String(relay.port);
-  const g = await startGenerationApp({ workers: false, env: { DATABASE_URL: url.href }, config: { pluginOptions: { postgres: { connectTimeoutMs: 1_000 } } } });
+  const g = await startGenerationApp({
+    workers: false,
+    env: { DATABASE_URL: url.href },
+    config: { pluginOptions: { postgres: { connectTimeoutMs: 1_000 } } },
+  });
   const close = g.close;
   return {
     g: { ...g, close: async () => (await close(), await relay.close()) },
@@ -126,10 +147,17 @@ describe('a Postgres connection lost mid-transaction', () => {
       });
       await entered;
       await relay.cut();
-      const error = await transaction.then(() => assert.fail('the transaction committed'), (thrown: unknown) => thrown);
+      const error = await transaction.then(
+        () => assert.fail('the transaction committed'),
+        (thrown: unknown) => thrown,
+      );
       assert.ok(persistence.isUnavailable(error), String(error));
       await relay.restore();
-      assert.equal(await persistence.generations.statusOf('agen_after'), null, 'a fresh connection serves the next query');
+      assert.equal(
+        await persistence.generations.statusOf('agen_after'),
+        null,
+        'a fresh connection serves the next query',
+      );
     } finally {
       await persistence.close();
       await relay.close();
@@ -138,14 +166,22 @@ describe('a Postgres connection lost mid-transaction', () => {
 });
 
 describe('Postgres going away under load, with workers running', () => {
-  it('answers every create 202 or 503, and after it every generation completes, charged once', { timeout: 120_000 }, async () => {
+  it('answers every create 202 or 503, and after it every generation completes, charged once', {
+    timeout: 120_000,
+  }, async () => {
     postgres ??= await startPostgresTestServer();
     const url = new URL(await postgres.createDatabase());
     const relay = await cuttableRelay({ host: url.hostname, port: Number(url.port) });
     url.port = String(relay.port);
     const g = await startGenerationApp({
       env: { DATABASE_URL: url.href },
-      config: { pluginOptions: { postgres: { connectTimeoutMs: 1_000 }, db: { pollIntervalMs: 50, leaseMs: 2_000 }, mock: { latencyMs: 50 } } },
+      config: {
+        pluginOptions: {
+          postgres: { connectTimeoutMs: 1_000 },
+          db: { pollIntervalMs: 50, leaseMs: 2_000 },
+          mock: { latencyMs: 50 },
+        },
+      },
     });
     try {
       const credits = 1_000_000;
@@ -178,7 +214,11 @@ describe('Postgres going away under load, with workers running', () => {
       running = false;
       await load;
 
-      assert.deepEqual([...new Set(statuses)].sort(), [202, 503], 'creates were answered before, during and after the outage, and only so');
+      assert.deepEqual(
+        [...new Set(statuses)].sort(),
+        [202, 503],
+        'creates were answered before, during and after the outage, and only so',
+      );
       // A 503 may still have committed (the answer to COMMIT lost): its key tells.
       for (const key of refusedKeys) {
         const response = await g.api.post(apiKey.key, g.validBody(), { 'idempotency-key': key });
@@ -223,7 +263,16 @@ describe('a create whose transaction may or may not have committed (sqlite)', ()
     persistence.transaction = async (work) => {
       let creates = false;
       const result = await transaction((tx) =>
-        work(Object.create(tx, { generations: { value: { ...tx.generations, create: (generation) => ((creates = true), tx.generations.create(generation)) } satisfies Repositories['generations'] } })),
+        work(
+          Object.create(tx, {
+            generations: {
+              value: {
+                ...tx.generations,
+                create: (generation) => ((creates = true), tx.generations.create(generation)),
+              } satisfies Repositories['generations'],
+            },
+          }),
+        ),
       );
       if (!creates) return result;
       persistence.transaction = transaction;
@@ -245,7 +294,9 @@ describe('a create whose transaction may or may not have committed (sqlite)', ()
     // Binding the key fails as if a concurrent request had bound it, in a shared commit that then failed.
     persistence.transaction = (work) => {
       persistence.transaction = transaction;
-      return transaction((tx) => work(Object.create(tx, { idempotencyKeys: { value: { ...tx.idempotencyKeys, bind: async () => false } } })));
+      return transaction((tx) =>
+        work(Object.create(tx, { idempotencyKeys: { value: { ...tx.idempotencyKeys, bind: async () => false } } })),
+      );
     };
     const refused = await g.api.post(apiKey.key, g.validBody(), { 'idempotency-key': 'race-lost' });
     assert.equal((await errorOf(refused, 503)).code, 'database_unavailable');

@@ -46,9 +46,14 @@ const json = (stdout: string) => JSON.parse(stdout);
 
 for (const [name, open] of Object.entries(databases)) {
   describe(`dead letters on ${name}`, () => {
-    it('keeps a job given up as a dead letter that the CLI lists and retries, and the retried job runs', { timeout: 90_000 }, async () => {
+    it('keeps a job given up as a dead letter that the CLI lists and retries, and the retried job runs', {
+      timeout: 90_000,
+    }, async () => {
       const { persistence, env } = await open();
-      const queue = createDbQueue({ persistence, clock, ids: randomIds, logger: silentLogger }, { leaseMs: 30_000, pollIntervalMs: 50, maxAttempts: 2 });
+      const queue = createDbQueue(
+        { persistence, clock, ids: randomIds, logger: silentLogger },
+        { leaseMs: 30_000, pollIntervalMs: 50, maxAttempts: 2 },
+      );
       try {
         let healed = false;
         const runs: unknown[] = [];
@@ -61,9 +66,15 @@ for (const [name, open] of Object.entries(databases)) {
           },
           { concurrency: 1 },
         );
-        await persistence.transaction((tx) => queue.enqueue(tx, { kind: 'test.flaky', payload: { order: 42 }, runAt: clock.now(), createdAt: clock.now() }));
+        await persistence.transaction((tx) =>
+          queue.enqueue(tx, { kind: 'test.flaky', payload: { order: 42 }, runAt: clock.now(), createdAt: clock.now() }),
+        );
         queue.notify();
-        await waitFor('the job to be given up', async () => (await persistence.jobs.listDead({ limit: 10 })).length === 1, 30_000);
+        await waitFor(
+          'the job to be given up',
+          async () => (await persistence.jobs.listDead({ limit: 10 })).length === 1,
+          30_000,
+        );
         assert.equal(await queue.pending(['test.flaky']), 0, 'a dead job is no longer queued');
         assert.equal(runs.length, 2, 'given up after maxAttempts (2) failures');
 
@@ -74,9 +85,17 @@ for (const [name, open] of Object.entries(databases)) {
         assert.equal(dead.failures, 2);
         assert.equal(dead.lastError, 'engine exploded');
         assert.deepEqual(dead.payload, { order: 42 });
-        assert.deepEqual(json((await cli(['jobs', 'dead', '--kind', 'test.other', '--json'], env)).stdout), [], '--kind narrows the list');
+        assert.deepEqual(
+          json((await cli(['jobs', 'dead', '--kind', 'test.other', '--json'], env)).stdout),
+          [],
+          '--kind narrows the list',
+        );
         const table = await cli(['jobs', 'dead'], env);
-        assert.match(table.stdout, new RegExp(`${dead.id}\\s+test\\.flaky\\s+2\\s`), 'the table names the job, its kind and failures');
+        assert.match(
+          table.stdout,
+          new RegExp(`${dead.id}\\s+test\\.flaky\\s+2\\s`),
+          'the table names the job, its kind and failures',
+        );
 
         const usage = await cli(['jobs', 'retry'], env);
         assert.equal(usage.code, 2, 'retry needs --id or --all');
@@ -85,7 +104,11 @@ for (const [name, open] of Object.entries(databases)) {
         const retried = await cli(['jobs', 'retry', '--id', dead.id, '--json'], env);
         assert.equal(retried.code, 0, retried.stderr);
         assert.deepEqual(json(retried.stdout).retried, [{ id: dead.id, kind: 'test.flaky' }]);
-        await waitFor('the retried job to run', async () => runs.length === 3 && (await queue.pending(['test.flaky'])) === 0, 30_000);
+        await waitFor(
+          'the retried job to run',
+          async () => runs.length === 3 && (await queue.pending(['test.flaky'])) === 0,
+          30_000,
+        );
         assert.deepEqual(runs[2], { order: 42 }, 'with its payload');
         assert.deepEqual(await persistence.jobs.listDead({ limit: 10 }), [], 'no longer dead');
 

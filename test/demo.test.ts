@@ -21,7 +21,9 @@ describe('demo shop', () => {
       assert.match(state.conversionKey, /^viz_/);
       assert.match(state.widgetId, /^wdg_/);
       assert.equal(state.origin, new URL(base).origin);
-      assert.ok(html.includes(`<script async src="${base}/widgets/embed.js" data-store-id="${state.storeId}"></script>`));
+      assert.ok(
+        html.includes(`<script async src="${base}/widgets/embed.js" data-store-id="${state.storeId}"></script>`),
+      );
       assert.ok(html.includes('window.Visualizer=window.Visualizer||{q:[]}'), 'with the stub snippet');
 
       const image = await fetch(`${app.url}/cdn/demo/linen-shirt-sand.png`);
@@ -47,11 +49,17 @@ describe('demo shop', () => {
       const { silentLogger } = await import('../core/logger.ts');
       const { demoState } = await import('../demo/setup.ts');
       const { loadConfig } = await import('../config/load.ts');
-      const sameOrigin = await createKernel(first.container.cradle.config, { catalogue: builtinPlugins, logger: silentLogger });
+      const sameOrigin = await createKernel(first.container.cradle.config, {
+        catalogue: builtinPlugins,
+        logger: silentLogger,
+      });
       const again = await demoState(sameOrigin.cradle);
       assert.equal(again.organizationId, state.organizationId);
       assert.equal(again.widgetId, state.widgetId);
-      const moved = await createKernel(loadConfig({ VISUALIZER_DATA_DIR: dataDir, VISUALIZER_PUBLIC_URL: 'http://127.0.0.1:4999' }), { catalogue: builtinPlugins, logger: silentLogger });
+      const moved = await createKernel(
+        loadConfig({ VISUALIZER_DATA_DIR: dataDir, VISUALIZER_PUBLIC_URL: 'http://127.0.0.1:4999' }),
+        { catalogue: builtinPlugins, logger: silentLogger },
+      );
       const elsewhere = await demoState(moved.cradle);
       assert.equal(elsewhere.organizationId, state.organizationId);
       assert.notEqual(elsewhere.widgetId, state.widgetId);
@@ -95,35 +103,67 @@ describe('demo shop', () => {
   });
 
   it('is on by default only where nobody else can reach it; demo.enabled or VISUALIZER_DEMO decides either way', () => {
-    const config = (env: Record<string, string>, file: Record<string, unknown> = {}) => loadConfig({ VISUALIZER_DATA_DIR: '/tmp/unused', ...env }, file);
+    const config = (env: Record<string, string>, file: Record<string, unknown> = {}) =>
+      loadConfig({ VISUALIZER_DATA_DIR: '/tmp/unused', ...env }, file);
     const development = {};
     for (const host of ['127.0.0.1', '127.0.0.2', '::1', '[::1]', 'localhost', 'LOCALHOST', '::ffff:127.0.0.1']) {
-      assert.deepEqual(demoAvailability(config({ HOST: host }), development), { enabled: true, reason: `listening on ${host}, loopback alone` }, host);
+      assert.deepEqual(
+        demoAvailability(config({ HOST: host }), development),
+        { enabled: true, reason: `listening on ${host}, loopback alone` },
+        host,
+      );
     }
     for (const host of ['0.0.0.0', '::', '192.168.1.20', 'shop.example']) {
       assert.equal(demoAvailability(config({ HOST: host }), development).enabled, false, host);
     }
-    assert.match(demoAvailability(config({ VISUALIZER_PUBLIC_URL: 'https://visualizer.example' }), development).reason, /public URL https:\/\/visualizer\.example is not on this machine/);
+    assert.match(
+      demoAvailability(config({ VISUALIZER_PUBLIC_URL: 'https://visualizer.example' }), development).reason,
+      /public URL https:\/\/visualizer\.example is not on this machine/,
+    );
     assert.match(demoAvailability(config({}, { trustProxy: true }), development).reason, /trustProxy/);
-    assert.deepEqual(demoAvailability(config({}), { NODE_ENV: 'production' }), { enabled: false, reason: 'NODE_ENV is production' });
+    assert.deepEqual(demoAvailability(config({}), { NODE_ENV: 'production' }), {
+      enabled: false,
+      reason: 'NODE_ENV is production',
+    });
 
-    assert.equal(demoAvailability(config({ HOST: '0.0.0.0' }, { demo: { enabled: true } }), { NODE_ENV: 'production' }).enabled, true);
+    assert.equal(
+      demoAvailability(config({ HOST: '0.0.0.0' }, { demo: { enabled: true } }), { NODE_ENV: 'production' }).enabled,
+      true,
+    );
     assert.equal(demoAvailability(config({ HOST: '0.0.0.0', VISUALIZER_DEMO: 'true' }), development).enabled, true);
     assert.equal(demoAvailability(config({ VISUALIZER_DEMO: 'off' }), development).enabled, false);
     assert.throws(() => config({ VISUALIZER_DEMO: 'maybe' }), /demo\.enabled \(VISUALIZER_DEMO\)/);
 
-    assert.equal(demoBannerLine(config({ HOST: '0.0.0.0', PORT: '3000' }), development), 'Demo shop: off, because HOST 0.0.0.0 is not loopback alone (other machines can reach it). To serve it anyway: VISUALIZER_DEMO=true, or "demo": { "enabled": true } in the config file.');
-    assert.equal(demoBannerLine(config({ PORT: '3000' }), development), 'Demo shop: http://localhost:3000/demo (on: listening on 127.0.0.1, loopback alone)');
-    assert.equal(demoBannerLine(config({ VISUALIZER_DEMO: 'false' }), development), 'Demo shop: off, because demo.enabled is false.');
+    assert.equal(
+      demoBannerLine(config({ HOST: '0.0.0.0', PORT: '3000' }), development),
+      'Demo shop: off, because HOST 0.0.0.0 is not loopback alone (other machines can reach it). To serve it anyway: VISUALIZER_DEMO=true, or "demo": { "enabled": true } in the config file.',
+    );
+    assert.equal(
+      demoBannerLine(config({ PORT: '3000' }), development),
+      'Demo shop: http://localhost:3000/demo (on: listening on 127.0.0.1, loopback alone)',
+    );
+    assert.equal(
+      demoBannerLine(config({ VISUALIZER_DEMO: 'false' }), development),
+      'Demo shop: off, because demo.enabled is false.',
+    );
   });
 
   describe('checkout', () => {
     let app: TestApp;
     let state: DemoState;
     const form = (fields: Record<string, string>) =>
-      fetch(`${app.url}/demo/checkout`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
-    const conversions = async (): Promise<Array<{ orderId: string; totalCents: number; items: unknown[]; visitorId: string; source: string }>> => {
-      const response = await fetch(`${app.url}/v1/conversions?storeId=${state.storeId}&limit=100`, { headers: bearer(state.apiKey) });
+      fetch(`${app.url}/demo/checkout`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields),
+      });
+    const conversions = async (): Promise<
+      Array<{ orderId: string; totalCents: number; items: unknown[]; visitorId: string; source: string }>
+    > => {
+      const response = await fetch(`${app.url}/v1/conversions?storeId=${state.storeId}&limit=100`, {
+        headers: bearer(state.apiKey),
+      });
       assert.equal(response.status, 200);
       return (await response.json()).data;
     };
@@ -151,10 +191,23 @@ describe('demo shop', () => {
     });
 
     it('an empty cart cannot place an order', async () => {
-      for (const items of ['[]', '', 'not json', JSON.stringify([{ productId: 'nope', quantity: 1 }, { productId: 'tee-classic', quantity: 0 }])]) {
+      for (const items of [
+        '[]',
+        '',
+        'not json',
+        JSON.stringify([
+          { productId: 'nope', quantity: 1 },
+          { productId: 'tee-classic', quantity: 0 },
+        ]),
+      ]) {
         const refused = await form({ items, visitorId: 'v-empty', sessionId: 's-empty' });
         assert.equal(refused.status, 400, items);
-        assert.deepEqual((await refused.json()).error, { type: 'invalid_request_error', code: 'parameter_invalid', message: 'The cart is empty: add a product before placing an order.', param: 'items' });
+        assert.deepEqual((await refused.json()).error, {
+          type: 'invalid_request_error',
+          code: 'parameter_invalid',
+          message: 'The cart is empty: add a product before placing an order.',
+          param: 'items',
+        });
       }
       assert.deepEqual(await conversions(), []);
     });
@@ -163,7 +216,11 @@ describe('demo shop', () => {
       const placed = await form({
         visitorId: 'v-1',
         sessionId: 's-1',
-        items: JSON.stringify([{ productId: 'linen-shirt', quantity: 2, priceCents: 1 }, { productId: 'tee-classic', quantity: 1 }, { productId: 'nope', quantity: 3 }]),
+        items: JSON.stringify([
+          { productId: 'linen-shirt', quantity: 2, priceCents: 1 },
+          { productId: 'tee-classic', quantity: 1 },
+          { productId: 'nope', quantity: 3 },
+        ]),
       });
       assert.equal(placed.status, 303);
       const location = placed.headers.get('location')!;
@@ -171,12 +228,17 @@ describe('demo shop', () => {
       assert.ok(orderId, location);
 
       const expected = [{ orderId, totalCents: 14700, source: 'server', visitorId: 'v-1' }];
-      const summary = (list: Awaited<ReturnType<typeof conversions>>) => list.map(({ orderId, totalCents, source, visitorId }) => ({ orderId, totalCents, source, visitorId }));
+      const summary = (list: Awaited<ReturnType<typeof conversions>>) =>
+        list.map(({ orderId, totalCents, source, visitorId }) => ({ orderId, totalCents, source, visitorId }));
       const [conversion] = await conversions();
-      assert.deepEqual(conversion!.items, [
-        { productId: 'linen-shirt', quantity: 2, priceCents: 5900, totalCents: 11800 },
-        { productId: 'tee-classic', quantity: 1, priceCents: 2900, totalCents: 2900 },
-      ], 'priced from the catalogue, whatever the form said');
+      assert.deepEqual(
+        conversion!.items,
+        [
+          { productId: 'linen-shirt', quantity: 2, priceCents: 5900, totalCents: 11800 },
+          { productId: 'tee-classic', quantity: 1, priceCents: 2900, totalCents: 2900 },
+        ],
+        'priced from the catalogue, whatever the form said',
+      );
       for (let load = 0; load < 3; load++) {
         const confirmation = await fetch(`${app.url}${location}`);
         assert.equal(confirmation.status, 200);
@@ -191,7 +253,11 @@ describe('demo shop', () => {
       const before = await conversions();
       const keys = await app.tenants.listKeys(state.organizationId);
       await app.tenants.revokeKey(state.organizationId, keys.find((key) => key.kind === 'conversion')!.id);
-      const refused = await form({ visitorId: 'v-2', sessionId: 's-2', items: JSON.stringify([{ productId: 'tee-classic', quantity: 1 }]) });
+      const refused = await form({
+        visitorId: 'v-2',
+        sessionId: 's-2',
+        items: JSON.stringify([{ productId: 'tee-classic', quantity: 1 }]),
+      });
       assert.equal(refused.status, 502);
       const html = await refused.text();
       assert.match(html, /Order not placed/);

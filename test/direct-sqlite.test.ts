@@ -18,9 +18,16 @@ interface Tables {
 
 // Prepared queries are typed for the store's schema; this test's table stands in for it.
 const asExecutor = (db: Kysely<Tables> | Transaction<Tables>) => db as unknown as Executor;
-const count = prepared((db) => (db as unknown as Kysely<Tables>).selectFrom('parents').select((eb) => eb.fn.countAll<number>().as('n')) as never);
-const insert = prepared((db, values: { id: number }) => (db as unknown as Kysely<Tables>).insertInto('parents').values({ id: values.id }) as never);
-const countOn = async (db: Kysely<Tables> | Transaction<Tables>) => ((await count(asExecutor(db), 'sqlite', {})).rows[0] as { n: number }).n;
+const count = prepared(
+  (db) =>
+    (db as unknown as Kysely<Tables>).selectFrom('parents').select((eb) => eb.fn.countAll<number>().as('n')) as never,
+);
+const insert = prepared(
+  (db, values: { id: number }) =>
+    (db as unknown as Kysely<Tables>).insertInto('parents').values({ id: values.id }) as never,
+);
+const countOn = async (db: Kysely<Tables> | Transaction<Tables>) =>
+  ((await count(asExecutor(db), 'sqlite', {})).rows[0] as { n: number }).n;
 
 describe('direct SQLite lane (prepared statements straight on better-sqlite3)', () => {
   let dir: string;
@@ -78,8 +85,14 @@ describe('direct SQLite lane (prepared statements straight on better-sqlite3)', 
       }),
       transaction(async (tx) => insert(asExecutor(tx), 'sqlite', { id: 3 })),
     ]);
-    assert.deepEqual(settled.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
-    assert.deepEqual((await db.selectFrom('parents').select('id').orderBy('id').execute()).map((row) => row.id), [1, 3]);
+    assert.deepEqual(
+      settled.map((outcome) => outcome.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(
+      (await db.selectFrom('parents').select('id').orderBy('id').execute()).map((row) => row.id),
+      [1, 3],
+    );
   });
 
   it("closes a transaction's lane when it ends: a statement on it afterwards takes Kysely's path", async () => {
@@ -93,10 +106,20 @@ describe('direct SQLite lane (prepared statements straight on better-sqlite3)', 
 
   it("shapes results as Kysely's SQLite driver does", async () => {
     const lane = laneOf(db)!;
-    const viaKysely = async (query: string, parameters: unknown[]) => db.executeQuery(CompiledQuery.raw(query, parameters));
+    const viaKysely = async (query: string, parameters: unknown[]) =>
+      db.executeQuery(CompiledQuery.raw(query, parameters));
     await sql`create table if not exists shaped (id integer primary key, name text)`.execute(db);
-    assert.deepEqual(lane('insert into shaped (name) values (?)', ['a']), await viaKysely('insert into shaped (name) values (?)', ['b']).then((result) => ({ ...result, insertId: 1n })));
-    assert.deepEqual(lane('select * from shaped order by id', []), await viaKysely('select * from shaped order by id', []));
-    assert.deepEqual(lane('update shaped set name = ? returning id', ['c']), await viaKysely('update shaped set name = ? returning id', ['c']));
+    assert.deepEqual(
+      lane('insert into shaped (name) values (?)', ['a']),
+      await viaKysely('insert into shaped (name) values (?)', ['b']).then((result) => ({ ...result, insertId: 1n })),
+    );
+    assert.deepEqual(
+      lane('select * from shaped order by id', []),
+      await viaKysely('select * from shaped order by id', []),
+    );
+    assert.deepEqual(
+      lane('update shaped set name = ? returning id', ['c']),
+      await viaKysely('update shaped set name = ? returning id', ['c']),
+    );
   });
 });

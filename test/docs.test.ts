@@ -11,7 +11,12 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const documents = ['README.md', ...readdirSync(path.join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const documents = [
+  'README.md',
+  ...readdirSync(path.join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 interface Parsed {
   /** Text outside fenced code blocks and inline code spans. */
@@ -46,7 +51,9 @@ function parse(markdown: string): Parsed {
     prose.push(line);
   }
   // Code spans may continue on the next line of their paragraph, never past a blank line.
-  const text = prose.join('\n').replace(/(`+)((?:(?!\n\s*\n)[\s\S])*?)\1/g, (_span, _ticks, inner: string) => (code.push(inner), ' '));
+  const text = prose
+    .join('\n')
+    .replace(/(`+)((?:(?!\n\s*\n)[\s\S])*?)\1/g, (_span, _ticks, inner: string) => (code.push(inner), ' '));
   return { prose: text, code, headings };
 }
 
@@ -56,7 +63,11 @@ function anchors(headings: string[]): Set<string> {
   const result = new Set<string>();
   for (const heading of headings) {
     const text = heading.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/`/g, '');
-    const slug = text.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const slug = text
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     result.add(count ? `${slug}-${count}` : slug);
@@ -75,7 +86,13 @@ function linkTargets(prose: string): string[] {
 
 const placeholderHost = (host: string) => {
   const name = (host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:.*$/, '')).toLowerCase();
-  return ['localhost', '127.0.0.1', '::1', '0.0.0.0'].includes(name) || name.startsWith('127.') || name === 'example' || name.endsWith('.example') || /(^|\.)example\.(com|org|net)$/.test(name);
+  return (
+    ['localhost', '127.0.0.1', '::1', '0.0.0.0'].includes(name) ||
+    name.startsWith('127.') ||
+    name === 'example' ||
+    name.endsWith('.example') ||
+    /(^|\.)example\.(com|org|net)$/.test(name)
+  );
 };
 
 const cache = new Map<string, Parsed>();
@@ -94,16 +111,24 @@ function linkProblems(file: string, markdown: string): string[] {
       continue;
     }
     const [pathPart = '', anchor] = target.split('#', 2);
-    const resolved = pathPart ? path.resolve(path.dirname(path.join(root, file)), decodeURIComponent(pathPart)) : path.join(root, file);
+    const resolved = pathPart
+      ? path.resolve(path.dirname(path.join(root, file)), decodeURIComponent(pathPart))
+      : path.join(root, file);
     const relative = path.relative(root, resolved);
     if (relative.startsWith('..') || path.isAbsolute(relative)) {
       problems.push(`${target}: points outside the repository`);
       continue;
     }
-    const headings = relative === file ? parse(markdown).headings : existsSync(resolved) && resolved.endsWith('.md') ? parsed(relative).headings : null;
+    const headings =
+      relative === file
+        ? parse(markdown).headings
+        : existsSync(resolved) && resolved.endsWith('.md')
+          ? parsed(relative).headings
+          : null;
     if (!existsSync(resolved) && relative !== file) problems.push(`${target}: no such file ${relative}`);
     else if (anchor !== undefined && !headings) problems.push(`${target}: an anchor into a file that is not Markdown`);
-    else if (anchor !== undefined && !anchors(headings!).has(anchor)) problems.push(`${target}: ${relative} has no heading #${anchor}`);
+    else if (anchor !== undefined && !anchors(headings!).has(anchor))
+      problems.push(`${target}: ${relative} has no heading #${anchor}`);
   }
   return problems;
 }
@@ -158,8 +183,10 @@ describe('documentation', () => {
   for (const file of documents) {
     describe(file, () => {
       const text = () => readFileSync(path.join(root, file), 'utf8');
-      it('links only to files (and headings) of this repository', () => assert.deepEqual(linkProblems(file, text()), []));
-      it('shows URLs only inside code, and there only on loopback or placeholder domains', () => assert.deepEqual(urlProblems(text()), []));
+      it('links only to files (and headings) of this repository', () =>
+        assert.deepEqual(linkProblems(file, text()), []));
+      it('shows URLs only inside code, and there only on loopback or placeholder domains', () =>
+        assert.deepEqual(urlProblems(text()), []));
     });
   }
 });

@@ -55,9 +55,16 @@ describe("two worker processes sharing one engine's cap", () => {
         path.join(dir!, 'config.json'),
         JSON.stringify({
           rateLimits: { create: generous, read: generous },
-          render: { engines: { 'virtual-try-on': [path.join(import.meta.dirname, 'fixtures', 'engines', 'vendor.ts')] }, engineLimits: { vendor: { maxConcurrent: cap } }, retryBaseDelayMs: 100 },
+          render: {
+            engines: { 'virtual-try-on': [path.join(import.meta.dirname, 'fixtures', 'engines', 'vendor.ts')] },
+            engineLimits: { vendor: { maxConcurrent: cap } },
+            retryBaseDelayMs: 100,
+          },
           workers: { concurrency: 4 },
-          pluginOptions: { db: { pollIntervalMs: 100 }, vendor: { url: `http://127.0.0.1:${(vendor.address() as AddressInfo).port}/render` } },
+          pluginOptions: {
+            db: { pollIntervalMs: 100 },
+            vendor: { url: `http://127.0.0.1:${(vendor.address() as AddressInfo).port}/render` },
+          },
         }),
       );
       const current = new Cluster({
@@ -71,21 +78,46 @@ describe("two worker processes sharing one engine's cap", () => {
       cluster.current = current;
       const dataDir = (name: string) => ({ VISUALIZER_DATA_DIR: path.join(dir!, name) });
       await current.run(['migrate'], dataDir('cli'));
-      const org = JSON.parse(await current.run(['orgs', 'create', '--name', 'capped', '--credits', '20', '--json'], dataDir('cli'))) as { apiKey: string };
+      const org = JSON.parse(
+        await current.run(['orgs', 'create', '--name', 'capped', '--credits', '20', '--json'], dataDir('cli')),
+      ) as { apiKey: string };
       const api = await current.api('api', dataDir('api'));
-      await Promise.all([current.worker('worker-0', dataDir('worker-0')), current.worker('worker-1', dataDir('worker-1'))]);
+      await Promise.all([
+        current.worker('worker-0', dataDir('worker-0')),
+        current.worker('worker-1', dataDir('worker-1')),
+      ]);
 
       const headers = { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' };
-      const body = JSON.stringify({ mode: 'virtual-try-on', image: `https://127.0.0.1:${images.port}/photo.jpg`, products: [{ productId: 'sku-1', productTitle: 'Shirt', imageUrl: `https://127.0.0.1:${images.port}/product.png` }] });
+      const body = JSON.stringify({
+        mode: 'virtual-try-on',
+        image: `https://127.0.0.1:${images.port}/photo.jpg`,
+        products: [
+          { productId: 'sku-1', productTitle: 'Shirt', imageUrl: `https://127.0.0.1:${images.port}/product.png` },
+        ],
+      });
       const ids: string[] = [];
       for (let n = 0; n < renders; n++) {
         const created = await fetch(`${api.url}/v1/generations`, { method: 'POST', headers, body });
         assert.equal(created.status, 202, await created.clone().text());
         ids.push(((await created.json()) as { id: string }).id);
       }
-      const statuses = async () => Promise.all(ids.map(async (id) => ((await (await fetch(`${api.url}/v1/generations/${id}`, { headers })).json()) as { status: string }).status));
-      await waitFor(`${renders} renders complete`, async () => (await sleep(200), (await statuses()).every((status) => status !== 'processing')), 180_000);
-      assert.deepEqual(await statuses(), ids.map(() => 'complete'));
+      const statuses = async () =>
+        Promise.all(
+          ids.map(
+            async (id) =>
+              ((await (await fetch(`${api.url}/v1/generations/${id}`, { headers })).json()) as { status: string })
+                .status,
+          ),
+        );
+      await waitFor(
+        `${renders} renders complete`,
+        async () => (await sleep(200), (await statuses()).every((status) => status !== 'processing')),
+        180_000,
+      );
+      assert.deepEqual(
+        await statuses(),
+        ids.map(() => 'complete'),
+      );
       assert.equal(answered, renders, 'each render called the engine once');
       assert.ok(mostInFlight <= cap, `${mostInFlight} calls in flight at once; the cap is ${cap} across both workers`);
       assert.equal(mostInFlight, cap, 'the cap was reached: calls did overlap up to it');

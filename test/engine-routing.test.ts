@@ -51,8 +51,14 @@ describe('render engine routing with fallback', () => {
         render: {
           maxAttempts: 3,
           retryBaseDelayMs: 20,
-          engines: { 'virtual-try-on': [engine('alpha'), engine('beta')], 'room-visualizer': [engine('gamma'), engine('beta')] },
-          engineLimits: { alpha: { timeoutMs: 500, maxConcurrent: 1, circuit: { failures: 3, openMs: 2_500 } }, beta: { maxConcurrent: 1 } },
+          engines: {
+            'virtual-try-on': [engine('alpha'), engine('beta')],
+            'room-visualizer': [engine('gamma'), engine('beta')],
+          },
+          engineLimits: {
+            alpha: { timeoutMs: 500, maxConcurrent: 1, circuit: { failures: 3, openMs: 2_500 } },
+            beta: { maxConcurrent: 1 },
+          },
         },
       },
     });
@@ -72,13 +78,27 @@ describe('render engine routing with fallback', () => {
     const response = await g.api.post(apiKey.key, g.validBody(body));
     assert.equal(response.status, 202, await response.clone().text());
     const { id } = (await response.json()) as { id: string };
-    const job = (attempts = 1, failures = 0): QueuedJob => ({ id: `job_${id}`, kind: renderJobKind, payload: { generationId: id, organizationId: organization.id }, attempts, failures });
-    const resource = async () => (await (await g.api.get(apiKey.key, `/v1/generations/${id}`)).json()) as { status: string; error?: { code: string } };
-    const balance = async () => ((await (await g.api.get(apiKey.key, '/v1/credits')).json()) as { balance: number }).balance;
+    const job = (attempts = 1, failures = 0): QueuedJob => ({
+      id: `job_${id}`,
+      kind: renderJobKind,
+      payload: { generationId: id, organizationId: organization.id },
+      attempts,
+      failures,
+    });
+    const resource = async () =>
+      (await (await g.api.get(apiKey.key, `/v1/generations/${id}`)).json()) as {
+        status: string;
+        error?: { code: string };
+      };
+    const balance = async () =>
+      ((await (await g.api.get(apiKey.key, '/v1/credits')).json()) as { balance: number }).balance;
     const renderedBy = () => cradle().persistence.generations.renderEngineOf(organization.id, id);
     return { id, organizationId: organization.id, apiKey: apiKey.key, job, resource, balance, renderedBy };
   }
-  const circuit = (name: string) => cradle().engineRouter.circuits().find((entry) => entry.engine === name)?.state;
+  const circuit = (name: string) =>
+    cradle()
+      .engineRouter.circuits()
+      .find((entry) => entry.engine === name)?.state;
 
   it('moves a render on from a transient failure within the same run: charged once, no retry spent, the next engine recorded with its provenance', async () => {
     script('alpha').steps.push({ fail: 'renderer_unavailable' });
@@ -91,10 +111,19 @@ describe('render engine routing with fallback', () => {
     const signed = claims.filter((claim) => claim.generationId === made.id);
     assert.equal(signed.length, 7, 'the original and six variants');
     assert.ok(
-      signed.every((claim) => claim.engine === 'beta' && claim.action === 'c2pa.edited' && claim.digitalSourceType === 'compositeWithTrainedAlgorithmicMedia'),
+      signed.every(
+        (claim) =>
+          claim.engine === 'beta' &&
+          claim.action === 'c2pa.edited' &&
+          claim.digitalSourceType === 'compositeWithTrainedAlgorithmicMedia',
+      ),
       "every image states beta's provenance",
     );
-    assert.ok(lines.some((line) => line.message === 'render engine failed; trying the next engine' && line.fields?.engine === 'alpha'));
+    assert.ok(
+      lines.some(
+        (line) => line.message === 'render engine failed; trying the next engine' && line.fields?.engine === 'alpha',
+      ),
+    );
   });
 
   it('renders with the first engine when it answers, and records it', async () => {
@@ -102,7 +131,12 @@ describe('render engine routing with fallback', () => {
     assert.equal(await cradle().renderGeneration(made.job()), 'completed');
     assert.deepEqual([script('alpha').calls, script('beta').calls], [1, 0]);
     assert.equal(await made.renderedBy(), 'alpha');
-    assert.ok(claims.filter((claim) => claim.generationId === made.id).every((claim) => claim.engine === 'alpha' && claim.action === 'c2pa.created'), 'the default provenance');
+    assert.ok(
+      claims
+        .filter((claim) => claim.generationId === made.id)
+        .every((claim) => claim.engine === 'alpha' && claim.action === 'c2pa.created'),
+      'the default provenance',
+    );
   });
 
   it('does not fall through on a final failure: the generation fails and is refunded, the next engine never asked', async () => {
@@ -115,7 +149,7 @@ describe('render engine routing with fallback', () => {
     assert.equal(await made.renderedBy(), null);
   });
 
-  it("moves on when an engine passes its own timeout (render.engineLimits.alpha.timeoutMs)", async () => {
+  it('moves on when an engine passes its own timeout (render.engineLimits.alpha.timeoutMs)', async () => {
     script('alpha').steps.push('hang');
     const made = await generation();
     const started = Date.now();
@@ -140,10 +174,16 @@ describe('render engine routing with fallback', () => {
     script('alpha').steps.push({ fail: 'renderer_unavailable' });
     script('beta').steps.push({ fail: 'renderer_unavailable', retryAfterMs: 7_000 });
     const made = await generation();
-    await assert.rejects(cradle().renderGeneration(made.job()), (error: unknown) => error instanceof RetryJob && error.delayMs === 7_000);
+    await assert.rejects(
+      cradle().renderGeneration(made.job()),
+      (error: unknown) => error instanceof RetryJob && error.delayMs === 7_000,
+    );
     script('alpha').steps.push({ fail: 'renderer_unavailable' });
     script('beta').steps.push({ fail: 'renderer_unavailable', retryAfterMs: 3_600_000 });
-    await assert.rejects(cradle().renderGeneration(made.job(2, 1)), (error: unknown) => error instanceof RetryJob && error.delayMs === 300_000);
+    await assert.rejects(
+      cradle().renderGeneration(made.job(2, 1)),
+      (error: unknown) => error instanceof RetryJob && error.delayMs === 300_000,
+    );
     // Rendered at last, which closes the count of alpha's failures for the circuit tests below.
     assert.equal(await cradle().renderGeneration(made.job(3, 2)), 'completed');
   });
@@ -155,7 +195,12 @@ describe('render engine routing with fallback', () => {
     assert.equal(await room.renderedBy(), 'beta');
     const again = await generation({ mode: 'room-visualizer' });
     assert.equal(await cradle().renderGeneration(again.job()), 'completed');
-    const told = lines.filter((line) => line.message === 'render engine passed over' && line.fields?.engine === 'gamma' && line.fields.reason === 'it does not render room-visualizer');
+    const told = lines.filter(
+      (line) =>
+        line.message === 'render engine passed over' &&
+        line.fields?.engine === 'gamma' &&
+        line.fields.reason === 'it does not render room-visualizer',
+    );
     assert.equal(told.length, 1, 'logged once per reason');
     assert.equal(told[0]!.level, 'info');
   });
@@ -171,7 +216,10 @@ describe('render engine routing with fallback', () => {
       const betaSlot = await limits.concurrency('render-engine', 1, slotLeaseMs).tryAcquire('beta');
       try {
         const waiting = await generation();
-        await assert.rejects(cradle().renderGeneration(waiting.job()), (error: unknown) => error instanceof PostponeJob);
+        await assert.rejects(
+          cradle().renderGeneration(waiting.job()),
+          (error: unknown) => error instanceof PostponeJob,
+        );
         assert.equal((await waiting.resource()).status, 'processing');
         assert.deepEqual([script('alpha').calls, script('beta').calls], [0, 1]);
       } finally {
@@ -203,7 +251,10 @@ describe('render engine routing with fallback', () => {
     // Two renders at once: one probes alpha (slowly), the other goes to beta.
     script('alpha').steps.push({ renderAfterMs: 300 });
     const [first, second] = [await generation(), await generation()];
-    const outcomes = await Promise.all([cradle().renderGeneration(first.job()), cradle().renderGeneration(second.job())]);
+    const outcomes = await Promise.all([
+      cradle().renderGeneration(first.job()),
+      cradle().renderGeneration(second.job()),
+    ]);
     assert.deepEqual(outcomes, ['completed', 'completed']);
     assert.equal(script('alpha').calls, 4, 'exactly one probe');
     assert.deepEqual([await first.renderedBy(), await second.renderedBy()].sort(), ['alpha', 'beta']);
@@ -236,19 +287,39 @@ describe('render engine routing with fallback', () => {
     assert.equal(shown.status, 200);
     assert.match(shown.headers.get('content-type')!, /^text\/plain/);
     assert.equal(await shown.text(), 'beta');
-    const stranger = await invitedSession(g.app, (await g.app.tenants.createOrganization({ name: 'Stranger', credits: 0 })).organization.id, 'admin');
-    assert.equal((await fetch(route, { headers: { cookie: stranger.cookie } })).status, 204, "another organization's generation shows none");
+    const stranger = await invitedSession(
+      g.app,
+      (await g.app.tenants.createOrganization({ name: 'Stranger', credits: 0 })).organization.id,
+      'admin',
+    );
+    assert.equal(
+      (await fetch(route, { headers: { cookie: stranger.cookie } })).status,
+      204,
+      "another organization's generation shows none",
+    );
     const keyed = await fetch(route, { headers: { authorization: `Bearer ${made.apiKey}` } });
     assert.equal((await errorOf(keyed, 403)).code, 'session_required');
     const resource = (await made.resource()) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(resource).sort(), generationFields, 'the spec\'s fields only');
+    assert.deepEqual(Object.keys(resource).sort(), generationFields, "the spec's fields only");
     assert.ok(!JSON.stringify(resource).includes('beta'));
   });
 
   it('counts and times every engine call by engine and outcome', async () => {
     const text = await cradle().metrics.scrape();
-    for (const [name, outcome] of [['alpha', 'ok'], ['alpha', 'transient'], ['alpha', 'final'], ['alpha', 'skipped'], ['beta', 'ok'], ['beta', 'transient'], ['gamma', 'skipped']]) {
-      assert.match(text, new RegExp(`render_engine_calls_total\\{engine="${name}",outcome="${outcome}"\\} [1-9]`), `${name} ${outcome}`);
+    for (const [name, outcome] of [
+      ['alpha', 'ok'],
+      ['alpha', 'transient'],
+      ['alpha', 'final'],
+      ['alpha', 'skipped'],
+      ['beta', 'ok'],
+      ['beta', 'transient'],
+      ['gamma', 'skipped'],
+    ]) {
+      assert.match(
+        text,
+        new RegExp(`render_engine_calls_total\\{engine="${name}",outcome="${outcome}"\\} [1-9]`),
+        `${name} ${outcome}`,
+      );
     }
     assert.match(text, /render_engine_call_duration_seconds_count\{engine="alpha",outcome="ok"\} [1-9]/);
     assert.match(text, /render_engine_call_duration_seconds_count\{engine="beta",outcome="transient"\} [1-9]/);
@@ -260,7 +331,10 @@ describe('render engine configuration', () => {
     const config = loadConfig({});
     assert.equal(config.plugins.renderer, 'mock');
     assert.deepEqual(config.render.engines, { 'virtual-try-on': ['mock'], 'room-visualizer': ['mock'] });
-    assert.deepEqual(loadConfig({ VISUALIZER_RENDERER: 'gemini' }).render.engines, { 'virtual-try-on': ['gemini'], 'room-visualizer': ['gemini'] });
+    assert.deepEqual(loadConfig({ VISUALIZER_RENDERER: 'gemini' }).render.engines, {
+      'virtual-try-on': ['gemini'],
+      'room-visualizer': ['gemini'],
+    });
   });
 
   it('reads VISUALIZER_RENDERER as a list for both modes, and the per-mode variables over it', () => {
@@ -269,25 +343,59 @@ describe('render engine configuration', () => {
     assert.equal(both.plugins.renderer, 'fashn');
     const apart = loadConfig({ VISUALIZER_RENDERER_TRY_ON: 'fashn,fal', VISUALIZER_RENDERER_ROOM: 'replicate' });
     assert.deepEqual(apart.render.engines, { 'virtual-try-on': ['fashn', 'fal'], 'room-visualizer': ['replicate'] });
-    assert.equal(apart.plugins.renderer, 'fashn', 'the renderer port is the first engine routed, so mock is not loaded');
+    assert.equal(
+      apart.plugins.renderer,
+      'fashn',
+      'the renderer port is the first engine routed, so mock is not loaded',
+    );
     const overridden = loadConfig({ VISUALIZER_RENDERER: 'gemini', VISUALIZER_RENDERER_ROOM: 'replicate' });
     assert.deepEqual(overridden.render.engines, { 'virtual-try-on': ['gemini'], 'room-visualizer': ['replicate'] });
   });
 
   it('refuses an empty or repeating list, naming the field and the variable', () => {
-    assert.throws(() => loadConfig({ VISUALIZER_RENDERER_TRY_ON: ' , ' }), (error: unknown) => error instanceof ConfigError && /render\.engines\.virtual-try-on \(VISUALIZER_RENDERER_TRY_ON\): must name at least one engine/.test(error.message));
-    assert.throws(() => loadConfig({}, { render: { engines: { 'room-visualizer': ['fal', 'fal'] } } }), /render\.engines\.room-visualizer \(config\): names an engine twice/);
-    assert.throws(() => loadConfig({}, { render: { engineLimits: { fal: { timeoutMs: 0 } } } }), /render\.engineLimits\.fal\.timeoutMs/);
-    assert.throws(() => loadConfig({}, { render: { engines: { 'virtual-try-on': 'fal' } } }), /render\.engines\.virtual-try-on/);
+    assert.throws(
+      () => loadConfig({ VISUALIZER_RENDERER_TRY_ON: ' , ' }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /render\.engines\.virtual-try-on \(VISUALIZER_RENDERER_TRY_ON\): must name at least one engine/.test(
+          error.message,
+        ),
+    );
+    assert.throws(
+      () => loadConfig({}, { render: { engines: { 'room-visualizer': ['fal', 'fal'] } } }),
+      /render\.engines\.room-visualizer \(config\): names an engine twice/,
+    );
+    assert.throws(
+      () => loadConfig({}, { render: { engineLimits: { fal: { timeoutMs: 0 } } } }),
+      /render\.engineLimits\.fal\.timeoutMs/,
+    );
+    assert.throws(
+      () => loadConfig({}, { render: { engines: { 'virtual-try-on': 'fal' } } }),
+      /render\.engines\.virtual-try-on/,
+    );
   });
 
   it('refuses at startup engine limits for an engine no route names, and a route to a plugin that is not an engine', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-routes-'));
     after(() => rmSync(dataDir, { recursive: true, force: true }));
-    const start = (overrides: Record<string, unknown>) => createKernel(loadConfig({ VISUALIZER_DATA_DIR: dataDir, LOG_LEVEL: 'error' }, overrides), { catalogue: builtinPlugins });
-    await assert.rejects(start({ render: { engineLimits: { fashn: { maxConcurrent: 2 } } } }), (error: unknown) => error instanceof ConfigError && /render\.engineLimits: 'fashn' names no engine render\.engines routes \(mock\)/.test(error.message));
-    await assert.rejects(start({ render: { engines: { 'room-visualizer': ['mock', 'local'] } } }), /render\.engines\.room-visualizer: plugin 'local' provides cdn, not renderer/);
-    await assert.rejects(start({ render: { engines: { 'room-visualizer': ['mock', './no/such/engine.ts'] } } }), /render\.engines\.room-visualizer: cannot load plugin '\.\/no\/such\/engine\.ts'/);
+    const start = (overrides: Record<string, unknown>) =>
+      createKernel(loadConfig({ VISUALIZER_DATA_DIR: dataDir, LOG_LEVEL: 'error' }, overrides), {
+        catalogue: builtinPlugins,
+      });
+    await assert.rejects(
+      start({ render: { engineLimits: { fashn: { maxConcurrent: 2 } } } }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /render\.engineLimits: 'fashn' names no engine render\.engines routes \(mock\)/.test(error.message),
+    );
+    await assert.rejects(
+      start({ render: { engines: { 'room-visualizer': ['mock', 'local'] } } }),
+      /render\.engines\.room-visualizer: plugin 'local' provides cdn, not renderer/,
+    );
+    await assert.rejects(
+      start({ render: { engines: { 'room-visualizer': ['mock', './no/such/engine.ts'] } } }),
+      /render\.engines\.room-visualizer: cannot load plugin '\.\/no\/such\/engine\.ts'/,
+    );
   });
 });
 
@@ -299,7 +407,12 @@ describe('the engine router on its own', () => {
     supports,
     render: async () => (calls.push(name), { image, contentType: 'image/png' }),
   });
-  const routed = (engine: RenderEngine) => ({ engine, timeoutMs: 1_000, maxConcurrent: 2, circuit: { failures: 2, openMs: 1_000 } });
+  const routed = (engine: RenderEngine) => ({
+    engine,
+    timeoutMs: 1_000,
+    maxConcurrent: 2,
+    circuit: { failures: 2, openMs: 1_000 },
+  });
   const small = engineNamed('small', { sizes: ['1K', '2K'] });
   const lines: Array<{ level: string; message: string; fields?: Record<string, unknown> }> = [];
   const logger: Logger = {
@@ -317,7 +430,8 @@ describe('the engine router on its own', () => {
     clock,
     logger,
   } as unknown as Cradle);
-  const call = (engine: RenderEngine, signal: AbortSignal) => engine.render({ mode: 'virtual-try-on', imageSize: '4K', photo: image, products: [], hint: null, signal });
+  const call = (engine: RenderEngine, signal: AbortSignal) =>
+    engine.render({ mode: 'virtual-try-on', imageSize: '4K', photo: image, products: [], hint: null, signal });
 
   it('passes over an engine that does not render the size, saying why', async () => {
     const run = await router.begin({ mode: 'virtual-try-on', imageSize: '4K' }, { attempts: 1 });
@@ -325,14 +439,32 @@ describe('the engine router on its own', () => {
     await run.release();
     assert.equal(engine.name, 'any');
     assert.deepEqual(calls, ['any']);
-    assert.ok(lines.some((line) => line.message === 'render engine passed over' && line.fields?.engine === 'small' && line.fields.reason === 'it does not render 4K'));
-    assert.match(await metrics.registry.getSingleMetricAsString('render_engine_calls_total'), /engine="small",outcome="skipped"\} 1/);
+    assert.ok(
+      lines.some(
+        (line) =>
+          line.message === 'render engine passed over' &&
+          line.fields?.engine === 'small' &&
+          line.fields.reason === 'it does not render 4K',
+      ),
+    );
+    assert.match(
+      await metrics.registry.getSingleMetricAsString('render_engine_calls_total'),
+      /engine="small",outcome="skipped"\} 1/,
+    );
   });
 
   it('fails the render, finally, when no engine of the mode renders its size', async () => {
     const run = await router.begin({ mode: 'room-visualizer', imageSize: '4K' }, { attempts: 1 });
-    await assert.rejects(run.render(call), (error: unknown) => error instanceof RenderError && error.code === 'render_failed' && !error.transient);
+    await assert.rejects(
+      run.render(call),
+      (error: unknown) => error instanceof RenderError && error.code === 'render_failed' && !error.transient,
+    );
     await run.release();
-    assert.ok(lines.some((line) => line.level === 'error' && line.message === 'no render engine configured for this mode renders this size'));
+    assert.ok(
+      lines.some(
+        (line) =>
+          line.level === 'error' && line.message === 'no render engine configured for this mode renders this size',
+      ),
+    );
   });
 });

@@ -16,5 +16,8 @@ it('supports, on its oldest declared Node, every installed package', () => {
 });
 
 it('runs on the Node it declares', () => {
-  assert.ok(semver.satisfies(process.version, manifest.engines.node), `${process.version} is outside ${manifest.engines.node}`);
+  assert.ok(
+    semver.satisfies(process.version, manifest.engines.node),
+    `${process.version} is outside ${manifest.engines.node}`,
+  );
 });

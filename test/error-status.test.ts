@@ -33,7 +33,10 @@ function sources(): string[] {
 /** Each `type` and `code` the sources construct an ApiError with, where both are written out. */
 function thrown(): Array<{ type: ApiErrorType; code: string }> {
   return sources().flatMap((text) =>
-    [...text.matchAll(/new ApiError\(\s*'(\w+)',\s*'(\w+)'/g)].map((match) => ({ type: match[1] as ApiErrorType, code: match[2]! })),
+    [...text.matchAll(/new ApiError\(\s*'(\w+)',\s*'(\w+)'/g)].map((match) => ({
+      type: match[1] as ApiErrorType,
+      code: match[2]!,
+    })),
   );
 }
 
@@ -49,7 +52,9 @@ describe('error statuses', () => {
   });
 
   it('every status and code the OpenAPI document promises is the one the table gives', () => {
-    const document = buildOpenApiDocument() as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
+    const document = buildOpenApiDocument() as {
+      paths: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+    };
     let checked = 0;
     for (const operations of Object.values(document.paths)) {
       for (const operation of Object.values(operations)) {
@@ -66,15 +71,29 @@ describe('error statuses', () => {
   });
 
   it('a wait becomes Retry-After, and a key refused asks for the key', () => {
-    const limited = new ApiError('rate_limit_error', 'rate_limited', 'Too many requests.', null, { retryAfterSeconds: 7 });
+    const limited = new ApiError('rate_limit_error', 'rate_limited', 'Too many requests.', null, {
+      retryAfterSeconds: 7,
+    });
     assert.deepEqual(httpAnswerOf(limited), { status: 429, headers: { 'retry-after': '7' } });
-    assert.deepEqual(httpAnswerOf(unavailable('database_unavailable', 'Down.')), { status: 503, headers: { 'retry-after': '1' } });
-    assert.deepEqual(httpAnswerOf(new ApiError('api_error', 'database_unavailable', 'The database is not reachable.')), { status: 503, headers: {} });
+    assert.deepEqual(httpAnswerOf(unavailable('database_unavailable', 'Down.')), {
+      status: 503,
+      headers: { 'retry-after': '1' },
+    });
+    assert.deepEqual(
+      httpAnswerOf(new ApiError('api_error', 'database_unavailable', 'The database is not reachable.')),
+      { status: 503, headers: {} },
+    );
     assert.deepEqual(httpAnswerOf(new ApiError('authentication_error', 'invalid_api_key', 'Invalid API key.')), {
       status: 401,
       headers: { 'www-authenticate': 'Bearer realm="visualizer"' },
     });
-    assert.deepEqual(httpAnswerOf(new ApiError('authentication_error', 'not_signed_in', 'Sign in.')), { status: 401, headers: {} });
-    assert.deepEqual(httpAnswerOf(new ApiError('invalid_request_error', 'body_too_large', 'Too large.')), { status: 413, headers: { connection: 'close' } });
+    assert.deepEqual(httpAnswerOf(new ApiError('authentication_error', 'not_signed_in', 'Sign in.')), {
+      status: 401,
+      headers: {},
+    });
+    assert.deepEqual(httpAnswerOf(new ApiError('invalid_request_error', 'body_too_large', 'Too large.')), {
+      status: 413,
+      headers: { connection: 'close' },
+    });
   });
 });

@@ -12,11 +12,17 @@ import { describe, it } from 'node:test';
 import { cleanEnv } from '../scripts/packed-package.ts';
 
 const root = path.join(import.meta.dirname, '..');
-const examples = readdirSync(path.join(root, 'examples')).filter((name) => existsSync(path.join(root, 'examples', name, 'package.json')));
+const examples = readdirSync(path.join(root, 'examples')).filter((name) =>
+  existsSync(path.join(root, 'examples', name, 'package.json')),
+);
 
 describe('the example plugins, installed from the packed package', { timeout: 900_000 }, () => {
   it(`type-check and pass their tests: ${examples.join(', ')}`, async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'test-examples.ts')], { cwd: root, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'test-examples.ts')], {
+      cwd: root,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

@@ -52,7 +52,10 @@ for (const [database, environment] of databases) {
             ...(s3
               ? {
                   plugins: { cdn: 's3' },
-                  pluginOptions: { db: { pollIntervalMs: 50 }, s3: { bucket, endpoint: s3.endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } },
+                  pluginOptions: {
+                    db: { pollIntervalMs: 50 },
+                    s3: { bucket, endpoint: s3.endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+                  },
                 }
               : {}),
           },
@@ -78,7 +81,8 @@ for (const [database, environment] of databases) {
         assert.equal(response.status, 202, text);
         return JSON.parse(text).id as string;
       };
-      const remove = (id: string, headers: Record<string, string> = bearer(apiKey)) => fetch(url(`/v1/generations/${id}`), { method: 'DELETE', headers });
+      const remove = (id: string, headers: Record<string, string> = bearer(apiKey)) =>
+        fetch(url(`/v1/generations/${id}`), { method: 'DELETE', headers });
       const balance = async () => (await (await g.api.get(apiKey, '/v1/credits')).json()).balance as number;
       const stored = async (prefix: string, visibility: 'public' | 'private') => {
         const keys: string[] = [];
@@ -91,7 +95,11 @@ for (const [database, environment] of databases) {
         ...Object.values(generation.imageVariants).flatMap(({ url }) => [url, url.replace(/\.jpg$/, '.webp')]),
       ];
       const statuses = async (urls: string[]) => Promise.all(urls.map(async (image) => (await fetch(image)).status));
-      const nothingPending = () => waitFor('the queue to empty', async () => (await cradle().queue.pending([renderJobKind, purgeImagesJobKind])) === 0);
+      const nothingPending = () =>
+        waitFor(
+          'the queue to empty',
+          async () => (await cradle().queue.pending([renderJobKind, purgeImagesJobKind])) === 0,
+        );
       /** Replaces `object[name]` until the test ends. */
       function patch<T extends object, K extends keyof T>(object: T, name: K, replacement: T[K]) {
         const original = object[name];
@@ -114,11 +122,20 @@ for (const [database, environment] of databases) {
         assert.deepEqual(await response.json(), { id, object: 'generation', deleted: true });
 
         const missing = await errorOf(await g.api.get(apiKey, `/v1/generations/${id}`), 404);
-        assert.deepEqual(missing, { type: 'not_found_error', code: 'resource_missing', message: `No such generation: '${id}'.`, param: 'id' });
+        assert.deepEqual(missing, {
+          type: 'not_found_error',
+          code: 'resource_missing',
+          message: `No such generation: '${id}'.`,
+          param: 'id',
+        });
         const list = await (await g.api.get(apiKey, '/v1/generations?limit=100')).json();
         assert.ok(!list.data.some((generation: { id: string }) => generation.id === id), 'lists leave it out');
 
-        await waitFor('every image URL to answer 404', async () => (await statuses(urls)).every((status) => status === 404), 15_000);
+        await waitFor(
+          'every image URL to answer 404',
+          async () => (await statuses(urls)).every((status) => status === 404),
+          15_000,
+        );
         assert.deepEqual(await stored(`gen/${id}/`, 'public'), []);
         assert.equal(await balance(), charged, 'a finished generation is not refunded');
 
@@ -136,7 +153,8 @@ for (const [database, environment] of databases) {
         assert.equal((await remove(id)).status, 200);
         await nothingPending();
         const before = await balance();
-        const listed = async () => (await (await g.api.get(apiKey, '/v1/generations?limit=100')).json()).data.length as number;
+        const listed = async () =>
+          (await (await g.api.get(apiKey, '/v1/generations?limit=100')).json()).data.length as number;
         const countBefore = await listed();
 
         const replay = await g.api.post(apiKey, g.validBody({ image: upload() }), { 'idempotency-key': key });
@@ -145,7 +163,10 @@ for (const [database, environment] of databases) {
         assert.equal(gone.code, 'generation_deleted');
         assert.equal(gone.param, 'Idempotency-Key');
         // Even a body that is not valid JSON: a bound key answers before the body is read.
-        assert.equal((await errorOf(await g.api.post(apiKey, '{', { 'idempotency-key': key }), 410)).code, 'generation_deleted');
+        assert.equal(
+          (await errorOf(await g.api.post(apiKey, '{', { 'idempotency-key': key }), 410)).code,
+          'generation_deleted',
+        );
         assert.equal(await balance(), before, 'nothing charged');
         assert.equal(await cradle().queue.pending([renderJobKind]), 0, 'no render queued');
         assert.equal(await listed(), countBefore, 'no generation made');
@@ -180,9 +201,13 @@ for (const [database, environment] of databases) {
         return { under: (id: string) => keys.filter((key) => key.startsWith(`gen/${id}/`)) };
       }
       const refundsOf = async (id: string) =>
-        ((await (await g.api.get(apiKey, '/v1/credits/ledger?limit=100')).json()).data as { reason: string; reference: string; delta: number }[]).filter(
-          (entry) => entry.reason === 'generation_refund' && entry.reference === id,
-        );
+        (
+          (await (await g.api.get(apiKey, '/v1/credits/ledger?limit=100')).json()).data as {
+            reason: string;
+            reference: string;
+            delta: number;
+          }[]
+        ).filter((entry) => entry.reason === 'generation_refund' && entry.reference === id);
 
       it('discards the render of a generation deleted while processing, refunds it, and never stores it', async () => {
         const writes = recordPublicWrites();
@@ -198,9 +223,19 @@ for (const [database, environment] of databases) {
         finish();
         await nothingPending();
         assert.deepEqual(writes.under(id), [], 'the render was never written to storage');
-        assert.ok(lines.some((line) => line.message === 'render discarded: the generation was deleted (or ended) while it rendered' && line.generationId === id), 'the render ran to its check');
+        assert.ok(
+          lines.some(
+            (line) =>
+              line.message === 'render discarded: the generation was deleted (or ended) while it rendered' &&
+              line.generationId === id,
+          ),
+          'the render ran to its check',
+        );
         assert.deepEqual(await stored(`uploads/${id}/`, 'private'), [], 'the photo is gone');
-        assert.deepEqual((await refundsOf(id)).map((entry) => entry.delta), [1]);
+        assert.deepEqual(
+          (await refundsOf(id)).map((entry) => entry.delta),
+          [1],
+        );
         await errorOf(await g.api.get(apiKey, `/v1/generations/${id}`), 404);
       });
 
@@ -237,7 +272,11 @@ for (const [database, environment] of databases) {
         go();
         await nothingPending();
         assert.equal(writes.under(id).length, 7, 'the render stored its original and every variant');
-        assert.deepEqual(await stored(`gen/${id}/`, 'public'), [], 'and deleted them once it found the generation deleted');
+        assert.deepEqual(
+          await stored(`gen/${id}/`, 'public'),
+          [],
+          'and deleted them once it found the generation deleted',
+        );
         await errorOf(await g.api.get(apiKey, `/v1/generations/${id}`), 404);
       });
 
@@ -252,7 +291,10 @@ for (const [database, environment] of databases) {
           assert.deepEqual(await response.json(), { id, object: 'generation', deleted: true });
         }
         assert.equal(await balance(), before, 'charged once, refunded once');
-        assert.deepEqual((await refundsOf(id)).map((entry) => entry.delta), [1]);
+        assert.deepEqual(
+          (await refundsOf(id)).map((entry) => entry.delta),
+          [1],
+        );
         finish();
         await nothingPending();
         assert.equal(await balance(), before);
@@ -280,7 +322,10 @@ for (const [database, environment] of databases) {
           }
           await nothingPending();
           assert.equal(await balance(), before, 'charged once, refunded once');
-          assert.deepEqual((await refundsOf(id)).map((entry) => entry.delta), [1]);
+          assert.deepEqual(
+            (await refundsOf(id)).map((entry) => entry.delta),
+            [1],
+          );
           await errorOf(await g.api.get(apiKey, `/v1/generations/${id}`), 404);
         });
       }
@@ -308,18 +353,25 @@ for (const [database, environment] of databases) {
           return put(key, body, options);
         });
         const completed = await create();
-        const failed = await create({ products: [{ productId: 'sku-1', productTitle: 'Gone', imageUrl: `${g.host.url}/missing` }] });
+        const failed = await create({
+          products: [{ productId: 'sku-1', productTitle: 'Gone', imageUrl: `${g.host.url}/missing` }],
+        });
         assert.equal((await g.api.settled(apiKey, completed)).status, 'complete');
         const failure = await g.api.settled(apiKey, failed);
         assert.equal(failure.status, 'failed');
         assert.equal(failure.error.code, 'image_fetch_failed');
         assert.equal(photoKeys.length, 2);
-        for (const id of [completed, failed]) assert.deepEqual(await stored(`uploads/${id}/`, 'private'), [], `${id}'s photo is deleted`);
+        for (const id of [completed, failed])
+          assert.deepEqual(await stored(`uploads/${id}/`, 'private'), [], `${id}'s photo is deleted`);
 
         const logged = JSON.stringify(lines);
-        assert.ok(lines.some((line) => line.message === 'request answered'), 'the logs were captured');
+        assert.ok(
+          lines.some((line) => line.message === 'request answered'),
+          'the logs were captured',
+        );
         const base64 = photoJpeg.toString('base64');
-        for (let at = 0; at + 64 <= base64.length; at += 4096) assert.ok(!logged.includes(base64.slice(at, at + 64)), 'no part of the photo is logged');
+        for (let at = 0; at + 64 <= base64.length; at += 4096)
+          assert.ok(!logged.includes(base64.slice(at, at + 64)), 'no part of the photo is logged');
         assert.ok(!logged.includes(photoJpeg.subarray(200, 264).toString('latin1')), 'nor its raw bytes');
         for (const key of photoKeys) {
           assert.ok(!logged.includes(key), `the photo's private key ${key} is not logged`);
@@ -340,11 +392,20 @@ for (const [database, environment] of databases) {
         // As Node's fs fails on a local disk: the message names the file, and so the photo's private key.
         const denied = (syscall: string, key: string) => {
           const file = `/srv/visualizer/images/private/${key}`;
-          return Object.assign(new Error(`EACCES: permission denied, ${syscall} '${file}'`), { errno: -13, code: 'EACCES', syscall, path: file });
+          return Object.assign(new Error(`EACCES: permission denied, ${syscall} '${file}'`), {
+            errno: -13,
+            code: 'EACCES',
+            syscall,
+            path: file,
+          });
         };
         const photoKeys: string[] = [];
         const failures = { get: 2, delete: 2 };
-        const { put, get, delete: unlink } = { put: cdn.put.bind(cdn), get: cdn.get.bind(cdn), delete: cdn.delete.bind(cdn) };
+        const {
+          put,
+          get,
+          delete: unlink,
+        } = { put: cdn.put.bind(cdn), get: cdn.get.bind(cdn), delete: cdn.delete.bind(cdn) };
         patch(cdn, 'put', async (key, body, options) => {
           if (options.visibility === 'private') photoKeys.push(key);
           return put(key, body, options);
@@ -364,16 +425,29 @@ for (const [database, environment] of databases) {
         assert.equal(photoKeys.length, 1);
         assert.equal((await stored(`uploads/${id}/`, 'private')).length, 1, 'the render could not delete the photo');
         assert.equal((await remove(id)).status, 200);
-        await waitFor('the purge to delete the photo', async () => (await stored(`uploads/${id}/`, 'private')).length === 0, 15_000);
+        await waitFor(
+          'the purge to delete the photo',
+          async () => (await stored(`uploads/${id}/`, 'private')).length === 0,
+          15_000,
+        );
         await nothingPending();
 
-        const messages = (message: string) => lines.filter((line) => line.message === message).map((line) => line.error);
-        assert.deepEqual(messages('render postponed: image storage failed'), Array(2).fill('image storage failed: Error EACCES (open)'));
+        const messages = (message: string) =>
+          lines.filter((line) => line.message === message).map((line) => line.error);
+        assert.deepEqual(
+          messages('render postponed: image storage failed'),
+          Array(2).fill('image storage failed: Error EACCES (open)'),
+        );
         assert.deepEqual(messages('could not delete upload'), ['Error EACCES (unlink)']);
-        assert.deepEqual(messages("deleting a deleted generation's images postponed: image storage failed"), ['Error EACCES (unlink)']);
+        assert.deepEqual(messages("deleting a deleted generation's images postponed: image storage failed"), [
+          'Error EACCES (unlink)',
+        ]);
         assert.deepEqual(
           reasons.filter((reason) => reason.startsWith('image storage failed')),
-          [...Array(2).fill('image storage failed: Error EACCES (open)'), 'image storage failed: Error EACCES (unlink)'],
+          [
+            ...Array(2).fill('image storage failed: Error EACCES (open)'),
+            'image storage failed: Error EACCES (unlink)',
+          ],
           "the postponed jobs' stored reasons",
         );
         const written = JSON.stringify({ lines, reasons });
@@ -385,8 +459,24 @@ for (const [database, environment] of databases) {
 
       it('keeps renders for ever by default; with a retention of N days the sweep deletes older ones, which answer 410', async () => {
         const organization = await (await g.api.get(apiKey, '/v1/organization')).json();
-        assert.deepEqual({ ...organization, createdAt: undefined }, { id: organizationId, object: 'organization', name: 'Deletions', renderRetentionDays: null, createdAt: undefined });
-        const invalid = await errorOf(await fetch(url('/v1/organization'), { method: 'PATCH', headers: { ...bearer(apiKey), 'content-type': 'application/json' }, body: JSON.stringify({ renderRetentionDays: 0 }) }), 400);
+        assert.deepEqual(
+          { ...organization, createdAt: undefined },
+          {
+            id: organizationId,
+            object: 'organization',
+            name: 'Deletions',
+            renderRetentionDays: null,
+            createdAt: undefined,
+          },
+        );
+        const invalid = await errorOf(
+          await fetch(url('/v1/organization'), {
+            method: 'PATCH',
+            headers: { ...bearer(apiKey), 'content-type': 'application/json' },
+            body: JSON.stringify({ renderRetentionDays: 0 }),
+          }),
+          400,
+        );
         assert.equal(invalid.param, 'renderRetentionDays');
 
         const key = `expiring-${database}-${cdnName}`;
@@ -398,7 +488,11 @@ for (const [database, environment] of databases) {
         const sweep = renderRetentionSweep(cradle());
         assert.equal((await sweep()).deleted, 0, 'no organization keeps renders for a limited time yet');
 
-        const patched = await fetch(url('/v1/organization'), { method: 'PATCH', headers: { ...bearer(apiKey), 'content-type': 'application/json' }, body: JSON.stringify({ renderRetentionDays: 2 }) });
+        const patched = await fetch(url('/v1/organization'), {
+          method: 'PATCH',
+          headers: { ...bearer(apiKey), 'content-type': 'application/json' },
+          body: JSON.stringify({ renderRetentionDays: 2 }),
+        });
         assert.equal(patched.status, 200);
         assert.equal((await patched.json()).renderRetentionDays, 2);
         assert.equal((await sweep()).deleted, 0, 'nothing is two days old yet');
@@ -409,7 +503,14 @@ for (const [database, environment] of databases) {
           await g.api.settled(apiKey, young);
           // Bounded: batches of one, two batches a sweep; the rest goes at the next sweep.
           const { persistence, clock, config, logger, ids, queue } = cradle();
-          const bounded = renderRetentionSweep({ persistence, clock, logger, ids, queue, config: { ...config, retention: { ...config.retention, batchSize: 1, maxBatchesPerRun: 2 } } });
+          const bounded = renderRetentionSweep({
+            persistence,
+            clock,
+            logger,
+            ids,
+            queue,
+            config: { ...config, retention: { ...config.retention, batchSize: 1, maxBatchesPerRun: 2 } },
+          });
           assert.deepEqual(await bounded(), { deleted: 2, batches: 2, organizations: 1 });
           const report = await sweep();
           assert.ok(report.deleted >= 1, JSON.stringify(report));
@@ -421,13 +522,24 @@ for (const [database, environment] of databases) {
             message: `Generation '${old}' has expired: its organization keeps renders for a limited time, and it was deleted with its images.`,
             param: 'id',
           });
-          assert.equal((await errorOf(await g.api.post(apiKey, g.validBody(), { 'idempotency-key': key }), 410)).code, 'generation_expired');
+          assert.equal(
+            (await errorOf(await g.api.post(apiKey, g.validBody(), { 'idempotency-key': key }), 410)).code,
+            'generation_expired',
+          );
           assert.equal((await g.api.get(apiKey, `/v1/generations/${young}`)).status, 200, 'a young render stays');
-          await waitFor('the expired images to answer 404', async () => (await statuses(urls)).every((status) => status === 404), 15_000);
+          await waitFor(
+            'the expired images to answer 404',
+            async () => (await statuses(urls)).every((status) => status === 404),
+            15_000,
+          );
           assert.equal((await sweep()).deleted, 0, 'a second sweep finds nothing');
         } finally {
           offsetMs = 0;
-          await fetch(url('/v1/organization'), { method: 'PATCH', headers: { ...bearer(apiKey), 'content-type': 'application/json' }, body: JSON.stringify({ renderRetentionDays: null }) });
+          await fetch(url('/v1/organization'), {
+            method: 'PATCH',
+            headers: { ...bearer(apiKey), 'content-type': 'application/json' },
+            body: JSON.stringify({ renderRetentionDays: null }),
+          });
         }
       });
     });

@@ -37,7 +37,10 @@ for (const [database, environment] of matrix.databases) {
       }
     };
     const newestFirst = (keep: (generation: Generation) => boolean) =>
-      made.filter(keep).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id)).map((item) => item.id);
+      made
+        .filter(keep)
+        .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
+        .map((item) => item.id);
 
     before(async () => {
       g = await startGenerationApp({ env: await environment() });
@@ -63,13 +66,28 @@ for (const [database, environment] of matrix.databases) {
     after(() => g.close());
 
     it('filters by mode, status and creation time, together and page by page', async () => {
-      assert.deepEqual(await all('mode=room-visualizer'), newestFirst((item) => item.mode === 'room-visualizer'));
-      assert.deepEqual(await all('status=failed'), newestFirst((item) => item.status === 'failed'));
-      assert.deepEqual(await all('mode=room-visualizer&status=complete'), newestFirst((item) => item.mode === 'room-visualizer' && item.status === 'complete'));
+      assert.deepEqual(
+        await all('mode=room-visualizer'),
+        newestFirst((item) => item.mode === 'room-visualizer'),
+      );
+      assert.deepEqual(
+        await all('status=failed'),
+        newestFirst((item) => item.status === 'failed'),
+      );
+      assert.deepEqual(
+        await all('mode=room-visualizer&status=complete'),
+        newestFirst((item) => item.mode === 'room-visualizer' && item.status === 'complete'),
+      );
       const from = made[1]!.createdAt;
       const to = made[3]!.createdAt;
-      assert.deepEqual(await all(`from=${from}&to=${to}`), newestFirst((item) => item.createdAt >= from && item.createdAt < to));
-      assert.deepEqual(await all(`from=${from}&mode=room-visualizer&status=failed`), newestFirst((item) => item.createdAt >= from && item.mode === 'room-visualizer' && item.status === 'failed'));
+      assert.deepEqual(
+        await all(`from=${from}&to=${to}`),
+        newestFirst((item) => item.createdAt >= from && item.createdAt < to),
+      );
+      assert.deepEqual(
+        await all(`from=${from}&mode=room-visualizer&status=failed`),
+        newestFirst((item) => item.createdAt >= from && item.mode === 'room-visualizer' && item.status === 'failed'),
+      );
       assert.deepEqual(await all('to=2020-01-01'), []);
       assert.equal((await all('from=2020-01-01')).length, made.length, "only the key's organization");
     });
@@ -97,7 +115,11 @@ for (const [database, environment] of matrix.databases) {
         assert.deepEqual(detail.deliveries, [], 'no endpoint, no delivery');
         assert.deepEqual((await get(key, `/v1/events/${events.data[0].id}/attempts`)).data, []);
       }
-      assert.deepEqual((await get(otherKey, `/v1/events?generationId=${made[0]!.id}`)).data, [], "another organization's generation lists nothing");
+      assert.deepEqual(
+        (await get(otherKey, `/v1/events?generationId=${made[0]!.id}`)).data,
+        [],
+        "another organization's generation lists nothing",
+      );
       assert.deepEqual((await get(key, '/v1/events?generationId=agen_unknown&type=generation.completed')).data, []);
       const error = await errorOf(await g.api.get(key, `/v1/events?generationId=${'x'.repeat(65)}`), 400);
       assert.equal(error.param, 'generationId');

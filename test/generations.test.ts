@@ -8,11 +8,17 @@ import { startWorkers } from '../core/lifecycle.ts';
 import { RenderError, renderErrorCodes, type RenderErrorCode } from '../core/ports/render-engine.ts';
 import { maxImageBytes } from '../core/domain/generation-input.ts';
 import { renderJobKind } from '../core/services/generations.ts';
-import { generationFields, oddImages, startGenerationApp, photoJpeg, productPng, type GenerationApp } from './support/generation-app.ts';
+import {
+  generationFields,
+  oddImages,
+  startGenerationApp,
+  photoJpeg,
+  productPng,
+  type GenerationApp,
+} from './support/generation-app.ts';
 import { databaseMatrix, errorOf } from './support/databases.ts';
 import { bearer } from './support/app.ts';
 import { waitFor } from './support/wait-for.ts';
-
 
 const { databases, stop } = databaseMatrix();
 after(stop);
@@ -60,7 +66,11 @@ for (const [database, environment] of databases) {
       const meta = await sharp(Buffer.from(await original.arrayBuffer())).metadata();
       assert.equal(Math.max(meta.width!, meta.height!), 1024, '1K means a long side of 1024 px');
 
-      for (const [name, nominal] of [['list', 200], ['card', 600], ['detail', 1200]] as const) {
+      for (const [name, nominal] of [
+        ['list', 200],
+        ['card', 600],
+        ['detail', 1200],
+      ] as const) {
         const variant = done.imageVariants[name];
         const image = await fetch(variant.url);
         assert.equal(image.status, 200);
@@ -86,7 +96,11 @@ for (const [database, environment] of databases) {
         const webp = await fetch(variant.url.replace(/\.jpg$/, '.webp'));
         assert.equal(webp.headers.get('content-type'), 'image/webp', 'the WebP twin sits at the same path');
       }
-      assert.match(done.imageUrl, /\/cdn\/gen\/agen_\w+\/[0-9A-Za-z]{24}\/original\.jpg$/, 'URLs carry an unguessable token');
+      assert.match(
+        done.imageUrl,
+        /\/cdn\/gen\/agen_\w+\/[0-9A-Za-z]{24}\/original\.jpg$/,
+        'URLs carry an unguessable token',
+      );
     });
 
     it('writes the completion event to the outbox with the generation exactly as GET returns it', async () => {
@@ -105,9 +119,14 @@ for (const [database, environment] of databases) {
       const { id } = await (await g.api.post(key, g.validBody())).json();
       const done = await g.api.settled(key, id);
       assert.equal(done.status, 'complete', JSON.stringify(done.error));
-      const reported = { list: done.imageVariants.list.width, card: done.imageVariants.card.width, detail: done.imageVariants.detail.width };
+      const reported = {
+        list: done.imageVariants.list.width,
+        card: done.imageVariants.card.width,
+        detail: done.imageVariants.detail.width,
+      };
       assert.deepEqual(reported, { list: 200, card: 600, detail: 1200 }, 'the spec: width is the maximum width');
-      const pixels = async (url: string) => (await sharp(Buffer.from(await (await fetch(url)).arrayBuffer())).metadata()).width;
+      const pixels = async (url: string) =>
+        (await sharp(Buffer.from(await (await fetch(url)).arrayBuffer())).metadata()).width;
       assert.equal(await pixels(done.imageUrl), 819, 'a 1K portrait render');
       assert.equal(await pixels(done.imageVariants.detail.url), 819, 'the detail image is not upscaled');
       assert.equal(await pixels(done.imageVariants.detail.url.replace(/\.jpg$/, '.webp')), 819);
@@ -119,7 +138,23 @@ for (const [database, environment] of databases) {
 
     it('takes an uploaded photo as a data URI and keeps it private', async () => {
       const image = `data:image/jpeg;base64,${photoJpeg.toString('base64')}`;
-      const { id } = await (await g.api.post(key, g.validBody({ image, mode: 'room-visualizer', products: [{ productId: 7, productTitle: 'Sofa', imageUrl: `${g.host.url}/product.png`, dimensions: { width: 200, depth: 90, unit: 'cm' } }] }))).json();
+      const { id } = await (
+        await g.api.post(
+          key,
+          g.validBody({
+            image,
+            mode: 'room-visualizer',
+            products: [
+              {
+                productId: 7,
+                productTitle: 'Sofa',
+                imageUrl: `${g.host.url}/product.png`,
+                dimensions: { width: 200, depth: 90, unit: 'cm' },
+              },
+            ],
+          }),
+        )
+      ).json();
       const done = await g.api.settled(key, id);
       assert.equal(done.status, 'complete', JSON.stringify(done.error));
       const uploads = path.join(g.app.container.cradle.config.dataDir, 'cdn', 'private', 'uploads');
@@ -157,7 +192,11 @@ for (const [database, environment] of databases) {
         cdn.put = put;
       }
       assert.equal(await balance(), before, 'nothing was charged');
-      const retried = await g.api.post(key, g.validBody({ image: `data:image/jpeg;base64,${photoJpeg.toString('base64')}` }), { 'idempotency-key': 'storage-down' });
+      const retried = await g.api.post(
+        key,
+        g.validBody({ image: `data:image/jpeg;base64,${photoJpeg.toString('base64')}` }),
+        { 'idempotency-key': 'storage-down' },
+      );
       assert.equal(retried.status, 202, 'the key was not bound by the refused create');
     });
 
@@ -165,9 +204,18 @@ for (const [database, environment] of databases) {
       const { cdn } = g.app.container.cradle;
       const stored = await cdn.put('catalog/shirt.png', productPng, { contentType: 'image/png', visibility: 'public' });
       assert.ok(stored.url!.startsWith('http://'), 'served over plain http here, so it could not be fetched');
-      const { id } = await (await g.api.post(key, g.validBody({ products: [{ productId: 3, productTitle: 'Own', imageUrl: stored.url }] }))).json();
+      const { id } = await (
+        await g.api.post(key, g.validBody({ products: [{ productId: 3, productTitle: 'Own', imageUrl: stored.url }] }))
+      ).json();
       assert.equal((await g.api.settled(key, id)).status, 'complete');
-      const missing = await (await g.api.post(key, g.validBody({ products: [{ productId: 3, productTitle: 'Gone', imageUrl: cdn.publicUrl('catalog/none.png') }] }))).json();
+      const missing = await (
+        await g.api.post(
+          key,
+          g.validBody({
+            products: [{ productId: 3, productTitle: 'Gone', imageUrl: cdn.publicUrl('catalog/none.png') }],
+          }),
+        )
+      ).json();
       assert.equal((await g.api.settled(key, missing.id)).error.code, 'image_fetch_failed');
     });
 
@@ -179,7 +227,11 @@ for (const [database, environment] of databases) {
         [{ ...g.validBody(), image: 'http://example.com/a.jpg' }, 'image'],
         [{ ...g.validBody(), image: 'data:text/plain;base64,aGVsbG8=' }, 'image'],
         [{ ...g.validBody(), image: 'data:image/png;base64,aGVsbG8=' }, 'image', 'invalid_image'],
-        [{ ...g.validBody(), image: `data:image/heic;base64,${oddImages.heic.toString('base64')}` }, 'image', 'invalid_image'],
+        [
+          { ...g.validBody(), image: `data:image/heic;base64,${oddImages.heic.toString('base64')}` },
+          'image',
+          'invalid_image',
+        ],
         [{ ...g.validBody(), image: `data:image/png;base64,${'A'.repeat(14_000_000)}` }, 'image'],
         [{ ...g.validBody(), products: [] }, 'products'],
         [{ ...g.validBody(), products: [product, product, product, product] }, 'products'],
@@ -187,12 +239,21 @@ for (const [database, environment] of databases) {
         [{ ...g.validBody(), products: [{ ...product, productTitle: ' ' }] }, 'products[0].productTitle'],
         [{ ...g.validBody(), products: [{ ...product, productId: { id: 1 } }] }, 'products[0].productId'],
         [{ ...g.validBody(), products: [{ ...product, productUrl: 'ftp://x' }] }, 'products[0].productUrl'],
-        [{ ...g.validBody(), products: [{ ...product, imageUrl: 'http://example.com/p.png' }] }, 'products[0].imageUrl'],
-        [{ ...g.validBody(), products: [{ ...product, dimensions: { width: 10, unit: 'furlong' } }] }, 'products[0].dimensions.unit'],
+        [
+          { ...g.validBody(), products: [{ ...product, imageUrl: 'http://example.com/p.png' }] },
+          'products[0].imageUrl',
+        ],
+        [
+          { ...g.validBody(), products: [{ ...product, dimensions: { width: 10, unit: 'furlong' } }] },
+          'products[0].dimensions.unit',
+        ],
         [{ ...g.validBody(), products: [{ ...product, dimensions: {} }] }, 'products[0].dimensions'],
         [{ ...g.validBody(), hint: 'x'.repeat(501) }, 'hint'],
         [{ ...g.validBody(), imageSize: '8K' }, 'imageSize'],
-        [{ ...g.validBody(), metadata: Object.fromEntries(Array.from({ length: 41 }, (_, i) => [`k${i}`, 'v'])) }, 'metadata'],
+        [
+          { ...g.validBody(), metadata: Object.fromEntries(Array.from({ length: 41 }, (_, i) => [`k${i}`, 'v'])) },
+          'metadata',
+        ],
         [{ ...g.validBody(), metadata: { count: 3 } }, 'metadata.count'],
         [{ ...g.validBody(), colour: 'red' }, 'colour'],
       ];
@@ -207,8 +268,23 @@ for (const [database, environment] of databases) {
       const { products: _omitted, ...withoutProducts } = g.validBody();
       assert.equal((await errorOf(await g.api.post(key, withoutProducts), 400)).message, 'products: is required');
       assert.equal((await errorOf(await g.api.post(key, '{"mode":'), 400)).code, 'invalid_json');
-      assert.equal((await errorOf(await fetch(`${g.app.url}/v1/generations`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' }, body: '{}' }), 415)).type, 'invalid_request_error');
-      assert.equal((await errorOf(await g.api.post(key, JSON.stringify({ image: 'x'.repeat(15 * 1024 * 1024) })), 413)).code, 'body_too_large');
+      assert.equal(
+        (
+          await errorOf(
+            await fetch(`${g.app.url}/v1/generations`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' },
+              body: '{}',
+            }),
+            415,
+          )
+        ).type,
+        'invalid_request_error',
+      );
+      assert.equal(
+        (await errorOf(await g.api.post(key, JSON.stringify({ image: 'x'.repeat(15 * 1024 * 1024) })), 413)).code,
+        'body_too_large',
+      );
     });
 
     it('is idempotent per the four rules, and per organization', async () => {
@@ -218,7 +294,9 @@ for (const [database, environment] of databases) {
       const repeat = await g.api.post(key, g.validBody(), { 'idempotency-key': 'order-1' });
       assert.equal(repeat.status, 200);
       assert.equal((await repeat.json()).id, original.id);
-      const different = await g.api.post(key, g.validBody({ imageSize: '4K', hint: 'other' }), { 'idempotency-key': 'order-1' });
+      const different = await g.api.post(key, g.validBody({ imageSize: '4K', hint: 'other' }), {
+        'idempotency-key': 'order-1',
+      });
       assert.equal(different.status, 200);
       const replayed = await different.json();
       assert.equal(replayed.id, original.id);
@@ -253,7 +331,11 @@ for (const [database, environment] of databases) {
       const resent = [
         await g.api.post(edgeKey, {}, { 'idempotency-key': 'bound-k' }),
         await g.api.post(edgeKey, 'not json', { 'idempotency-key': 'bound-k' }),
-        await fetch(`${g.app.url}/v1/generations`, { method: 'POST', headers: { ...bearer(edgeKey), 'content-type': 'text/plain', 'idempotency-key': 'bound-k' }, body: JSON.stringify(g.validBody()) }),
+        await fetch(`${g.app.url}/v1/generations`, {
+          method: 'POST',
+          headers: { ...bearer(edgeKey), 'content-type': 'text/plain', 'idempotency-key': 'bound-k' },
+          body: JSON.stringify(g.validBody()),
+        }),
       ];
       for (const response of resent) {
         const text = await response.text();
@@ -263,15 +345,36 @@ for (const [database, environment] of databases) {
       }
       assert.equal(await balance(edgeKey), before, 'nothing more was charged');
       // The key is checked and the caller authenticated before anything else.
-      assert.equal((await errorOf(await g.api.post(edgeKey, {}, { 'idempotency-key': 'bound k' }), 400)).param, 'Idempotency-Key');
-      assert.equal((await errorOf(await fetch(`${g.app.url}/v1/generations`, { method: 'POST', headers: { 'idempotency-key': 'bound-k' }, body: '{}' }), 401)).type, 'authentication_error');
+      assert.equal(
+        (await errorOf(await g.api.post(edgeKey, {}, { 'idempotency-key': 'bound k' }), 400)).param,
+        'Idempotency-Key',
+      );
+      assert.equal(
+        (
+          await errorOf(
+            await fetch(`${g.app.url}/v1/generations`, {
+              method: 'POST',
+              headers: { 'idempotency-key': 'bound-k' },
+              body: '{}',
+            }),
+            401,
+          )
+        ).type,
+        'authentication_error',
+      );
     });
 
     it('answers the winner’s generation to a request that lost its key’s race, even when the winner took the last credit', async () => {
       const { apiKey } = await g.app.tenants.createOrganization({ name: 'Last credit', credits: 1 });
-      const responses = await Promise.all(Array.from({ length: 10 }, () => g.api.post(apiKey.key, g.validBody(), { 'idempotency-key': 'last-credit' })));
+      const responses = await Promise.all(
+        Array.from({ length: 10 }, () => g.api.post(apiKey.key, g.validBody(), { 'idempotency-key': 'last-credit' })),
+      );
       const bodies = await Promise.all(responses.map((response) => response.json()));
-      assert.deepEqual(responses.map((response) => response.status).sort(), [...Array(9).fill(200), 202], JSON.stringify(bodies.find((body) => body.error)));
+      assert.deepEqual(
+        responses.map((response) => response.status).sort(),
+        [...Array(9).fill(200), 202],
+        JSON.stringify(bodies.find((body) => body.error)),
+      );
       assert.equal(new Set(bodies.map((body) => body.id)).size, 1);
       assert.equal(await balance(apiKey.key), 0);
     });
@@ -282,7 +385,10 @@ for (const [database, environment] of databases) {
         [JSON.stringify(g.validBody({ hint: 'a\u0000b' })), 'hint'],
         [JSON.stringify(g.validBody({ hint: '\ud800x' })), 'hint'],
         [JSON.stringify(g.validBody({ hint: 'x\udc00' })), 'hint'],
-        [JSON.stringify(g.validBody({ products: [product, { ...product, productTitle: 'Shirt\ud83d' }] })), 'products[1].productTitle'],
+        [
+          JSON.stringify(g.validBody({ products: [product, { ...product, productTitle: 'Shirt\ud83d' }] })),
+          'products[1].productTitle',
+        ],
         [JSON.stringify(g.validBody({ products: [{ ...product, productId: 'sku\u0000' }] })), 'products[0].productId'],
         [JSON.stringify(g.validBody({ metadata: { ok: 'v\u0000' } })), 'metadata.ok'],
         // A key is named with its offending character written as an escape, so `param` stays printable.
@@ -294,17 +400,28 @@ for (const [database, environment] of databases) {
       const before = await balance(edgeKey);
       for (const [body, param] of cases) {
         const error = await errorOf(await g.api.post(edgeKey, body), 400);
-        assert.deepEqual([error.type, error.code, error.param], ['invalid_request_error', 'parameter_invalid', param], error.message);
+        assert.deepEqual(
+          [error.type, error.code, error.param],
+          ['invalid_request_error', 'parameter_invalid', param],
+          error.message,
+        );
         assert.match(error.message, /U\+0000|surrogate/);
       }
       assert.equal(await balance(edgeKey), before, 'nothing refused was charged');
       // Escapes as such are fine: a body written all in \u escapes (Python's json.dumps) with an emoji as a surrogate pair.
-      const escaped = JSON.stringify(g.validBody({ hint: 'caf\u00e9 \ud83d\ude00' })).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      const escaped = JSON.stringify(g.validBody({ hint: 'caf\u00e9 \ud83d\ude00' })).replace(
+        /[^\x20-\x7e]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      );
       assert.match(escaped, /\\ud83d\\ude00/);
       const accepted = await g.api.post(edgeKey, escaped);
       assert.equal(accepted.status, 202);
       const { id } = await accepted.json();
-      assert.equal((await (await g.api.get(edgeKey, `/v1/generations/${id}`)).json()).hint, 'café 😀', 'stored and read back unchanged');
+      assert.equal(
+        (await (await g.api.get(edgeKey, `/v1/generations/${id}`)).json()).hint,
+        'café 😀',
+        'stored and read back unchanged',
+      );
     });
 
     it('answers ids and cursors that cannot be ids (U+0000, too long) with 404 and 400 without asking the database', async () => {
@@ -325,7 +442,11 @@ for (const [database, environment] of databases) {
       const { id, metadata } = await response.json();
       const expected = JSON.parse('{"constructor":"c","prototype":"p","__proto__":"x","ok":"z"}');
       assert.deepEqual(metadata, expected);
-      assert.deepEqual((await (await g.api.get(edgeKey, `/v1/generations/${id}`)).json()).metadata, expected, 'stored and read back');
+      assert.deepEqual(
+        (await (await g.api.get(edgeKey, `/v1/generations/${id}`)).json()).metadata,
+        expected,
+        'stored and read back',
+      );
       const cases: Array<[string, string]> = [
         [JSON.stringify(g.validBody({ metadata: ['a', 'b'] })), 'metadata'],
         [JSON.stringify(g.validBody({ metadata: { constructor: 5 } })), 'metadata.constructor'],
@@ -354,7 +475,10 @@ for (const [database, environment] of databases) {
       const accepted = await g.api.post(edgeKey, g.validBody(within));
       assert.equal(accepted.status, 202, await accepted.clone().text());
       const generation = await accepted.json();
-      assert.deepEqual([generation.hint, generation.products, generation.metadata], [within.hint, within.products, within.metadata]);
+      assert.deepEqual(
+        [generation.hint, generation.products, generation.metadata],
+        [within.hint, within.products, within.metadata],
+      );
       const cases: Array<[Record<string, unknown>, string]> = [
         [{ hint: emoji.repeat(501) }, 'hint'],
         [{ products: [{ ...product, productId: emoji.repeat(201) }] }, 'products[0].productId'],
@@ -370,7 +494,8 @@ for (const [database, environment] of databases) {
     });
 
     it('refuses a numeric productId that is not a safe integer, which JSON numbers would silently change', async () => {
-      const body = (productId: string) => `{"mode":"virtual-try-on","image":"https://shop.example/photo.jpg","products":[{"productId":${productId},"productTitle":"T","imageUrl":"https://shop.example/p.png"}]}`;
+      const body = (productId: string) =>
+        `{"mode":"virtual-try-on","image":"https://shop.example/photo.jpg","products":[{"productId":${productId},"productTitle":"T","imageUrl":"https://shop.example/p.png"}]}`;
       for (const productId of ['12345678901234567890', '9007199254740992', '-9007199254740992', '1e300']) {
         const error = await errorOf(await g.api.post(edgeKey, body(productId)), 400);
         assert.equal(error.param, 'products[0].productId');
@@ -393,7 +518,11 @@ for (const [database, environment] of databases) {
 
     it('creates one generation and charges once for 20 simultaneous requests with one key', async () => {
       const before = await balance();
-      const responses = await Promise.all(Array.from({ length: 20 }, () => g.api.post(key, g.validBody({ imageSize: '2K' }), { 'idempotency-key': `burst-${database}` })));
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          g.api.post(key, g.validBody({ imageSize: '2K' }), { 'idempotency-key': `burst-${database}` }),
+        ),
+      );
       const statuses = responses.map((response) => response.status).sort();
       assert.deepEqual(statuses, [...Array(19).fill(200), 202], 'one created, nineteen replayed');
       const ids = new Set(await Promise.all(responses.map(async (response) => (await response.json()).id)));
@@ -404,7 +533,11 @@ for (const [database, environment] of databases) {
     it('charges 1, 2 and 3 credits for 1K, 2K and 4K, and refuses what the balance cannot cover', async () => {
       const poor = await g.app.tenants.createOrganization({ name: 'Poor', credits: 6 });
       const poorKey = poor.apiKey.key;
-      for (const [size, after] of [['1K', 5], ['2K', 3], ['4K', 0]] as const) {
+      for (const [size, after] of [
+        ['1K', 5],
+        ['2K', 3],
+        ['4K', 0],
+      ] as const) {
         assert.equal((await g.api.post(poorKey, g.validBody({ imageSize: size }))).status, 202);
         assert.equal(await balance(poorKey), after);
       }
@@ -416,7 +549,10 @@ for (const [database, environment] of databases) {
       const credits = await (await g.api.get(poorKey, '/v1/credits')).json();
       assert.equal(credits.object, 'credit_balance');
       const ledger = await (await g.api.get(poorKey, '/v1/credits/ledger')).json();
-      assert.deepEqual(ledger.data.map((entry: { delta: number }) => entry.delta), [-3, -2, -1, 6]);
+      assert.deepEqual(
+        ledger.data.map((entry: { delta: number }) => entry.delta),
+        [-3, -2, -1, 6],
+      );
     });
 
     it('fails a generation whose image cannot be used, with a clear error, and refunds it', async () => {
@@ -425,12 +561,28 @@ for (const [database, environment] of databases) {
         [{ image: `${g.host.url}/missing` }, 'image_fetch_failed', /404/],
         [{ image: `${g.host.url}/not-an-image` }, 'invalid_image', /not .*image|image/i],
         [{ image: `${g.host.url}/down` }, 'image_fetch_failed', /503/],
-        [{ image: `${g.host.url.replace('localhost', '127.0.0.1')}/photo.jpg` }, 'image_fetch_failed', /private address/],
-        [{ products: [{ productId: 1, productTitle: 'Gone', imageUrl: `${g.host.url}/missing` }] }, 'image_fetch_failed', /products\[0\]\.imageUrl/],
+        [
+          { image: `${g.host.url.replace('localhost', '127.0.0.1')}/photo.jpg` },
+          'image_fetch_failed',
+          /private address/,
+        ],
+        [
+          { products: [{ productId: 1, productTitle: 'Gone', imageUrl: `${g.host.url}/missing` }] },
+          'image_fetch_failed',
+          /products\[0\]\.imageUrl/,
+        ],
         [{ image: `${g.host.url}/truncated.jpg` }, 'invalid_image', /^The image is damaged or truncated/],
-        [{ image: `data:image/jpeg;base64,${oddImages.truncated.toString('base64')}` }, 'invalid_image', /^The image is damaged or truncated/],
+        [
+          { image: `data:image/jpeg;base64,${oddImages.truncated.toString('base64')}` },
+          'invalid_image',
+          /^The image is damaged or truncated/,
+        ],
         [{ image: `${g.host.url}/photo.heic` }, 'invalid_image', /^HEIC images .* are not supported/],
-        [{ products: [{ productId: 1, productTitle: 'Cut', imageUrl: `${g.host.url}/truncated.jpg` }] }, 'invalid_image', /^products\[0\]\.imageUrl: The image is damaged or truncated/],
+        [
+          { products: [{ productId: 1, productTitle: 'Cut', imageUrl: `${g.host.url}/truncated.jpg` }] },
+          'invalid_image',
+          /^products\[0\]\.imageUrl: The image is damaged or truncated/,
+        ],
       ];
       for (const [overrides, code, message] of cases) {
         const { id } = await (await g.api.post(key, g.validBody(overrides))).json();
@@ -446,28 +598,54 @@ for (const [database, environment] of databases) {
       const { data: ledger } = await (await g.api.get(key, '/v1/credits/ledger?limit=100')).json();
       assert.ok(ledger.some((entry: { reason: string }) => entry.reason === 'generation_refund'));
       const events = await g.app.container.cradle.persistence.events.list(organizationId, { limit: 100 });
-      assert.ok(events.some((event) => event.type === 'generation.failed' && JSON.parse(event.body).data.error.code === 'image_fetch_failed'));
+      assert.ok(
+        events.some(
+          (event) =>
+            event.type === 'generation.failed' && JSON.parse(event.body).data.error.code === 'image_fetch_failed',
+        ),
+      );
     });
 
     it('completes a photo with damaged data that still decodes, as browsers show it', async () => {
       const { id } = await (await g.api.post(key, g.validBody({ image: `${g.host.url}/damaged.jpg` }))).json();
       const done = await g.api.settled(key, id);
       assert.equal(done.status, 'complete', JSON.stringify(done.error));
-      const detail = await sharp(Buffer.from(await (await fetch(done.imageVariants.detail.url)).arrayBuffer())).metadata();
+      const detail = await sharp(
+        Buffer.from(await (await fetch(done.imageVariants.detail.url)).arrayBuffer()),
+      ).metadata();
       assert.equal(detail.width, 819, 'upright: a 1K portrait render is 819 px wide');
     });
 
     it('fails at once on an image no retry can mend, even when another image failed transiently first', async () => {
       const before = g.host.requests.filter((request) => request.path === '/late-missing').length;
-      const { id } = await (await g.api.post(key, g.validBody({ image: `${g.host.url}/late-missing`, products: [{ productId: 1, productTitle: 'Down', imageUrl: `${g.host.url}/down` }] }))).json();
+      const { id } = await (
+        await g.api.post(
+          key,
+          g.validBody({
+            image: `${g.host.url}/late-missing`,
+            products: [{ productId: 1, productTitle: 'Down', imageUrl: `${g.host.url}/down` }],
+          }),
+        )
+      ).json();
       const failed = await g.api.settled(key, id);
       assert.equal(failed.error.code, 'image_fetch_failed');
       assert.equal(failed.error.message, 'The image URL answered 404', "the photo's 404, not the product host's 503");
-      assert.equal(g.host.requests.filter((request) => request.path === '/late-missing').length - before, 1, 'no retry was spent');
+      assert.equal(
+        g.host.requests.filter((request) => request.path === '/late-missing').length - before,
+        1,
+        'no retry was spent',
+      );
     });
 
     it('retries a transient failure before succeeding', async () => {
-      const { id } = await (await g.api.post(key, g.validBody({ products: [{ productId: 1, productTitle: 'Flaky', imageUrl: `${g.host.url}/flaky/${database}` }] }))).json();
+      const { id } = await (
+        await g.api.post(
+          key,
+          g.validBody({
+            products: [{ productId: 1, productTitle: 'Flaky', imageUrl: `${g.host.url}/flaky/${database}` }],
+          }),
+        )
+      ).json();
       const done = await g.api.settled(key, id);
       assert.equal(done.status, 'complete', JSON.stringify(done.error));
       assert.equal(g.host.requests.filter((request) => request.path === `/flaky/${database}`).length, 3);
@@ -477,26 +655,42 @@ for (const [database, environment] of databases) {
       const fresh = await g.app.tenants.createOrganization({ name: 'Lister', credits: 20 });
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) ids.push((await (await g.api.post(fresh.apiKey.key, g.validBody())).json()).id);
-      const failing = (await (await g.api.post(fresh.apiKey.key, g.validBody({ image: `${g.host.url}/missing` }))).json()).id;
+      const failing = (
+        await (await g.api.post(fresh.apiKey.key, g.validBody({ image: `${g.host.url}/missing` }))).json()
+      ).id;
       await g.api.settled(fresh.apiKey.key, failing);
 
       const page1 = await (await g.api.get(fresh.apiKey.key, '/v1/generations?limit=4')).json();
       assert.equal(page1.object, 'list');
       assert.equal(page1.has_more, true);
-      const page2 = await (await g.api.get(fresh.apiKey.key, `/v1/generations?limit=4&starting_after=${page1.data.at(-1).id}`)).json();
+      const page2 = await (
+        await g.api.get(fresh.apiKey.key, `/v1/generations?limit=4&starting_after=${page1.data.at(-1).id}`)
+      ).json();
       assert.equal(page2.has_more, false);
       const listed = [...page1.data, ...page2.data].map((item: { id: string }) => item.id);
       assert.deepEqual(new Set(listed), new Set([...ids, failing]));
       assert.equal(listed.length, 6);
       const failed = await (await g.api.get(fresh.apiKey.key, '/v1/generations?status=failed')).json();
-      assert.deepEqual(failed.data.map((item: { id: string }) => item.id), [failing]);
+      assert.deepEqual(
+        failed.data.map((item: { id: string }) => item.id),
+        [failing],
+      );
       assert.equal((await errorOf(await g.api.get(fresh.apiKey.key, '/v1/generations?limit=500'), 400)).param, 'limit');
-      assert.equal((await errorOf(await g.api.get(fresh.apiKey.key, '/v1/generations?status=done'), 400)).param, 'status');
+      assert.equal(
+        (await errorOf(await g.api.get(fresh.apiKey.key, '/v1/generations?status=done'), 400)).param,
+        'status',
+      );
 
       const notMine = await errorOf(await g.api.get(key, `/v1/generations/${ids[0]}`), 404);
       assert.equal(notMine.type, 'not_found_error');
-      assert.equal((await errorOf(await g.api.get(key, '/v1/generations/agen_doesnotexist'), 404)).type, 'not_found_error');
-      assert.equal((await errorOf(await fetch(`${g.app.url}/v1/generations/${ids[0]}`), 401)).type, 'authentication_error');
+      assert.equal(
+        (await errorOf(await g.api.get(key, '/v1/generations/agen_doesnotexist'), 404)).type,
+        'not_found_error',
+      );
+      assert.equal(
+        (await errorOf(await fetch(`${g.app.url}/v1/generations/${ids[0]}`), 401)).type,
+        'authentication_error',
+      );
     });
   });
 }
@@ -603,18 +797,29 @@ describe('two runs of one render job (a lease that expired while the first was s
     const { apiKey, organization } = await g.app.tenants.createOrganization({ name: 'Twice', credits: 3 });
     const { id } = await (await g.api.post(apiKey.key, g.validBody())).json();
     const { renderGeneration, cdn, persistence } = g.app.container.cradle;
-    const job = { id: 'job_twice', kind: 'render', payload: { generationId: id, organizationId: organization.id }, attempts: 1, failures: 0 };
+    const job = {
+      id: 'job_twice',
+      kind: 'render',
+      payload: { generationId: id, organizationId: organization.id },
+      attempts: 1,
+      failures: 0,
+    };
     await Promise.all([renderGeneration(job), renderGeneration(job)]);
 
     const done = await (await g.api.get(apiKey.key, `/v1/generations/${id}`)).json();
     assert.equal(done.status, 'complete');
-    const events = (await persistence.events.list(organization.id, { limit: 10 })).filter((event) => event.body.includes(id));
+    const events = (await persistence.events.list(organization.id, { limit: 10 })).filter((event) =>
+      event.body.includes(id),
+    );
     assert.equal(events.length, 1, 'one generation.completed event');
     const stored: string[] = [];
     for await (const object of cdn.list(`gen/${id}/`, 'public')) stored.push(object.key);
     const winner = new URL(done.imageUrl).pathname.replace('/cdn/', '').replace(/\/original\.\w+$/, '/');
     assert.equal(stored.length, 7, `the original and six variants of one run: ${stored}`);
-    assert.ok(stored.every((key) => key.startsWith(winner)), `only the winning run's images are kept: ${stored}`);
+    assert.ok(
+      stored.every((key) => key.startsWith(winner)),
+      `only the winning run's images are kept: ${stored}`,
+    );
   });
 });
 
@@ -636,19 +841,39 @@ describe('a render job whose runs kept dying (each lost its lease: the render ta
     const lastChance = config.render.maxAttempts - 1;
     // One run short of the limit, it still renders (and completes this time).
     const { id: otherId } = await (await g.api.post(apiKey.key, g.validBody())).json();
-    await renderGeneration({ id: 'job_survivor', kind: renderJobKind, payload: { ...payload, generationId: otherId }, attempts: lastChance + 1, failures: lastChance });
+    await renderGeneration({
+      id: 'job_survivor',
+      kind: renderJobKind,
+      payload: { ...payload, generationId: otherId },
+      attempts: lastChance + 1,
+      failures: lastChance,
+    });
     assert.equal((await (await g.api.get(apiKey.key, `/v1/generations/${otherId}`)).json()).status, 'complete');
     assert.equal(renders, 1);
 
     const strayJobs = () => persistence.jobs.pending(['delete_stray_images']);
     const strayJobsBefore = await strayJobs();
-    await renderGeneration({ id: 'job_poison', kind: renderJobKind, payload, attempts: config.render.maxAttempts + 1, failures: config.render.maxAttempts });
+    await renderGeneration({
+      id: 'job_poison',
+      kind: renderJobKind,
+      payload,
+      attempts: config.render.maxAttempts + 1,
+      failures: config.render.maxAttempts,
+    });
     const failed = await (await g.api.get(apiKey.key, `/v1/generations/${id}`)).json();
     assert.equal(failed.status, 'failed');
     assert.deepEqual(failed.error, { code: 'render_failed', message: 'The visualization could not be completed.' });
     assert.equal(renders, 1, 'not rendered again');
-    assert.equal((await (await g.api.get(apiKey.key, '/v1/credits')).json()).balance, 2, 'refunded (the other one is charged)');
-    assert.equal(await strayJobs(), strayJobsBefore + 1, 'the runs that died may have stored images: their deletion is queued');
+    assert.equal(
+      (await (await g.api.get(apiKey.key, '/v1/credits')).json()).balance,
+      2,
+      'refunded (the other one is charged)',
+    );
+    assert.equal(
+      await strayJobs(),
+      strayJobsBefore + 1,
+      'the runs that died may have stored images: their deletion is queued',
+    );
   });
 });
 
@@ -660,7 +885,10 @@ describe('a worker stopping while it fetches an image (shutdownTimeoutMs passed)
   after(() => g.close());
 
   it('aborts the fetch, so its job is released to other workers at once rather than waiting out the fetch timeout', async () => {
-    const { apiKey, organization } = await g.app.tenants.createOrganization({ name: 'Deploy while fetching', credits: 3 });
+    const { apiKey, organization } = await g.app.tenants.createOrganization({
+      name: 'Deploy while fetching',
+      credits: 3,
+    });
     const { queue, persistence } = g.app.container.cradle;
     const { id } = await (await g.api.post(apiKey.key, g.validBody({ image: `${g.host.url}/hang` }))).json();
     for (let waited = 0; g.host.hanging() === 0; waited += 20) {
@@ -671,7 +899,13 @@ describe('a worker stopping while it fetches an image (shutdownTimeoutMs passed)
     await queue.stop(100);
     assert.equal((await (await g.api.get(apiKey.key, `/v1/generations/${id}`)).json()).status, 'processing');
     // The lease was 10 minutes: another worker can claim the job now only because it was released.
-    const [job] = await persistence.jobs.claim({ kinds: [renderJobKind], workerId: 'next', now: Date.now(), leaseMs: 60_000, limit: 1 });
+    const [job] = await persistence.jobs.claim({
+      kinds: [renderJobKind],
+      workerId: 'next',
+      now: Date.now(),
+      leaseMs: 60_000,
+      limit: 1,
+    });
     assert.deepEqual(job && [job.payload, job.failures], [{ generationId: id, organizationId: organization.id }, 0]);
   });
 });
@@ -680,7 +914,9 @@ describe('a worker stopping while it renders (shutdownTimeoutMs passed)', () => 
   let g: GenerationApp;
   before(async () => {
     // An engine that takes a minute: the render is still running when the worker stops.
-    g = await startGenerationApp({ config: { pluginOptions: { db: { pollIntervalMs: 50, leaseMs: 600_000 }, mock: { latencyMs: 60_000 } } } });
+    g = await startGenerationApp({
+      config: { pluginOptions: { db: { pollIntervalMs: 50, leaseMs: 600_000 }, mock: { latencyMs: 60_000 } } },
+    });
   });
   after(() => g.close());
 
@@ -692,7 +928,8 @@ describe('a worker stopping while it renders (shutdownTimeoutMs passed)', () => 
     const render = renderer.render.bind(renderer);
     renderer.render = async (input) => {
       // The engine fails transiently until the last retry, which is still running when the worker stops.
-      if (++calls < config.render.maxAttempts) throw new RenderError('renderer_unavailable', 'engine answered 503', true);
+      if (++calls < config.render.maxAttempts)
+        throw new RenderError('renderer_unavailable', 'engine answered 503', true);
       rendering = true;
       return render(input);
     };
@@ -706,8 +943,18 @@ describe('a worker stopping while it renders (shutdownTimeoutMs passed)', () => 
     assert.equal(generation.status, 'processing', 'not failed: the worker stopped, the render did not fail');
     assert.equal((await (await g.api.get(apiKey.key, '/v1/credits')).json()).balance, 2, 'charged, not refunded');
     // The lease was 10 minutes: another worker can claim the job now only because it was released.
-    const [job] = await persistence.jobs.claim({ kinds: [renderJobKind], workerId: 'next', now: Date.now(), leaseMs: 60_000, limit: 1 });
+    const [job] = await persistence.jobs.claim({
+      kinds: [renderJobKind],
+      workerId: 'next',
+      now: Date.now(),
+      leaseMs: 60_000,
+      limit: 1,
+    });
     const lastRetry = config.render.maxAttempts - 1;
-    assert.deepEqual(job && [job.payload, job.attempts, job.failures], [{ generationId: id, organizationId: organization.id }, lastRetry + 2, lastRetry]);
+    assert.deepEqual(job && [job.payload, job.attempts, job.failures], [
+      { generationId: id, organizationId: organization.id },
+      lastRetry + 2,
+      lastRetry,
+    ]);
   });
 });

@@ -36,7 +36,9 @@ describe('group commit (SQLite transactions)', () => {
       log: (event) => void (event.level === 'query' && statements.push(event.query.sql)),
     });
     await sql`create table parents (id integer primary key)`.execute(db);
-    await sql`create table children (id integer primary key, parent_id integer not null references parents (id))`.execute(db);
+    await sql`create table children (id integer primary key, parent_id integer not null references parents (id))`.execute(
+      db,
+    );
     transaction = groupCommit(db);
   });
 
@@ -58,7 +60,12 @@ describe('group commit (SQLite transactions)', () => {
         transaction(async (tx) => {
           await tx.insertInto('parents').values({ id: index }).execute();
           // Each sees the ones before it, as if they had committed one by one.
-          return (await tx.selectFrom('parents').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+          return (
+            await tx
+              .selectFrom('parents')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n;
         }).then((result) => {
           settledAfterCommit.push(commits() === 1);
           return result;
@@ -116,8 +123,13 @@ describe('group commit (SQLite transactions)', () => {
     database.pragma('busy_timeout = 50');
     other.exec('begin immediate');
     try {
-      const settled = await Promise.allSettled([1, 2].map((id) => transaction((tx) => tx.insertInto('parents').values({ id }).execute())));
-      assert.deepEqual(settled.map((outcome) => outcome.status), ['rejected', 'rejected']);
+      const settled = await Promise.allSettled(
+        [1, 2].map((id) => transaction((tx) => tx.insertInto('parents').values({ id }).execute())),
+      );
+      assert.deepEqual(
+        settled.map((outcome) => outcome.status),
+        ['rejected', 'rejected'],
+      );
       assert.match(String((settled[0] as PromiseRejectedResult).reason), /locked|busy/i);
     } finally {
       other.exec('rollback');
@@ -133,16 +145,22 @@ describe('group commit (SQLite transactions)', () => {
     await store.migrate();
     // The store's statements are cached: count the runs of the savepoint statement, not its preparations.
     const probe = new BetterSqlite3(':memory:');
-    const statementPrototype = Object.getPrototypeOf(probe.prepare('select 1')) as { run(...parameters: unknown[]): unknown };
+    const statementPrototype = Object.getPrototypeOf(probe.prepare('select 1')) as {
+      run(...parameters: unknown[]): unknown;
+    };
     probe.close();
     const run = mock.method(statementPrototype, 'run');
     try {
       await Promise.all(
         Array.from({ length: 5 }, (_, index) =>
-          store.transaction((tx) => tx.organizations.create({ id: randomIds.id('org_'), name: `Org ${index}`, createdAt: Date.now() })),
+          store.transaction((tx) =>
+            tx.organizations.create({ id: randomIds.id('org_'), name: `Org ${index}`, createdAt: Date.now() }),
+          ),
         ),
       );
-      const savepoints = run.mock.calls.filter((call) => (call.this as { source: string }).source === 'savepoint unit').length;
+      const savepoints = run.mock.calls.filter(
+        (call) => (call.this as { source: string }).source === 'savepoint unit',
+      ).length;
       assert.equal(savepoints, 5, 'five transactions requested together ran as savepoints of one');
     } finally {
       run.mock.restore();

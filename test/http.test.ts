@@ -18,7 +18,11 @@ async function expectEnvelope(response: Response, status: number, type: string, 
 }
 
 /** Sends raw bytes with a declared length, which fetch will not let us lie about. */
-function rawPost(url: string, headers: Record<string, string>, chunks: string[]): Promise<{ status: number; body: string }> {
+function rawPost(
+  url: string,
+  headers: Record<string, string>,
+  chunks: string[],
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', headers }, (res) => {
       let body = '';
@@ -32,7 +36,10 @@ function rawPost(url: string, headers: Record<string, string>, chunks: string[])
 }
 
 /** Writes raw bytes on a fresh connection and reads until the server closes it. */
-function rawExchange(url: string, bytes: string): Promise<{ status: number; headers: Record<string, string | undefined>; body: string }> {
+function rawExchange(
+  url: string,
+  bytes: string,
+): Promise<{ status: number; headers: Record<string, string | undefined>; body: string }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => socket.write(bytes));
@@ -43,7 +50,9 @@ function rawExchange(url: string, bytes: string): Promise<{ status: number; head
     socket.on('close', () => {
       const [head = '', body = ''] = text.split('\r\n\r\n');
       const [statusLine, ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
       resolve({ status: Number(statusLine?.split(' ')[1]), headers, body });
     });
   });
@@ -93,7 +102,12 @@ describe('HTTP skeleton', () => {
 
     it('refuses a malformed Authorization header', async () => {
       for (const authorization of ['Basic abc', 'Bearer', 'Bearer a b', apiKey]) {
-        await expectEnvelope(await fetch(`${app.url}/v1/stores`, { headers: { authorization } }), 401, 'authentication_error', 'malformed_authorization');
+        await expectEnvelope(
+          await fetch(`${app.url}/v1/stores`, { headers: { authorization } }),
+          401,
+          'authentication_error',
+          'malformed_authorization',
+        );
       }
     });
 
@@ -105,7 +119,12 @@ describe('HTTP skeleton', () => {
     });
 
     it('refuses the conversion key', async () => {
-      const error = await expectEnvelope(await fetch(`${app.url}/v1/stores`, { headers: bearer(conversionKey) }), 401, 'authentication_error', 'invalid_api_key');
+      const error = await expectEnvelope(
+        await fetch(`${app.url}/v1/stores`, { headers: bearer(conversionKey) }),
+        401,
+        'authentication_error',
+        'invalid_api_key',
+      );
       assert.match(error.message, /conversion key/);
     });
 
@@ -113,7 +132,12 @@ describe('HTTP skeleton', () => {
       const { key, record } = await app.tenants.createKey(organizationId, 'secret', 'to revoke');
       assert.equal((await fetch(`${app.url}/v1/stores`, { headers: bearer(key) })).status, 200);
       await app.tenants.revokeKey(organizationId, record.id);
-      await expectEnvelope(await fetch(`${app.url}/v1/stores`, { headers: bearer(key) }), 401, 'authentication_error', 'api_key_revoked');
+      await expectEnvelope(
+        await fetch(`${app.url}/v1/stores`, { headers: bearer(key) }),
+        401,
+        'authentication_error',
+        'api_key_revoked',
+      );
     });
 
     it('records when a key was last used', async () => {
@@ -127,7 +151,12 @@ describe('HTTP skeleton', () => {
   describe('the error envelope', () => {
     it('covers unknown routes', async () => {
       await expectEnvelope(await fetch(`${app.url}/nope`), 404, 'not_found_error', 'route_not_found');
-      await expectEnvelope(await fetch(`${app.url}/v1/nope`, { method: 'DELETE', headers: bearer(apiKey) }), 404, 'not_found_error', 'route_not_found');
+      await expectEnvelope(
+        await fetch(`${app.url}/v1/nope`, { method: 'DELETE', headers: bearer(apiKey) }),
+        404,
+        'not_found_error',
+        'route_not_found',
+      );
       const head = await fetch(`${app.url}/nope`, { method: 'HEAD' });
       assert.equal(head.status, 404);
       assert.match(head.headers.get('content-type') ?? '', /^application\/json/);
@@ -135,7 +164,12 @@ describe('HTTP skeleton', () => {
 
     it('answers a path with a trailing slash 404, but for the pages that live there', async () => {
       for (const path of ['/v1/generations/', '/v1/stores/', '/healthz/', '/openapi.json/', '/widgets/embed.js/']) {
-        await expectEnvelope(await fetch(`${app.url}${path}`, { headers: bearer(apiKey) }), 404, 'not_found_error', 'route_not_found');
+        await expectEnvelope(
+          await fetch(`${app.url}${path}`, { headers: bearer(apiKey) }),
+          404,
+          'not_found_error',
+          'route_not_found',
+        );
       }
       assert.equal((await fetch(`${app.url}/healthz/`, { method: 'HEAD' })).status, 404);
       const dashboard = await fetch(`${app.url}/dashboard/`);
@@ -160,29 +194,53 @@ describe('HTTP skeleton', () => {
     });
 
     it('covers malformed JSON', async () => {
-      const response = await fetch(`${app.url}/v1/stores`, { method: 'POST', headers: { ...bearer(apiKey), 'content-type': 'application/json' }, body: '{"name": ' });
+      const response = await fetch(`${app.url}/v1/stores`, {
+        method: 'POST',
+        headers: { ...bearer(apiKey), 'content-type': 'application/json' },
+        body: '{"name": ',
+      });
       await expectEnvelope(response, 400, 'invalid_request_error', 'invalid_json');
     });
 
     it('covers a body that is not JSON', async () => {
-      const response = await fetch(`${app.url}/v1/stores`, { method: 'POST', headers: { ...bearer(apiKey), 'content-type': 'text/plain' }, body: 'name=x' });
+      const response = await fetch(`${app.url}/v1/stores`, {
+        method: 'POST',
+        headers: { ...bearer(apiKey), 'content-type': 'text/plain' },
+        body: 'name=x',
+      });
       await expectEnvelope(response, 415, 'invalid_request_error', 'unsupported_media_type');
     });
 
     it('covers oversized bodies, whether announced or streamed', async () => {
       const big = JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) });
-      const announced = await fetch(`${app.url}/v1/stores`, { method: 'POST', headers: { ...bearer(apiKey), 'content-type': 'application/json' }, body: big });
+      const announced = await fetch(`${app.url}/v1/stores`, {
+        method: 'POST',
+        headers: { ...bearer(apiKey), 'content-type': 'application/json' },
+        body: big,
+      });
       await expectEnvelope(announced, 413, 'invalid_request_error', 'body_too_large');
-      const streamed = await rawPost(`${app.url}/v1/stores`, { ...bearer(apiKey), 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, [big.slice(0, 1_000_000), big.slice(1_000_000)]);
+      const streamed = await rawPost(
+        `${app.url}/v1/stores`,
+        { ...bearer(apiKey), 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        [big.slice(0, 1_000_000), big.slice(1_000_000)],
+      );
       assert.equal(streamed.status, 413);
       assert.equal(JSON.parse(streamed.body).error.code, 'body_too_large');
     });
 
     it('covers invalid fields, naming the field', async () => {
-      const response = await fetch(`${app.url}/v1/stores`, { method: 'POST', headers: { ...bearer(apiKey), 'content-type': 'application/json' }, body: JSON.stringify({ name: '' }) });
+      const response = await fetch(`${app.url}/v1/stores`, {
+        method: 'POST',
+        headers: { ...bearer(apiKey), 'content-type': 'application/json' },
+        body: JSON.stringify({ name: '' }),
+      });
       const error = await expectEnvelope(response, 400, 'invalid_request_error', 'parameter_invalid');
       assert.equal(error.param, 'name');
-      const extra = await fetch(`${app.url}/v1/stores`, { method: 'POST', headers: { ...bearer(apiKey), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x', bogus: 1 }) });
+      const extra = await fetch(`${app.url}/v1/stores`, {
+        method: 'POST',
+        headers: { ...bearer(apiKey), 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'x', bogus: 1 }),
+      });
       assert.equal((await expectEnvelope(extra, 400, 'invalid_request_error')).param, 'bogus');
     });
 
@@ -191,8 +249,16 @@ describe('HTTP skeleton', () => {
         { bytes: 'NOT HTTP AT ALL\r\n\r\n', status: 400, code: 'malformed_request' },
         // A DELETE carrying a body with no length: the body reads as the next request line.
         { bytes: `DELETE /v1/stores HTTP/1.1\r\nhost: x\r\n\r\n{"name":"x"}`, status: 400, code: 'malformed_request' },
-        { bytes: `GET /healthz HTTP/1.1\r\nhost: x\r\nx-big: ${'y'.repeat(20_000)}\r\n\r\n`, status: 431, code: 'headers_too_large' },
-        { bytes: `POST /v1/stores HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n1;${'e'.repeat(20_000)}\r\n`, status: 413, code: 'body_too_large' },
+        {
+          bytes: `GET /healthz HTTP/1.1\r\nhost: x\r\nx-big: ${'y'.repeat(20_000)}\r\n\r\n`,
+          status: 431,
+          code: 'headers_too_large',
+        },
+        {
+          bytes: `POST /v1/stores HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n1;${'e'.repeat(20_000)}\r\n`,
+          status: 413,
+          code: 'body_too_large',
+        },
       ];
       for (const { bytes, status, code } of cases) {
         const answer = await rawExchange(app.url, bytes);
@@ -221,18 +287,45 @@ describe('HTTP skeleton', () => {
         })
       ).json();
       const origin = { origin: 'https://shop.example' };
-      const collect = (body: unknown) => fetch(`${app.url}/api/collect`, { method: 'POST', headers: { 'content-type': 'text/plain', ...origin }, body: JSON.stringify(body) });
+      const collect = (body: unknown) =>
+        fetch(`${app.url}/api/collect`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain', ...origin },
+          body: JSON.stringify(body),
+        });
       const answers: Array<[string, Response, number]> = [
         ['/healthz', await fetch(`${app.url}/healthz`), 200],
         ['HEAD /healthz', await fetch(`${app.url}/healthz`, { method: 'HEAD' }), 200],
         ['/v1/stores', await fetch(`${app.url}/v1/stores`, { headers: bearer(apiKey) }), 200],
         ['/v1/stores without a key', await fetch(`${app.url}/v1/stores`), 401],
-        ['a body not sent as JSON', await fetch(`${app.url}/v1/stores`, { method: 'POST', headers: { ...bearer(apiKey), 'content-type': 'text/plain' }, body: 'x' }), 415],
+        [
+          'a body not sent as JSON',
+          await fetch(`${app.url}/v1/stores`, {
+            method: 'POST',
+            headers: { ...bearer(apiKey), 'content-type': 'text/plain' },
+            body: 'x',
+          }),
+          415,
+        ],
         ['an unknown route', await fetch(`${app.url}/nope`), 404],
         ['a malformed URL', await fetch(`${app.url}/v1/%ZZ`), 400],
         ['the keyless widget', await fetch(`${app.url}/api/widgets/${widget.id}`, { headers: origin }), 200],
-        ['the keyless widget from another origin', await fetch(`${app.url}/api/widgets/${widget.id}`, { headers: { origin: 'https://evil.example' } }), 403],
-        ['a collected conversion', await collect({ type: '$conversion', storeId, visitorId: 'v-sniff', sessionId: 's-sniff', props: { orderId: 'o-sniff' } }), 202],
+        [
+          'the keyless widget from another origin',
+          await fetch(`${app.url}/api/widgets/${widget.id}`, { headers: { origin: 'https://evil.example' } }),
+          403,
+        ],
+        [
+          'a collected conversion',
+          await collect({
+            type: '$conversion',
+            storeId,
+            visitorId: 'v-sniff',
+            sessionId: 's-sniff',
+            props: { orderId: 'o-sniff' },
+          }),
+          202,
+        ],
         ['an invalid collected event', await collect({ type: '$conversion', storeId }), 400],
       ];
       for (const [what, response, status] of answers) {
@@ -246,12 +339,33 @@ describe('HTTP skeleton', () => {
 
     it('repeats a path id in a 404 only when it has the shape of an id the service issues', async () => {
       const issued = `gen_${'A1b2C3d4'.repeat(3)}`;
-      const known = (await (await fetch(`${app.url}/v1/generations/${issued}`, { headers: bearer(apiKey) })).json()).error;
-      assert.deepEqual([known.code, known.message, known.param], ['resource_missing', `No such generation: '${issued}'.`, 'id']);
-      const planted = ['Your%20account%20is%20locked%3B%20call%20%2B1%20555%200100', '%3Cscript%3Ealert(1)%3C%2Fscript%3E', 'gen_short', `gen_${'x'.repeat(70)}`, 'abc%00'];
+      const known = (await (await fetch(`${app.url}/v1/generations/${issued}`, { headers: bearer(apiKey) })).json())
+        .error;
+      assert.deepEqual(
+        [known.code, known.message, known.param],
+        ['resource_missing', `No such generation: '${issued}'.`, 'id'],
+      );
+      const planted = [
+        'Your%20account%20is%20locked%3B%20call%20%2B1%20555%200100',
+        '%3Cscript%3Ealert(1)%3C%2Fscript%3E',
+        'gen_short',
+        `gen_${'x'.repeat(70)}`,
+        'abc%00',
+      ];
       for (const text of planted) {
-        for (const path of [`/v1/generations/${text}`, `/v1/webhook-endpoints/${text}`, `/v1/events/${text}`, `/v1/widgets/${text}`, `/api/widgets/${text}`]) {
-          const error = await expectEnvelope(await fetch(`${app.url}${path}`, { headers: { ...bearer(apiKey), origin: 'https://shop.example' } }), 404, 'not_found_error', 'resource_missing');
+        for (const path of [
+          `/v1/generations/${text}`,
+          `/v1/webhook-endpoints/${text}`,
+          `/v1/events/${text}`,
+          `/v1/widgets/${text}`,
+          `/api/widgets/${text}`,
+        ]) {
+          const error = await expectEnvelope(
+            await fetch(`${app.url}${path}`, { headers: { ...bearer(apiKey), origin: 'https://shop.example' } }),
+            404,
+            'not_found_error',
+            'resource_missing',
+          );
           assert.match(error.message, /^No such [a-z ]+\.$/, `${path}: ${error.message}`);
         }
       }
@@ -269,7 +383,9 @@ describe('HTTP skeleton', () => {
         assert.doesNotMatch(error.message, /disk on fire|secret/);
         const requestId = response.headers.get('x-request-id');
         assert.ok(error.message.includes(requestId!));
-        assert.ok(logged.some((entry) => entry.requestId === requestId && String(entry.error).includes('disk on fire')));
+        assert.ok(
+          logged.some((entry) => entry.requestId === requestId && String(entry.error).includes('disk on fire')),
+        );
       } finally {
         persistence.stores.list = original;
       }
@@ -295,7 +411,10 @@ describe('HTTP skeleton', () => {
       const theirs = await (await fetch(`${app.url}/v1/stores`, { headers: bearer(other.apiKey.key) })).json();
       assert.equal(mine.object, 'list');
       assert.ok(mine.data.some((item: { id: string }) => item.id === store.id));
-      assert.deepEqual(theirs.data.map((item: { id: string }) => item.id), [other.store.id]);
+      assert.deepEqual(
+        theirs.data.map((item: { id: string }) => item.id),
+        [other.store.id],
+      );
     });
   });
 });
@@ -309,7 +428,9 @@ describe('slow clients', () => {
   });
   after(() => app.close());
 
-  it('answers 408 request_timeout in the envelope, and closes, when headers or body do not arrive in time', { timeout: 20_000 }, async () => {
+  it('answers 408 request_timeout in the envelope, and closes, when headers or body do not arrive in time', {
+    timeout: 20_000,
+  }, async () => {
     const cases = [
       // Headers begun, never finished (a slow-header attack).
       'GET /healthz HTTP/1.1\r\nhost: x\r\nx-slow: 1\r\n',
@@ -321,7 +442,12 @@ describe('slow clients', () => {
       assert.equal(answer.status, 408, bytes);
       assert.equal(answer.headers.connection, 'close');
       assert.match(answer.headers['x-request-id'] ?? '', /^req_/);
-      assert.deepEqual(JSON.parse(answer.body).error, { type: 'invalid_request_error', code: 'request_timeout', message: 'The request was not received in time.', param: null });
+      assert.deepEqual(JSON.parse(answer.body).error, {
+        type: 'invalid_request_error',
+        code: 'request_timeout',
+        message: 'The request was not received in time.',
+        param: null,
+      });
     }
   });
 });

@@ -1,5 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fsPromises from 'node:fs/promises';
@@ -21,7 +30,11 @@ import { pluginContext } from '../kit/testing/plugin-context.ts';
 import { startS3rver } from './support/s3-server.ts';
 
 const tempDir = (prefix: string) => mkdtempSync(path.join(os.tmpdir(), prefix));
-const png = new Uint8Array(await sharp({ create: { width: 4, height: 3, channels: 3, background: '#c0ffee' } }).png().toBuffer());
+const png = new Uint8Array(
+  await sharp({ create: { width: 4, height: 3, channels: 3, background: '#c0ffee' } })
+    .png()
+    .toBuffer(),
+);
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -40,7 +53,8 @@ function filesUnder(directory: string): string[] {
 let localRoot: string;
 imageCdnContract({
   name: 'local',
-  create: ({ publicUrl }) => createLocalCdn({ root: (localRoot = tempDir('visualizer-cdn-')), publicBaseUrl: publicUrl }),
+  create: ({ publicUrl }) =>
+    createLocalCdn({ root: (localRoot = tempDir('visualizer-cdn-')), publicBaseUrl: publicUrl }),
   dispose: () => rmSync(localRoot, { recursive: true, force: true }),
 });
 
@@ -60,7 +74,10 @@ const s3Options = (endpoint: string, extra: Partial<S3CdnOptions> = {}): S3CdnOp
 
 // s3rver serves GETs without credentials, like a bucket whose policy makes `public/*` readable;
 // the public URLs are therefore fetched anonymously, as a browser would.
-imageCdnContract({ name: 's3 (s3rver)', create: async () => createS3Cdn(s3Options(await s3Endpoint(), { listPageSize: 2 })) });
+imageCdnContract({
+  name: 's3 (s3rver)',
+  create: async () => createS3Cdn(s3Options(await s3Endpoint(), { listPageSize: 2 })),
+});
 
 // The same bucket behind a CDN domain: public URLs name the domain, whose origin is the public
 // prefix; the fixture plays the CDN by mapping the domain onto that prefix.
@@ -73,14 +90,23 @@ imageCdnContract({
 
 describe('blob keys', () => {
   it('accepts the keys the core makes', () => {
-    for (const key of ['gen/agen_0123456789abcdefghijklmn/k7Qp-x_Y/detail.webp', 'uploads/abc/photo.jpg', 'a.png', 'a/b.c/d.JPEG']) {
+    for (const key of [
+      'gen/agen_0123456789abcdefghijklmn/k7Qp-x_Y/detail.webp',
+      'uploads/abc/photo.jpg',
+      'a.png',
+      'a/b.c/d.JPEG',
+    ]) {
       assert.doesNotThrow(() => assertSafeKey(key), key);
     }
   });
 
   it('refuses keys that could escape a root, with a message saying why', () => {
-    for (const key of [...unsafeKeys, 'a/.png', 'a/b.png\0', `${'a'.repeat(509)}.png`]) assert.equal(isSafeKey(key), false, JSON.stringify(key));
-    assert.throws(() => assertSafeKey('../x.png'), /Unsafe blob key "\.\.\/x\.png": it must not contain a "\.\." segment/);
+    for (const key of [...unsafeKeys, 'a/.png', 'a/b.png\0', `${'a'.repeat(509)}.png`])
+      assert.equal(isSafeKey(key), false, JSON.stringify(key));
+    assert.throws(
+      () => assertSafeKey('../x.png'),
+      /Unsafe blob key "\.\.\/x\.png": it must not contain a "\.\." segment/,
+    );
     assert.throws(() => assertSafeKey('a/b.png?x'), /may only contain/);
     assert.throws(() => assertSafeKey('noext'), /must end in a file extension/);
     assert.doesNotThrow(() => assertSafeKey(`${'a'.repeat(508)}.png`), 'exactly 512 characters is allowed');
@@ -123,7 +149,12 @@ describe('local CDN', () => {
 
   it('cannot reach a private object through a crafted public key', async () => {
     await cdn.put('uploads/secret.jpg', png, { contentType: 'image/jpeg', visibility: 'private' });
-    for (const crafted of ['../private/uploads/secret.jpg', 'x/../../private/uploads/secret.jpg', '..%2fprivate/uploads/secret.jpg', '..\\private\\uploads\\secret.jpg']) {
+    for (const crafted of [
+      '../private/uploads/secret.jpg',
+      'x/../../private/uploads/secret.jpg',
+      '..%2fprivate/uploads/secret.jpg',
+      '..\\private\\uploads\\secret.jpg',
+    ]) {
       await assert.rejects(cdn.get(crafted, 'public'), /Unsafe blob key/, crafted);
     }
     // A well-formed key naming "private/…" stays inside the public tree.
@@ -134,11 +165,16 @@ describe('local CDN', () => {
   // Not in the contract: the S3 test server (s3rver) writes objects in place, so racing PUTs can
   // interleave there, while real S3 replaces objects atomically. Locally, temp file + rename must.
   it('never shows a reader a torn object while writes of the key race', async () => {
-    const big = (seed: number) => sharp({ create: { width: 512, height: 512, channels: 3, background: { r: seed, g: 40, b: 90 } } }).png({ compressionLevel: 0 }).toBuffer();
+    const big = (seed: number) =>
+      sharp({ create: { width: 512, height: 512, channels: 3, background: { r: seed, g: 40, b: 90 } } })
+        .png({ compressionLevel: 0 })
+        .toBuffer();
     const [first, second] = await Promise.all([big(10), big(200)]);
     const key = 'race/detail.png';
     await cdn.put(key, first, { contentType: 'image/png', visibility: 'public' });
-    const writes = Array.from({ length: 20 }, (_, index) => cdn.put(key, index % 2 ? first : second, { contentType: 'image/png', visibility: 'public' }));
+    const writes = Array.from({ length: 20 }, (_, index) =>
+      cdn.put(key, index % 2 ? first : second, { contentType: 'image/png', visibility: 'public' }),
+    );
     const reads = Array.from({ length: 40 }, () => cdn.get(key, 'public'));
     await Promise.all(writes);
     for (const read of await Promise.all(reads)) {
@@ -160,7 +196,11 @@ describe('local CDN', () => {
     const listed: string[] = [];
     for await (const object of cdn.list('crashed/', 'private')) listed.push(object.key);
     assert.deepEqual(listed, ['crashed/agen_1/kept.jpg'], 'temp files are never objects');
-    assert.deepEqual(filesUnder(directory).sort(), ['kept.jpg', 'other.jpg.ba9876543210~'], 'the stale one is gone; a fresh one may be a write in progress');
+    assert.deepEqual(
+      filesUnder(directory).sort(),
+      ['kept.jpg', 'other.jpg.ba9876543210~'],
+      'the stale one is gone; a fresh one may be a write in progress',
+    );
 
     // A write that died as the first in its folder: the folder goes with its temp file, as a delete's would.
     const lone = path.join(root, 'private/crashed/agen_2');
@@ -169,7 +209,10 @@ describe('local CDN', () => {
     utimesSync(path.join(lone, 'photo.jpg.0123456789ab~'), twoHoursAgo, twoHoursAgo);
     for await (const _ of cdn.list('crashed/', 'private'));
     assert.ok(!existsSync(lone));
-    assert.deepEqual(filesUnder(path.join(root, 'private/crashed')).sort(), ['agen_1/kept.jpg', 'agen_1/other.jpg.ba9876543210~']);
+    assert.deepEqual(filesUnder(path.join(root, 'private/crashed')).sort(), [
+      'agen_1/kept.jpg',
+      'agen_1/other.jpg.ba9876543210~',
+    ]);
   });
 
   it("counts a temp file as stale before the stray-image job lists a dead run's folder", () => {
@@ -193,7 +236,10 @@ describe('local CDN', () => {
     const key = (index: number) => `churn/agen_1/photo${index}.png`;
     await cdn.put(key(0), png, { contentType: 'image/png', visibility: 'public' });
     for (let index = 1; index <= 100; index++) {
-      await Promise.all([cdn.put(key(index), png, { contentType: 'image/png', visibility: 'public' }), cdn.delete(key(index - 1), 'public')]);
+      await Promise.all([
+        cdn.put(key(index), png, { contentType: 'image/png', visibility: 'public' }),
+        cdn.delete(key(index - 1), 'public'),
+      ]);
     }
     assert.deepEqual(filesUnder(path.join(root, 'public/churn')), ['agen_1/photo100.png']);
     await cdn.delete(key(100), 'public');
@@ -228,7 +274,10 @@ describe('local CDN', () => {
   });
 
   it('refuses a content type its key contradicts, since the key decides what is served', async () => {
-    await assert.rejects(cdn.put('gen/a/detail.webp', png, { contentType: 'image/png', visibility: 'public' }), /does not fit/);
+    await assert.rejects(
+      cdn.put('gen/a/detail.webp', png, { contentType: 'image/png', visibility: 'public' }),
+      /does not fit/,
+    );
     await cdn.put('gen/a/detail.webp', png, { contentType: 'IMAGE/WEBP; q=1', visibility: 'public' });
   });
 
@@ -236,8 +285,13 @@ describe('local CDN', () => {
     const dataDir = tempDir('visualizer-data-');
     try {
       const config = loadConfig({ VISUALIZER_DATA_DIR: dataDir, VISUALIZER_PUBLIC_URL: 'https://viz.example' });
-      for (const [raw, dir] of [[{}, 'cdn'], [{ dir: 'images' }, 'images']] as const) {
-        const { cdn: registered } = await localPlugin.register(pluginContext(v.parse(localPlugin.configSchema!, raw), { config }));
+      for (const [raw, dir] of [
+        [{}, 'cdn'],
+        [{ dir: 'images' }, 'images'],
+      ] as const) {
+        const { cdn: registered } = await localPlugin.register(
+          pluginContext(v.parse(localPlugin.configSchema!, raw), { config }),
+        );
         assert.equal(registered.publicUrl('a/b.png'), 'https://viz.example/cdn/a/b.png');
         await registered.put('a/b.png', png, { contentType: 'image/png', visibility: 'public' });
         assert.deepEqual(filesUnder(path.join(dataDir, dir)), ['public/a/b.png']);
@@ -277,9 +331,15 @@ describe('S3 CDN', () => {
       cdn.put('gen/a/denied.png', png, { contentType: 'image/png', visibility: 'public' }),
       /^Error: S3 put of public object "gen\/a\/denied\.png" \(s3:\/\/visualizer-test\/public\/gen\/a\/denied\.png\) failed: HTTP 403 InvalidAccessKeyId$/,
     );
-    await assert.rejects(cdn.get('gen/a/denied.png', 'private'), /S3 get of private object "gen\/a\/denied\.png" .* HTTP 403/);
+    await assert.rejects(
+      cdn.get('gen/a/denied.png', 'private'),
+      /S3 get of private object "gen\/a\/denied\.png" .* HTTP 403/,
+    );
     const missingBucket = createS3Cdn(s3Options(endpoint, { bucket: 'no-such-bucket' }));
-    await assert.rejects(missingBucket.put('a/b.png', png, { contentType: 'image/png', visibility: 'public' }), /S3 put .* HTTP 404 NoSuchBucket/);
+    await assert.rejects(
+      missingBucket.put('a/b.png', png, { contentType: 'image/png', visibility: 'public' }),
+      /S3 put .* HTTP 404 NoSuchBucket/,
+    );
   });
 
   it('sends the headers S3 needs, and public-read only when asked', async () => {
@@ -294,15 +354,24 @@ describe('S3 CDN', () => {
     });
     const base = await listen(recorder);
     try {
-      await createS3Cdn(s3Options(base, { publicAcl: true })).put('a/b.webp', png, { contentType: 'image/webp', visibility: 'public' });
-      await createS3Cdn(s3Options(base, { publicAcl: true })).put('a/c.webp', png, { contentType: 'image/webp', visibility: 'private' });
+      await createS3Cdn(s3Options(base, { publicAcl: true })).put('a/b.webp', png, {
+        contentType: 'image/webp',
+        visibility: 'public',
+      });
+      await createS3Cdn(s3Options(base, { publicAcl: true })).put('a/c.webp', png, {
+        contentType: 'image/webp',
+        visibility: 'private',
+      });
       await createS3Cdn(s3Options(base)).put('a/d.webp', png, { contentType: 'image/webp', visibility: 'public' });
       const [withAcl, privateObject, withoutAcl] = seen;
       assert.equal(withAcl?.method, 'PUT');
       assert.equal(withAcl?.url, '/visualizer-test/public/a/b.webp');
       assert.equal(withAcl?.headers['content-type'], 'image/webp');
       assert.equal(withAcl?.headers['x-amz-acl'], 'public-read');
-      assert.match(String(withAcl?.headers.authorization), /^AWS4-HMAC-SHA256 Credential=S3RVER\/\d{8}\/us-east-1\/s3\/aws4_request/);
+      assert.match(
+        String(withAcl?.headers.authorization),
+        /^AWS4-HMAC-SHA256 Credential=S3RVER\/\d{8}\/us-east-1\/s3\/aws4_request/,
+      );
       assert.match(String(withAcl?.headers['x-amz-content-sha256']), /^[0-9a-f]{64}$/, 'the payload hash is signed');
       assert.equal(withAcl?.bytes, png.byteLength);
       assert.equal(privateObject?.url, '/visualizer-test/private/a/c.webp');
@@ -316,12 +385,30 @@ describe('S3 CDN', () => {
 
   it('builds public URLs for path-style, virtual-host and CDN-domain setups', () => {
     const base = { bucket: 'shop-images', region: 'eu-west-1', accessKeyId: 'k', secretAccessKey: 's' };
-    assert.equal(createS3Cdn(base).publicUrl('gen/a.webp'), 'https://shop-images.s3.eu-west-1.amazonaws.com/public/gen/a.webp');
-    assert.equal(createS3Cdn({ ...base, forcePathStyle: true }).publicUrl('gen/a.webp'), 'https://s3.eu-west-1.amazonaws.com/shop-images/public/gen/a.webp');
-    assert.equal(createS3Cdn({ ...base, endpoint: 'http://minio:9000/' }).publicUrl('gen/a.webp'), 'http://minio:9000/shop-images/public/gen/a.webp');
-    assert.equal(createS3Cdn({ ...base, endpoint: 'https://r2.example', forcePathStyle: false }).publicUrl('gen/a.webp'), 'https://shop-images.r2.example/public/gen/a.webp');
-    assert.equal(createS3Cdn({ ...base, publicBaseUrl: 'https://img.shop.example/' }).publicUrl('gen/a.webp'), 'https://img.shop.example/gen/a.webp');
-    assert.equal(createS3Cdn({ ...base, publicPrefix: 'pub/v1/' }).publicUrl('gen/a.webp'), 'https://shop-images.s3.eu-west-1.amazonaws.com/pub/v1/gen/a.webp');
+    assert.equal(
+      createS3Cdn(base).publicUrl('gen/a.webp'),
+      'https://shop-images.s3.eu-west-1.amazonaws.com/public/gen/a.webp',
+    );
+    assert.equal(
+      createS3Cdn({ ...base, forcePathStyle: true }).publicUrl('gen/a.webp'),
+      'https://s3.eu-west-1.amazonaws.com/shop-images/public/gen/a.webp',
+    );
+    assert.equal(
+      createS3Cdn({ ...base, endpoint: 'http://minio:9000/' }).publicUrl('gen/a.webp'),
+      'http://minio:9000/shop-images/public/gen/a.webp',
+    );
+    assert.equal(
+      createS3Cdn({ ...base, endpoint: 'https://r2.example', forcePathStyle: false }).publicUrl('gen/a.webp'),
+      'https://shop-images.r2.example/public/gen/a.webp',
+    );
+    assert.equal(
+      createS3Cdn({ ...base, publicBaseUrl: 'https://img.shop.example/' }).publicUrl('gen/a.webp'),
+      'https://img.shop.example/gen/a.webp',
+    );
+    assert.equal(
+      createS3Cdn({ ...base, publicPrefix: 'pub/v1/' }).publicUrl('gen/a.webp'),
+      'https://shop-images.s3.eu-west-1.amazonaws.com/pub/v1/gen/a.webp',
+    );
   });
 
   it('refuses prefixes under which a public key could name a private object', () => {
@@ -331,14 +418,19 @@ describe('S3 CDN', () => {
     assert.throws(() => createS3Cdn({ ...base, publicPrefix: 'x/', privatePrefix: 'x/private/' }), /overlap/);
     assert.throws(() => createS3Cdn({ ...base, publicPrefix: 'public' }), /must be empty or/);
     assert.throws(() => createS3Cdn({ ...base, privatePrefix: '../' }), /must be empty or/);
-    assert.throws(() => createS3Cdn({ ...base, privatePrefix: '' }), /overlap/, 'an empty private prefix contains the public one');
+    assert.throws(
+      () => createS3Cdn({ ...base, privatePrefix: '' }),
+      /overlap/,
+      'an empty private prefix contains the public one',
+    );
     assert.doesNotThrow(() => createS3Cdn({ ...base, publicPrefix: 'pub/', privatePrefix: 'priv/' }));
   });
 
   it('registers as the cdn plugin, with credentials from the environment', async () => {
     const config = loadConfig({ VISUALIZER_DATA_DIR: os.tmpdir() });
     const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
-    const restore = (name: string, value: string | undefined) => (value === undefined ? delete process.env[name] : (process.env[name] = value));
+    const restore = (name: string, value: string | undefined) =>
+      value === undefined ? delete process.env[name] : (process.env[name] = value);
     try {
       delete process.env.AWS_ACCESS_KEY_ID;
       delete process.env.AWS_SECRET_ACCESS_KEY;

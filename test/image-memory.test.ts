@@ -27,7 +27,9 @@ describe('decode memory, read from the header', () => {
   it('counts the whole picture for an interlaced PNG and rows for a baseline one', async () => {
     const interlaced = await sharp(attack).metadata();
     assert.ok(decodeMemory(interlaced) >= 12000 * 12000 * 6, 'a 16-bit RGB picture held whole');
-    const baseline = await sharp({ create: { width: 12000, height: 100, channels: 3, background: '#000' } }).png().toBuffer();
+    const baseline = await sharp({ create: { width: 12000, height: 100, channels: 3, background: '#000' } })
+      .png()
+      .toBuffer();
     assert.ok(decodeMemory(await sharp(baseline).metadata()) < maxImageDecodeBytes);
   });
 
@@ -83,7 +85,10 @@ describe('a memory budget', () => {
     const budget = createMemoryBudget(10 * MiB);
     const controller = new AbortController();
     controller.abort(new Error('stopped before asking'));
-    await assert.rejects(budget.reserve(10 * MiB, async () => assert.fail('must not run'), controller.signal), /stopped before asking/);
+    await assert.rejects(
+      budget.reserve(10 * MiB, async () => assert.fail('must not run'), controller.signal),
+      /stopped before asking/,
+    );
     assert.equal(await budget.reserve(10 * MiB, async () => 'all of it is free'), 'all of it is free');
   });
 });
@@ -114,7 +119,9 @@ describe(`a serving process's memory under costly images (render.imageMemoryMb $
 
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-memory-'));
-    const productPng = await sharp({ create: { width: 300, height: 300, channels: 4, background: '#aa3311ff' } }).png().toBuffer();
+    const productPng = await sharp({ create: { width: 300, height: 300, channels: 4, background: '#aa3311ff' } })
+      .png()
+      .toBuffer();
     images = await startHttpsServer((req, res) => {
       const body = req.url === '/attack.png' ? attack : productPng;
       res.writeHead(200, { 'content-type': 'image/png', 'content-length': body.length }).end(body);
@@ -126,11 +133,24 @@ describe(`a serving process's memory under costly images (render.imageMemoryMb $
         render: { imageMemoryMb, maxAttempts: 1 },
         createDevOrganization: false,
         pluginOptions: { db: { pollIntervalMs: 50 } },
-        widgets: { generationsPerIp: { perSecond: 100, burst: 100 }, generationsPerVisitor: { perSecond: 100, burst: 100 }, readsPerIp: { perSecond: 1000, burst: 1000 } },
+        widgets: {
+          generationsPerIp: { perSecond: 100, burst: 100 },
+          generationsPerVisitor: { perSecond: 100, burst: 100 },
+          readsPerIp: { perSecond: 1000, burst: 1000 },
+        },
       }),
     );
-    const env = { ...process.env, VISUALIZER_DATA_DIR: dir, VISUALIZER_CONFIG: config, VISUALIZER_OUTBOUND_ALLOW: 'localhost', NODE_EXTRA_CA_CERTS: (await testCertificates()).caFile, PORT: '0' };
-    const org = JSON.parse((await run(bin, ['orgs', 'create', '--name', 'memory', '--credits', '1000', '--json'], { env })).stdout);
+    const env = {
+      ...process.env,
+      VISUALIZER_DATA_DIR: dir,
+      VISUALIZER_CONFIG: config,
+      VISUALIZER_OUTBOUND_ALLOW: 'localhost',
+      NODE_EXTRA_CA_CERTS: (await testCertificates()).caFile,
+      PORT: '0',
+    };
+    const org = JSON.parse(
+      (await run(bin, ['orgs', 'create', '--name', 'memory', '--credits', '1000', '--json'], { env })).stdout,
+    );
     apiKey = org.apiKey;
     child = spawn(bin, ['serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     url = await new Promise<string>((resolve, reject) => {
@@ -160,15 +180,26 @@ describe(`a serving process's memory under costly images (render.imageMemoryMb $
     fetch(`${url}/api/widgets/${widgetId}/generations`, {
       method: 'POST',
       headers: { origin, 'content-type': 'application/json' },
-      body: JSON.stringify({ visitorId: visitor, sessionId: visitor, image: photo, products: [{ ...product, imageUrl: `${images.url}/product.png` }] }),
+      body: JSON.stringify({
+        visitorId: visitor,
+        sessionId: visitor,
+        image: photo,
+        products: [{ ...product, imageUrl: `${images.url}/product.png` }],
+      }),
     });
 
   async function settled(path: string) {
     let generation = { status: 'processing', error: null as { code: string; message: string } | null };
-    await waitFor(`${path} to end`, async () => {
-      generation = await (await fetch(`${url}${path}`, { headers: { origin, authorization: `Bearer ${apiKey}` } })).json();
-      return generation.status !== 'processing';
-    }, 120_000);
+    await waitFor(
+      `${path} to end`,
+      async () => {
+        generation = await (
+          await fetch(`${url}${path}`, { headers: { origin, authorization: `Bearer ${apiKey}` } })
+        ).json();
+        return generation.status !== 'processing';
+      },
+      120_000,
+    );
     return generation;
   }
 
@@ -176,12 +207,17 @@ describe(`a serving process's memory under costly images (render.imageMemoryMb $
     const photo = dataUri(attack, 'image/png');
     const growth = await peakGrowth(child.pid!, async () => {
       for (const batch of [1, 4]) {
-        const answers = await Promise.all(Array.from({ length: batch }, (_, n) => createFromWidget(photo, `attack-${batch}-${n}`)));
+        const answers = await Promise.all(
+          Array.from({ length: batch }, (_, n) => createFromWidget(photo, `attack-${batch}-${n}`)),
+        );
         for (const answer of answers) {
           const { error } = await answer.json();
           assert.equal(answer.status, 400);
           assert.deepEqual([error.code, error.param], ['invalid_image', 'image']);
-          assert.match(error.message, /^image: An interlaced PNG of 12000×12000 pixels, 16 bits per sample, would need \d+ MB of memory to decode, more than the 256 MB an image may use/);
+          assert.match(
+            error.message,
+            /^image: An interlaced PNG of 12000×12000 pixels, 16 bits per sample, would need \d+ MB of memory to decode, more than the 256 MB an image may use/,
+          );
         }
       }
     });
@@ -197,7 +233,11 @@ describe(`a serving process's memory under costly images (render.imageMemoryMb $
           const response = await fetch(`${url}/v1/generations`, {
             method: 'POST',
             headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ mode: 'virtual-try-on', image: `${images.url}/attack.png`, products: [{ ...product, imageUrl: `${images.url}/product.png` }] }),
+            body: JSON.stringify({
+              mode: 'virtual-try-on',
+              image: `${images.url}/attack.png`,
+              products: [{ ...product, imageUrl: `${images.url}/product.png` }],
+            }),
           });
           assert.equal(response.status, 202);
           return (await response.json()).id as string;
@@ -207,7 +247,10 @@ describe(`a serving process's memory under costly images (render.imageMemoryMb $
         const generation = await settled(`/v1/generations/${id}`);
         assert.equal(generation.status, 'failed');
         assert.equal(generation.error!.code, 'invalid_image');
-        assert.match(generation.error!.message, /interlaced PNG of 12000×12000 pixels.*would need \d+ MB of memory to decode/);
+        assert.match(
+          generation.error!.message,
+          /interlaced PNG of 12000×12000 pixels.*would need \d+ MB of memory to decode/,
+        );
       }
     });
     assert.ok(growth < bound, `peak RSS grew by ${Math.round(growth / MiB)} MB`);
@@ -217,7 +260,9 @@ describe(`a serving process's memory under costly images (render.imageMemoryMb $
 
   it('renders four costly images at once within the budget: they take turns', async () => {
     // 6000×6000 RGBA, interlaced: about 230 MB each to decode and scale, so two fit in the budget at a time.
-    const costly = await sharp({ create: { width: 6000, height: 6000, channels: 4, background: '#88aacc80' } }).png({ progressive: true }).toBuffer();
+    const costly = await sharp({ create: { width: 6000, height: 6000, channels: 4, background: '#88aacc80' } })
+      .png({ progressive: true })
+      .toBuffer();
     const photo = dataUri(costly, 'image/png');
     const growth = await peakGrowth(child.pid!, async () => {
       const answers = await Promise.all([0, 1, 2, 3].map((n) => createFromWidget(photo, `costly-${n}`)));
@@ -227,12 +272,17 @@ describe(`a serving process's memory under costly images (render.imageMemoryMb $
           return (await answer.json()).id as string;
         }),
       );
-      const ends = await Promise.all(ids.map((id, n) => settled(`/api/widgets/${widgetId}/generations/${id}?visitorId=costly-${n}`)));
+      const ends = await Promise.all(
+        ids.map((id, n) => settled(`/api/widgets/${widgetId}/generations/${id}?visitorId=costly-${n}`)),
+      );
       assert.deepEqual(
         ends.map((generation) => generation.status),
         ['complete', 'complete', 'complete', 'complete'],
       );
     });
-    assert.ok(growth < bound, `peak RSS grew by ${Math.round(growth / MiB)} MB, over the stated ${imageMemoryMb} + 100 MB`);
+    assert.ok(
+      growth < bound,
+      `peak RSS grew by ${Math.round(growth / MiB)} MB, over the stated ${imageMemoryMb} + 100 MB`,
+    );
   });
 });

@@ -42,7 +42,10 @@ describe('the app on the pgboss queue', () => {
     assert.equal(generation.status, 'complete');
     const { persistence, queue } = g.app.container.cradle;
     assert.equal(await persistence.jobs.pending(), 0, 'nothing went to the db queue’s table');
-    const { rows } = await persistence.sql!.query(`SELECT name, state, data FROM pgboss.job WHERE data->'payload'->>'generationId' = $1`, [id]);
+    const { rows } = await persistence.sql!.query(
+      `SELECT name, state, data FROM pgboss.job WHERE data->'payload'->>'generationId' = $1`,
+      [id],
+    );
     assert.deepEqual(
       rows.map((row) => [row.name, row.state]),
       [['render_generation', 'completed']],
@@ -51,22 +54,38 @@ describe('the app on the pgboss queue', () => {
     assert.equal(await queue.pending(), 0);
   });
 
-  it("erases a visitor through pg-boss, whose kept job names the erasure, never the visitor", async () => {
+  it('erases a visitor through pg-boss, whose kept job names the erasure, never the visitor', async () => {
     const created = await g.app.tenants.createOrganization({ name: 'Boss privacy', credits: 1 });
     const visitorId = 'v-boss-erased';
     const identified = await fetch(`${g.app.url}/api/collect`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain' },
-      body: JSON.stringify({ type: '$identify', storeId: created.store.id, visitorId, sessionId: 's-boss', userId: 'customer-boss' }),
+      body: JSON.stringify({
+        type: '$identify',
+        storeId: created.store.id,
+        visitorId,
+        sessionId: 's-boss',
+        userId: 'customer-boss',
+      }),
     });
     assert.equal(identified.status, 202);
     const headers = { authorization: `Bearer ${created.apiKey.key}` };
     const erasure = await (await fetch(`${g.app.url}/v1/visitors/${visitorId}`, { method: 'DELETE', headers })).json();
-    await waitFor('the erasure complete', async () => (await (await fetch(`${g.app.url}/v1/visitor-erasures/${erasure.id}`, { headers })).json()).status === 'complete');
+    await waitFor(
+      'the erasure complete',
+      async () =>
+        (await (await fetch(`${g.app.url}/v1/visitor-erasures/${erasure.id}`, { headers })).json()).status ===
+        'complete',
+    );
     const { persistence } = g.app.container.cradle;
     // pg-boss keeps completed jobs (then archives them) for days: their data must hold nothing personal.
-    const { rows } = await persistence.sql!.query(`SELECT name, state, data FROM pgboss.job WHERE name = 'erase_visitor'`);
-    assert.deepEqual(rows.map((row: { state: string; data: { payload: unknown } }) => [row.state, row.data.payload]), [['completed', { erasureId: erasure.id, organizationId: created.organization.id }]]);
+    const { rows } = await persistence.sql!.query(
+      `SELECT name, state, data FROM pgboss.job WHERE name = 'erase_visitor'`,
+    );
+    assert.deepEqual(
+      rows.map((row: { state: string; data: { payload: unknown } }) => [row.state, row.data.payload]),
+      [['completed', { erasureId: erasure.id, organizationId: created.organization.id }]],
+    );
     assert.ok(!JSON.stringify(rows).includes(visitorId) && !JSON.stringify(rows).includes('s-boss'));
   });
 
@@ -75,14 +94,24 @@ describe('the app on the pgboss queue', () => {
     // Two jobs due in an hour, one of them rolled back: only the committed one counts, as scheduled.
     await assert.rejects(
       persistence.transaction(async (tx) => {
-        await queue.enqueue(tx, { kind: 'stats_probe', payload: {}, runAt: Date.now() + 3_600_000, createdAt: Date.now() });
+        await queue.enqueue(tx, {
+          kind: 'stats_probe',
+          payload: {},
+          runAt: Date.now() + 3_600_000,
+          createdAt: Date.now(),
+        });
         throw new Error('roll back');
       }),
       /roll back/,
     );
-    await persistence.transaction((tx) => queue.enqueue(tx, { kind: 'stats_probe', payload: {}, runAt: Date.now() + 3_600_000, createdAt: Date.now() }));
+    await persistence.transaction((tx) =>
+      queue.enqueue(tx, { kind: 'stats_probe', payload: {}, runAt: Date.now() + 3_600_000, createdAt: Date.now() }),
+    );
     const stats = await queue.stats!();
-    assert.deepEqual(stats.find((row) => row.kind === 'stats_probe'), { kind: 'stats_probe', due: 0, running: 0, scheduled: 1, lagMs: 0 });
+    assert.deepEqual(
+      stats.find((row) => row.kind === 'stats_probe'),
+      { kind: 'stats_probe', due: 0, running: 0, scheduled: 1, lagMs: 0 },
+    );
   });
 });
 
@@ -94,14 +123,28 @@ describe('the pgboss queue across a database outage', () => {
     const relay = await cuttableRelay({ host: url.hostname, port: Number(url.port) });
     url.port = String(relay.port);
     const persistence = openPostgres(url.href, { connectTimeoutMs: 1_000 });
-    const queue = createPgBossQueue({ persistence, clock: { now: () => Date.now() }, logger: silentLogger }, { schema: 'pgboss', leaseMs: 30_000, pollIntervalMs: 50, maxAttempts: 3, maintenanceIntervalSeconds: 30, keepFailedDays: 1 });
+    const queue = createPgBossQueue(
+      { persistence, clock: { now: () => Date.now() }, logger: silentLogger },
+      {
+        schema: 'pgboss',
+        leaseMs: 30_000,
+        pollIntervalMs: 50,
+        maxAttempts: 3,
+        maintenanceIntervalSeconds: 30,
+        keepFailedDays: 1,
+      },
+    );
     try {
       await persistence.migrate();
       await relay.cut();
-      const refused = await persistence.transaction((tx) => queue.enqueue(tx, { kind: 'outage_probe', payload: 1, runAt: Date.now(), createdAt: Date.now() })).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
+      const refused = await persistence
+        .transaction((tx) =>
+          queue.enqueue(tx, { kind: 'outage_probe', payload: 1, runAt: Date.now(), createdAt: Date.now() }),
+        )
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
       assert.ok(refused, 'the enqueue failed');
       assert.ok(persistence.isUnavailable(refused), `as unavailable (a 503), not a bug: ${String(refused)}`);
       // pg-boss's start (installing its schema) fails too; a later call must start it afresh.
@@ -109,7 +152,9 @@ describe('the pgboss queue across a database outage', () => {
       await relay.restore();
       const ran: unknown[] = [];
       await queue.work({ outage_probe: async (job) => void ran.push(job.payload) }, { concurrency: 1 });
-      await persistence.transaction((tx) => queue.enqueue(tx, { kind: 'outage_probe', payload: 2, runAt: Date.now(), createdAt: Date.now() }));
+      await persistence.transaction((tx) =>
+        queue.enqueue(tx, { kind: 'outage_probe', payload: 2, runAt: Date.now(), createdAt: Date.now() }),
+      );
       queue.notify();
       await waitFor('the job to run after the outage', () => ran.length === 1);
       assert.deepEqual(ran, [2]);

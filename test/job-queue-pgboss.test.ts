@@ -15,13 +15,29 @@ const schema = 'pgboss';
 
 // pg-boss keeps time on the database's clock, so the suite's fast clock is not handed on; its
 // maintenance (which expires lost leases) runs every second so a dead worker's job returns soon.
-const pgbossQueue = (persistence: Persistence, { clock, logger, leaseMs, pollIntervalMs, maxAttempts, retryDelayMs }: JobQueueDeps) =>
-  createPgBossQueue({ persistence, clock, logger }, { schema, leaseMs, pollIntervalMs, maxAttempts, retryDelayMs, maintenanceIntervalSeconds: 1, keepFailedDays: 1 });
+const pgbossQueue = (
+  persistence: Persistence,
+  { clock, logger, leaseMs, pollIntervalMs, maxAttempts, retryDelayMs }: JobQueueDeps,
+) =>
+  createPgBossQueue(
+    { persistence, clock, logger },
+    { schema, leaseMs, pollIntervalMs, maxAttempts, retryDelayMs, maintenanceIntervalSeconds: 1, keepFailedDays: 1 },
+  );
 
 /** A worker outside the queue under test, on pg-boss's own API. */
 async function claimAs(persistence: Persistence, kind: string): Promise<ClaimedJob | undefined> {
-  const boss = new PgBoss({ db: onPool(persistence) as PgBoss.Db, schema, supervise: false, schedule: false, migrate: false });
-  const [job] = (await boss.fetch(kind, { includeMetadata: true })) as unknown as { id: string; retryCount: number; data: { attempts: number; failures: number } }[];
+  const boss = new PgBoss({
+    db: onPool(persistence) as PgBoss.Db,
+    schema,
+    supervise: false,
+    schedule: false,
+    migrate: false,
+  });
+  const [job] = (await boss.fetch(kind, { includeMetadata: true })) as unknown as {
+    id: string;
+    retryCount: number;
+    data: { attempts: number; failures: number };
+  }[];
   if (!job) return undefined;
   const affected = (result: unknown) => (result as { affected: number }).affected === 1;
   return {
@@ -44,7 +60,10 @@ const common = {
   minLeaseMs: 1_000,
   claimAs,
   pendingIn: async (tx: Parameters<typeof sqlOf>[0], kind: string) => {
-    const { rows } = await sqlOf(tx).query(`SELECT count(*)::int AS count FROM ${schema}.job WHERE name = $1 AND state < 'completed'`, [kind]);
+    const { rows } = await sqlOf(tx).query(
+      `SELECT count(*)::int AS count FROM ${schema}.job WHERE name = $1 AND state < 'completed'`,
+      [kind],
+    );
     return rows[0].count as number;
   },
   // The pgboss queue writes a postponed run's outcome in a transaction of the store.
@@ -90,10 +109,23 @@ describe('pgboss wake-ups', () => {
     postgres ??= await startPostgresTestServer();
     const url = await postgres.createDatabase();
     const [listener, producer] = [openPostgres(url), openPostgres(url)];
-    const queue = createPgBossQueue({ persistence: producer, clock: { now: () => Date.now() }, logger: silentLogger }, { schema, leaseMs: 30_000, pollIntervalMs: 10_000, maxAttempts: 3, maintenanceIntervalSeconds: 30, keepFailedDays: 1 });
+    const queue = createPgBossQueue(
+      { persistence: producer, clock: { now: () => Date.now() }, logger: silentLogger },
+      {
+        schema,
+        leaseMs: 30_000,
+        pollIntervalMs: 10_000,
+        maxAttempts: 3,
+        maintenanceIntervalSeconds: 30,
+        keepFailedDays: 1,
+      },
+    );
     const heard: (string | undefined)[] = [];
     const unlisten = await listener.listenForJobs!((kind) => heard.push(kind));
-    const enqueue = (kind: string, delayMs = 0) => producer.transaction((tx) => queue.enqueue(tx, { kind, payload: {}, runAt: Date.now() + delayMs, createdAt: Date.now() }));
+    const enqueue = (kind: string, delayMs = 0) =>
+      producer.transaction((tx) =>
+        queue.enqueue(tx, { kind, payload: {}, runAt: Date.now() + delayMs, createdAt: Date.now() }),
+      );
     try {
       await listener.migrate();
       await assert.rejects(

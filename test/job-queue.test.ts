@@ -9,7 +9,8 @@ import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { openSqlite } from '../plugins/store-kysely/sqlite.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
 
-const dbQueue = (persistence: Persistence, { clock, ids, logger, ...settings }: JobQueueDeps) => createDbQueue({ persistence, clock, ids, logger }, settings);
+const dbQueue = (persistence: Persistence, { clock, ids, logger, ...settings }: JobQueueDeps) =>
+  createDbQueue({ persistence, clock, ids, logger }, settings);
 
 jobQueueContract({
   name: 'db on sqlite',

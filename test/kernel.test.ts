@@ -13,8 +13,15 @@ describe('kernel and plugins', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-kernel-'));
   after(() => rmSync(dataDir, { recursive: true, force: true }));
   const kernel = (overrides: Record<string, unknown>, extra: Record<string, AnyPlugin> = {}) => {
-    const catalogue = { ...builtinPlugins, ...Object.fromEntries(Object.entries(extra).map(([name, plugin]) => [name, async () => ({ default: plugin })])) };
-    return createKernel(loadConfig({ VISUALIZER_DATA_DIR: dataDir }, overrides), { catalogue, logger: silentLogger, cwd: import.meta.dirname });
+    const catalogue = {
+      ...builtinPlugins,
+      ...Object.fromEntries(Object.entries(extra).map(([name, plugin]) => [name, async () => ({ default: plugin })])),
+    };
+    return createKernel(loadConfig({ VISUALIZER_DATA_DIR: dataDir }, overrides), {
+      catalogue,
+      logger: silentLogger,
+      cwd: import.meta.dirname,
+    });
   };
 
   it('wires the built-in plugins chosen by name', async () => {
@@ -37,15 +44,30 @@ describe('kernel and plugins', () => {
 
   it('names the field when a plugin cannot be used', async () => {
     await assert.rejects(kernel({ plugins: { clock: './fixtures/missing.ts' } }), /plugins\.clock: cannot load plugin/);
-    await assert.rejects(kernel({ plugins: { clock: 'no-such-package-visualizer' } }), /plugins\.clock: cannot load plugin 'no-such-package-visualizer'/);
-    await assert.rejects(kernel({ plugins: { clock: './fixtures/not-a-clock-plugin.ts' } }), /plugins\.clock: plugin 'not-a-clock' provides ids, not clock/);
-    await assert.rejects(kernel({ plugins: { clock: './fixtures/frozen-clock-plugin.ts' }, pluginOptions: { 'frozen-clock': { at: 'soon' } } }), /pluginOptions\.frozen-clock\.at: must be an ISO timestamp/);
+    await assert.rejects(
+      kernel({ plugins: { clock: 'no-such-package-visualizer' } }),
+      /plugins\.clock: cannot load plugin 'no-such-package-visualizer'/,
+    );
+    await assert.rejects(
+      kernel({ plugins: { clock: './fixtures/not-a-clock-plugin.ts' } }),
+      /plugins\.clock: plugin 'not-a-clock' provides ids, not clock/,
+    );
+    await assert.rejects(
+      kernel({
+        plugins: { clock: './fixtures/frozen-clock-plugin.ts' },
+        pluginOptions: { 'frozen-clock': { at: 'soon' } },
+      }),
+      /pluginOptions\.frozen-clock\.at: must be an ISO timestamp/,
+    );
     await assert.rejects(kernel({ plugins: { persistence: 'postgres' } }), /needs DATABASE_URL/);
   });
 
   it('refuses a plugin whose register() does not return a port it provides', async () => {
     const forgetful = { name: 'forgetful', provides: ['clock'], register: () => ({}) } as AnyPlugin;
-    await assert.rejects(kernel({ plugins: { clock: 'forgetful' } }, { forgetful }), /plugins\.clock: plugin 'forgetful' says it provides clock but its register\(\) returned no clock/);
+    await assert.rejects(
+      kernel({ plugins: { clock: 'forgetful' } }, { forgetful }),
+      /plugins\.clock: plugin 'forgetful' says it provides clock but its register\(\) returned no clock/,
+    );
   });
 
   it('gives a plugin the ports before its own, and refuses a later one by name', async () => {
@@ -56,12 +78,17 @@ describe('kernel and plugins', () => {
       register({ port }) {
         seen = port('clock');
         let next = 0;
-        return { ids: { id: (prefix: string) => `${prefix}${String(next++).padStart(24, '0')}`, secret: (length: number) => 'x'.repeat(length) } };
+        return {
+          ids: {
+            id: (prefix: string) => `${prefix}${String(next++).padStart(24, '0')}`,
+            secret: (length: number) => 'x'.repeat(length),
+          },
+        };
       },
     });
     const container = await kernel({ plugins: { ids: 'counting-ids' } }, { 'counting-ids': counting });
     assert.equal(seen, container.cradle.clock, 'the clock registered before it');
-    assert.match(container.cradle.ids.id('agen_'), /^agen_0{20}\d{4}$/, 'the container resolves the plugin\'s ids');
+    assert.match(container.cradle.ids.id('agen_'), /^agen_0{20}\d{4}$/, "the container resolves the plugin's ids");
     await container.dispose();
 
     const early = definePlugin({
@@ -72,7 +99,10 @@ describe('kernel and plugins', () => {
         return { clock: { now: () => 0 } };
       },
     });
-    await assert.rejects(kernel({ plugins: { clock: 'early' } }, { early }), /plugins\.clock: plugin 'early' asked for the queue port, which is not registered yet/);
+    await assert.rejects(
+      kernel({ plugins: { clock: 'early' } }, { early }),
+      /plugins\.clock: plugin 'early' asked for the queue port, which is not registered yet/,
+    );
   });
 
   it('disposes each plugin once on shutdown, the later ones first', async () => {
@@ -82,12 +112,21 @@ describe('kernel and plugins', () => {
       name,
       async register(context) {
         const provided = await plugin.register(context);
-        return { ...provided, dispose: async () => { await provided.dispose?.(); disposed.push(name); } };
+        return {
+          ...provided,
+          dispose: async () => {
+            await provided.dispose?.();
+            disposed.push(name);
+          },
+        };
       },
     });
     const clock = (await builtinPlugins.system!()).default;
     const ids = (await builtinPlugins.random!()).default;
-    const container = await kernel({ plugins: { clock: 'tracked-clock', ids: 'tracked-ids' } }, { 'tracked-clock': tracked('tracked-clock', clock), 'tracked-ids': tracked('tracked-ids', ids) });
+    const container = await kernel(
+      { plugins: { clock: 'tracked-clock', ids: 'tracked-ids' } },
+      { 'tracked-clock': tracked('tracked-clock', clock), 'tracked-ids': tracked('tracked-ids', ids) },
+    );
     assert.deepEqual(disposed, []);
     await Promise.all([container.dispose(), container.dispose()]);
     await container.dispose();
@@ -96,9 +135,22 @@ describe('kernel and plugins', () => {
 
   it('disposes the plugins already started when a later one cannot start', async () => {
     const disposed: string[] = [];
-    const clock = definePlugin({ name: 'clock-once', provides: ['clock'], register: () => ({ clock: { now: () => 0 }, dispose: () => void disposed.push('clock-once') }) });
-    const broken = definePlugin({ name: 'broken', provides: ['cdn'], register: (): never => { throw new Error('no disk'); } });
-    await assert.rejects(kernel({ plugins: { clock: 'clock-once', cdn: 'broken' } }, { 'clock-once': clock, broken }), /plugins\.cdn: plugin 'broken' could not start: no disk/);
+    const clock = definePlugin({
+      name: 'clock-once',
+      provides: ['clock'],
+      register: () => ({ clock: { now: () => 0 }, dispose: () => void disposed.push('clock-once') }),
+    });
+    const broken = definePlugin({
+      name: 'broken',
+      provides: ['cdn'],
+      register: (): never => {
+        throw new Error('no disk');
+      },
+    });
+    await assert.rejects(
+      kernel({ plugins: { clock: 'clock-once', cdn: 'broken' } }, { 'clock-once': clock, broken }),
+      /plugins\.cdn: plugin 'broken' could not start: no disk/,
+    );
     assert.deepEqual(disposed, ['clock-once']);
   });
 });

@@ -58,8 +58,11 @@ describe('a key revoked by another process (SQLite)', () => {
 
   it('is refused at the very next request, though this process remembered it', async () => {
     const { key, record } = await app.tenants.createKey(organizationId, 'secret', 'revoked by the CLI');
-    for (let i = 0; i < 3; i++) assert.equal((await fetch(`${app.url}/v1/generations`, { headers: bearer(key) })).status, 200);
-    const revoked = await cli(['keys', 'revoke', '--org', organizationId, '--key', record.id, '--json'], { VISUALIZER_DATA_DIR: app.container.cradle.config.dataDir });
+    for (let i = 0; i < 3; i++)
+      assert.equal((await fetch(`${app.url}/v1/generations`, { headers: bearer(key) })).status, 200);
+    const revoked = await cli(['keys', 'revoke', '--org', organizationId, '--key', record.id, '--json'], {
+      VISUALIZER_DATA_DIR: app.container.cradle.config.dataDir,
+    });
     assert.equal(revoked.code, 0, revoked.stderr);
     const response = await fetch(`${app.url}/v1/generations`, { headers: bearer(key) });
     assert.equal(response.status, 401);

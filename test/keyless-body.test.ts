@@ -11,7 +11,15 @@ import { errorOf, startBrowserApp, type BrowserApp } from './support/browser-app
  */
 
 /** A photo whose data URI alone is far beyond the 64 KB the rest of the body may take. */
-const bigPhoto = await sharp({ create: { width: 1000, height: 1000, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 50 } } })
+const bigPhoto = await sharp({
+  create: {
+    width: 1000,
+    height: 1000,
+    channels: 3,
+    background: '#000',
+    noise: { type: 'gaussian', mean: 128, sigma: 50 },
+  },
+})
   .jpeg({ quality: 90 })
   .toBuffer();
 
@@ -50,7 +58,10 @@ describe('keyless generation bodies', () => {
     assert.equal(response.status, 202, await response.clone().text());
     const accepted = await response.json();
     assert.equal(accepted.hint, 'é'.repeat(400));
-    assert.deepEqual(stored.map((bytes) => Buffer.from(bytes)), [bigPhoto]);
+    assert.deepEqual(
+      stored.map((bytes) => Buffer.from(bytes)),
+      [bigPhoto],
+    );
     assert.equal((await b.settledForVisitor(widgetId, accepted.id, 'visitor-big')).status, 'complete');
   });
 
@@ -59,8 +70,14 @@ describe('keyless generation bodies', () => {
     const valid = b.widgetBody('visitor-413', 'session-413');
     const manyKeys = `{${Array.from({ length: 20_000 }, (_, i) => `"k${i}":1`).join(',')}}`;
     const cases: Array<[string, string]> = [
-      ['a long hint beside the photo', JSON.stringify({ ...valid, image, hint: 'x'.repeat(widgetBodyLimitBesidesPhoto) })],
-      ['many products beside the photo', JSON.stringify({ ...valid, image, products: Array.from({ length: 2_000 }, () => valid.products[0]) })],
+      [
+        'a long hint beside the photo',
+        JSON.stringify({ ...valid, image, hint: 'x'.repeat(widgetBodyLimitBesidesPhoto) }),
+      ],
+      [
+        'many products beside the photo',
+        JSON.stringify({ ...valid, image, products: Array.from({ length: 2_000 }, () => valid.products[0]) }),
+      ],
       ['a large body without a photo', manyKeys],
       ['a data URI somewhere other than image', JSON.stringify({ ...valid, hint: image })],
     ];
@@ -78,7 +95,10 @@ describe('keyless generation bodies', () => {
     const body = `${JSON.stringify(b.widgetBody('visitor-esc', 'session-esc')).slice(0, -1)},"image":"${escaped}"}`;
     const error = await errorOf(await b.widgetGeneration(widgetId, body), 400);
     assert.equal(error.param, 'image');
-    const unterminated = await errorOf(await b.widgetGeneration(widgetId, `{"image":"data:image/jpeg;base64,${'A'.repeat(100_000)}`), 400);
+    const unterminated = await errorOf(
+      await b.widgetGeneration(widgetId, `{"image":"data:image/jpeg;base64,${'A'.repeat(100_000)}`),
+      400,
+    );
     assert.equal(unterminated.code, 'invalid_json');
   });
 });

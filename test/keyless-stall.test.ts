@@ -144,7 +144,9 @@ describe('a keyless body built to stall the server', () => {
         assert.deepEqual(rest.toSorted(), [...Array(19).fill(413), 429]);
         return;
       }
-      assert.fail(`/healthz took 100 ms or more beside such bodies in every attempt (slowest answers, ms): ${JSON.stringify(attempts)}`);
+      assert.fail(
+        `/healthz took 100 ms or more beside such bodies in every attempt (slowest answers, ms): ${JSON.stringify(attempts)}`,
+      );
     } finally {
       sender.stop();
     }

@@ -25,7 +25,10 @@ describe('cluster-wide caps postpone work rather than block a worker', () => {
     receiver = await startHttpsServer((_req, res) => void res.writeHead(204).end());
     g = await startGenerationApp({
       workers: false,
-      config: { render: { maxAttempts: 3, retryBaseDelayMs: 20, maxConcurrentEngineCalls: 1 }, webhooks: { maxConcurrentPerEndpoint: 2 } },
+      config: {
+        render: { maxAttempts: 3, retryBaseDelayMs: 20, maxConcurrentEngineCalls: 1 },
+        webhooks: { maxConcurrentPerEndpoint: 2 },
+      },
     });
     const created = await g.app.tenants.createOrganization({ name: 'Caps', credits: 100 });
     apiKey = created.apiKey.key;
@@ -37,9 +40,16 @@ describe('cluster-wide caps postpone work rather than block a worker', () => {
   });
 
   const cradle = () => g.app.container.cradle;
-  const renderJob = (generationId: string, attempts: number): QueuedJob => ({ id: `job_${generationId}_${attempts}`, kind: renderJobKind, payload: { generationId, organizationId }, attempts, failures: 0 });
+  const renderJob = (generationId: string, attempts: number): QueuedJob => ({
+    id: `job_${generationId}_${attempts}`,
+    kind: renderJobKind,
+    payload: { generationId, organizationId },
+    attempts,
+    failures: 0,
+  });
   const create = async () => (await (await g.api.post(apiKey, g.validBody())).json()).id as string;
-  const status = async (id: string) => (await (await g.api.get(apiKey, `/v1/generations/${id}`)).json()).status as string;
+  const status = async (id: string) =>
+    (await (await g.api.get(apiKey, `/v1/generations/${id}`)).json()).status as string;
   /** Takes `count` slots of a cap, as workers elsewhere would hold them. */
   async function hold(name: string, limit: number, key: string, count: number): Promise<Slot[]> {
     const cap = cradle().limits.concurrency(name, limit, slotLeaseMs);
@@ -60,7 +70,10 @@ describe('cluster-wide caps postpone work rather than block a worker', () => {
     try {
       const id = await create();
       const [slot] = await hold('render-engine', 1, config.plugins.renderer, 1);
-      await assert.rejects(cradle().renderGeneration(renderJob(id, 1)), (error: unknown) => error instanceof PostponeJob);
+      await assert.rejects(
+        cradle().renderGeneration(renderJob(id, 1)),
+        (error: unknown) => error instanceof PostponeJob,
+      );
       assert.equal(calls, 0, 'the engine was not called');
       assert.equal(await status(id), 'processing');
 
@@ -78,23 +91,41 @@ describe('cluster-wide caps postpone work rather than block a worker', () => {
 
   it("postpones a delivery while its endpoint's slots are taken, recording no attempt, then delivers", async () => {
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-    const endpointResponse = await fetch(`${g.app.url}/v1/webhook-endpoints`, { method: 'POST', headers, body: JSON.stringify({ url: `${receiver.url}/hook`, enabledEvents: ['generation.completed'] }) });
+    const endpointResponse = await fetch(`${g.app.url}/v1/webhook-endpoints`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: `${receiver.url}/hook`, enabledEvents: ['generation.completed'] }),
+    });
     assert.equal(endpointResponse.status, 201, await endpointResponse.clone().text());
     const endpoint = (await endpointResponse.json()) as { id: string };
     const id = await create();
     await cradle().renderGeneration(renderJob(id, 1));
-    const events = (await (await g.api.get(apiKey, '/v1/events?limit=100')).json()) as { data: Array<{ id: string; type: string; data: { id: string } }> };
-    const event = events.data.find((candidate) => candidate.type === 'generation.completed' && candidate.data.id === id)!;
+    const events = (await (await g.api.get(apiKey, '/v1/events?limit=100')).json()) as {
+      data: Array<{ id: string; type: string; data: { id: string } }>;
+    };
+    const event = events.data.find(
+      (candidate) => candidate.type === 'generation.completed' && candidate.data.id === id,
+    )!;
     assert.ok(event, 'the completion event exists');
     const [delivery] = await cradle().persistence.deliveries.forEvent(event.id);
     assert.ok(delivery);
-    const job: QueuedJob = { id: 'job_delivery', kind: deliverJobKind, payload: { deliveryId: delivery.id }, attempts: 1, failures: 0 };
+    const job: QueuedJob = {
+      id: 'job_delivery',
+      kind: deliverJobKind,
+      payload: { deliveryId: delivery.id },
+      attempts: 1,
+      failures: 0,
+    };
     const context = { signal: new AbortController().signal, completeIn: async () => {} };
 
     const slots = await hold('webhook-endpoint', 2, endpoint.id, 2);
     await assert.rejects(cradle().deliverWebhook(job, context), (error: unknown) => error instanceof PostponeJob);
     assert.equal(receiver.requests.length, 0, 'nothing was sent');
-    assert.equal((await cradle().persistence.deliveries.forAttempt(delivery.id))!.delivery.attemptCount, 0, 'no attempt recorded');
+    assert.equal(
+      (await cradle().persistence.deliveries.forAttempt(delivery.id))!.delivery.attemptCount,
+      0,
+      'no attempt recorded',
+    );
 
     await slots[0]!.release();
     await cradle().deliverWebhook({ ...job, attempts: 2 }, context);

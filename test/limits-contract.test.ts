@@ -39,14 +39,18 @@ describe('limits adapters', () => {
   const startRedis = async () => (redis ??= await startRedisServer());
   limitsContract({
     name: 'redis',
-    create: async () => createRedisLimits({ url: (await startRedis()).url, keyPrefix: 'test:', commandTimeoutMs: 2_000 }, silentLogger),
+    create: async () =>
+      createRedisLimits({ url: (await startRedis()).url, keyPrefix: 'test:', commandTimeoutMs: 2_000 }, silentLogger),
     dispose: (limits) => limits.close(),
     shared: true,
     // Every rate operation is one script call (the caps' scripts run in tests of their own).
     async storeCalls() {
       redisStats ??= new Redis((await startRedis()).url);
       const info = await redisStats.info('commandstats');
-      return [...info.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((total, match) => total + Number(match[1]), 0);
+      return [...info.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce(
+        (total, match) => total + Number(match[1]),
+        0,
+      );
     },
     async withOutage() {
       const { relay, url } = await throughRelay((await startRedis()).url);
@@ -82,7 +86,9 @@ describe('limits adapters', () => {
       const client = new pg.Client({ connectionString: await database() });
       await client.connect();
       try {
-        const { rows } = await client.query<{ writes: string }>("select case when is_called then last_value else 0 end as writes from test_rate_writes");
+        const { rows } = await client.query<{ writes: string }>(
+          'select case when is_called then last_value else 0 end as writes from test_rate_writes',
+        );
         return Number(rows[0]!.writes);
       } finally {
         await client.end();
@@ -98,6 +104,9 @@ describe('limits adapters', () => {
   it('redis unreachable at start: the adapter refuses to start, naming the address', async () => {
     const gone = await startRedisServer();
     await gone.stop();
-    await assert.rejects(createRedisLimits({ url: gone.url, keyPrefix: 'x:', commandTimeoutMs: 500 }, silentLogger), new RegExp(`cannot reach Redis at ${gone.url}`));
+    await assert.rejects(
+      createRedisLimits({ url: gone.url, keyPrefix: 'x:', commandTimeoutMs: 500 }, silentLogger),
+      new RegExp(`cannot reach Redis at ${gone.url}`),
+    );
   });
 });

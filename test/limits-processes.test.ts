@@ -60,13 +60,19 @@ describe('limits shared by two API processes', () => {
     clusters.push(cluster);
     const dataDir = (name: string) => ({ VISUALIZER_DATA_DIR: path.join(dir!, `${env.VISUALIZER_LIMITS}-${name}`) });
     await cluster.run(['migrate'], dataDir('cli'));
-    const org = JSON.parse(await cluster.run(['orgs', 'create', '--name', 'limits', '--credits', '10', '--json'], dataDir('cli'))) as { apiKey: string; storeId: string };
+    const org = JSON.parse(
+      await cluster.run(['orgs', 'create', '--name', 'limits', '--credits', '10', '--json'], dataDir('cli')),
+    ) as { apiKey: string; storeId: string };
     const apis = await Promise.all([cluster.api('api-0', dataDir('api-0')), cluster.api('api-1', dataDir('api-1'))]);
     return { cluster, org, urls: apis.map((api) => api.url), dataDir };
   }
 
   /** Sends `count` requests alternately to each process; counts the admitted, and checks every refusal is the spec's 429. */
-  async function alternate(urls: string[], count: number, request: (url: string) => Promise<Response>): Promise<number> {
+  async function alternate(
+    urls: string[],
+    count: number,
+    request: (url: string) => Promise<Response>,
+  ): Promise<number> {
     let admitted = 0;
     for (let n = 0; n < count; n++) {
       const response = await request(urls[n % urls.length]!);
@@ -84,25 +90,44 @@ describe('limits shared by two API processes', () => {
 
   for (const store of ['redis', 'postgres'] as const) {
     it(`admits one budget in all, on ${store}`, { timeout: 150_000 }, async () => {
-      const { cluster, org, urls } = await deployment({ VISUALIZER_LIMITS: store, ...(store === 'redis' ? { REDIS_URL: redis!.url } : {}) });
+      const { cluster, org, urls } = await deployment({
+        VISUALIZER_LIMITS: store,
+        ...(store === 'redis' ? { REDIS_URL: redis!.url } : {}),
+      });
       const headers = { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' };
 
       // The widget's creation spends one of the key's reads.
-      const created = await fetch(`${urls[0]}/v1/widgets`, { method: 'POST', headers, body: JSON.stringify({ storeId: org.storeId, mode: 'virtual-try-on', allowedOrigins: [shopOrigin] }) });
+      const created = await fetch(`${urls[0]}/v1/widgets`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ storeId: org.storeId, mode: 'virtual-try-on', allowedOrigins: [shopOrigin] }),
+      });
       assert.equal(created.status, 201, await created.clone().text());
       const widget = (await created.json()) as { id: string };
 
       const keyed = await alternate(urls, requests, (url) => fetch(`${url}/v1/widgets/${widget.id}`, { headers }));
-      assert.equal(1 + keyed, readBurst, `the API key's reads across both processes: ${1 + keyed}, one budget of ${readBurst}`);
+      assert.equal(
+        1 + keyed,
+        readBurst,
+        `the API key's reads across both processes: ${1 + keyed}, one budget of ${readBurst}`,
+      );
 
       // Keyless widget reads, limited per client address (both processes see 127.0.0.1).
-      const widgetReads = await alternate(urls, requests, (url) => fetch(`${url}/api/widgets/${widget.id}`, { headers: { origin: shopOrigin } }));
-      assert.equal(widgetReads, widgetReadBurst, `widget reads from one address across both processes: ${widgetReads}, one budget of ${widgetReadBurst}`);
+      const widgetReads = await alternate(urls, requests, (url) =>
+        fetch(`${url}/api/widgets/${widget.id}`, { headers: { origin: shopOrigin } }),
+      );
+      assert.equal(
+        widgetReads,
+        widgetReadBurst,
+        `widget reads from one address across both processes: ${widgetReads}, one budget of ${widgetReadBurst}`,
+      );
       await cluster.stopAll();
     });
   }
 
-  it('admits one budget per process with memory limits (what the shared stores prevent)', { timeout: 150_000 }, async () => {
+  it('admits one budget per process with memory limits (what the shared stores prevent)', {
+    timeout: 150_000,
+  }, async () => {
     const { cluster, org, urls } = await deployment({ VISUALIZER_LIMITS: 'memory' });
     const headers = { authorization: `Bearer ${org.apiKey}` };
     const keyed = await alternate(urls, requests, (url) => fetch(`${url}/v1/stores`, { headers }));
@@ -110,7 +135,9 @@ describe('limits shared by two API processes', () => {
     await cluster.stopAll();
   });
 
-  it('keeps webhook deliveries from two workers to one endpoint within the cluster-wide cap', { timeout: 150_000 }, async () => {
+  it('keeps webhook deliveries from two workers to one endpoint within the cluster-wide cap', {
+    timeout: 150_000,
+  }, async () => {
     const perEndpoint = 2;
     const deliveries = 8;
     let inFlight = 0;
@@ -140,17 +167,36 @@ describe('limits shared by two API processes', () => {
         NODE_EXTRA_CA_CERTS: (await testCertificates()).caFile,
       };
       const { cluster, org, urls, dataDir } = await deployment(env, 'deliveries.json');
-      await Promise.all([cluster.worker('worker-0', dataDir('worker-0')), cluster.worker('worker-1', dataDir('worker-1'))]);
+      await Promise.all([
+        cluster.worker('worker-0', dataDir('worker-0')),
+        cluster.worker('worker-1', dataDir('worker-1')),
+      ]);
       const headers = { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' };
-      const endpoint = await fetch(`${urls[0]}/v1/webhook-endpoints`, { method: 'POST', headers, body: JSON.stringify({ url: `https://127.0.0.1:${receiver.port}/hook`, enabledEvents: ['generation.completed'] }) });
+      const endpoint = await fetch(`${urls[0]}/v1/webhook-endpoints`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          url: `https://127.0.0.1:${receiver.port}/hook`,
+          enabledEvents: ['generation.completed'],
+        }),
+      });
       assert.equal(endpoint.status, 201, await endpoint.clone().text());
-      const body = JSON.stringify({ mode: 'virtual-try-on', image: `https://127.0.0.1:${images.port}/photo.jpg`, products: [{ productId: 'sku-1', productTitle: 'Shirt', imageUrl: `https://127.0.0.1:${images.port}/product.png` }] });
+      const body = JSON.stringify({
+        mode: 'virtual-try-on',
+        image: `https://127.0.0.1:${images.port}/photo.jpg`,
+        products: [
+          { productId: 'sku-1', productTitle: 'Shirt', imageUrl: `https://127.0.0.1:${images.port}/product.png` },
+        ],
+      });
       for (let n = 0; n < deliveries; n++) {
         const created = await fetch(`${urls[n % 2]}/v1/generations`, { method: 'POST', headers, body });
         assert.equal(created.status, 202, await created.clone().text());
       }
       await waitFor(`${deliveries} deliveries`, () => receiver.requests.length >= deliveries, 90_000);
-      assert.ok(mostInFlight <= perEndpoint, `${mostInFlight} deliveries in flight at once to one endpoint; the cap is ${perEndpoint} across both workers`);
+      assert.ok(
+        mostInFlight <= perEndpoint,
+        `${mostInFlight} deliveries in flight at once to one endpoint; the cap is ${perEndpoint} across both workers`,
+      );
       await cluster.stopAll();
     } finally {
       await receiver.close();

@@ -74,14 +74,19 @@ function startListen(args: string[]) {
     stderr: () => stderr,
     lines: () => stdout.split('\n'),
     async ready(): Promise<string> {
-      await waitFor(`listen to connect (stderr: ${stderr})`, () => /Webhook signing secret/.test(stdout) || child.exitCode !== null);
+      await waitFor(
+        `listen to connect (stderr: ${stderr})`,
+        () => /Webhook signing secret/.test(stdout) || child.exitCode !== null,
+      );
       const secret = /Webhook signing secret of this session: (whsec_\S+)/.exec(stdout)?.[1];
       assert.ok(secret, `listen printed its secret\n${stdout}\n${stderr}`);
       return secret;
     },
     /** The line listen printed for an event. */
     async lineFor(eventId: string): Promise<string> {
-      await waitFor(`a line for ${eventId} (stdout: ${stdout}, stderr: ${stderr})`, () => listener.lines().some((line) => line.includes(eventId)));
+      await waitFor(`a line for ${eventId} (stdout: ${stdout}, stderr: ${stderr})`, () =>
+        listener.lines().some((line) => line.includes(eventId)),
+      );
       return listener.lines().find((line) => line.includes(eventId))!;
     },
   };
@@ -91,7 +96,10 @@ function startListen(args: string[]) {
 /** An open event stream read message by message. */
 async function openStream(url: string, key: string, headers: Record<string, string> = {}, query = '') {
   const controller = new AbortController();
-  const response = await fetch(`${url}/v1/events/stream${query}`, { headers: { ...bearer(key), ...headers }, signal: controller.signal });
+  const response = await fetch(`${url}/v1/events/stream${query}`, {
+    headers: { ...bearer(key), ...headers },
+    signal: controller.signal,
+  });
   if (response.status !== 200) assert.fail(`the stream answered ${response.status}: ${await response.text()}`);
   const messages = readEventStream(response.body!);
   return {
@@ -105,9 +113,19 @@ async function openStream(url: string, key: string, headers: Record<string, stri
 }
 
 /** An event as the outbox writes it, without a generation behind it: only the stream reads these. */
-function syntheticEvent(app: TestApp, organizationId: string, createdAt = app.container.cradle.clock.now(), type = 'generation.completed') {
+function syntheticEvent(
+  app: TestApp,
+  organizationId: string,
+  createdAt = app.container.cradle.clock.now(),
+  type = 'generation.completed',
+) {
   const id = app.container.cradle.ids.id('evt_');
-  const body = JSON.stringify({ id, type, createdAt: new Date(createdAt).toISOString(), data: { id: 'agen_synthetic', object: 'generation', status: 'complete' } });
+  const body = JSON.stringify({
+    id,
+    type,
+    createdAt: new Date(createdAt).toISOString(),
+    data: { id: 'agen_synthetic', object: 'generation', status: 'complete' },
+  });
   return { id, organizationId, type, body, createdAt };
 }
 
@@ -138,18 +156,26 @@ describe('visualizer listen', () => {
     return id;
   };
   const forwarded = (path: string) => receiver.received.filter((request) => request.path === path);
-  const eventOf = (request: Received) => JSON.parse(request.body) as { id: string; type: string; data: { id: string; status: string } };
+  const eventOf = (request: Received) =>
+    JSON.parse(request.body) as { id: string; type: string; data: { id: string; status: string } };
 
-  it('forwards a generation.completed, signed with the secret it printed, and prints the status the receiver answered', { timeout: 60_000 }, async () => {
+  it('forwards a generation.completed, signed with the secret it printed, and prints the status the receiver answered', {
+    timeout: 60_000,
+  }, async () => {
     receiver.state.status = 202;
     const listen = startListen(['--forward-to', `${receiver.url}/all`, '--api-key', key, '--base-url', g.app.url]);
     const secret = await listen.ready();
     assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
 
     const generationId = await generation();
-    await waitFor('the completed event at the receiver', () => forwarded('/all').some((request) => eventOf(request).data.id === generationId));
+    await waitFor('the completed event at the receiver', () =>
+      forwarded('/all').some((request) => eventOf(request).data.id === generationId),
+    );
     const request = forwarded('/all').find((item) => eventOf(item).data.id === generationId)!;
-    const verified = new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as { id: string; type: string };
+    const verified = new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as {
+      id: string;
+      type: string;
+    };
     assert.equal(verified.type, 'generation.completed');
     assert.equal(request.headers['webhook-id'], verified.id);
     assert.equal(request.headers['content-type'], 'application/json');
@@ -169,16 +195,35 @@ describe('visualizer listen', () => {
   it('forwards only the types --events names', { timeout: 60_000 }, async () => {
     receiver.state.status = 200;
     const all = startListen(['--forward-to', `${receiver.url}/every`, '--api-key', key, '--base-url', g.app.url]);
-    const failedOnly = startListen(['--forward-to', `${receiver.url}/failed`, '--api-key', key, '--base-url', g.app.url, '--events', 'generation.failed']);
+    const failedOnly = startListen([
+      '--forward-to',
+      `${receiver.url}/failed`,
+      '--api-key',
+      key,
+      '--base-url',
+      g.app.url,
+      '--events',
+      'generation.failed',
+    ]);
     await Promise.all([all.ready(), failedOnly.ready()]);
     assert.match(failedOnly.stdout(), /Forwarding generation\.failed events/);
 
     const completedId = await generation();
     const failedId = await generation(true);
     // Streams send in creation order: once the failed event is through, an earlier completed one would have been too.
-    await waitFor('both events at the unfiltered listener', () => forwarded('/every').filter((request) => [completedId, failedId].includes(eventOf(request).data.id)).length === 2);
-    await waitFor('the failed event at the filtered listener', () => forwarded('/failed').some((request) => eventOf(request).data.id === failedId));
-    assert.deepEqual(forwarded('/failed').map((request) => eventOf(request).type), ['generation.failed']);
+    await waitFor(
+      'both events at the unfiltered listener',
+      () =>
+        forwarded('/every').filter((request) => [completedId, failedId].includes(eventOf(request).data.id)).length ===
+        2,
+    );
+    await waitFor('the failed event at the filtered listener', () =>
+      forwarded('/failed').some((request) => eventOf(request).data.id === failedId),
+    );
+    assert.deepEqual(
+      forwarded('/failed').map((request) => eventOf(request).type),
+      ['generation.failed'],
+    );
     assert.equal(forwarded('/failed')[0]!.headers['webhook-id'], eventOf(forwarded('/failed')[0]!).id);
 
     all.child.kill('SIGINT');
@@ -186,7 +231,9 @@ describe('visualizer listen', () => {
     assert.deepEqual(await Promise.all([all.exited, failedOnly.exited]), [0, 0]);
   });
 
-  it('keeps going while the local receiver is down, printing the error, and forwards again once it is back', { timeout: 60_000 }, async () => {
+  it('keeps going while the local receiver is down, printing the error, and forwards again once it is back', {
+    timeout: 60_000,
+  }, async () => {
     const local = await startReceiver();
     const listen = startListen(['--forward-to', `${local.url}/hooks`, '--api-key', key, '--base-url', g.app.url]);
     await listen.ready();
@@ -194,14 +241,20 @@ describe('visualizer listen', () => {
 
     const whileDown = syntheticEvent(g.app, organizationId);
     await g.app.container.cradle.persistence.events.append(whileDown);
-    assert.match(await listen.lineFor(whileDown.id), new RegExp(`generation\\.completed\\s+${whileDown.id}\\s+error: .*ECONNREFUSED`));
+    assert.match(
+      await listen.lineFor(whileDown.id),
+      new RegExp(`generation\\.completed\\s+${whileDown.id}\\s+error: .*ECONNREFUSED`),
+    );
 
     await local.start();
     local.state.status = 204;
     const afterwards = syntheticEvent(g.app, organizationId);
     await g.app.container.cradle.persistence.events.append(afterwards);
     assert.match(await listen.lineFor(afterwards.id), new RegExp(`${afterwards.id}\\s+204$`));
-    assert.deepEqual(local.received.map((request) => request.headers['webhook-id']), [afterwards.id]);
+    assert.deepEqual(
+      local.received.map((request) => request.headers['webhook-id']),
+      [afterwards.id],
+    );
     assert.equal(listen.child.exitCode, null, 'still running');
 
     listen.child.kill('SIGTERM');
@@ -210,17 +263,38 @@ describe('visualizer listen', () => {
   });
 
   it('fails with a clear message and exit 1 on a wrong key, and exit 2 on bad usage', { timeout: 60_000 }, async () => {
-    const wrong = await cli(['listen', '--forward-to', `${receiver.url}/x`, '--base-url', g.app.url], cliEnv({ VISUALIZER_API_KEY: 'visualizer_notakeyatallnotakeyatallnotakey' }) as Record<string, string>);
+    const wrong = await cli(
+      ['listen', '--forward-to', `${receiver.url}/x`, '--base-url', g.app.url],
+      cliEnv({ VISUALIZER_API_KEY: 'visualizer_notakeyatallnotakeyatallnotakey' }) as Record<string, string>,
+    );
     assert.equal(wrong.code, 1, wrong.stderr);
     assert.match(wrong.stderr, /^visualizer listen: 401 authentication_error: /m);
     assert.doesNotMatch(wrong.stdout, /whsec_/, 'no secret is printed for a session that never started');
 
-    const conversionKey = (await g.app.tenants.createOrganization({ name: 'Conversion only', credits: 0 })).conversionKey.key;
-    const refused = await cli(['listen', '--forward-to', `${receiver.url}/x`, '--base-url', g.app.url, '--api-key', conversionKey], cliEnv() as Record<string, string>);
+    const conversionKey = (await g.app.tenants.createOrganization({ name: 'Conversion only', credits: 0 }))
+      .conversionKey.key;
+    const refused = await cli(
+      ['listen', '--forward-to', `${receiver.url}/x`, '--base-url', g.app.url, '--api-key', conversionKey],
+      cliEnv() as Record<string, string>,
+    );
     assert.equal(refused.code, 1, refused.stderr);
-    assert.match(refused.stderr, /visualizer listen: that is a conversion key \(viz_…\); listen needs a secret API key \(visualizer_…\)\./);
+    assert.match(
+      refused.stderr,
+      /visualizer listen: that is a conversion key \(viz_…\); listen needs a secret API key \(visualizer_…\)\./,
+    );
 
-    const unreachable = await cli(['listen', '--forward-to', `${receiver.url}/x`, '--base-url', `http://127.0.0.1:${await freePort()}`, '--api-key', key], cliEnv() as Record<string, string>);
+    const unreachable = await cli(
+      [
+        'listen',
+        '--forward-to',
+        `${receiver.url}/x`,
+        '--base-url',
+        `http://127.0.0.1:${await freePort()}`,
+        '--api-key',
+        key,
+      ],
+      cliEnv() as Record<string, string>,
+    );
     assert.equal(unreachable.code, 1);
     assert.match(unreachable.stderr, /visualizer listen: could not reach http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
 
@@ -228,9 +302,18 @@ describe('visualizer listen', () => {
       [['--api-key', key], /--forward-to is required/],
       [['--forward-to', 'ftp://127.0.0.1/x', '--api-key', key], /--forward-to must be an http:\/\/ or https:\/\/ URL/],
       [['--forward-to', `${receiver.url}/x`], /A secret API key is required/],
-      [['--forward-to', `${receiver.url}/x`, '--api-key', key, '--events', 'generation.started'], /--events must be a comma-separated list of generation\.completed, generation\.failed, not 'generation\.started'/],
-      [['--forward-to', `${receiver.url}/x`, '--api-key', key, '--secret', 'not-a-secret!'], /--secret must be "whsec_" followed by base64/],
-      [['--forward-to', `${receiver.url}/x`, '--api-key', key, '--base-url', 'nonsense'], /--base-url must be an http:\/\/ or https:\/\/ URL/],
+      [
+        ['--forward-to', `${receiver.url}/x`, '--api-key', key, '--events', 'generation.started'],
+        /--events must be a comma-separated list of generation\.completed, generation\.failed, not 'generation\.started'/,
+      ],
+      [
+        ['--forward-to', `${receiver.url}/x`, '--api-key', key, '--secret', 'not-a-secret!'],
+        /--secret must be "whsec_" followed by base64/,
+      ],
+      [
+        ['--forward-to', `${receiver.url}/x`, '--api-key', key, '--base-url', 'nonsense'],
+        /--base-url must be an http:\/\/ or https:\/\/ URL/,
+      ],
     ];
     for (const [args, message] of usage) {
       const result = await cli(['listen', ...args], cliEnv() as Record<string, string>);
@@ -240,16 +323,28 @@ describe('visualizer listen', () => {
     }
   });
 
-  it('signs with a --secret of the developer\'s own', { timeout: 60_000 }, async () => {
+  it("signs with a --secret of the developer's own", { timeout: 60_000 }, async () => {
     const secret = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
-    const listen = startListen(['--forward-to', `${receiver.url}/own-secret`, '--base-url', g.app.url, '--api-key', key, '--secret', secret]);
+    const listen = startListen([
+      '--forward-to',
+      `${receiver.url}/own-secret`,
+      '--base-url',
+      g.app.url,
+      '--api-key',
+      key,
+      '--secret',
+      secret,
+    ]);
     assert.equal(await listen.ready(), secret);
     const event = syntheticEvent(g.app, organizationId);
     await g.app.container.cradle.persistence.events.append(event);
     await listen.lineFor(event.id);
     const request = forwarded('/own-secret').find((item) => item.headers['webhook-id'] === event.id)!;
     assert.equal(request.body, event.body);
-    assert.deepEqual(new Webhook(secret).verify(request.body, request.headers as Record<string, string>), JSON.parse(event.body));
+    assert.deepEqual(
+      new Webhook(secret).verify(request.body, request.headers as Record<string, string>),
+      JSON.parse(event.body),
+    );
     listen.child.kill('SIGTERM');
     assert.equal(await listen.exited, 0);
   });
@@ -268,7 +363,9 @@ describe('GET /v1/events/stream', () => {
   after(async () => g.close());
   const append = (event: ReturnType<typeof syntheticEvent>) => g.app.container.cradle.persistence.events.append(event);
 
-  it('sends each event once with its id, type and body, also one that commits after a later one, and resumes after Last-Event-ID', { timeout: 60_000 }, async () => {
+  it('sends each event once with its id, type and body, also one that commits after a later one, and resumes after Last-Event-ID', {
+    timeout: 60_000,
+  }, async () => {
     const before = syntheticEvent(g.app, organizationId);
     await append(before);
     const stream = await openStream(g.app.url, key);
@@ -284,7 +381,11 @@ describe('GET /v1/events/stream', () => {
     assert.deepEqual(await stream.next(), { id: late.id, event: 'generation.failed', data: late.body });
     const marker = syntheticEvent(g.app, organizationId);
     await append(marker);
-    assert.equal((await stream.next())?.id, marker.id, 'nothing was sent twice, and what was there before the stream opened is not sent');
+    assert.equal(
+      (await stream.next())?.id,
+      marker.id,
+      'nothing was sent twice, and what was there before the stream opened is not sent',
+    );
     stream.close();
 
     const missed = syntheticEvent(g.app, organizationId);
@@ -297,17 +398,23 @@ describe('GET /v1/events/stream', () => {
     resumed.close();
   });
 
-  it('resumes after a backlog longer than one read, sending every event once and in creation order', { timeout: 60_000 }, async () => {
+  it('resumes after a backlog longer than one read, sending every event once and in creation order', {
+    timeout: 60_000,
+  }, async () => {
     const last = syntheticEvent(g.app, organizationId);
     await append(last);
     const base = g.app.container.cradle.clock.now();
-    const backlog = Array.from({ length: 250 }, (_, index) => syntheticEvent(g.app, organizationId, base + 1 + Math.floor(index / 3)));
+    const backlog = Array.from({ length: 250 }, (_, index) =>
+      syntheticEvent(g.app, organizationId, base + 1 + Math.floor(index / 3)),
+    );
     // Written in reverse, as if each had committed late.
     for (const event of [...backlog].reverse()) await append(event);
     const resumed = await openStream(g.app.url, key, { 'last-event-id': last.id });
     const received: string[] = [];
     while (received.length < backlog.length) received.push((await resumed.next())!.id!);
-    const expected = [...backlog].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((event) => event.id);
+    const expected = [...backlog]
+      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((event) => event.id);
     assert.deepEqual(received, expected);
     const marker = syntheticEvent(g.app, organizationId);
     await append(marker);
@@ -315,7 +422,9 @@ describe('GET /v1/events/stream', () => {
     resumed.close();
   });
 
-  it('filters by types and refuses an unknown type or Last-Event-ID with the error envelope', { timeout: 60_000 }, async () => {
+  it('filters by types and refuses an unknown type or Last-Event-ID with the error envelope', {
+    timeout: 60_000,
+  }, async () => {
     const filtered = await openStream(g.app.url, key, {}, '?types=generation.failed');
     await append(syntheticEvent(g.app, organizationId, undefined, 'generation.completed'));
     const failed = syntheticEvent(g.app, organizationId, undefined, 'generation.failed');
@@ -323,12 +432,21 @@ describe('GET /v1/events/stream', () => {
     assert.equal((await filtered.next())?.id, failed.id);
     filtered.close();
 
-    const unknownType = await fetch(`${g.app.url}/v1/events/stream?types=generation.completed,generation.started`, { headers: bearer(key) });
+    const unknownType = await fetch(`${g.app.url}/v1/events/stream?types=generation.completed,generation.started`, {
+      headers: bearer(key),
+    });
     assert.equal(unknownType.status, 400);
     assert.deepEqual((await unknownType.json()).error.param, 'types');
-    const unknownEvent = await fetch(`${g.app.url}/v1/events/stream`, { headers: { ...bearer(key), 'last-event-id': 'evt_000000000000000000000000' } });
+    const unknownEvent = await fetch(`${g.app.url}/v1/events/stream`, {
+      headers: { ...bearer(key), 'last-event-id': 'evt_000000000000000000000000' },
+    });
     assert.equal(unknownEvent.status, 404);
-    assert.deepEqual((await unknownEvent.json()).error, { type: 'not_found_error', code: 'resource_missing', message: "No such event: 'evt_000000000000000000000000'.", param: 'Last-Event-ID' });
+    assert.deepEqual((await unknownEvent.json()).error, {
+      type: 'not_found_error',
+      code: 'resource_missing',
+      message: "No such event: 'evt_000000000000000000000000'.",
+      param: 'Last-Event-ID',
+    });
     const noKey = await fetch(`${g.app.url}/v1/events/stream`);
     assert.equal(noKey.status, 401);
     assert.equal((await noKey.json()).error.type, 'authentication_error');
@@ -361,14 +479,23 @@ describe('GET /v1/events/stream', () => {
 });
 
 describe('event streams and the server', () => {
-  it('end when they reach their maximum duration, and listen resumes; a stopping server ends them at once and listen keeps trying', { timeout: 90_000 }, async () => {
+  it('end when they reach their maximum duration, and listen resumes; a stopping server ends them at once and listen keeps trying', {
+    timeout: 90_000,
+  }, async () => {
     let offset = 0;
     const clock = { now: () => Date.now() + offset };
     // A shutdown that waited for open streams would wait this long: the test would time out first.
     const app = await startTestApp({ ports: { clock }, config: { shutdownTimeoutMs: 600_000 } });
     const receiver = await startReceiver();
     const { apiKey, organization } = await app.tenants.createOrganization({ name: 'Durations', credits: 0 });
-    const listen = startListen(['--forward-to', `${receiver.url}/hooks`, '--api-key', apiKey.key, '--base-url', app.url]);
+    const listen = startListen([
+      '--forward-to',
+      `${receiver.url}/hooks`,
+      '--api-key',
+      apiKey.key,
+      '--base-url',
+      app.url,
+    ]);
     let closed = false;
     try {
       await listen.ready();
@@ -377,17 +504,26 @@ describe('event streams and the server', () => {
       await listen.lineFor(first.id);
 
       offset += 31 * 60_000;
-      await waitFor('listen to reconnect after the stream ended', () => /the stream ended; reconnecting/.test(listen.stderr()) && /Reconnected/.test(listen.stderr()));
+      await waitFor(
+        'listen to reconnect after the stream ended',
+        () => /the stream ended; reconnecting/.test(listen.stderr()) && /Reconnected/.test(listen.stderr()),
+      );
       const second = syntheticEvent(app, organization.id);
       await app.container.cradle.persistence.events.append(second);
       assert.match(await listen.lineFor(second.id), /200$/);
-      assert.equal(listen.lines().filter((line) => line.includes(first.id)).length, 1, 'the resumed stream did not repeat an event');
+      assert.equal(
+        listen.lines().filter((line) => line.includes(first.id)).length,
+        1,
+        'the resumed stream did not repeat an event',
+      );
 
       const stream = await openStream(app.url, apiKey.key);
       closed = true;
       await app.close();
       assert.equal(await stream.next(), null, 'the open stream ended cleanly when the server stopped');
-      await waitFor('listen to notice the server went away', () => /reconnecting in/.test(listen.stderr().split('Reconnected').at(-1)!));
+      await waitFor('listen to notice the server went away', () =>
+        /reconnecting in/.test(listen.stderr().split('Reconnected').at(-1)!),
+      );
       assert.equal(listen.child.exitCode, null, 'listen keeps running while the service is away');
       listen.child.kill('SIGINT');
       assert.equal(await listen.exited, 0);

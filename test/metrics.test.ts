@@ -19,7 +19,8 @@ import { waitFor } from './support/wait-for.ts';
 async function enqueueProbes({ persistence, queue, clock }: Cradle, kind: string, count: number, dueAgoMs: number) {
   const now = clock.now();
   await persistence.transaction(async (tx) => {
-    for (let i = 0; i < count; i++) await queue.enqueue(tx, { kind, payload: { i }, runAt: now - dueAgoMs, createdAt: now - dueAgoMs });
+    for (let i = 0; i < count; i++)
+      await queue.enqueue(tx, { kind, payload: { i }, runAt: now - dueAgoMs, createdAt: now - dueAgoMs });
   });
 }
 
@@ -40,7 +41,8 @@ describe('metrics on the API: GET /metrics', () => {
 
   it('counts requests by route pattern, method and status, with latency buckets', async () => {
     for (let i = 0; i < 3; i++) assert.equal((await fetch(`${g.app.url}/healthz`)).status, 200);
-    for (const id of ['gen_missing_one', 'gen_missing_two']) assert.equal((await g.api.get(key, `/v1/generations/${id}`)).status, 404);
+    for (const id of ['gen_missing_one', 'gen_missing_two'])
+      assert.equal((await g.api.get(key, `/v1/generations/${id}`)).status, 404);
     assert.equal((await fetch(`${g.app.url}/no/such/route`)).status, 404);
 
     const response = await fetch(`${g.app.url}/metrics`);
@@ -50,14 +52,21 @@ describe('metrics on the API: GET /metrics', () => {
     const samples = parsePrometheus(text);
 
     assert.equal(sampleValue(samples, 'http_requests_total', { method: 'GET', route: '/healthz', status: '200' }), 3);
-    assert.equal(sampleValue(samples, 'http_requests_total', { method: 'GET', route: '/v1/generations/:id', status: '404' }), 2);
+    assert.equal(
+      sampleValue(samples, 'http_requests_total', { method: 'GET', route: '/v1/generations/:id', status: '404' }),
+      2,
+    );
     assert.equal(sampleValue(samples, 'http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }), 1);
     assert.doesNotMatch(text, /gen_missing|no\/such/, 'raw paths never become label values');
 
     const buckets = samplesOf(samples, 'http_request_duration_seconds_bucket', { method: 'GET', route: '/healthz' });
     assert.ok(buckets.length >= 10, 'a bucket per bound');
     const counts = buckets.map((bucket) => bucket.value);
-    assert.deepEqual(counts, [...counts].sort((a, b) => a - b), 'buckets are cumulative');
+    assert.deepEqual(
+      counts,
+      [...counts].sort((a, b) => a - b),
+      'buckets are cumulative',
+    );
     assert.equal(buckets.find((bucket) => bucket.labels.le === '+Inf')!.value, 3);
     assert.equal(sampleValue(samples, 'http_request_duration_seconds_count', { method: 'GET', route: '/healthz' }), 3);
     assert.ok(sampleValue(samples, 'http_request_duration_seconds_sum', { method: 'GET', route: '/healthz' })! > 0);
@@ -70,16 +79,29 @@ describe('metrics on the API: GET /metrics', () => {
   it('reports the queue depth and lag per job kind from the database', async () => {
     await enqueueProbes(g.app.container.cradle, 'metrics_probe', 2, 5_000);
     const now = g.app.container.cradle.clock.now();
-    await g.app.container.cradle.persistence.transaction((tx) => g.app.container.cradle.queue.enqueue(tx, { kind: 'metrics_probe', payload: {}, runAt: now + 3_600_000, createdAt: now }));
+    await g.app.container.cradle.persistence.transaction((tx) =>
+      g.app.container.cradle.queue.enqueue(tx, {
+        kind: 'metrics_probe',
+        payload: {},
+        runAt: now + 3_600_000,
+        createdAt: now,
+      }),
+    );
     const samples = await scrape(`${g.app.url}/metrics`);
     assert.equal(sampleValue(samples, 'job_queue_due', { kind: 'metrics_probe' }), 2);
     assert.equal(sampleValue(samples, 'job_queue_scheduled', { kind: 'metrics_probe' }), 1);
     assert.equal(sampleValue(samples, 'job_queue_running', { kind: 'metrics_probe' }), 0);
-    assert.ok(sampleValue(samples, 'job_queue_lag_seconds', { kind: 'metrics_probe' })! >= 5, 'the oldest was due 5 s before it was enqueued');
+    assert.ok(
+      sampleValue(samples, 'job_queue_lag_seconds', { kind: 'metrics_probe' })! >= 5,
+      'the oldest was due 5 s before it was enqueued',
+    );
   });
 
   it('counts renders, deliveries and job runs by outcome, with their durations', async () => {
-    for (const [path, event] of [['/ok', 'generation.completed'], ['/gone', 'generation.failed']]) {
+    for (const [path, event] of [
+      ['/ok', 'generation.completed'],
+      ['/gone', 'generation.failed'],
+    ]) {
       const created = await fetch(`${g.app.url}/v1/webhook-endpoints`, {
         method: 'POST',
         headers: { ...bearer(key), 'content-type': 'application/json' },
@@ -88,7 +110,12 @@ describe('metrics on the API: GET /metrics', () => {
       assert.equal(created.status, 201, await created.clone().text());
     }
     const completed = await (await g.api.post(key, g.validBody())).json();
-    const failing = await (await g.api.post(key, g.validBody({ products: [{ productId: 'sku-2', productTitle: 'Gone', imageUrl: `${g.host.url}/missing` }] }))).json();
+    const failing = await (
+      await g.api.post(
+        key,
+        g.validBody({ products: [{ productId: 'sku-2', productTitle: 'Gone', imageUrl: `${g.host.url}/missing` }] }),
+      )
+    ).json();
     assert.equal((await g.api.settled(key, completed.id)).status, 'complete');
     assert.equal((await g.api.settled(key, failing.id)).status, 'failed');
 
@@ -99,15 +126,24 @@ describe('metrics on the API: GET /metrics', () => {
     assert.equal(sampleValue(samples, 'render_duration_seconds_bucket', { outcome: 'completed', le: '+Inf' }), 1);
     // The queue's view: both runs finished their job.
     assert.equal(sampleValue(samples, 'job_runs_total', { kind: 'render_generation', outcome: 'completed' }), 2);
-    assert.equal(sampleValue(samples, 'job_run_duration_seconds_count', { kind: 'render_generation', outcome: 'completed' }), 2);
-    assert.equal(sampleValue(samples, 'http_requests_total', { method: 'POST', route: '/v1/generations', status: '202' }), 2);
+    assert.equal(
+      sampleValue(samples, 'job_run_duration_seconds_count', { kind: 'render_generation', outcome: 'completed' }),
+      2,
+    );
+    assert.equal(
+      sampleValue(samples, 'http_requests_total', { method: 'POST', route: '/v1/generations', status: '202' }),
+      2,
+    );
 
     let deliveries: Sample[] = [];
     await waitFor('both deliveries', async () => {
       deliveries = samplesOf(await scrape(`${g.app.url}/metrics`), 'webhook_deliveries_total');
       return deliveries.reduce((sum, sample) => sum + sample.value, 0) >= 2;
     });
-    assert.deepEqual(Object.fromEntries(deliveries.map((sample) => [sample.labels.outcome, sample.value])), { delivered: 1, failed: 1 });
+    assert.deepEqual(Object.fromEntries(deliveries.map((sample) => [sample.labels.outcome, sample.value])), {
+      delivered: 1,
+      failed: 1,
+    });
     const timed = await scrape(`${g.app.url}/metrics`);
     assert.equal(sampleValue(timed, 'webhook_delivery_duration_seconds_count', { outcome: 'delivered' }), 1);
     assert.equal(sampleValue(timed, 'job_runs_total', { kind: 'deliver_webhook', outcome: 'completed' }), 2);
@@ -154,19 +190,29 @@ describe('metrics on Postgres, and of a worker process', () => {
 
   it("reports the connection pool's usage", async () => {
     const samples = await scrape(`${app.url}/metrics`);
-    assert.equal(sampleValue(samples, 'db_pool_max_connections', { pool: 'main' }), 10, 'the postgres plugin\'s default poolSize');
+    assert.equal(
+      sampleValue(samples, 'db_pool_max_connections', { pool: 'main' }),
+      10,
+      "the postgres plugin's default poolSize",
+    );
     const open = sampleValue(samples, 'db_pool_connections', { pool: 'main' })!;
     assert.ok(open >= 1 && open <= 10, `${open} connections open`);
     assert.ok(sampleValue(samples, 'db_pool_idle_connections', { pool: 'main' })! <= open);
     assert.equal(sampleValue(samples, 'db_pool_waiting_requests', { pool: 'main' }), 0);
   });
 
-  it('serves a worker\'s metrics and health on VISUALIZER_METRICS_PORT, the queue read from the shared database', async () => {
+  it("serves a worker's metrics and health on VISUALIZER_METRICS_PORT, the queue read from the shared database", async () => {
     await enqueueProbes(app.container.cradle, 'metrics_worker_probe', 3, 1_000);
     const port = await freePort();
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-metrics-worker-'));
     const worker = spawn(bin, ['worker'], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, VISUALIZER_DATA_DIR: dataDir, VISUALIZER_METRICS_PORT: String(port), LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        VISUALIZER_DATA_DIR: dataDir,
+        VISUALIZER_METRICS_PORT: String(port),
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -198,21 +244,32 @@ describe('metrics on Postgres, and of a worker process', () => {
 });
 
 describe('keep-alive behind a load balancer', () => {
-  it('keeps idle connections 75 s by default, yet a stop closes each as soon as its answer is sent', { timeout: 120_000 }, async () => {
+  it('keeps idle connections 75 s by default, yet a stop closes each as soon as its answer is sent', {
+    timeout: 120_000,
+  }, async () => {
     // A stop that waited for idle connections would wait shutdownTimeoutMs: ten minutes here, past the test's timeout.
     const app = await startTestApp({ config: { shutdownTimeoutMs: 600_000 } });
     const key = (await app.tenants.createOrganization({ name: 'Keep-alive', credits: 10 })).apiKey.key;
     const agent = new Agent({ keepAlive: true });
     try {
-      const first = await new Promise<IncomingMessage>((resolve, reject) => get(`${app.url}/healthz`, { agent }, resolve).on('error', reject));
+      const first = await new Promise<IncomingMessage>((resolve, reject) =>
+        get(`${app.url}/healthz`, { agent }, resolve).on('error', reject),
+      );
       first.resume();
       assert.equal(first.headers['keep-alive'], 'timeout=75');
 
       // A request in flight when the stop begins: the server has its headers (it said 100 Continue), its body comes after.
       const body = JSON.stringify({ mode: 'virtual-try-on', image: 'not-a-url', products: [] });
-      const headers = { ...bearer(key), 'content-type': 'application/json', 'content-length': String(body.length), expect: '100-continue' };
+      const headers = {
+        ...bearer(key),
+        'content-type': 'application/json',
+        'content-length': String(body.length),
+        expect: '100-continue',
+      };
       const req = request(`${app.url}/v1/generations`, { method: 'POST', agent, headers });
-      const answered = new Promise<IncomingMessage>((resolve, reject) => req.on('response', resolve).on('error', reject));
+      const answered = new Promise<IncomingMessage>((resolve, reject) =>
+        req.on('response', resolve).on('error', reject),
+      );
       await new Promise((resolve) => req.once('continue', resolve));
       const closing = app.close();
       req.end(body);

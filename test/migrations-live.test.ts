@@ -29,7 +29,13 @@ describe('migrations under live traffic (Postgres)', () => {
     return client;
   };
   const indexValid = async (name: string) =>
-    (await sql<{ valid: boolean }>`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = ${name}`.execute(db)).rows[0]?.valid;
+    (
+      await sql<{
+        valid: boolean;
+      }>`select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = ${name}`.execute(
+        db,
+      )
+    ).rows[0]?.valid;
 
   before(async () => {
     postgres = await startPostgresTestServer();
@@ -47,7 +53,11 @@ describe('migrations under live traffic (Postgres)', () => {
 
   it('builds an index a migration asked for after its commit, while inserts keep committing', async () => {
     // Inside a migration's transaction the index is recorded, not built.
-    await db.transaction().execute((trx) => createIndexConcurrently(trx, { name: 'orders_by_shop', table: 'orders', columns: ['shop', 'id'] }));
+    await db
+      .transaction()
+      .execute((trx) =>
+        createIndexConcurrently(trx, { name: 'orders_by_shop', table: 'orders', columns: ['shop', 'id'] }),
+      );
     assert.deepEqual(await pendingDeferredIndexes(db), ['orders_by_shop']);
     assert.equal(await indexValid('orders_by_shop'), undefined, 'not built yet');
 
@@ -56,7 +66,10 @@ describe('migrations under live traffic (Postgres)', () => {
     await open.query('begin');
     await open.query('insert into orders (shop, total) values (1, 1)');
     const building = buildDeferredIndexes(db);
-    await waitFor('the build waiting for the open transaction', async () => (await indexValid('orders_by_shop')) === false);
+    await waitFor(
+      'the build waiting for the open transaction',
+      async () => (await indexValid('orders_by_shop')) === false,
+    );
 
     // Meanwhile other writers are not queued behind the build: each insert commits (a plain
     // `create index` would hold them all until the open transaction ended).
@@ -76,7 +89,14 @@ describe('migrations under live traffic (Postgres)', () => {
   });
 
   it('a lock held by live traffic makes migrate fail with a clear message, and the next migrate builds the index', async () => {
-    await db.transaction().execute((trx) => createIndexConcurrently(trx, { name: 'orders_by_total', table: 'orders', columns: ['total'], where: 'total > 100' }));
+    await db.transaction().execute((trx) =>
+      createIndexConcurrently(trx, {
+        name: 'orders_by_total',
+        table: 'orders',
+        columns: ['total'],
+        where: 'total > 100',
+      }),
+    );
     const holder = await connect();
     await holder.query('begin');
     await holder.query('lock table orders in access exclusive mode');
@@ -90,7 +110,10 @@ describe('migrations under live traffic (Postgres)', () => {
       // Until then a process refuses to start, naming what is pending.
       const worker = await cli(['worker'], { DATABASE_URL: url });
       assert.equal(worker.code, 2);
-      assert.match(worker.stderr, /The database needs migrations \(index orders_by_total\)\. Run 'visualizer migrate' first\./);
+      assert.match(
+        worker.stderr,
+        /The database needs migrations \(index orders_by_total\)\. Run 'visualizer migrate' first\./,
+      );
     } finally {
       await holder.query('rollback');
     }
@@ -106,13 +129,19 @@ describe('migrations under live traffic (Postgres)', () => {
     await holder.query('select * from orders limit 1');
     try {
       await assert.rejects(
-        db.transaction().execute((trx) => withLockTimeout(trx, 'orders', () => sql`alter table orders add column note text`.execute(trx), 200)),
+        db
+          .transaction()
+          .execute((trx) =>
+            withLockTimeout(trx, 'orders', () => sql`alter table orders add column note text`.execute(trx), 200),
+          ),
         /^LockTimeoutError: Schema change failed: could not lock table orders within 200 ms, because live traffic/,
       );
     } finally {
       await holder.query('rollback');
     }
-    const columns = await sql<{ name: string }>`select column_name as name from information_schema.columns where table_name = 'orders'`.execute(db);
+    const columns = await sql<{
+      name: string;
+    }>`select column_name as name from information_schema.columns where table_name = 'orders'`.execute(db);
     assert.ok(!columns.rows.some((column) => column.name === 'note'), 'nothing changed');
   });
 });

@@ -7,8 +7,13 @@ import { createMockRenderer, previewMarkBand, previewMarkColour } from '../plugi
 
 /** A photo of one flat colour, so every pixel of the band can be told from the photo under it. */
 const blue = { r: 0x20, g: 0x50, b: 0xa0 };
-const photo = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: blue } }).jpeg({ quality: 95 }).toBuffer();
-const redProduct = await sharp({ create: { width: 300, height: 300, channels: 4, background: '#aa3311ff' } }).png().toBuffer();
+const photo = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 3, background: blue } })
+    .jpeg({ quality: 95 })
+    .toBuffer();
+const redProduct = await sharp({ create: { width: 300, height: 300, channels: 4, background: '#aa3311ff' } })
+  .png()
+  .toBuffer();
 
 interface Pixels {
   data: Buffer;
@@ -35,9 +40,17 @@ function assertPreviewMark(pixels: Pixels, label: string) {
   const band = previewMarkBand(pixels.width, pixels.height).height;
   assert.ok(band >= Math.min(pixels.height, 12), `${label}: a band ${band} px high`);
   // Away from the words (the outer 2 % either side) the band is plain amber from top to bottom (JPEG blurs its last rows into the photo).
-  for (const x of [0, Math.floor(pixels.width * 0.02), pixels.width - 1 - Math.floor(pixels.width * 0.02), pixels.width - 1]) {
+  for (const x of [
+    0,
+    Math.floor(pixels.width * 0.02),
+    pixels.width - 1 - Math.floor(pixels.width * 0.02),
+    pixels.width - 1,
+  ]) {
     for (const y of [1, Math.floor(band / 2), band - 9]) {
-      assert.ok(near(at(pixels, x, y), previewMarkColour), `${label}: amber at ${x},${y}, got ${JSON.stringify(at(pixels, x, y))}`);
+      assert.ok(
+        near(at(pixels, x, y), previewMarkColour),
+        `${label}: amber at ${x},${y}, got ${JSON.stringify(at(pixels, x, y))}`,
+      );
     }
   }
   // The words: dark pixels along the band's middle row, spread across most of its width.
@@ -54,9 +67,15 @@ function assertPreviewMark(pixels: Pixels, label: string) {
     }
   }
   assert.ok(dark > pixels.width * 0.05, `${label}: lettering in the band (${dark} dark pixels of ${pixels.width})`);
-  assert.ok(last - first > pixels.width * 0.6, `${label}: the words run across the band (${first}–${last} of ${pixels.width})`);
+  assert.ok(
+    last - first > pixels.width * 0.6,
+    `${label}: the words run across the band (${first}–${last} of ${pixels.width})`,
+  );
   // Below the band, the photo as it was.
-  assert.ok(near(at(pixels, 2, band + 9), blue), `${label}: the photo below the band, got ${JSON.stringify(at(pixels, 2, band + 9))}`);
+  assert.ok(
+    near(at(pixels, 2, band + 9), blue),
+    `${label}: the photo below the band, got ${JSON.stringify(at(pixels, 2, band + 9))}`,
+  );
 }
 
 describe('mock renderer preview mark', () => {

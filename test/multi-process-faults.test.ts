@@ -69,7 +69,9 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
     await responses.assertNoViolations();
   });
 
-  it('completes every accepted generation once, charges it once, delivers its webhook, and shares one widget limit', { timeout: 110_000 }, async () => {
+  it('completes every accepted generation once, charges it once, delivers its webhook, and shares one widget limit', {
+    timeout: 110_000,
+  }, async () => {
     // Addresses, not `localhost`: the guard allows exactly these two loopback ports and nothing else.
     const imageOrigin = `https://127.0.0.1:${images!.port}`;
     const receiverUrl = `https://127.0.0.1:${receiver!.port}/hook`;
@@ -81,10 +83,20 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
         plugins: { cdn: 's3' },
         rateLimits: { create: fast, read: fast },
         // A visitor's bucket barely refills during the test, so what both processes admit together is its burst.
-        widgets: { generationsPerIp: fast, generationsPerVisitor: { perSecond: 0.001, burst: visitorBurst }, readsPerIp: fast },
+        widgets: {
+          generationsPerIp: fast,
+          generationsPerVisitor: { perSecond: 0.001, burst: visitorBurst },
+          readsPerIp: fast,
+        },
         webhooks: { retrySchedule: [0, 250, 500, 1_000, 2_000, 4_000] },
         pluginOptions: {
-          s3: { bucket, endpoint: s3!.endpoint, forcePathStyle: true, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+          s3: {
+            bucket,
+            endpoint: s3!.endpoint,
+            forcePathStyle: true,
+            accessKeyId: 'S3RVER',
+            secretAccessKey: 'S3RVER',
+          },
           mock: { latencyMs: engineLatencyMs },
           // A killed worker's jobs return after the lease; idle workers also poll, in case a wake-up is missed.
           db: { leaseMs: 2_000, pollIntervalMs: 200 },
@@ -105,32 +117,55 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
     // Each process gets a data dir of its own: nothing may depend on files another process wrote.
     const dataDir = (name: string) => ({ VISUALIZER_DATA_DIR: path.join(dir!, name) });
     await cluster.run(['migrate'], dataDir('cli'));
-    const org = JSON.parse(await cluster.run(['orgs', 'create', '--name', 'faults', '--credits', String(credits), '--json'], dataDir('cli'))) as { apiKey: string; storeId: string };
+    const org = JSON.parse(
+      await cluster.run(['orgs', 'create', '--name', 'faults', '--credits', String(credits), '--json'], dataDir('cli')),
+    ) as { apiKey: string; storeId: string };
     const headers = { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' };
 
     const ports = [await freePort(), await freePort()];
     const apiEnv = (index: number) => ({ ...dataDir(`api-${index}`), PORT: String(ports[index]) });
     const apis: ClusterProcess[] = [await cluster.api('api-0', apiEnv(0)), await cluster.api('api-1', apiEnv(1))];
     const urls = ports.map((port) => `http://127.0.0.1:${port}`);
-    const workers = [await cluster.worker('worker-0', dataDir('worker-0')), await cluster.worker('worker-1', dataDir('worker-1'))];
+    const workers = [
+      await cluster.worker('worker-0', dataDir('worker-0')),
+      await cluster.worker('worker-1', dataDir('worker-1')),
+    ];
 
-    const endpointResponse = await fetch(`${urls[0]}/v1/webhook-endpoints`, { method: 'POST', headers, body: JSON.stringify({ url: receiverUrl, enabledEvents: ['generation.completed'] }) });
+    const endpointResponse = await fetch(`${urls[0]}/v1/webhook-endpoints`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: receiverUrl, enabledEvents: ['generation.completed'] }),
+    });
     assert.equal(endpointResponse.status, 201, await endpointResponse.clone().text());
     const { secret } = (await endpointResponse.json()) as { secret: string };
-    const widgetResponse = await fetch(`${urls[1]}/v1/widgets`, { method: 'POST', headers, body: JSON.stringify({ storeId: org.storeId, mode: 'virtual-try-on', allowedOrigins: [shopOrigin] }) });
+    const widgetResponse = await fetch(`${urls[1]}/v1/widgets`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ storeId: org.storeId, mode: 'virtual-try-on', allowedOrigins: [shopOrigin] }),
+    });
     assert.equal(widgetResponse.status, 201, await widgetResponse.clone().text());
     const widget = (await widgetResponse.json()) as { id: string };
 
-    const product = (i: number) => [{ productId: `sku-${i}`, productTitle: `Item ${i}`, imageUrl: `${imageOrigin}/product.png` }];
-    const body = (i: number) => JSON.stringify({ mode: 'virtual-try-on', image: `${imageOrigin}/photo.jpg`, products: product(i) });
+    const product = (i: number) => [
+      { productId: `sku-${i}`, productTitle: `Item ${i}`, imageUrl: `${imageOrigin}/product.png` },
+    ];
+    const body = (i: number) =>
+      JSON.stringify({ mode: 'virtual-try-on', image: `${imageOrigin}/photo.jpg`, products: product(i) });
     const deadline = Date.now() + 60_000;
     /** One client's create with its key: connection errors (a process restarting) and 503s are retried with the same key. */
     async function create(api: number, key: string, i: number): Promise<{ status: number; id: string }> {
       for (;;) {
-        const response = await fetch(`${urls[api]}/v1/generations`, { method: 'POST', headers: { ...headers, 'idempotency-key': key }, body: body(i) }).catch(() => null);
+        const response = await fetch(`${urls[api]}/v1/generations`, {
+          method: 'POST',
+          headers: { ...headers, 'idempotency-key': key },
+          body: body(i),
+        }).catch(() => null);
         const text = response ? await response.text().catch(() => null) : null;
         if (response && text !== null && response.status !== 503) {
-          assert.ok(response.status === 202 || response.status === 200, `${key} on api-${api}: ${response.status} ${text}`);
+          assert.ok(
+            response.status === 202 || response.status === 200,
+            `${key} on api-${api}: ${response.status} ${text}`,
+          );
           return { status: response.status, id: (JSON.parse(text) as { id: string }).id };
         }
         if (Date.now() > deadline) throw new Error(`${key} on api-${api}: no answer before the deadline`);
@@ -175,7 +210,12 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
       fetch(`${urls[api]}/api/widgets/${widget.id}/generations`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', origin: shopOrigin },
-        body: JSON.stringify({ visitorId: visitor, sessionId: `session-${visitor}`, image: `${imageOrigin}/photo.jpg`, products: product(1_000 + i) }),
+        body: JSON.stringify({
+          visitorId: visitor,
+          sessionId: `session-${visitor}`,
+          image: `${imageOrigin}/photo.jpg`,
+          products: product(1_000 + i),
+        }),
       }).then(async (response) => ({ status: response.status, text: await response.text() }));
     const widgetLoad = (async () => {
       const ids: string[] = [];
@@ -194,26 +234,39 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
     // One generation per key, whichever process answered, created once.
     for (const [key, answers] of byKey) {
       assert.equal(answers[0]!.id, answers[1]!.id, `${key}: both processes answer the same generation`);
-      assert.ok(answers.filter((answer) => answer.status === 202).length <= 1, `${key}: created at most once (${answers.map((a) => a.status)})`);
+      assert.ok(
+        answers.filter((answer) => answer.status === 202).length <= 1,
+        `${key}: created at most once (${answers.map((a) => a.status)})`,
+      );
     }
     const keyedIds = new Set([...byKey.values()].map((answers) => answers[0]!.id));
     assert.equal(keyedIds.size, keyedCreates);
 
     // One shopper asks both API processes for twice the burst at once: together they admit the burst, once.
-    const burst = await Promise.all(Array.from({ length: 2 * visitorBurst }, (_, i) => widgetCreate(i % 2, 'visitor-limited', 2_000 + i)));
+    const burst = await Promise.all(
+      Array.from({ length: 2 * visitorBurst }, (_, i) => widgetCreate(i % 2, 'visitor-limited', 2_000 + i)),
+    );
     const admitted = burst.filter((answer) => answer.status === 202);
-    assert.equal(admitted.length, visitorBurst, `admitted across both processes: ${burst.map((answer) => answer.status)}`);
-    assert.deepEqual(burst.filter((answer) => answer.status !== 202).map((answer) => answer.status), Array(visitorBurst).fill(429));
+    assert.equal(
+      admitted.length,
+      visitorBurst,
+      `admitted across both processes: ${burst.map((answer) => answer.status)}`,
+    );
+    assert.deepEqual(
+      burst.filter((answer) => answer.status !== 202).map((answer) => answer.status),
+      Array(visitorBurst).fill(429),
+    );
     const limitedIds = admitted.map((answer) => (JSON.parse(answer.text) as { id: string }).id);
 
     const acceptedIds = new Set([...keyedIds, ...widgetIds, ...limitedIds]);
     assert.equal(acceptedIds.size, keyedCreates + widgetCreates + visitorBurst);
 
     // Every accepted generation completes; nothing else was made.
-    const get = (url: string) => fetch(`${urls[1]}${url}`, { headers }).then(async (response) => {
-      assert.equal(response.status, 200, `${url}: ${await response.clone().text()}`);
-      return response.json();
-    });
+    const get = (url: string) =>
+      fetch(`${urls[1]}${url}`, { headers }).then(async (response) => {
+        assert.equal(response.status, 200, `${url}: ${await response.clone().text()}`);
+        return response.json();
+      });
     for (;;) {
       const processing = (await get('/v1/generations?status=processing&limit=1')) as { data: unknown[] };
       if (processing.data.length === 0) break;
@@ -221,15 +274,27 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
       await sleep(250);
     }
     const all = await pages<{ id: string; status: string; imageSize: string }>(get, '/v1/generations');
-    assert.deepEqual(new Set(all.map((generation) => generation.id)), acceptedIds, 'the stored generations are exactly the accepted ones');
-    assert.deepEqual(all.filter((generation) => generation.status !== 'complete').map((generation) => generation.id), [], 'all complete');
+    assert.deepEqual(
+      new Set(all.map((generation) => generation.id)),
+      acceptedIds,
+      'the stored generations are exactly the accepted ones',
+    );
+    assert.deepEqual(
+      all.filter((generation) => generation.status !== 'complete').map((generation) => generation.id),
+      [],
+      'all complete',
+    );
 
     // Charged once per generation: one debit each in the ledger, no refund, and the balance agrees.
     const ledger = await pages<{ delta: number; reason: string; reference: string | null }>(get, '/v1/credits/ledger');
     const debits = ledger.filter((entry) => entry.reason === 'generation');
     assert.equal(debits.length, acceptedIds.size, 'one debit per generation');
     assert.deepEqual(new Set(debits.map((entry) => entry.reference)), acceptedIds);
-    assert.deepEqual(ledger.filter((entry) => entry.reason === 'generation_refund').map((entry) => entry.reference), [], 'no refunds');
+    assert.deepEqual(
+      ledger.filter((entry) => entry.reason === 'generation_refund').map((entry) => entry.reference),
+      [],
+      'no refunds',
+    );
     const charged = -debits.reduce((total, entry) => total + entry.delta, 0);
     assert.equal(((await get('/v1/credits')) as { balance: number }).balance, credits - charged);
 
@@ -237,7 +302,10 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
     const delivered = () => {
       const completed = new Set<string>();
       for (const request of receiver!.requests) {
-        const event = verifyWebhook(secret, request.headers, request.body) as { type: string; data: { id: string; status: string } };
+        const event = verifyWebhook(secret, request.headers, request.body) as {
+          type: string;
+          data: { id: string; status: string };
+        };
         assert.equal(event.type, 'generation.completed');
         completed.add(event.data.id);
       }

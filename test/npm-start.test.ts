@@ -53,7 +53,9 @@ function groupAlive(group: number): boolean {
 
 async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)),
+  );
   try {
     return await Promise.race([promise, timeout]);
   } finally {
@@ -83,14 +85,19 @@ const client = { userAgent: 'test', ipAddress: '127.0.0.1' };
 async function dashboardToken(stdout: () => string, port: string) {
   await waitFor('the dashboard sign-in line of the banner', () => /^Dashboard sign-in: .*\n/m.test(stdout()));
   const line = /^Dashboard sign-in: .*$/m.exec(stdout())![0];
-  const pattern = new RegExp(`^Dashboard sign-in: http://localhost:${port}/dashboard/#/sign-in-link\\?token=([0-9A-Za-z]{32}) \\(signs in admin@development\\.localhost once, within 15 minutes; a new link each start\\)$`);
+  const pattern = new RegExp(
+    `^Dashboard sign-in: http://localhost:${port}/dashboard/#/sign-in-link\\?token=([0-9A-Za-z]{32}) \\(signs in admin@development\\.localhost once, within 15 minutes; a new link each start\\)$`,
+  );
   const match = pattern.exec(line);
   assert.ok(match, line);
   return match[1]!;
 }
 
 /** The accounts service on a running server's data directory (a second handle on its SQLite file). */
-async function withAccounts(dir: string, work: (accounts: Awaited<ReturnType<typeof boot>>['container']['cradle']['accounts']) => Promise<void>) {
+async function withAccounts(
+  dir: string,
+  work: (accounts: Awaited<ReturnType<typeof boot>>['container']['cradle']['accounts']) => Promise<void>,
+) {
   const { container } = await boot({ VISUALIZER_DATA_DIR: dir }, { logger: silentLogger });
   try {
     await work(container.cradle.accounts);
@@ -142,13 +149,20 @@ describe('stopping the server started the documented way', () => {
         assert.equal(signedIn.user.email, 'admin@development.localhost');
         assert.equal(signedIn.user.role, 'admin');
         assert.equal(signedIn.organization.name, 'Development');
-        await assert.rejects(accounts.redeemSignInLink(token, client), (error) => error instanceof ApiError && error.code === 'invalid_link');
+        await assert.rejects(
+          accounts.redeemSignInLink(token, client),
+          (error) => error instanceof ApiError && error.code === 'invalid_link',
+        );
       });
 
       npm.child.kill('SIGTERM');
       assert.equal(await within(15_000, 'npm exiting', npm.exited), 0, 'npm exits with the server’s own exit code');
       await groupGone(npm.child.pid!, 5_000);
-      assert.match(npm.stderr(), /Stopping: finishing in-flight requests and renders/, 'the server shut down itself, not killed');
+      assert.match(
+        npm.stderr(),
+        /Stopping: finishing in-flight requests and renders/,
+        'the server shut down itself, not killed',
+      );
       await assert.rejects(fetch(`${url}/healthz`), 'the port refuses connections');
     } finally {
       killGroup(npm.child);
@@ -159,7 +173,10 @@ describe('stopping the server started the documented way', () => {
   it('a server npm started stops when the shell between them dies of the signal (npx, a script without exec)', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-npm-shell-'));
     // What npm runs for a script without `exec`: a shell that waits for the server as its child.
-    const shell = startGroup('/bin/sh', ['-c', `"${process.execPath}" "${bin}" serve; exit $?`], { VISUALIZER_DATA_DIR: dir, npm_lifecycle_event: 'start' });
+    const shell = startGroup('/bin/sh', ['-c', `"${process.execPath}" "${bin}" serve; exit $?`], {
+      VISUALIZER_DATA_DIR: dir,
+      npm_lifecycle_event: 'start',
+    });
     try {
       const url = await within(60_000, 'serve listening', shell.listening);
       shell.child.kill('SIGTERM');

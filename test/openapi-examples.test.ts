@@ -24,7 +24,8 @@ interface Sent {
   init: RequestInit;
 }
 
-const parametersOf = (operation: Operation) => (operation.parameters ?? []).filter((parameter): parameter is Parameter => 'name' in parameter);
+const parametersOf = (operation: Operation) =>
+  (operation.parameters ?? []).filter((parameter): parameter is Parameter => 'name' in parameter);
 
 describe('the examples of the OpenAPI document', () => {
   let app: TestApp;
@@ -46,21 +47,33 @@ describe('the examples of the OpenAPI document', () => {
     conversionKey = created.conversionKey.key;
     admin = await invitedSession(app, organizationId, 'admin', 'ada@shop.example', 'correct horse battery staple');
     const viewer = await invitedSession(app, organizationId, 'viewer');
-    const invitation = await app.container.cradle.accounts.invite(organizationId, { email: 'invitee@shop.example', role: 'viewer' });
+    const invitation = await app.container.cradle.accounts.invite(organizationId, {
+      email: 'invitee@shop.example',
+      role: 'viewer',
+    });
     const api = async (path: string, body: unknown) => {
       const response = await fetch(`${app.url}${path}`, jsonPost(body, bearer(key)));
       assert.equal(response.status, 201, await response.clone().text());
       return (await response.json()) as { id: string };
     };
     const endpoint = await api('/v1/webhook-endpoints', { url: `${origin}/hooks`, enabledEvents: ['*'] });
-    const widget = await api('/v1/widgets', { storeId: created.store.id, mode: 'virtual-try-on', allowedOrigins: [origin] });
+    const widget = await api('/v1/widgets', {
+      storeId: created.store.id,
+      mode: 'virtual-try-on',
+      allowedOrigins: [origin],
+    });
     // An event to resend: written as a render would write it, without running one.
     const { ids: idGenerator, config, queue, persistence, cdn } = app.container.cradle;
     const eventId = idGenerator.id('evt_');
     await persistence.transaction((tx) =>
-      emitEvent(tx, { ids: idGenerator, config, queue }, { id: eventId, organizationId, type: 'generation.completed', body: '{}', createdAt: Date.now() }),
+      emitEvent(
+        tx,
+        { ids: idGenerator, config, queue },
+        { id: eventId, organizationId, type: 'generation.completed', body: '{}', createdAt: Date.now() },
+      ),
     );
-    const cdnKey = parametersOf(document.paths['/cdn/{key}']!.get!).find((parameter) => parameter.name === 'key')!.example as string;
+    const cdnKey = parametersOf(document.paths['/cdn/{key}']!.get!).find((parameter) => parameter.name === 'key')!
+      .example as string;
     await cdn.put(cdnKey, new Uint8Array([1, 2, 3]), { contentType: 'image/webp', visibility: 'public' });
 
     ids.set('store_2aXbQ4mR7kP9sT1vW3yZ5cD8', created.store.id);
@@ -78,7 +91,8 @@ describe('the examples of the OpenAPI document', () => {
   });
   after(() => app.close());
 
-  const ownIds = (text: string) => [...ids].reduce((replaced, [example, own]) => replaced.replaceAll(example, own), text);
+  const ownIds = (text: string) =>
+    [...ids].reduce((replaced, [example, own]) => replaced.replaceAll(example, own), text);
 
   /** How the operation's caller authenticates: its first security requirement, as a shop's server or page would. */
   function credentials(operation: Operation, path: string): Record<string, string> {
@@ -97,7 +111,9 @@ describe('the examples of the OpenAPI document', () => {
     const bodies = Object.entries(operation.requestBody?.content ?? {});
     if (examples.length === 0 && bodies.length === 0) return [];
     const value = (parameter: Parameter) => {
-      const example = parameter.example ?? (parameter.in === 'path' ? pathValues[path]?.[parameter.name] : queryValues[parameter.name]);
+      const example =
+        parameter.example ??
+        (parameter.in === 'path' ? pathValues[path]?.[parameter.name] : queryValues[parameter.name]);
       assert.ok(example !== undefined, `${method} ${path}: no value for ${parameter.in} parameter ${parameter.name}`);
       return ownIds(Array.isArray(example) ? example.join(',') : String(example));
     };
@@ -105,18 +121,28 @@ describe('the examples of the OpenAPI document', () => {
     const query = new URLSearchParams();
     const headers: Record<string, string> = credentials(operation, path);
     for (const parameter of parameters) {
-      if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, parameter['x-multi-segment'] ? value(parameter) : encodeURIComponent(value(parameter)));
-      else if (parameter.in === 'query' && (parameter.example !== undefined || parameter.required)) query.set(parameter.name, value(parameter));
+      if (parameter.in === 'path')
+        url = url.replace(
+          `{${parameter.name}}`,
+          parameter['x-multi-segment'] ? value(parameter) : encodeURIComponent(value(parameter)),
+        );
+      else if (parameter.in === 'query' && (parameter.example !== undefined || parameter.required))
+        query.set(parameter.name, value(parameter));
       else if (parameter.in === 'header' && parameter.example !== undefined) headers[parameter.name] = value(parameter);
     }
     const target = `${app.url}${url}${query.size ? `?${query}` : ''}`;
     const label = `${method.toUpperCase()} ${path}`;
-    if (bodies.length === 0) return [{ label, operation, url: target, init: { method: method.toUpperCase(), headers } }];
+    if (bodies.length === 0)
+      return [{ label, operation, url: target, init: { method: method.toUpperCase(), headers } }];
     return bodies.map(([type, media]) => ({
       label: `${label} (${type})`,
       operation,
       url: target,
-      init: { method: method.toUpperCase(), headers: { ...headers, 'content-type': type }, body: ownIds(JSON.stringify(media.example)) },
+      init: {
+        method: method.toUpperCase(),
+        headers: { ...headers, 'content-type': type },
+        body: ownIds(JSON.stringify(media.example)),
+      },
     }));
   }
 
@@ -130,14 +156,24 @@ describe('the examples of the OpenAPI document', () => {
           const abort = new AbortController();
           const response = await fetch(request.url, { ...request.init, signal: abort.signal });
           // A stream stays open: its status and headers are the answer.
-          const text = response.headers.get('content-type')?.startsWith('text/event-stream') ? (abort.abort(), '') : await response.text();
+          const text = response.headers.get('content-type')?.startsWith('text/event-stream')
+            ? (abort.abort(), '')
+            : await response.text();
           const declared = Object.keys(request.operation.responses).filter((status) => /^2\d\d$/.test(status));
-          assert.ok(declared.includes(String(response.status)), `${request.label}: its example was answered ${response.status} (declared: ${declared.join(', ')}) ${text.slice(0, 300)}`);
+          assert.ok(
+            declared.includes(String(response.status)),
+            `${request.label}: its example was answered ${response.status} (declared: ${declared.join(', ')}) ${text.slice(0, 300)}`,
+          );
           sent.push(request.label);
         }
       }
     }
-    for (const label of ['POST /v1/generations (application/json)', 'POST /api/widgets/{widgetId}/generations (application/json)', 'GET /cdn/{key}', 'GET /v1/analytics/daily']) {
+    for (const label of [
+      'POST /v1/generations (application/json)',
+      'POST /api/widgets/{widgetId}/generations (application/json)',
+      'GET /cdn/{key}',
+      'GET /v1/analytics/daily',
+    ]) {
       assert.ok(sent.includes(label), `${label} was sent`);
     }
   });
@@ -150,16 +186,32 @@ describe('the examples of the OpenAPI document', () => {
         const operation = item[method];
         for (const parameter of operation ? parametersOf(operation) : []) {
           if (parameter.example === undefined) continue;
-          assert.deepEqual(validator.validateAt(parameter.schema, parameter.example), [], `${method} ${path} ${parameter.name}: its example`);
+          assert.deepEqual(
+            validator.validateAt(parameter.schema, parameter.example),
+            [],
+            `${method} ${path} ${parameter.name}: its example`,
+          );
           checked++;
         }
         for (const [status, response] of Object.entries(operation?.responses ?? {})) {
           for (const [type, media] of Object.entries('content' in response ? (response.content ?? {}) : {})) {
             if (media.example === undefined) continue;
-            assert.deepEqual(validator.validateAt(media.schema, media.example), [], `${method} ${path} ${status} ${type}: its example`);
+            assert.deepEqual(
+              validator.validateAt(media.schema, media.example),
+              [],
+              `${method} ${path} ${status} ${type}: its example`,
+            );
             // An event stream's messages carry events: each `data:` line is one, as webhooks carry it.
-            for (const line of type === 'text/event-stream' ? String(media.example).split('\n').filter((text) => text.startsWith('data: ')) : []) {
-              assert.deepEqual(validator.validateAt({ $ref: '#/components/schemas/Event' }, JSON.parse(line.slice('data: '.length))), [], `${method} ${path} ${status}: its event`);
+            for (const line of type === 'text/event-stream'
+              ? String(media.example)
+                  .split('\n')
+                  .filter((text) => text.startsWith('data: '))
+              : []) {
+              assert.deepEqual(
+                validator.validateAt({ $ref: '#/components/schemas/Event' }, JSON.parse(line.slice('data: '.length))),
+                [],
+                `${method} ${path} ${status}: its event`,
+              );
             }
             checked++;
           }

@@ -19,7 +19,11 @@ import { waitFor } from './support/wait-for.ts';
 
 const defaults: OutboundRequest = { timeoutMs: 5000, maxBytes: 1024 * 1024, maxRedirects: 0 };
 
-async function rejectsWith(promise: Promise<unknown>, code: OutboundErrorCode, transient?: boolean): Promise<OutboundError> {
+async function rejectsWith(
+  promise: Promise<unknown>,
+  code: OutboundErrorCode,
+  transient?: boolean,
+): Promise<OutboundError> {
   const err = await promise.then(
     () => assert.fail(`expected ${code}, but the request succeeded`),
     (e: unknown) => e,
@@ -54,7 +58,9 @@ before(async () => {
         res.end(String(req.socket.remotePort));
         return;
       case '/redirect':
-        res.writeHead(Number(url.searchParams.get('code') ?? 302), { location: url.searchParams.get('to') ?? '/hello' });
+        res.writeHead(Number(url.searchParams.get('code') ?? 302), {
+          location: url.searchParams.get('to') ?? '/hello',
+        });
         res.end();
         return;
       case '/loop':
@@ -122,7 +128,10 @@ describe('guarded client', () => {
   test('an allowlisted CIDR admits addresses inside it only', async () => {
     const res = await client(['127.0.0.0/8']).request(`https://127.0.0.1:${server.port}/hello`, defaults);
     assert.equal(res.status, 200);
-    await rejectsWith(client(['::1/128']).request(`https://127.0.0.1:${server.port}/hello`, defaults), 'blocked_address');
+    await rejectsWith(
+      client(['::1/128']).request(`https://127.0.0.1:${server.port}/hello`, defaults),
+      'blocked_address',
+    );
     await rejectsWith(client(['10.0.0.0/8']).request(`${server.url}/hello`, defaults), 'blocked_address');
   });
 
@@ -161,7 +170,11 @@ describe('guarded client', () => {
       const byRange = client([`127.0.0.0/8:${portA}`, `[::1]:${other.port}`]);
       assert.equal((await byRange.request(urlA, defaults)).status, 200);
       await rejectsWith(byRange.request(urlB, defaults), 'blocked_address', false);
-      await rejectsWith(byRange.request(`https://[::ffff:127.0.0.1]:${other.port}/`, defaults), 'blocked_address', false);
+      await rejectsWith(
+        byRange.request(`https://[::ffff:127.0.0.1]:${other.port}/`, defaults),
+        'blocked_address',
+        false,
+      );
       assert.equal(other.requests.length, sent, 'nothing reached the port no entry covers');
 
       for (const everyPort of [client(['127.0.0.1']), client(['127.0.0.0/8'])]) {
@@ -170,7 +183,11 @@ describe('guarded client', () => {
       }
       assert.equal((await client(['localhost']).request(hostB, defaults)).status, 200);
       // A URL without a port is port 443.
-      await rejectsWith(client([`localhost:${portA}`]).request('https://localhost/', defaults), 'blocked_address', false);
+      await rejectsWith(
+        client([`localhost:${portA}`]).request('https://localhost/', defaults),
+        'blocked_address',
+        false,
+      );
     } finally {
       await other.close();
     }
@@ -215,7 +232,13 @@ describe('guarded client', () => {
 
   test('redirects after a POST: 303 continues as GET without the body, 307 repeats the POST', async () => {
     const c = client(['localhost']);
-    const post = { ...defaults, method: 'POST' as const, body: 'payload', headers: { 'content-type': 'text/plain' }, maxRedirects: 1 };
+    const post = {
+      ...defaults,
+      method: 'POST' as const,
+      body: 'payload',
+      headers: { 'content-type': 'text/plain' },
+      maxRedirects: 1,
+    };
 
     let sent = server.requests.length;
     const seeOther = await c.request(`${server.url}/redirect?code=303&to=/hello`, post);
@@ -410,7 +433,10 @@ describe('guarded client', () => {
 
       // 256 more origins (loopback addresses nothing listens on, refused at once) push both agents
       // out of the cache of 256.
-      const refused = Array.from({ length: 256 }, (_, i) => `https://127.0.${1 + (i >> 7)}.${2 + (i & 127)}:${host.port}/`);
+      const refused = Array.from(
+        { length: 256 },
+        (_, i) => `https://127.0.${1 + (i >> 7)}.${2 + (i & 127)}:${host.port}/`,
+      );
       await Promise.all(refused.map((url) => rejectsWith(c.request(url, defaults), 'network', true)));
       await waitFor('the idle connection closed when its agent left the cache', () => open.size === 1, 1000);
 
@@ -434,13 +460,36 @@ describe('guarded client', () => {
 
 describe('isForbiddenAddress', () => {
   const forbidden = [
-    '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '127.0.0.1', '127.8.8.8', '169.254.169.254',
-    '100.64.0.1', '0.0.0.0', '255.255.255.255', '224.0.0.1', '192.0.2.1', '240.0.0.1',
-    '::1', '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1',
-    '64:ff9b::a00:1', '2002:7f00:1::', '2001:db8::1', '::127.0.0.1', 'not an address',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '127.0.0.1',
+    '127.8.8.8',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '255.255.255.255',
+    '224.0.0.1',
+    '192.0.2.1',
+    '240.0.0.1',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd00:ec2::254',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '64:ff9b::a00:1',
+    '2002:7f00:1::',
+    '2001:db8::1',
+    '::127.0.0.1',
+    'not an address',
   ];
   const allowed = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700::1', '::ffff:8.8.8.8', '64:ff9b::808:808'];
-  for (const address of forbidden) test(`${address} is forbidden`, () => assert.equal(isForbiddenAddress(address), true));
+  for (const address of forbidden)
+    test(`${address} is forbidden`, () => assert.equal(isForbiddenAddress(address), true));
   for (const address of allowed) test(`${address} is allowed`, () => assert.equal(isForbiddenAddress(address), false));
 });
 
@@ -449,7 +498,9 @@ describe('fetchImage', () => {
   let images: TestHttpsServer;
 
   before(async () => {
-    png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#c33' } }).png().toBuffer();
+    png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#c33' } })
+      .png()
+      .toBuffer();
     images = await startHttpsServer((req, res) => {
       switch (req.url) {
         case '/photo.png':
@@ -554,7 +605,10 @@ describe('fetchImage', () => {
     const truncated = await truncatedJpeg();
     const image = await inspectImage(truncated);
     assert.equal(image.format, 'jpeg');
-    await assert.rejects(prepareInputImage(image, 1024, createMemoryBudget(512 * 1024 * 1024)), /premature end|truncated|VipsJpeg/i);
+    await assert.rejects(
+      prepareInputImage(image, 1024, createMemoryBudget(512 * 1024 * 1024)),
+      /premature end|truncated|VipsJpeg/i,
+    );
   });
 
   test('an image with damaged data that still decodes is accepted, upright', async () => {
@@ -564,7 +618,9 @@ describe('fetchImage', () => {
   });
 
   test('images wider than 12000 pixels are invalid', async () => {
-    const wide = await sharp({ create: { width: 12001, height: 1, channels: 3, background: '#000' } }).png().toBuffer();
+    const wide = await sharp({ create: { width: 12001, height: 1, channels: 3, background: '#000' } })
+      .png()
+      .toBuffer();
     await assert.rejects(inspectImage(wide), { code: 'invalid_image', transient: false });
   });
 });

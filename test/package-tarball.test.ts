@@ -27,7 +27,8 @@ describe('the packed package installed in an empty folder', { timeout: 900_000 }
   /** The service's settings, and nothing from this machine's environment that could point elsewhere. */
   const env = () => {
     const base = cleanEnv({ VISUALIZER_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0' });
-    for (const name of Object.keys(base)) if (name.startsWith('VISUALIZER_') && name !== 'VISUALIZER_DATA_DIR') delete base[name];
+    for (const name of Object.keys(base))
+      if (name.startsWith('VISUALIZER_') && name !== 'VISUALIZER_DATA_DIR') delete base[name];
     delete base.DATABASE_URL;
     return base;
   };
@@ -43,15 +44,28 @@ describe('the packed package installed in an empty folder', { timeout: 900_000 }
   after(() => rmSync(temp, { recursive: true, force: true }));
 
   it('is installed from the tarball, not linked to the checkout', () => {
-    const manifest = JSON.parse(readFileSync(path.join(app, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(path.join(app, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     assert.match(manifest.dependencies.visualizer!, /^file:.*\.tgz$/);
-    const installed = JSON.parse(readFileSync(path.join(app, 'node_modules/visualizer/package.json'), 'utf8')) as { name: string };
+    const installed = JSON.parse(readFileSync(path.join(app, 'node_modules/visualizer/package.json'), 'utf8')) as {
+      name: string;
+    };
     assert.equal(installed.name, 'visualizer');
   });
 
   it('prints the usage of every command with `npx visualizer --help`', async () => {
     const { stdout } = await npx(['--help']);
-    for (const command of ['serve', 'worker', 'migrate', 'orgs create', 'keys create', 'users invite', 'listen', 'jobs dead']) {
+    for (const command of [
+      'serve',
+      'worker',
+      'migrate',
+      'orgs create',
+      'keys create',
+      'users invite',
+      'listen',
+      'jobs dead',
+    ]) {
       assert.match(stdout, new RegExp(`^  ${command}\\b`, 'm'), `--help lists ${command}`);
     }
   });
@@ -74,7 +88,10 @@ describe('the packed package installed in an empty folder', { timeout: 900_000 }
   it('loads `visualizer/plugin` and `visualizer/testing` in a plugin author’s package', async () => {
     const script = `const plugin = await import('visualizer/plugin'); const testing = await import('visualizer/testing');
       console.log(JSON.stringify([typeof plugin.definePlugin, typeof plugin.vendorImage, typeof testing.renderEngineContract, typeof testing.pluginContext]));`;
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: app, env: env() });
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: app,
+      env: env(),
+    });
     assert.deepEqual(JSON.parse(stdout), ['function', 'function', 'function', 'function']);
   });
 
@@ -85,14 +102,23 @@ describe('the packed package installed in an empty folder', { timeout: 900_000 }
     before(async () => {
       // The installed bin itself (npx would stand between the signal and the server); its own
       // process group, so cleanup reaches anything it started.
-      server = spawn(path.join(app, 'node_modules/.bin/visualizer'), ['serve'], { cwd: app, env: env(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      server = spawn(path.join(app, 'node_modules/.bin/visualizer'), ['serve'], {
+        cwd: app,
+        env: env(),
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       server.stdout!.on('data', (chunk) => (output += chunk));
       server.stderr!.on('data', (chunk) => (output += chunk));
-      await waitFor('serve to print its address', () => {
-        if (server.exitCode !== null) throw new Error(`serve exited with ${server.exitCode}:\n${output}`);
-        baseUrl = /^Visualizer listening on (http:\/\/\S+)/m.exec(output)?.[1] ?? '';
-        return baseUrl !== '';
-      }, { timeoutMs: 120_000, intervalMs: 100 });
+      await waitFor(
+        'serve to print its address',
+        () => {
+          if (server.exitCode !== null) throw new Error(`serve exited with ${server.exitCode}:\n${output}`);
+          baseUrl = /^Visualizer listening on (http:\/\/\S+)/m.exec(output)?.[1] ?? '';
+          return baseUrl !== '';
+        },
+        { timeoutMs: 120_000, intervalMs: 100 },
+      );
     });
     after(async () => {
       if (server.exitCode === null && server.signalCode === null) {
@@ -129,17 +155,25 @@ describe('the packed package installed in an empty folder', { timeout: 900_000 }
     it('streams events to `npx visualizer listen`, whose API client comes with the package', async () => {
       const { stdout } = await npx(['keys', 'create', '--org', organizationId, '--json']);
       const { key } = JSON.parse(stdout) as { key: string };
-      const listen = spawn('npx', ['visualizer', 'listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--api-key', key, '--base-url', baseUrl], {
-        cwd: app,
-        env: env(),
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const listen = spawn(
+        'npx',
+        ['visualizer', 'listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--api-key', key, '--base-url', baseUrl],
+        {
+          cwd: app,
+          env: env(),
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let printed = '';
       listen.stdout!.on('data', (chunk) => (printed += chunk));
       listen.stderr!.on('data', (chunk) => (printed += chunk));
       try {
-        await waitFor('listen to connect', () => /Webhook signing secret of this session: whsec_/.test(printed) || listen.exitCode !== null, { timeoutMs: 60_000, intervalMs: 100 });
+        await waitFor(
+          'listen to connect',
+          () => /Webhook signing secret of this session: whsec_/.test(printed) || listen.exitCode !== null,
+          { timeoutMs: 60_000, intervalMs: 100 },
+        );
         assert.match(printed, /whsec_/, printed);
       } finally {
         if (listen.exitCode === null) process.kill(-listen.pid!, 'SIGTERM');

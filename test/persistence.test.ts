@@ -52,11 +52,20 @@ describe('sqlite file', () => {
   it('never writes a plain key to disk', async () => {
     const persistence = openSqlite(path.join(dir, 'keys.db'));
     await persistence.migrate();
-    const { apiKey, conversionKey } = await tenantService({ persistence, ids: randomIds, clock: { now: Date.now } }).createOrganization({ name: 'Disk', credits: 1 });
+    const { apiKey, conversionKey } = await tenantService({
+      persistence,
+      ids: randomIds,
+      clock: { now: Date.now },
+    }).createOrganization({ name: 'Disk', credits: 1 });
     await persistence.close();
-    const bytes = readdirSync(dir).map((name) => readFileSync(path.join(dir, name)).toString('latin1')).join('');
+    const bytes = readdirSync(dir)
+      .map((name) => readFileSync(path.join(dir, name)).toString('latin1'))
+      .join('');
     assert.ok(bytes.includes('Disk'), 'the organization reached the file');
-    assert.ok(!bytes.includes(apiKey.key.slice(11)) && !bytes.includes(conversionKey.key.slice(4)), 'no key body is on disk');
+    assert.ok(
+      !bytes.includes(apiKey.key.slice(11)) && !bytes.includes(conversionKey.key.slice(4)),
+      'no key body is on disk',
+    );
   });
 });
 
@@ -68,14 +77,23 @@ describe('sqlite file', () => {
  */
 describe('generation lookups by store, visitor and session', () => {
   const lookups = async (persistence: Persistence) => {
-    await persistence.visualizations.candidates('str_1', { visitorId: 'vis_1', sessionId: 'ses_1', from: 0, to: Date.now() });
+    await persistence.visualizations.candidates('str_1', {
+      visitorId: 'vis_1',
+      sessionId: 'ses_1',
+      from: 0,
+      to: Date.now(),
+    });
     await persistence.visualizations.summary('str_1', { from: 0, to: Date.now() });
   };
   const assertIndexed = (plans: string[]) => {
     assert.ok(plans.length >= 3, 'every lookup was recorded');
     for (const plan of plans) assert.match(plan, /generations_by_/, `a lookup without its index:\n${plan}`);
     // generations_by_widget served the widget's daily cap until migration 0020 counted it apart.
-    for (const index of [/generations_by_store/]) assert.ok(plans.some((plan) => index.test(plan)), `${index.source} is used`);
+    for (const index of [/generations_by_store/])
+      assert.ok(
+        plans.some((plan) => index.test(plan)),
+        `${index.source} is used`,
+      );
   };
 
   it('use the partial indexes on SQLite', async () => {
@@ -86,8 +104,15 @@ describe('generation lookups by store, visitor and session', () => {
       // Attribution's lookups by visitor and by session (the planner prefers the store index on
       // empty tables): still possible on the partial indexes, or INDEXED BY would fail to plan.
       const raw = new BetterSqlite3(file, { readonly: true });
-      for (const [index, column] of [['generations_by_visitor', 'visitor_id'], ['generations_by_session', 'session_id']]) {
-        raw.prepare(`select id from generations indexed by ${index} where store_id = ? and ${column} = ? and created_at >= ?`).all('str_1', 'x', 0);
+      for (const [index, column] of [
+        ['generations_by_visitor', 'visitor_id'],
+        ['generations_by_session', 'session_id'],
+      ]) {
+        raw
+          .prepare(
+            `select id from generations indexed by ${index} where store_id = ? and ${column} = ? and created_at >= ?`,
+          )
+          .all('str_1', 'x', 0);
       }
       raw.close();
       assertIndexed(plans);
@@ -98,7 +123,9 @@ describe('generation lookups by store, visitor and session', () => {
 
   it('use the partial indexes on Postgres', async () => {
     postgres ??= await startPostgresTestServer();
-    assertIndexed(await postgresPlansOf(await postgres.createDatabase(), lookups, (sql) => sql.includes('from "generations"')));
+    assertIndexed(
+      await postgresPlansOf(await postgres.createDatabase(), lookups, (sql) => sql.includes('from "generations"')),
+    );
   });
 });
 
@@ -118,8 +145,15 @@ describe('migration 0010 on a ledger written before it', () => {
     try {
       const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo('0009-job-failures');
       if (error) throw error;
-      await db.insertInto('organizations').values({ id: 'org_old', name: 'Old', credit_balance: 6, created_at: 0 }).execute();
-      for (const entry of entries) await db.insertInto('credit_ledger').values({ ...entry, organization_id: 'org_old', reason: 'old', reference: null }).execute();
+      await db
+        .insertInto('organizations')
+        .values({ id: 'org_old', name: 'Old', credit_balance: 6, created_at: 0 })
+        .execute();
+      for (const entry of entries)
+        await db
+          .insertInto('credit_ledger')
+          .values({ ...entry, organization_id: 'org_old', reason: 'old', reference: null })
+          .execute();
     } finally {
       await db.destroy();
     }
@@ -127,9 +161,19 @@ describe('migration 0010 on a ledger written before it', () => {
   async function balancesAfterMigrating(persistence: Persistence) {
     try {
       assert.equal((await persistence.migrate()).applied[0], '0010-credit-ledger-sequence');
-      const before = (await persistence.credits.ledger('org_old', { limit: 10 })).data.map((entry) => entry.balanceAfter);
-      await persistence.credits.debit({ organizationId: 'org_old', amount: 2, reason: 'new', ledgerEntryId: 'cle_0', at: 0 });
-      const after = (await persistence.credits.ledger('org_old', { limit: 10 })).data.map((entry) => entry.balanceAfter);
+      const before = (await persistence.credits.ledger('org_old', { limit: 10 })).data.map(
+        (entry) => entry.balanceAfter,
+      );
+      await persistence.credits.debit({
+        organizationId: 'org_old',
+        amount: 2,
+        reason: 'new',
+        ledgerEntryId: 'cle_0',
+        at: 0,
+      });
+      const after = (await persistence.credits.ledger('org_old', { limit: 10 })).data.map(
+        (entry) => entry.balanceAfter,
+      );
       return { before, after };
     } finally {
       await persistence.close();
@@ -152,7 +196,9 @@ describe('migration 0010 on a ledger written before it', () => {
   it('on Postgres, numbers them as they were listed before, by time', async () => {
     postgres ??= await startPostgresTestServer();
     const url = await postgres.createDatabase();
-    await writeBefore0010(new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) }));
+    await writeBefore0010(
+      new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) }),
+    );
     const { before, after } = await balancesAfterMigrating(openPostgres(url));
     assert.deepEqual(before, [10, 6, 7]);
     assert.deepEqual(after, [4, 10, 6, 7]);
@@ -170,10 +216,28 @@ describe('migration 0020 on widget generations made before it', () => {
     try {
       const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo('0017-limits');
       if (error) throw error;
-      await db.insertInto('organizations').values({ id: 'org_old', name: 'Old', credit_balance: 100, created_at: 0 }).execute();
-      await db.insertInto('stores').values({ id: 'str_old', organization_id: 'org_old', name: 'Old', attribution_window_days: 7, created_at: 0 }).execute();
+      await db
+        .insertInto('organizations')
+        .values({ id: 'org_old', name: 'Old', credit_balance: 100, created_at: 0 })
+        .execute();
+      await db
+        .insertInto('stores')
+        .values({ id: 'str_old', organization_id: 'org_old', name: 'Old', attribution_window_days: 7, created_at: 0 })
+        .execute();
       for (const id of ['wdg_a', 'wdg_b']) {
-        await db.insertInto('widgets').values({ id, organization_id: 'org_old', store_id: 'str_old', mode: 'virtual-try-on', image_size: '2K', allowed_origins: '[]', daily_generation_cap: 500, created_at: 0 }).execute();
+        await db
+          .insertInto('widgets')
+          .values({
+            id,
+            organization_id: 'org_old',
+            store_id: 'str_old',
+            mode: 'virtual-try-on',
+            image_size: '2K',
+            allowed_origins: '[]',
+            daily_generation_cap: 500,
+            created_at: 0,
+          })
+          .execute();
       }
       const generations: Array<[string, string | null, string, number, number]> = [
         ['agen_1', 'wdg_a', 'complete', 2, today * day + 10],
@@ -187,7 +251,29 @@ describe('migration 0020 on widget generations made before it', () => {
       for (const [id, widget, status, credits, at] of generations) {
         await db
           .insertInto('generations')
-          .values({ id, organization_id: 'org_old', store_id: widget ? 'str_old' : null, api_key_id: null, widget_id: widget, status, mode: 'virtual-try-on', image_size: '2K', credits_charged: credits, source_image: 'x', products: '[]', hint: null, metadata: null, image_url: null, image_variants: null, error_code: null, error_message: null, visitor_id: null, session_id: null, created_at: at, completed_at: null })
+          .values({
+            id,
+            organization_id: 'org_old',
+            store_id: widget ? 'str_old' : null,
+            api_key_id: null,
+            widget_id: widget,
+            status,
+            mode: 'virtual-try-on',
+            image_size: '2K',
+            credits_charged: credits,
+            source_image: 'x',
+            products: '[]',
+            hint: null,
+            metadata: null,
+            image_url: null,
+            image_variants: null,
+            error_code: null,
+            error_message: null,
+            visitor_id: null,
+            session_id: null,
+            created_at: at,
+            completed_at: null,
+          })
           .execute();
       }
     } finally {
@@ -198,10 +284,17 @@ describe('migration 0020 on widget generations made before it', () => {
     try {
       assert.ok((await persistence.migrate()).applied.includes('0020-widget-credit-cap'));
       const usage = async (on: number) => Object.fromEntries(await persistence.widgets.usageOn(['wdg_a', 'wdg_b'], on));
-      assert.deepEqual(await usage(today), { wdg_a: { generations: 3, credits: 5 }, wdg_b: { generations: 1, credits: 2 } });
+      assert.deepEqual(await usage(today), {
+        wdg_a: { generations: 3, credits: 5 },
+        wdg_b: { generations: 1, credits: 2 },
+      });
       assert.deepEqual(await usage(today - 1), { wdg_a: { generations: 1, credits: 1 } });
       assert.deepEqual(await usage(today - 2), {}, 'older days are not filled in: no cap counts them');
-      assert.equal((await persistence.widgets.findById('wdg_a'))?.dailyCreditCap, null, 'no credit cap on widgets made before');
+      assert.equal(
+        (await persistence.widgets.findById('wdg_a'))?.dailyCreditCap,
+        null,
+        'no credit cap on widgets made before',
+      );
     } finally {
       await persistence.close();
     }
@@ -221,7 +314,9 @@ describe('migration 0020 on widget generations made before it', () => {
   it('on Postgres', async () => {
     postgres ??= await startPostgresTestServer();
     const url = await postgres.createDatabase();
-    await writeBefore0020(new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) }));
+    await writeBefore0020(
+      new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) }),
+    );
     await usageAfterMigrating(openPostgres(url));
   });
 });
@@ -239,7 +334,11 @@ describe('a visitor erasure requested while the pending one completes', () => {
     const [store, other] = [openPostgres(url), openPostgres(url)];
     try {
       await store.migrate();
-      const { organization } = await tenantService({ persistence: store, ids: randomIds, clock: { now: () => Date.now() } }).createOrganization({ name: 'Erasure race', credits: 0 });
+      const { organization } = await tenantService({
+        persistence: store,
+        ids: randomIds,
+        clock: { now: () => Date.now() },
+      }).createOrganization({ name: 'Erasure race', credits: 0 });
       const erasure = (id: string): VisitorErasure => ({
         id,
         organizationId: organization.id,
@@ -258,7 +357,11 @@ describe('a visitor erasure requested while the pending one completes', () => {
       const query = pg.Client.prototype.query;
       let completedBetween = false;
       mock.method(pg.Client.prototype, 'query', async function (this: pg.Client, ...args: unknown[]) {
-        if (!completedBetween && typeof args[0] === 'string' && args[0].includes('from "visitor_erasure_subjects" as "subject"')) {
+        if (
+          !completedBetween &&
+          typeof args[0] === 'string' &&
+          args[0].includes('from "visitor_erasure_subjects" as "subject"')
+        ) {
           completedBetween = true;
           assert.equal(await other.transaction((tx) => tx.visitorErasures.complete(first.id, Date.now())), true);
         }

@@ -14,7 +14,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { jobQueueContract, persistenceContract, type JobQueueDeps } from 'visualizer/testing';
-import { RetryJob, type Clock, type JobQueue, type Logger, type Persistence, type QueuedJob, type Repositories } from 'visualizer/plugin';
+import {
+  RetryJob,
+  type Clock,
+  type JobQueue,
+  type Logger,
+  type Persistence,
+  type QueuedJob,
+  type Repositories,
+} from 'visualizer/plugin';
 import { createDbQueue, type DbQueueOptions } from '../plugins/queue-db/db-queue.ts';
 import { migrateNeedsDirectUrl, openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { startPgBouncer, type PgBouncerTestServer } from './support/pgbouncer.ts';
@@ -41,7 +49,8 @@ after(async () => {
   await server?.stop();
 });
 
-const unavailableError = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6432'), { code: 'ECONNREFUSED' });
+const unavailableError = () =>
+  Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6432'), { code: 'ECONNREFUSED' });
 const silentLogger: Logger = { info() {}, warn() {}, error() {} };
 
 persistenceContract({
@@ -60,7 +69,8 @@ jobQueueContract({
     const { direct, pooled } = await pooledDatabase();
     return { open: () => openPostgres(pooled, { pooled: true, directUrl: direct }) };
   },
-  createQueue: (persistence: Persistence, { clock, ids, logger, ...settings }: JobQueueDeps) => createDbQueue({ persistence, clock, ids, logger }, settings),
+  createQueue: (persistence: Persistence, { clock, ids, logger, ...settings }: JobQueueDeps) =>
+    createDbQueue({ persistence, clock, ids, logger }, settings),
   unavailableError,
   // LISTEN on the direct URL.
   signalsOtherProcesses: true,
@@ -78,15 +88,29 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
     handles.push(handle);
     return handle;
   };
-  const queueOn = (persistence: Persistence, options: Partial<DbQueueOptions> = {}, clock: Clock = { now: () => Date.now() }) => {
-    const queue = createDbQueue({ persistence, clock, ids: testIds, logger: silentLogger }, { leaseMs: 30_000, pollIntervalMs: 20, maxAttempts: 5, ...options });
+  const queueOn = (
+    persistence: Persistence,
+    options: Partial<DbQueueOptions> = {},
+    clock: Clock = { now: () => Date.now() },
+  ) => {
+    const queue = createDbQueue(
+      { persistence, clock, ids: testIds, logger: silentLogger },
+      { leaseMs: 30_000, pollIntervalMs: 20, maxAttempts: 5, ...options },
+    );
     queues.push(queue);
     return queue;
   };
   let kinds = 0;
   const newKind = (name: string) => `pooled.${name}.${++kinds}`;
-  const enqueue = (persistence: Persistence, kind: string, clock: Clock = { now: () => Date.now() }, payload: unknown = {}) =>
-    persistence.transaction((tx) => tx.jobs.enqueue({ id: testIds.id('job_'), kind, payload, runAt: clock.now(), createdAt: clock.now() }));
+  const enqueue = (
+    persistence: Persistence,
+    kind: string,
+    clock: Clock = { now: () => Date.now() },
+    payload: unknown = {},
+  ) =>
+    persistence.transaction((tx) =>
+      tx.jobs.enqueue({ id: testIds.id('job_'), kind, payload, runAt: clock.now(), createdAt: clock.now() }),
+    );
 
   before(async () => {
     ({ direct, pooled } = await pooledDatabase());
@@ -99,12 +123,13 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
     for (const handle of handles) await handle.close();
   });
 
-  it('the test pooler is PgBouncer in transaction mode: one client\'s statements run on whichever server session is free', async () => {
+  it("the test pooler is PgBouncer in transaction mode: one client's statements run on whichever server session is free", async () => {
     // A database of its own, so its server pool starts empty.
     const { pooled: fresh } = await pooledDatabase();
     const [a, b] = [new pg.Client({ connectionString: fresh }), new pg.Client({ connectionString: fresh })];
     await Promise.all([a.connect(), b.connect()]);
-    const pid = async (client: pg.Client) => (await client.query('select pg_backend_pid() as pid')).rows[0].pid as number;
+    const pid = async (client: pg.Client) =>
+      (await client.query('select pg_backend_pid() as pid')).rows[0].pid as number;
     try {
       const first = await pid(b);
       await a.query('begin');
@@ -112,7 +137,7 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
       const second = await pid(b);
       await a.query('commit');
       // In session mode b would keep its own server session for good.
-      assert.notEqual(second, first, 'b\'s next statement ran on another server session');
+      assert.notEqual(second, first, "b's next statement ran on another server session");
     } finally {
       await Promise.all([a.end(), b.end()]);
     }
@@ -157,13 +182,24 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
     const observed: Persistence = {
       ...persistence,
       transaction: (work) =>
-        persistence.transaction((tx) => work(Object.create(tx, { jobs: { value: { ...tx.jobs, claim: (options) => (claims.push(options.kinds), tx.jobs.claim(options)) } satisfies Repositories['jobs'] } }))),
+        persistence.transaction((tx) =>
+          work(
+            Object.create(tx, {
+              jobs: {
+                value: {
+                  ...tx.jobs,
+                  claim: (options) => (claims.push(options.kinds), tx.jobs.claim(options)),
+                } satisfies Repositories['jobs'],
+              },
+            }),
+          ),
+        ),
     };
     const ran: string[] = [];
     const queue = queueOn(observed, { pollIntervalMs: 60_000 });
     await queue.work({ [kindA]: async () => void ran.push(kindA) }, { concurrency: 2 });
     await queue.work({ [kindB]: async () => void ran.push(kindB) }, { concurrency: 2 });
-    await waitFor('each lane\'s first claim', () => claims.length >= 2);
+    await waitFor("each lane's first claim", () => claims.length >= 2);
     await sleep(300);
     claims.length = 0;
 
@@ -171,7 +207,11 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
     await waitFor('the job of kind A to run', () => ran.includes(kindA));
     await sleep(300); // a claim of the other lane would show up here
     assert.ok(claims.length > 0, 'the lane of kind A claimed');
-    assert.deepEqual(claims.filter((kinds) => kinds.includes(kindB)), [], 'the lane of kind B did not claim');
+    assert.deepEqual(
+      claims.filter((kinds) => kinds.includes(kindB)),
+      [],
+      'the lane of kind B did not claim',
+    );
 
     await enqueue(open(), kindB);
     await waitFor('the job of kind B to run', () => ran.includes(kindB));
@@ -199,24 +239,37 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
       await eager.work({ [kind]: handler('ahead') }, { concurrency: 1 });
       const reader = open();
       await waitFor('the job to finish', async () => (await reader.jobs.pending([kind])) === 0);
-      assert.deepEqual(runs, [{ by: 'behind', attempts: 1 }], 'the worker ahead did not take the job its lease still held');
+      assert.deepEqual(
+        runs,
+        [{ by: 'behind', attempts: 1 }],
+        'the worker ahead did not take the job its lease still held',
+      );
     });
 
-    it('take over a dead worker\'s job when its lease runs out on the database\'s clock, not the dead one\'s', async () => {
+    it("take over a dead worker's job when its lease runs out on the database's clock, not the dead one's", async () => {
       const kind = newKind('skew-dead');
       const persistence = open();
       await enqueue(persistence, kind);
       // A worker ahead of the database claims the job for 500 ms and dies.
-      const [claimed] = await persistence.jobs.claim({ kinds: [kind], workerId: 'dead', now: ahead.now(), leaseMs: 500, limit: 1 });
+      const [claimed] = await persistence.jobs.claim({
+        kinds: [kind],
+        workerId: 'dead',
+        now: ahead.now(),
+        leaseMs: 500,
+        limit: 1,
+      });
       assert.ok(claimed);
       const runs: [attempts: number, failures: number][] = [];
       const queue = queueOn(open({ directUrl: direct }), {}, behind);
       await queue.work({ [kind]: async (job) => void runs.push([job.attempts, job.failures]) }, { concurrency: 1 });
-      await waitFor('the worker behind to take over the dead job', async () => runs.length === 1 && (await persistence.jobs.pending([kind])) === 0);
+      await waitFor(
+        'the worker behind to take over the dead job',
+        async () => runs.length === 1 && (await persistence.jobs.pending([kind])) === 0,
+      );
       assert.deepEqual(runs, [[2, 1]], 'the lost lease counted as a failure');
     });
 
-    it('run a retry one of them scheduled after its delay, not after the clocks\' difference', async () => {
+    it("run a retry one of them scheduled after its delay, not after the clocks' difference", async () => {
       const kind = newKind('skew-retry');
       const runs: [by: string, attempts: number][] = [];
       const first = queueOn(open({ directUrl: direct }), {}, ahead);
@@ -235,7 +288,10 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
       const second = queueOn(open({ directUrl: direct }), {}, behind);
       await second.work({ [kind]: async (job) => void runs.push(['behind', job.attempts]) }, { concurrency: 1 });
       await waitFor('the worker behind to run the retry (the clocks are ten minutes apart)', () => runs.length === 2);
-      assert.deepEqual(runs, [['ahead', 1], ['behind', 2]]);
+      assert.deepEqual(runs, [
+        ['ahead', 1],
+        ['behind', 2],
+      ]);
     });
   });
 
@@ -253,7 +309,11 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
       const persistence = openPostgres(fresh.pooled, { pooled: true });
       handles.push(persistence);
       await assert.rejects(persistence.migrate(), (error: Error) => error.message === migrateNeedsDirectUrl);
-      const run = await cli(['migrate'], { DATABASE_URL: fresh.pooled, DATABASE_POOLED: 'true', VISUALIZER_DATA_DIR: dataDir });
+      const run = await cli(['migrate'], {
+        DATABASE_URL: fresh.pooled,
+        DATABASE_POOLED: 'true',
+        VISUALIZER_DATA_DIR: dataDir,
+      });
       assert.equal(run.code, 1);
       assert.match(run.stderr, /set DATABASE_DIRECT_URL/);
       assert.ok((await persistence.pendingMigrations()).length > 0, 'nothing was migrated');
@@ -271,7 +331,12 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
           await sleep(20);
         }
       })();
-      const run = await cli(['migrate', '--json'], { DATABASE_URL: fresh.pooled, DATABASE_POOLED: 'true', DATABASE_DIRECT_URL: fresh.direct, VISUALIZER_DATA_DIR: dataDir });
+      const run = await cli(['migrate', '--json'], {
+        DATABASE_URL: fresh.pooled,
+        DATABASE_POOLED: 'true',
+        DATABASE_DIRECT_URL: fresh.direct,
+        VISUALIZER_DATA_DIR: dataDir,
+      });
       serve = false;
       await traffic;
       assert.equal(run.code, 0, run.stderr);

@@ -21,31 +21,63 @@ describe('prepared queries', () => {
       dialect: new SqliteDialect({ database: new BetterSqlite3(':memory:') }),
       log: (event) => void (event.level === 'query' && statements.push(event.query.sql)),
     });
-    await sql`create table events (id text primary key, organization_id text not null, type text not null, body text not null, created_at bigint not null)`.execute(db);
+    await sql`create table events (id text primary key, organization_id text not null, type text not null, body text not null, created_at bigint not null)`.execute(
+      db,
+    );
   });
   after(() => db.destroy());
 
-  it('builds once and runs with each call\'s values, constants kept', async () => {
+  it("builds once and runs with each call's values, constants kept", async () => {
     const insert = preparedInsert('events');
-    for (const n of [1, 2, 3]) await insert(db, 'sqlite', { id: `evt_${n}`, organization_id: 'org_a', type: 'generation.completed', body: `{"n":${n}}`, created_at: n });
+    for (const n of [1, 2, 3])
+      await insert(db, 'sqlite', {
+        id: `evt_${n}`,
+        organization_id: 'org_a',
+        type: 'generation.completed',
+        body: `{"n":${n}}`,
+        created_at: n,
+      });
     let builds = 0;
     const ofType = prepared((db, values: { organizationId: string; after: number }) => {
       builds += 1;
-      return db.selectFrom('events').select('id').where('organization_id', '=', values.organizationId).where('type', '=', 'generation.completed').where('created_at', '>', values.after).orderBy('id');
+      return db
+        .selectFrom('events')
+        .select('id')
+        .where('organization_id', '=', values.organizationId)
+        .where('type', '=', 'generation.completed')
+        .where('created_at', '>', values.after)
+        .orderBy('id');
     });
-    assert.deepEqual((await ofType(db, 'sqlite', { organizationId: 'org_a', after: 1 })).rows, [{ id: 'evt_2' }, { id: 'evt_3' }]);
+    assert.deepEqual((await ofType(db, 'sqlite', { organizationId: 'org_a', after: 1 })).rows, [
+      { id: 'evt_2' },
+      { id: 'evt_3' },
+    ]);
     assert.deepEqual((await ofType(db, 'sqlite', { organizationId: 'org_a', after: 2 })).rows, [{ id: 'evt_3' }]);
     assert.deepEqual((await ofType(db, 'sqlite', { organizationId: 'org_b', after: 0 })).rows, []);
     assert.equal(builds, 1, 'built and compiled once for the dialect');
-    assert.equal(new Set(statements.filter((statement) => statement.startsWith('select'))).size, 1, 'one SQL text for all three runs');
+    assert.equal(
+      new Set(statements.filter((statement) => statement.startsWith('select'))).size,
+      1,
+      'one SQL text for all three runs',
+    );
   });
 
   it('refuses a stand-in that Kysely would not bind as a parameter, naming it', async () => {
-    const literal = prepared((db, values: { type: string }) => db.selectFrom('events').select('id').where('type', '=', sql.lit(values.type)));
-    await assert.rejects(() => literal(db, 'sqlite', { type: 'generation.completed' }), /prepared query: type did not become bound parameters/);
+    const literal = prepared((db, values: { type: string }) =>
+      db.selectFrom('events').select('id').where('type', '=', sql.lit(values.type)),
+    );
+    await assert.rejects(
+      () => literal(db, 'sqlite', { type: 'generation.completed' }),
+      /prepared query: type did not become bound parameters/,
+    );
     // Bound once and inlined once is refused too: the inlined copy would never change.
-    const both = prepared((db, values: { id: string }) => db.selectFrom('events').select('id').where('id', '=', values.id).where(sql.lit(values.id), '=', 'x'));
-    await assert.rejects(() => both(db, 'sqlite', { id: 'evt_1' }), /prepared query: id did not become bound parameters/);
+    const both = prepared((db, values: { id: string }) =>
+      db.selectFrom('events').select('id').where('id', '=', values.id).where(sql.lit(values.id), '=', 'x'),
+    );
+    await assert.rejects(
+      () => both(db, 'sqlite', { id: 'evt_1' }),
+      /prepared query: id did not become bound parameters/,
+    );
   });
 });
 
@@ -75,7 +107,7 @@ describe('prepared queries on the SQLite store', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("outside a transaction, wait for an open one rather than read its uncommitted writes", async () => {
+  it('outside a transaction, wait for an open one rather than read its uncommitted writes', async () => {
     let inserted!: () => void;
     const wasInserted = new Promise<void>((resolve) => (inserted = resolve));
     let release!: () => void;

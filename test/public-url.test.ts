@@ -25,7 +25,10 @@ describe('a publicUrl ending in "/" in the config file', () => {
     const first = await g.api.settled(key, (await (await g.api.post(key, g.validBody())).json()).id);
     const own: string = first.imageVariants.detail.url;
     assert.ok(own.startsWith('http://localhost:4999/cdn/gen/'), own);
-    const response = await g.api.post(key, g.validBody({ products: [{ productId: 'x', productTitle: 'Shirt', imageUrl: own }] }));
+    const response = await g.api.post(
+      key,
+      g.validBody({ products: [{ productId: 'x', productTitle: 'Shirt', imageUrl: own }] }),
+    );
     const body = await response.json();
     assert.equal(response.status, 202, JSON.stringify(body.error));
     const done = await g.api.settled(key, body.id);

@@ -49,7 +49,12 @@ function groupAlive(pgid: number): boolean {
 
 /** A POST to the receiver with the headers of a delivery but a signature made with another secret. */
 function forgedDelivery(port: number): Promise<number> {
-  const body = JSON.stringify({ id: 'evt_forged', type: 'generation.completed', createdAt: new Date().toISOString(), data: {} });
+  const body = JSON.stringify({
+    id: 'evt_forged',
+    type: 'generation.completed',
+    createdAt: new Date().toISOString(),
+    data: {},
+  });
   const headers = {
     'content-type': 'application/json',
     'webhook-id': 'evt_forged',
@@ -57,10 +62,13 @@ function forgedDelivery(port: number): Promise<number> {
     'webhook-signature': `v1,${Buffer.alloc(32, 7).toString('base64')}`,
   };
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: '127.0.0.1', port, path: '/webhooks', method: 'POST', headers }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode!));
-    });
+    const request = http.request(
+      { host: '127.0.0.1', port, path: '/webhooks', method: 'POST', headers },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode!));
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -79,12 +87,23 @@ describe('the README quickstart', () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  it('runs offline on a fresh clone: a generation completes and listen forwards its webhook, which arrives verified', { timeout: 300_000 }, async () => {
+  it('runs offline on a fresh clone: a generation completes and listen forwards its webhook, which arrives verified', {
+    timeout: 300_000,
+  }, async () => {
     const blocks = quickstartBlocks(readFileSync(path.join(root, 'README.md'), 'utf8'));
     assert.ok(blocks.length >= 5, `the quickstart has its shell blocks (found ${blocks.length})`);
 
     // A fresh clone after `npm ci`: the checkout's files, but none of what running it leaves behind.
-    const leftBehind = new Set(['.git', 'data', 'coverage', 'visualizer.log', 'listen.log', 'webhooks.log', 'photo.jpg', 'generation.json']);
+    const leftBehind = new Set([
+      '.git',
+      'data',
+      'coverage',
+      'visualizer.log',
+      'listen.log',
+      'webhooks.log',
+      'photo.jpg',
+      'generation.json',
+    ]);
     for (const name of readdirSync(root)) {
       if (!leftBehind.has(name)) symlinkSync(path.join(root, name), path.join(directory, name));
     }
@@ -95,11 +114,22 @@ describe('the README quickstart', () => {
 
     const env: NodeJS.ProcessEnv = {};
     for (const [name, value] of Object.entries(process.env)) {
-      if (!/^(VISUALIZER_|npm_|DATABASE_URL$|NODE_EXTRA_CA_CERTS$|GEMINI_API_KEY$|PORT$|HOST$|NODE_ENV$)/.test(name)) env[name] = value;
+      if (!/^(VISUALIZER_|npm_|DATABASE_URL$|NODE_EXTRA_CA_CERTS$|GEMINI_API_KEY$|PORT$|HOST$|NODE_ENV$)/.test(name))
+        env[name] = value;
     }
-    Object.assign(env, { PORT: String(port), VISUALIZER_DATA_DIR: path.join(directory, 'data'), npm_config_update_notifier: 'false', npm_config_fund: 'false' });
+    Object.assign(env, {
+      PORT: String(port),
+      VISUALIZER_DATA_DIR: path.join(directory, 'data'),
+      npm_config_update_notifier: 'false',
+      npm_config_fund: 'false',
+    });
 
-    const shell = spawn('bash', ['-e', '-c', script], { cwd: directory, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const shell = spawn('bash', ['-e', '-c', script], {
+      cwd: directory,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     pgid = shell.pid!;
     let output = '';
     shell.stdout.on('data', (chunk) => (output += chunk));
@@ -126,7 +156,9 @@ describe('the README quickstart', () => {
     const generationId = /agen_[A-Za-z0-9]{24}/.exec(output)?.[0];
     assert.ok(generationId, `the quickstart printed its generation's id${diagnostics}`);
     const base = `http://localhost:${port}`;
-    const generation = (await (await fetch(`${base}/v1/generations/${generationId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as {
+    const generation = (await (
+      await fetch(`${base}/v1/generations/${generationId}`, { headers: { authorization: `Bearer ${apiKey}` } })
+    ).json()) as {
       status: string;
       imageVariants: { detail: { url: string } };
       products: Array<{ imageUrl: string }>;
@@ -138,11 +170,18 @@ describe('the README quickstart', () => {
     assert.equal(detail.headers.get('content-type'), 'image/jpeg');
 
     // The receiver printed the verified event, and it is the service's event for that generation.
-    const line = read('webhooks.log').split('\n').find((text) => text.startsWith('verified generation.completed'));
+    const line = read('webhooks.log')
+      .split('\n')
+      .find((text) => text.startsWith('verified generation.completed'));
     assert.ok(line, `the receiver printed a verified generation.completed${diagnostics}`);
     const [, type, eventId, dataId, status, url] = line.split(' ');
-    assert.deepEqual([type, dataId, status, url], ['generation.completed', generationId, 'complete', generation.imageVariants.detail.url]);
-    const event = (await (await fetch(`${base}/v1/events/${eventId}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as {
+    assert.deepEqual(
+      [type, dataId, status, url],
+      ['generation.completed', generationId, 'complete', generation.imageVariants.detail.url],
+    );
+    const event = (await (
+      await fetch(`${base}/v1/events/${eventId}`, { headers: { authorization: `Bearer ${apiKey}` } })
+    ).json()) as {
       type: string;
       data: { id: string };
       deliveries: unknown[];
@@ -151,7 +190,11 @@ describe('the README quickstart', () => {
     assert.equal(event.data.id, generationId);
     // listen, not a registered endpoint, brought it: it printed the receiver's answer.
     assert.deepEqual(event.deliveries, []);
-    assert.match(read('listen.log'), new RegExp(`^\\S+\\s+generation\\.completed\\s+${eventId}\\s+204$`, 'm'), diagnostics);
+    assert.match(
+      read('listen.log'),
+      new RegExp(`^\\S+\\s+generation\\.completed\\s+${eventId}\\s+204$`, 'm'),
+      diagnostics,
+    );
 
     // "verified" means something: a delivery signed with another secret is refused and reported.
     assert.equal(await forgedDelivery(receiverPort), 400);

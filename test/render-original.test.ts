@@ -34,7 +34,16 @@ describe("a render's original", () => {
   after(async () => g.close());
 
   const image = (format: 'jpeg' | 'png' | 'webp' | 'avif' | 'gif' | 'tiff', alpha = false) =>
-    sharp({ create: { width: 1024, height: 768, channels: alpha ? 4 : 3, background: { r: 40, g: 90, b: 200, alpha: alpha ? 0.5 : 1 } } })[format]().toBuffer();
+    sharp({
+      create: {
+        width: 1024,
+        height: 768,
+        channels: alpha ? 4 : 3,
+        background: { r: 40, g: 90, b: 200, alpha: alpha ? 0.5 : 1 },
+      },
+    })
+      [format]()
+      .toBuffer();
 
   async function renderWith(bytes: Buffer, contentType: string) {
     reply = { image: bytes, contentType };
@@ -47,7 +56,12 @@ describe("a render's original", () => {
     const served = await fetch(done.imageUrl);
     assert.equal(served.status, 200);
     const body = Buffer.from(await served.arrayBuffer());
-    return { url: done.imageUrl as string, type: served.headers.get('content-type'), body, metadata: await sharp(body).metadata() };
+    return {
+      url: done.imageUrl as string,
+      type: served.headers.get('content-type'),
+      body,
+      metadata: await sharp(body).metadata(),
+    };
   }
 
   /** The same pixels, decoded, and the engine's encoded image data found whole in the stored file. */
@@ -86,7 +100,10 @@ describe("a render's original", () => {
       const original = await renderWith(await image(format, format === 'avif'), `image/${format}`);
       assert.match(original.url, /\/original\.png$/);
       assert.equal(original.type, 'image/png');
-      assert.deepEqual([original.metadata.format, original.metadata.width, original.metadata.height], ['png', 1024, 768]);
+      assert.deepEqual(
+        [original.metadata.format, original.metadata.width, original.metadata.height],
+        ['png', 1024, 768],
+      );
       if (format === 'avif') assert.equal(original.metadata.hasAlpha, true);
     });
   }

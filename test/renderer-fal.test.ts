@@ -7,16 +7,35 @@ import { RenderError, type RenderEngine, type RenderRequest } from '../kit/plugi
 import falPlugin from '../plugins/renderer-fal/index.ts';
 import { createFalRenderer, provenanceOf } from '../plugins/renderer-fal/fal-renderer.ts';
 import { resolveModel } from '../plugins/renderer-fal/models.ts';
-import { gradientPhoto, pluginContext, product, productImage, rejectsWithRenderError, renderEngineContract } from 'visualizer/testing';
-import { contentPolicyViolation, FAL_KEY, modelError, outputSize, requestError, startFakeFal, type FakeFal } from './support/fake-fal.ts';
+import {
+  gradientPhoto,
+  pluginContext,
+  product,
+  productImage,
+  rejectsWithRenderError,
+  renderEngineContract,
+} from 'visualizer/testing';
+import {
+  contentPolicyViolation,
+  FAL_KEY,
+  modelError,
+  outputSize,
+  requestError,
+  startFakeFal,
+  type FakeFal,
+} from './support/fake-fal.ts';
 
-const MODELS = { 'virtual-try-on': 'fal-ai/fashn/tryon/v1.6', 'room-visualizer': 'fal-ai/flux-pro/kontext/max/multi' } as const;
+const MODELS = {
+  'virtual-try-on': 'fal-ai/fashn/tryon/v1.6',
+  'room-visualizer': 'fal-ai/flux-pro/kontext/max/multi',
+} as const;
 // The key's halves, each of which must stay out of messages as the whole key does.
 const [KEY_ID, KEY_SECRET] = FAL_KEY.split(':') as [string, string];
 
 const guarded = (fake: FakeFal): GuardedClient => createGuardedClient({ allow: ['localhost'], ca: fake.caPem });
 
-const renderError = (engine: RenderEngine, request: RenderRequest): Promise<RenderError> => rejectsWithRenderError(engine.render(request));
+const renderError = (engine: RenderEngine, request: RenderRequest): Promise<RenderError> =>
+  rejectsWithRenderError(engine.render(request));
 
 // ---------------------------------------------------------------------------------------------
 // The port's contract, against the fake on loopback.
@@ -28,7 +47,14 @@ renderEngineContract({
   create: async () => {
     contractFake = await startFakeFal();
     contractClient = guarded(contractFake);
-    return createFalRenderer({ apiKey: FAL_KEY, baseUrl: contractFake.baseUrl, models: MODELS, timeoutMs: 60_000, pollIntervalMs: 10, outbound: contractClient });
+    return createFalRenderer({
+      apiKey: FAL_KEY,
+      baseUrl: contractFake.baseUrl,
+      models: MODELS,
+      timeoutMs: 60_000,
+      pollIntervalMs: 10,
+      outbound: contractClient,
+    });
   },
   dispose: async () => {
     contractClient?.close();
@@ -47,13 +73,26 @@ describe('fal renderer', () => {
   let engine: RenderEngine;
   let request: RenderRequest;
   const create = (overrides: Partial<Parameters<typeof createFalRenderer>[0]> = {}) =>
-    createFalRenderer({ apiKey: FAL_KEY, baseUrl: `${fake.baseUrl}/`, models: MODELS, pollIntervalMs: 10, outbound: client, ...overrides });
+    createFalRenderer({
+      apiKey: FAL_KEY,
+      baseUrl: `${fake.baseUrl}/`,
+      models: MODELS,
+      pollIntervalMs: 10,
+      outbound: client,
+      ...overrides,
+    });
 
   before(async () => {
     fake = await startFakeFal();
     client = guarded(fake);
     engine = create();
-    request = { mode: 'virtual-try-on', imageSize: '1K', photo: await gradientPhoto(), products: [product(await productImage())], hint: null };
+    request = {
+      mode: 'virtual-try-on',
+      imageSize: '1K',
+      photo: await gradientPhoto(),
+      products: [product(await productImage())],
+      hint: null,
+    };
   });
   after(async () => {
     client.close();
@@ -62,7 +101,11 @@ describe('fal renderer', () => {
 
   it('declares the modes it has models for, and that its images are generated', () => {
     assert.deepEqual(engine.supports, { modes: ['virtual-try-on', 'room-visualizer'] });
-    assert.deepEqual(create({ models: { 'room-visualizer': MODELS['room-visualizer'] } }).supports?.modes, ['room-visualizer'], 'a mode with no model is not supported');
+    assert.deepEqual(
+      create({ models: { 'room-visualizer': MODELS['room-visualizer'] } }).supports?.modes,
+      ['room-visualizer'],
+      'a mode with no model is not supported',
+    );
     assert.deepEqual(create({ sizes: ['1K'] }).supports?.sizes, ['1K'], 'sizes can be limited');
     assert.deepEqual(engine.provenance, { action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia' });
   });
@@ -75,11 +118,20 @@ describe('fal renderer', () => {
     assert.equal(sent!.model, 'fal-ai/fashn/tryon/v1.6');
     assert.equal(sent!.headers.authorization, `Key ${FAL_KEY}`);
     assert.match(String(sent!.headers['content-type']), /^application\/json/);
-    assert.deepEqual(Object.keys(sent!.input).sort(), ['category', 'garment_image', 'mode', 'model_image', 'output_format']);
+    assert.deepEqual(Object.keys(sent!.input).sort(), [
+      'category',
+      'garment_image',
+      'mode',
+      'model_image',
+      'output_format',
+    ]);
     assert.equal(sent!.input.category, 'auto');
     const photo = String(sent!.input.model_image);
     assert.ok(photo.startsWith('data:image/jpeg;base64,'));
-    assert.ok(Buffer.from(photo.slice(photo.indexOf(',') + 1), 'base64').equals(request.photo as Buffer), 'the photo is sent unchanged');
+    assert.ok(
+      Buffer.from(photo.slice(photo.indexOf(',') + 1), 'base64').equals(request.photo as Buffer),
+      'the photo is sent unchanged',
+    );
     assert.ok(String(sent!.input.garment_image).startsWith('data:image/png;base64,'));
     // Submit, then each documented status in turn, then the result.
     const id = fake.calls[1]!.split('/requests/')[1]!.split('/')[0]!;
@@ -91,21 +143,35 @@ describe('fal renderer', () => {
       `GET /fal-ai/fashn/tryon/v1.6/requests/${id}`,
     ]);
     const metadata = await sharp(result.image).metadata();
-    assert.deepEqual([metadata.width, metadata.height], [768, 1024], "FASHN's 864×1152 scaled to the long side paid for");
+    assert.deepEqual(
+      [metadata.width, metadata.height],
+      [768, 1024],
+      "FASHN's 864×1152 scaled to the long side paid for",
+    );
   });
 
   it('puts two or three garments on one after another, each run taking the last output as its photo', async () => {
     fake.submissions.length = 0;
     fake.calls.length = 0;
-    const products = [product(await productImage('#ff0000'), { productTitle: 'Shirt' }), product(await productImage('#00ff00'), { productTitle: 'Trousers' }), product(await productImage('#0000ff'), { productTitle: 'Hat' })];
+    const products = [
+      product(await productImage('#ff0000'), { productTitle: 'Shirt' }),
+      product(await productImage('#00ff00'), { productTitle: 'Trousers' }),
+      product(await productImage('#0000ff'), { productTitle: 'Hat' }),
+    ];
     const result = await engine.render({ ...request, products });
     assert.equal(fake.submissions.length, 3, 'one run per garment');
     const [first, second, third] = fake.submissions.map((submission) => submission.input);
     assert.ok(String(first!.model_image).startsWith('data:image/jpeg;base64,'), 'the first run gets the photo');
     const garments = fake.submissions.map((submission) => String(submission.input.garment_image));
     assert.equal(new Set(garments).size, 3, 'each run gets its own garment');
-    const results = fake.calls.filter((call) => /\/requests\/[\w-]+$/.test(call)).map((call) => call.split('/requests/')[1]);
-    assert.match(String(second!.model_image), new RegExp(`^https://.+/files/${results[0]}\\.png$`), "the second run gets the first's output URL, not its bytes");
+    const results = fake.calls
+      .filter((call) => /\/requests\/[\w-]+$/.test(call))
+      .map((call) => call.split('/requests/')[1]);
+    assert.match(
+      String(second!.model_image),
+      new RegExp(`^https://.+/files/${results[0]}\\.png$`),
+      "the second run gets the first's output URL, not its bytes",
+    );
     assert.match(String(third!.model_image), new RegExp(`/files/${results[1]}\\.png$`));
     const metadata = await sharp(result.image).metadata();
     assert.deepEqual([metadata.width, metadata.height], [768, 1024]);
@@ -113,12 +179,30 @@ describe('fal renderer', () => {
 
   it('sends room staging to FLUX Kontext multi: the photo then every product, and a prompt naming them', async () => {
     fake.submissions.length = 0;
-    const products = [product(await productImage(), { productTitle: 'Oslo sofa' }), product(await sharp(await productImage('#0000ff')).tiff().toBuffer(), { productTitle: 'Arc lamp' })];
-    const result = await engine.render({ ...request, mode: 'room-visualizer', imageSize: '2K', products, hint: 'warm\nevening light' });
+    const products = [
+      product(await productImage(), { productTitle: 'Oslo sofa' }),
+      product(
+        await sharp(await productImage('#0000ff'))
+          .tiff()
+          .toBuffer(),
+        { productTitle: 'Arc lamp' },
+      ),
+    ];
+    const result = await engine.render({
+      ...request,
+      mode: 'room-visualizer',
+      imageSize: '2K',
+      products,
+      hint: 'warm\nevening light',
+    });
     const [sent] = fake.submissions;
     assert.equal(sent!.model, 'fal-ai/flux-pro/kontext/max/multi');
     const urls = sent!.input.image_urls as string[];
-    assert.deepEqual(urls.map((url) => url.slice(0, url.indexOf(';'))), ['data:image/jpeg', 'data:image/png', 'data:image/png'], 'photo first; a TIFF goes as PNG');
+    assert.deepEqual(
+      urls.map((url) => url.slice(0, url.indexOf(';'))),
+      ['data:image/jpeg', 'data:image/png', 'data:image/png'],
+      'photo first; a TIFF goes as PNG',
+    );
     assert.match(String(sent!.input.prompt), /"Oslo sofa", "Arc lamp"/);
     assert.match(String(sent!.input.prompt), /Styling guidance: warm evening light$/);
     const metadata = await sharp(result.image).metadata();
@@ -127,15 +211,36 @@ describe('fal renderer', () => {
 
   it('names a model it does not know by a mapping of its input fields', async () => {
     fake.submissions.length = 0;
-    const custom = create({ models: { 'virtual-try-on': { id: 'custom/tryon-model', photo: 'human_image_url', product: 'garment_image_url', extra: { sync_mode: false } } } });
+    const custom = create({
+      models: {
+        'virtual-try-on': {
+          id: 'custom/tryon-model',
+          photo: 'human_image_url',
+          product: 'garment_image_url',
+          extra: { sync_mode: false },
+        },
+      },
+    });
     await custom.render(request);
-    assert.deepEqual(Object.keys(fake.submissions[0]!.input).sort(), ['garment_image_url', 'human_image_url', 'sync_mode']);
-    assert.throws(() => resolveModel('virtual-try-on', 'fal-ai/unknown-model'), /not one whose inputs the fal renderer knows/);
-    assert.throws(() => resolveModel('virtual-try-on', { id: 'custom/x', prompt: 'prompt' }), /needs a `photo` or `images` field/);
+    assert.deepEqual(Object.keys(fake.submissions[0]!.input).sort(), [
+      'garment_image_url',
+      'human_image_url',
+      'sync_mode',
+    ]);
+    assert.throws(
+      () => resolveModel('virtual-try-on', 'fal-ai/unknown-model'),
+      /not one whose inputs the fal renderer knows/,
+    );
+    assert.throws(
+      () => resolveModel('virtual-try-on', { id: 'custom/x', prompt: 'prompt' }),
+      /needs a `photo` or `images` field/,
+    );
   });
 
   it('waits as long as a poll answer’s Retry-After says, then goes on polling', async () => {
-    fake.nextStatuses = [requestError(429, 'Rate limit exceeded, please retry later.', 'rate_limited', { 'retry-after': '1' })];
+    fake.nextStatuses = [
+      requestError(429, 'Rate limit exceeded, please retry later.', 'rate_limited', { 'retry-after': '1' }),
+    ];
     const started = Date.now();
     const result = await engine.render(request);
     const waited = Date.now() - started;
@@ -152,34 +257,109 @@ describe('fal renderer', () => {
   });
 
   it('rides out a few failed polls (5xx, unreachable answers), as the SDK does', async () => {
-    fake.nextStatuses = [requestError(502, 'The runner sent an incomplete response payload.', 'runner_incomplete_response'), requestError(504, 'Request timed out', 'request_timeout')];
+    fake.nextStatuses = [
+      requestError(502, 'The runner sent an incomplete response payload.', 'runner_incomplete_response'),
+      requestError(504, 'Request timed out', 'request_timeout'),
+    ];
     const result = await engine.render(request);
     assert.ok(result.image.byteLength > 0);
   });
 
   it('gives up on polls that keep failing, as renderer_unavailable with the last Retry-After', async () => {
-    fake.nextStatuses = Array.from({ length: 6 }, () => requestError(503, 'No runner could be allocated.', 'runner_scheduling_failure', { 'retry-after': '0' }));
+    fake.nextStatuses = Array.from({ length: 6 }, () =>
+      requestError(503, 'No runner could be allocated.', 'runner_scheduling_failure', { 'retry-after': '0' }),
+    );
     const error = await renderError(engine, request);
     assert.deepEqual([error.code, error.transient, error.retryAfterMs], ['renderer_unavailable', true, 0]);
   });
 
   // Every failure fal documents, where each lands in the vocabulary.
   const submitFailures: [string, () => import('./support/fake-fal.ts').Reply, string, boolean, number?][] = [
-    ['429 with Retry-After', () => requestError(429, 'Rate limit exceeded', 'rate_limited', { 'retry-after': '7' }), 'renderer_unavailable', true, 7_000],
-    ['503 with an HTTP-date Retry-After', () => requestError(503, 'No runner could be allocated.', 'runner_scheduling_failure', { 'retry-after': new Date(Date.now() + 60_000).toUTCString() }), 'renderer_unavailable', true],
-    ['500 runner_server_error', () => requestError(500, 'The runner encountered an internal server error.', 'runner_server_error'), 'renderer_unavailable', true],
-    ['504 request_timeout', () => requestError(504, 'Request timed out', 'request_timeout'), 'renderer_unavailable', true],
+    [
+      '429 with Retry-After',
+      () => requestError(429, 'Rate limit exceeded', 'rate_limited', { 'retry-after': '7' }),
+      'renderer_unavailable',
+      true,
+      7_000,
+    ],
+    [
+      '503 with an HTTP-date Retry-After',
+      () =>
+        requestError(503, 'No runner could be allocated.', 'runner_scheduling_failure', {
+          'retry-after': new Date(Date.now() + 60_000).toUTCString(),
+        }),
+      'renderer_unavailable',
+      true,
+    ],
+    [
+      '500 runner_server_error',
+      () => requestError(500, 'The runner encountered an internal server error.', 'runner_server_error'),
+      'renderer_unavailable',
+      true,
+    ],
+    [
+      '504 request_timeout',
+      () => requestError(504, 'Request timed out', 'request_timeout'),
+      'renderer_unavailable',
+      true,
+    ],
     ['408', () => ({ status: 408, body: { detail: 'Request Timeout' } }), 'renderer_unavailable', true],
-    ['401 (a wrong key)', () => ({ status: 401, body: { detail: 'No user found for Key ID and Secret' } }), 'renderer_unavailable', true],
-    ['403 (a locked account)', () => ({ status: 403, body: { detail: 'User is locked. Reason: Exhausted balance.' } }), 'renderer_unavailable', true],
-    ['404 (an unknown model)', () => ({ status: 404, body: { detail: "Application 'x' not found" } }), 'renderer_unavailable', true],
+    [
+      '401 (a wrong key)',
+      () => ({ status: 401, body: { detail: 'No user found for Key ID and Secret' } }),
+      'renderer_unavailable',
+      true,
+    ],
+    [
+      '403 (a locked account)',
+      () => ({ status: 403, body: { detail: 'User is locked. Reason: Exhausted balance.' } }),
+      'renderer_unavailable',
+      true,
+    ],
+    [
+      '404 (an unknown model)',
+      () => ({ status: 404, body: { detail: "Application 'x' not found" } }),
+      'renderer_unavailable',
+      true,
+    ],
     ['400 bad_request', () => requestError(400, 'Invalid timeout header', 'bad_request'), 'render_failed', false],
-    ['422 validation error', () => modelError(422, 'garment_image', 'image_load_error', 'Failed to load the image.'), 'render_failed', false],
+    [
+      '422 validation error',
+      () => modelError(422, 'garment_image', 'image_load_error', 'Failed to load the image.'),
+      'render_failed',
+      false,
+    ],
     ['422 content_policy_violation', () => contentPolicyViolation('garment_image'), 'content_blocked', false],
-    ['422 about the photo (no person found)', () => modelError(422, 'model_image', 'face_detection_error', 'Could not detect a person in the image.'), 'photo_unusable', false],
-    ['422 that fal marks X-Fal-Retryable: true', () => ({ ...modelError(422, 'garment_image', 'file_download_error', 'Failed to download the file.'), headers: { 'x-fal-retryable': 'true' } }), 'renderer_unavailable', true],
-    ['a 200 that is not a queued request', () => ({ status: 200, body: { hello: 'world' } }), 'renderer_unavailable', true],
-    ['a 200 whose status URL is on another host', () => ({ status: 200, body: { request_id: 'r', status_url: 'https://evil.example/status', response_url: 'https://evil.example/r' } }), 'renderer_unavailable', true],
+    [
+      '422 about the photo (no person found)',
+      () => modelError(422, 'model_image', 'face_detection_error', 'Could not detect a person in the image.'),
+      'photo_unusable',
+      false,
+    ],
+    [
+      '422 that fal marks X-Fal-Retryable: true',
+      () => ({
+        ...modelError(422, 'garment_image', 'file_download_error', 'Failed to download the file.'),
+        headers: { 'x-fal-retryable': 'true' },
+      }),
+      'renderer_unavailable',
+      true,
+    ],
+    [
+      'a 200 that is not a queued request',
+      () => ({ status: 200, body: { hello: 'world' } }),
+      'renderer_unavailable',
+      true,
+    ],
+    [
+      'a 200 whose status URL is on another host',
+      () => ({
+        status: 200,
+        body: { request_id: 'r', status_url: 'https://evil.example/status', response_url: 'https://evil.example/r' },
+      }),
+      'renderer_unavailable',
+      true,
+    ],
   ];
   for (const [what, reply, code, transient, retryAfterMs] of submitFailures) {
     it(`maps a submit answered ${what} to ${code}`, async () => {
@@ -187,7 +367,11 @@ describe('fal renderer', () => {
       const error = await renderError(engine, request);
       assert.deepEqual([error.code, error.transient], [code, transient], error.message);
       if (retryAfterMs !== undefined) assert.equal(error.retryAfterMs, retryAfterMs);
-      if (what.startsWith('503')) assert.ok(error.retryAfterMs! > 50_000 && error.retryAfterMs! <= 60_000, `an HTTP-date Retry-After: ${error.retryAfterMs}`);
+      if (what.startsWith('503'))
+        assert.ok(
+          error.retryAfterMs! > 50_000 && error.retryAfterMs! <= 60_000,
+          `an HTTP-date Retry-After: ${error.retryAfterMs}`,
+        );
     });
   }
 
@@ -198,21 +382,40 @@ describe('fal renderer', () => {
   });
 
   it('reports a photo fal cannot use, as the shop sees it', async () => {
-    fake.nextResult = () => modelError(422, 'model_image', 'face_detection_error', 'Could not detect a person in the image.');
+    fake.nextResult = () =>
+      modelError(422, 'model_image', 'face_detection_error', 'Could not detect a person in the image.');
     const error = await renderError(engine, request);
-    assert.deepEqual([error.code, error.transient, error.message], ['photo_unusable', false, 'fal.ai cannot use the photo: Could not detect a person in the image.']);
+    assert.deepEqual(
+      [error.code, error.transient, error.message],
+      ['photo_unusable', false, 'fal.ai cannot use the photo: Could not detect a person in the image.'],
+    );
   });
 
   it("reads an error about the first of Kontext multi's images as the photo's, and about a product's as not", async () => {
     const room = { ...request, mode: 'room-visualizer' as const };
-    fake.nextResult = () => ({ status: 422, body: { detail: [{ loc: ['body', 'image_urls', 0], msg: 'Image too small.', type: 'image_too_small' }] } });
+    fake.nextResult = () => ({
+      status: 422,
+      body: { detail: [{ loc: ['body', 'image_urls', 0], msg: 'Image too small.', type: 'image_too_small' }] },
+    });
     assert.equal((await renderError(engine, room)).code, 'photo_unusable');
-    fake.nextResult = () => ({ status: 422, body: { detail: [{ loc: ['body', 'image_urls', 1], msg: 'Image too small.', type: 'image_too_small' }] } });
+    fake.nextResult = () => ({
+      status: 422,
+      body: { detail: [{ loc: ['body', 'image_urls', 1], msg: 'Image too small.', type: 'image_too_small' }] },
+    });
     assert.equal((await renderError(engine, room)).code, 'render_failed');
   });
 
   it('reports an image the safety checker flagged (has_nsfw_concepts) as content_blocked', async () => {
-    fake.nextResult = (url) => ({ status: 200, body: { images: [{ url, width: 1024, height: 1024, content_type: 'image/png' }], has_nsfw_concepts: [true], seed: 1, timings: {}, prompt: 'p' } });
+    fake.nextResult = (url) => ({
+      status: 200,
+      body: {
+        images: [{ url, width: 1024, height: 1024, content_type: 'image/png' }],
+        has_nsfw_concepts: [true],
+        seed: 1,
+        timings: {},
+        prompt: 'p',
+      },
+    });
     const error = await renderError(engine, { ...request, mode: 'room-visualizer' });
     assert.deepEqual([error.code, error.transient], ['content_blocked', false]);
   });
@@ -233,14 +436,20 @@ describe('fal renderer', () => {
   });
 
   it('refuses an output URL on a private address, through the guarded client', async () => {
-    fake.nextResult = () => ({ status: 200, body: { images: [{ url: 'https://10.0.0.1/x.png', width: 864, height: 1152, content_type: 'image/png' }] } });
+    fake.nextResult = () => ({
+      status: 200,
+      body: { images: [{ url: 'https://10.0.0.1/x.png', width: 864, height: 1152, content_type: 'image/png' }] },
+    });
     const error = await renderError(engine, request);
     assert.deepEqual([error.code, error.transient], ['renderer_unavailable', true]);
     assert.match(error.message, /10\.0\.0\.1.*private or reserved address/);
   });
 
   it('refuses an output URL that is not https', async () => {
-    fake.nextResult = (url) => ({ status: 200, body: { images: [{ url: url.replace('https:', 'http:'), width: 864, height: 1152 }] } });
+    fake.nextResult = (url) => ({
+      status: 200,
+      body: { images: [{ url: url.replace('https:', 'http:'), width: 864, height: 1152 }] },
+    });
     const error = await renderError(engine, request);
     assert.equal(error.code, 'renderer_unavailable');
     assert.match(error.message, /must use https/);
@@ -304,17 +513,34 @@ describe('fal renderer', () => {
   });
 
   it("answers the real models' output sizes in the fake, never the long side paid for", () => {
-    assert.deepEqual(outputSize('fal-ai/fashn/tryon/v1.6', { width: 1200, height: 1600 }), { width: 864, height: 1152 });
-    assert.deepEqual(outputSize('fal-ai/flux-pro/kontext/max/multi', { width: 1200, height: 1600 }), { width: 880, height: 1168 });
+    assert.deepEqual(outputSize('fal-ai/fashn/tryon/v1.6', { width: 1200, height: 1600 }), {
+      width: 864,
+      height: 1152,
+    });
+    assert.deepEqual(outputSize('fal-ai/flux-pro/kontext/max/multi', { width: 1200, height: 1600 }), {
+      width: 880,
+      height: 1168,
+    });
   });
 });
 
 describe('fal provenance', () => {
   it('is generated media, unless a configured model keeps the photo’s pixels', () => {
-    const generated = [resolveModel('virtual-try-on', 'fal-ai/fashn/tryon/v1.6'), resolveModel('room-visualizer', 'fal-ai/flux-pro/kontext')];
+    const generated = [
+      resolveModel('virtual-try-on', 'fal-ai/fashn/tryon/v1.6'),
+      resolveModel('room-visualizer', 'fal-ai/flux-pro/kontext'),
+    ];
     assert.deepEqual(provenanceOf(generated), { action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia' });
-    const inpainting = { id: 'custom/inpaint-tryon', photo: 'human_image_url', product: 'garment_image_url', keepsPhotoPixels: true };
-    assert.deepEqual(provenanceOf([...generated, inpainting]), { action: 'c2pa.edited', digitalSourceType: 'compositeWithTrainedAlgorithmicMedia' });
+    const inpainting = {
+      id: 'custom/inpaint-tryon',
+      photo: 'human_image_url',
+      product: 'garment_image_url',
+      keepsPhotoPixels: true,
+    };
+    assert.deepEqual(provenanceOf([...generated, inpainting]), {
+      action: 'c2pa.edited',
+      digitalSourceType: 'compositeWithTrainedAlgorithmicMedia',
+    });
   });
 });
 
@@ -346,13 +572,19 @@ describe('fal plugin', () => {
       pollIntervalMs: 500,
       models: { 'virtual-try-on': 'fal-ai/fashn/tryon/v1.6', 'room-visualizer': 'fal-ai/flux-pro/kontext/max/multi' },
     });
-    assert.deepEqual(v.parse(falPlugin.configSchema!, { models: { 'room-visualizer': 'fal-ai/flux-pro/kontext' } }).models, { 'room-visualizer': 'fal-ai/flux-pro/kontext' });
+    assert.deepEqual(
+      v.parse(falPlugin.configSchema!, { models: { 'room-visualizer': 'fal-ai/flux-pro/kontext' } }).models,
+      { 'room-visualizer': 'fal-ai/flux-pro/kontext' },
+    );
     assert.throws(() => v.parse(falPlugin.configSchema!, { models: {} }), /at least one mode/);
     assert.throws(() => v.parse(falPlugin.configSchema!, { models: { 'room-visualizer': 'not a model' } }));
     assert.throws(() => v.parse(falPlugin.configSchema!, { timeoutMs: 0 }));
   });
 
   it('refuses at start a model it does not know that has no mapping', async () => {
-    await assert.rejects(async () => register({ apiKey: 'k', models: { 'virtual-try-on': 'fal-ai/somebody-else/tryon' } }), /virtual-try-on.*name it with a mapping/);
+    await assert.rejects(
+      async () => register({ apiKey: 'k', models: { 'virtual-try-on': 'fal-ai/somebody-else/tryon' } }),
+      /virtual-try-on.*name it with a mapping/,
+    );
   });
 });

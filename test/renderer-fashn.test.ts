@@ -3,13 +3,27 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import * as v from 'valibot';
-import { gradientPhoto, pluginContext, product, productImage, rejectsWithRenderError, renderEngineContract } from 'visualizer/testing';
+import {
+  gradientPhoto,
+  pluginContext,
+  product,
+  productImage,
+  rejectsWithRenderError,
+  renderEngineContract,
+} from 'visualizer/testing';
 import type { Config } from '../config/schema.ts';
 import { createGuardedClient } from '../core/outbound/guarded-client.ts';
 import type { RenderError, RenderEngine, RenderErrorCode, RenderRequest } from '../core/ports/render-engine.ts';
 import fashnPlugin from '../plugins/renderer-fashn/index.ts';
 import { createFashnRenderer, type FashnRendererOptions } from '../plugins/renderer-fashn/fashn-renderer.ts';
-import { apiError, failed, prepareOutputs, startFakeFashn, tryonMaxSize, type FakeFashn } from './support/fake-fashn.ts';
+import {
+  apiError,
+  failed,
+  prepareOutputs,
+  startFakeFashn,
+  tryonMaxSize,
+  type FakeFashn,
+} from './support/fake-fashn.ts';
 import { testCertificates } from './support/https-server.ts';
 
 const API_KEY = 'fa-TESTKEY-0123456789abcdefXYZ';
@@ -20,7 +34,8 @@ async function outboundClient() {
   return createGuardedClient({ allow: ['localhost'], ca: certs.caPem });
 }
 
-const renderError = (engine: RenderEngine, request: RenderRequest): Promise<RenderError> => rejectsWithRenderError(engine.render(request));
+const renderError = (engine: RenderEngine, request: RenderRequest): Promise<RenderError> =>
+  rejectsWithRenderError(engine.render(request));
 
 const longSide = async (bytes: Uint8Array) => {
   const { width, height } = await sharp(bytes).metadata();
@@ -37,7 +52,14 @@ renderEngineContract({
     contractFake = await startFakeFashn(API_KEY);
     // The contract's photo is 1200×1600; JPEG outputs keep the 4K download small.
     await prepareOutputs(1200, 1600, 'jpeg');
-    return createFashnRenderer({ apiKey: API_KEY, outbound: await outboundClient(), baseUrl: contractFake.baseUrl, timeoutMs: 60_000, pollIntervalMs: 5, outputFormat: 'jpeg' });
+    return createFashnRenderer({
+      apiKey: API_KEY,
+      outbound: await outboundClient(),
+      baseUrl: contractFake.baseUrl,
+      timeoutMs: 60_000,
+      pollIntervalMs: 5,
+      outputFormat: 'jpeg',
+    });
   },
   dispose: () => contractFake?.close(),
   injectFault: (fault) => {
@@ -53,13 +75,26 @@ describe('fashn renderer', () => {
   let engine: RenderEngine;
   let request: RenderRequest;
   const create = (options: Partial<FashnRendererOptions> = {}) =>
-    createFashnRenderer({ apiKey: API_KEY, outbound, baseUrl: `${fake.baseUrl}/`, timeoutMs: 10_000, pollIntervalMs: 5, ...options });
+    createFashnRenderer({
+      apiKey: API_KEY,
+      outbound,
+      baseUrl: `${fake.baseUrl}/`,
+      timeoutMs: 10_000,
+      pollIntervalMs: 5,
+      ...options,
+    });
 
   before(async () => {
     fake = await startFakeFashn(API_KEY);
     outbound = await outboundClient();
     engine = create();
-    request = { mode: 'virtual-try-on', imageSize: '1K', photo: await gradientPhoto(), products: [product(await productImage())], hint: null };
+    request = {
+      mode: 'virtual-try-on',
+      imageSize: '1K',
+      photo: await gradientPhoto(),
+      products: [product(await productImage())],
+      hint: null,
+    };
   });
   afterEach(() => fake.reset());
   after(async () => {
@@ -70,7 +105,10 @@ describe('fashn renderer', () => {
   it('declares virtual try-on only, at every size, and what kind of image it makes', () => {
     assert.equal(engine.name, 'fashn');
     assert.deepEqual(engine.supports, { modes: ['virtual-try-on'], sizes: ['1K', '2K', '4K'] });
-    assert.deepEqual(engine.provenance, { action: 'c2pa.edited', digitalSourceType: 'compositeWithTrainedAlgorithmicMedia' });
+    assert.deepEqual(engine.provenance, {
+      action: 'c2pa.edited',
+      digitalSourceType: 'compositeWithTrainedAlgorithmicMedia',
+    });
   });
 
   it('sends the key as a Bearer token, tryon-max, the photo and the product as data URIs, the resolution and the hint as the prompt', async () => {
@@ -113,18 +151,36 @@ describe('fashn renderer', () => {
 
   it("puts three products on one after another, each run's output the next run's model image, and downloads only the last", async () => {
     const colors = ['#ff0000', '#00a000', '#0000ff'];
-    const products = await Promise.all(colors.map(async (color, index) => product(await productImage(color), { productId: index, productTitle: `Item ${index}` })));
+    const products = await Promise.all(
+      colors.map(async (color, index) =>
+        product(await productImage(color), { productId: index, productTitle: `Item ${index}` }),
+      ),
+    );
     const [runs, downloads] = [fake.runs.length, fake.cdn.requests.length];
     const result = await engine.render({ ...request, products });
     const own = fake.runs.slice(runs).map((run) => run.body.inputs as Record<string, string>);
     assert.equal(own.length, 3);
     assert.match(own[0]!.model_image!, /^data:image\/jpeg;base64,/);
     for (const index of [1, 2]) {
-      assert.ok(own[index]!.model_image!.startsWith(`${fake.cdn.url}/outputs/`), `run ${index + 1} takes run ${index}'s output`);
+      assert.ok(
+        own[index]!.model_image!.startsWith(`${fake.cdn.url}/outputs/`),
+        `run ${index + 1} takes run ${index}'s output`,
+      );
       assert.notEqual(own[index]!.model_image, own[index - 1]!.model_image);
     }
-    const garments = await Promise.all(own.map(async (inputs) => (await sharp(Buffer.from(inputs.product_image!.split(',')[1]!, 'base64')).stats()).dominant));
-    assert.deepEqual(garments.map((dominant) => [dominant.r > 128, dominant.g > 64, dominant.b > 128]), [[true, false, false], [false, true, false], [false, false, true]]);
+    const garments = await Promise.all(
+      own.map(
+        async (inputs) => (await sharp(Buffer.from(inputs.product_image!.split(',')[1]!, 'base64')).stats()).dominant,
+      ),
+    );
+    assert.deepEqual(
+      garments.map((dominant) => [dominant.r > 128, dominant.g > 64, dominant.b > 128]),
+      [
+        [true, false, false],
+        [false, true, false],
+        [false, false, true],
+      ],
+    );
     assert.equal(fake.cdn.requests.length, downloads + 1);
     assert.equal(await longSide(result.image), 1024);
   });
@@ -217,7 +273,11 @@ describe('fashn renderer', () => {
     ['completed without an output', { id: 'x', status: 'completed', output: [] }, 'renderer_unavailable'],
     ['a status answer that is not an object', ['completed'], 'renderer_unavailable'],
     ['canceled', { id: 'x', status: 'canceled', error: null }, 'renderer_unavailable'],
-    ['time_out', { id: 'x', status: 'time_out', error: { name: 'PollingTimeout', message: 'Prediction polling timed out.' } }, 'render_timeout'],
+    [
+      'time_out',
+      { id: 'x', status: 'time_out', error: { name: 'PollingTimeout', message: 'Prediction polling timed out.' } },
+      'render_timeout',
+    ],
   ] as const) {
     it(`reports a prediction ${what} as ${code}, worth retrying`, async () => {
       fake.finish = () => ({ status: 200, body });
@@ -246,7 +306,13 @@ describe('fashn renderer', () => {
   });
 
   it('waits the Retry-After that comes with an in-progress status', async () => {
-    fake.pollReplies = [{ status: 200, body: { id: 'x', status: 'in_queue', output: null, error: null }, headers: { 'retry-after': '1' } }];
+    fake.pollReplies = [
+      {
+        status: 200,
+        body: { id: 'x', status: 'in_queue', output: null, error: null },
+        headers: { 'retry-after': '1' },
+      },
+    ];
     const polls = fake.polls.length;
     await engine.render(request);
     const own = fake.polls.slice(polls);
@@ -254,7 +320,9 @@ describe('fashn renderer', () => {
   });
 
   it('gives up at once when a poll asks for a wait beyond the time left, passing the wait on', async () => {
-    fake.pollReplies = [apiError(429, 'RateLimitExceeded', 'Too many requests in the window.', { 'retry-after': '60' })];
+    fake.pollReplies = [
+      apiError(429, 'RateLimitExceeded', 'Too many requests in the window.', { 'retry-after': '60' }),
+    ];
     const started = Date.now();
     const error = await renderError(create({ timeoutMs: 5_000 }), request);
     assert.equal(error.code, 'renderer_unavailable');
@@ -282,7 +350,8 @@ describe('fashn renderer', () => {
   });
 
   it('refuses an output URL that is not HTTPS', async () => {
-    fake.outputUrl = (id, format) => `${fake.cdn.url.replace('https:', 'http:')}/outputs/${id}.${format === 'jpeg' ? 'jpg' : 'png'}`;
+    fake.outputUrl = (id, format) =>
+      `${fake.cdn.url.replace('https:', 'http:')}/outputs/${id}.${format === 'jpeg' ? 'jpg' : 'png'}`;
     const error = await renderError(engine, request);
     assert.equal(error.code, 'renderer_unavailable');
     assert.match(error.message, /not_https/);
@@ -342,7 +411,9 @@ describe('fashn renderer', () => {
 
 describe('fashn plugin', () => {
   const register = async (raw: unknown) => {
-    const { renderer } = await fashnPlugin.register(pluginContext(v.parse(fashnPlugin.configSchema!, raw), { config: {} as Config }));
+    const { renderer } = await fashnPlugin.register(
+      pluginContext(v.parse(fashnPlugin.configSchema!, raw), { config: {} as Config }),
+    );
     assert.ok(renderer);
     return renderer;
   };
@@ -372,6 +443,9 @@ describe('fashn plugin', () => {
     });
     assert.throws(() => v.parse(fashnPlugin.configSchema!, { model: 'product-to-model' }));
     assert.throws(() => v.parse(fashnPlugin.configSchema!, { timeoutMs: 0 }));
-    assert.deepEqual((await register({ apiKey: 'k', model: 'tryon-v1.6' })).supports, { modes: ['virtual-try-on'], sizes: ['1K'] });
+    assert.deepEqual((await register({ apiKey: 'k', model: 'tryon-v1.6' })).supports, {
+      modes: ['virtual-try-on'],
+      sizes: ['1K'],
+    });
   });
 });

@@ -6,19 +6,41 @@ import * as v from 'valibot';
 import { createGuardedClient } from '../core/outbound/guarded-client.ts';
 import type { RenderError, AnyPlugin, GuardedClient, RenderEngine, RenderRequest } from '../kit/plugin.ts';
 import replicatePlugin from '../plugins/renderer-replicate/index.ts';
-import { createReplicateRenderer, type ReplicateRendererOptions } from '../plugins/renderer-replicate/replicate-renderer.ts';
-import { gradientPhoto, pluginContext, product, productImage, rejectsWithRenderError, renderEngineContract } from 'visualizer/testing';
-import { FAKE_TOKEN, IDM_VTON_VERSION, SENSITIVE, startFakeReplicate, type FakeReplicate, type Reply, type Script } from './support/fake-replicate.ts';
+import {
+  createReplicateRenderer,
+  type ReplicateRendererOptions,
+} from '../plugins/renderer-replicate/replicate-renderer.ts';
+import {
+  gradientPhoto,
+  pluginContext,
+  product,
+  productImage,
+  rejectsWithRenderError,
+  renderEngineContract,
+} from 'visualizer/testing';
+import {
+  FAKE_TOKEN,
+  IDM_VTON_VERSION,
+  SENSITIVE,
+  startFakeReplicate,
+  type FakeReplicate,
+  type Reply,
+  type Script,
+} from './support/fake-replicate.ts';
 import { testCertificates } from './support/https-server.ts';
 
-const models = { 'room-visualizer': 'black-forest-labs/flux-kontext-pro', 'virtual-try-on': `cuuupid/idm-vton:${IDM_VTON_VERSION}` };
+const models = {
+  'room-visualizer': 'black-forest-labs/flux-kontext-pro',
+  'virtual-try-on': `cuuupid/idm-vton:${IDM_VTON_VERSION}`,
+};
 
 async function guardedClient(): Promise<GuardedClient> {
   const certs = await testCertificates();
   return createGuardedClient({ allow: ['localhost'], ca: certs.caPem });
 }
 
-const renderError = (engine: RenderEngine, request: RenderRequest): Promise<RenderError> => rejectsWithRenderError(engine.render(request));
+const renderError = (engine: RenderEngine, request: RenderRequest): Promise<RenderError> =>
+  rejectsWithRenderError(engine.render(request));
 
 const waitFor = async (condition: () => boolean, what: string, ms = 3_000) => {
   const until = Date.now() + ms;
@@ -38,7 +60,14 @@ renderEngineContract({
   create: async () => {
     contractFake = await startFakeReplicate();
     contractClient = await guardedClient();
-    return createReplicateRenderer({ apiKey: FAKE_TOKEN, baseUrl: contractFake.baseUrl, models, timeoutMs: 60_000, pollIntervalMs: 20, outbound: contractClient });
+    return createReplicateRenderer({
+      apiKey: FAKE_TOKEN,
+      baseUrl: contractFake.baseUrl,
+      models,
+      timeoutMs: 60_000,
+      pollIntervalMs: 20,
+      outbound: contractClient,
+    });
   },
   dispose: async () => {
     contractClient?.close();
@@ -58,7 +87,15 @@ describe('replicate renderer', () => {
   let request: RenderRequest;
   let roomRequest: RenderRequest;
   const engineWith = (overrides: Partial<ReplicateRendererOptions> = {}) =>
-    createReplicateRenderer({ apiKey: FAKE_TOKEN, baseUrl: `${fake.baseUrl}/`, models, pollIntervalMs: 20, timeoutMs: 10_000, outbound, ...overrides });
+    createReplicateRenderer({
+      apiKey: FAKE_TOKEN,
+      baseUrl: `${fake.baseUrl}/`,
+      models,
+      pollIntervalMs: 20,
+      timeoutMs: 10_000,
+      outbound,
+      ...overrides,
+    });
   /** The next prediction runs as `script`. */
   const next = (script: Script) => {
     fake.script = script;
@@ -76,8 +113,24 @@ describe('replicate renderer', () => {
     outbound = await guardedClient();
     engine = engineWith();
     const photo = await gradientPhoto();
-    request = { mode: 'virtual-try-on', imageSize: '1K', photo, products: [product(await productImage(), { productTitle: 'Red linen shirt' })], hint: null };
-    roomRequest = { ...request, mode: 'room-visualizer', products: [product(await productImage(), { productTitle: 'Oslo sofa', dimensions: { width: 200, height: 90, depth: 95, unit: 'cm' } })], hint: 'warm evening light' };
+    request = {
+      mode: 'virtual-try-on',
+      imageSize: '1K',
+      photo,
+      products: [product(await productImage(), { productTitle: 'Red linen shirt' })],
+      hint: null,
+    };
+    roomRequest = {
+      ...request,
+      mode: 'room-visualizer',
+      products: [
+        product(await productImage(), {
+          productTitle: 'Oslo sofa',
+          dimensions: { width: 200, height: 90, depth: 95, unit: 'cm' },
+        }),
+      ],
+      hint: 'warm evening light',
+    };
   });
   after(async () => {
     outbound.close();
@@ -91,7 +144,7 @@ describe('replicate renderer', () => {
   };
 
   describe('requests', () => {
-    it('creates an official model\'s prediction by owner/name: Bearer token, Prefer: wait, Cancel-After, the input fields of its mapping', async () => {
+    it("creates an official model's prediction by owner/name: Bearer token, Prefer: wait, Cancel-After, the input fields of its mapping", async () => {
       reset();
       const result = await engine.render(roomRequest);
       const [created, ...polls] = fake.requests;
@@ -110,18 +163,40 @@ describe('replicate renderer', () => {
       assert.match(String(body.input.input_image), /^data:image\/jpeg;base64,/);
       const sent = await sharp(Buffer.from(String(body.input.input_image).split(',')[1]!, 'base64')).metadata();
       assert.deepEqual([sent.width, sent.height], [1200, 1600], 'the photo as it is');
-      assert.match(String(body.input.prompt), /photo of a room[\s\S]*"Oslo sofa", real size width 200 cm, height 90 cm, depth 95 cm[\s\S]*Styling guidance: warm evening light$/);
-      assert.doesNotMatch(String(body.input.prompt), /\(image 2\)/, 'Kontext takes one image: the sofa is described, not shown');
-      assert.ok(polls.length >= 2 && polls.every((poll) => poll.method === 'GET' && /^\/v1\/predictions\/fake\w+$/.test(poll.path) && poll.headers.authorization === `Bearer ${FAKE_TOKEN}`));
+      assert.match(
+        String(body.input.prompt),
+        /photo of a room[\s\S]*"Oslo sofa", real size width 200 cm, height 90 cm, depth 95 cm[\s\S]*Styling guidance: warm evening light$/,
+      );
+      assert.doesNotMatch(
+        String(body.input.prompt),
+        /\(image 2\)/,
+        'Kontext takes one image: the sofa is described, not shown',
+      );
+      assert.ok(
+        polls.length >= 2 &&
+          polls.every(
+            (poll) =>
+              poll.method === 'GET' &&
+              /^\/v1\/predictions\/fake\w+$/.test(poll.path) &&
+              poll.headers.authorization === `Bearer ${FAKE_TOKEN}`,
+          ),
+      );
       const output = fake.files.requests.at(-1)!;
-      assert.match(output.path, /^\/xezq\/fake\w+\/tmp\d+\.png$/, 'the output is downloaded from the URL in the answer');
+      assert.match(
+        output.path,
+        /^\/xezq\/fake\w+\/tmp\d+\.png$/,
+        'the output is downloaded from the URL in the answer',
+      );
       assert.equal(output.headers.authorization, undefined, 'the token never goes to the output host');
       assert.ok(result.image.byteLength > 0);
     });
 
-    it('creates a community model\'s prediction by version at /v1/predictions', async () => {
+    it("creates a community model's prediction by version at /v1/predictions", async () => {
       reset();
-      await engine.render({ ...request, products: [product(await productImage('#0000ff'), { productTitle: 'Blue "denim" jacket' })] });
+      await engine.render({
+        ...request,
+        products: [product(await productImage('#0000ff'), { productTitle: 'Blue "denim" jacket' })],
+      });
       const created = fake.requests[0]!;
       assert.equal(created.path, '/v1/predictions');
       const body = created.body as { version: string; input: Record<string, unknown> };
@@ -134,22 +209,45 @@ describe('replicate renderer', () => {
 
     it('puts more garments than the model has fields on one prediction after another, each taking the last output as its photo', async () => {
       reset();
-      const three = await Promise.all(['#ff0000', '#00a000', '#0000ff'].map(async (color, index) => product(await productImage(color), { productTitle: `Item ${index}` })));
+      const three = await Promise.all(
+        ['#ff0000', '#00a000', '#0000ff'].map(async (color, index) =>
+          product(await productImage(color), { productTitle: `Item ${index}` }),
+        ),
+      );
       const result = await engine.render({ ...request, products: three });
-      const created = fake.requests.filter((sent) => sent.method === 'POST' && sent.path === '/v1/predictions').map((sent) => (sent.body as { input: Record<string, string> }).input);
+      const created = fake.requests
+        .filter((sent) => sent.method === 'POST' && sent.path === '/v1/predictions')
+        .map((sent) => (sent.body as { input: Record<string, string> }).input);
       assert.equal(created.length, 3, 'one prediction per garment');
       assert.match(created[0]!.human_img!, /^data:image\/jpeg;base64,/, 'the first gets the photo');
-      assert.deepEqual(created.map((input) => input.garment_des), ['Item 0', 'Item 1', 'Item 2'], 'each describes its own garment');
+      assert.deepEqual(
+        created.map((input) => input.garment_des),
+        ['Item 0', 'Item 1', 'Item 2'],
+        'each describes its own garment',
+      );
       assert.equal(new Set(created.map((input) => input.garm_img)).size, 3);
-      assert.match(created[1]!.human_img!, new RegExp(`^${fake.files.url}/`), "the second gets the first's output URL, not its bytes");
+      assert.match(
+        created[1]!.human_img!,
+        new RegExp(`^${fake.files.url}/`),
+        "the second gets the first's output URL, not its bytes",
+      );
       assert.notEqual(created[2]!.human_img, created[1]!.human_img);
-      assert.deepEqual(await sharp(result.image).metadata().then((m) => [m.width, m.height]), [768, 1024]);
+      assert.deepEqual(
+        await sharp(result.image)
+          .metadata()
+          .then((m) => [m.width, m.height]),
+        [768, 1024],
+      );
     });
 
     it('sends the photo and every product in one array to a model that takes a list of images', async () => {
       reset();
       const nano = engineWith({ models: { 'virtual-try-on': 'google/nano-banana' } });
-      const three = await Promise.all(['#ff0000', '#00a000', '#0000ff'].map(async (color, index) => product(await productImage(color), { productTitle: `Item ${index}` })));
+      const three = await Promise.all(
+        ['#ff0000', '#00a000', '#0000ff'].map(async (color, index) =>
+          product(await productImage(color), { productTitle: `Item ${index}` }),
+        ),
+      );
       await nano.render({ ...request, products: three });
       const input = (fake.requests[0]!.body as { input: { image_input: string[]; prompt: string } }).input;
       assert.equal(input.image_input.length, 4);
@@ -161,7 +259,9 @@ describe('replicate renderer', () => {
     it('uploads an image over 256 KB through the files API, and deletes it once the prediction is done', async () => {
       reset();
       const noisy = randomBytes(800 * 800 * 3);
-      const large = await sharp(noisy, { raw: { width: 800, height: 800, channels: 3 } }).png().toBuffer();
+      const large = await sharp(noisy, { raw: { width: 800, height: 800, channels: 3 } })
+        .png()
+        .toBuffer();
       assert.ok(large.length > 256 * 1024);
       await engine.render({ ...request, products: [product(large)] });
       const upload = fake.requests.find((sent) => sent.path === '/v1/files')!;
@@ -169,19 +269,29 @@ describe('replicate renderer', () => {
       assert.match(String(upload.headers['content-type']), /^multipart\/form-data; boundary=/);
       assert.equal(upload.headers.authorization, `Bearer ${FAKE_TOKEN}`);
       assert.deepEqual((upload.body as { content: { type: string; size: number } }).content.type, 'image/png');
-      const input = (fake.requests.find((sent) => sent.path === '/v1/predictions')!.body as { input: Record<string, string> }).input;
-      assert.match(input.garm_img!, new RegExp(`^${fake.files.url}/uploads/file\\d+$`), 'the product goes by its file URL');
+      const input = (
+        fake.requests.find((sent) => sent.path === '/v1/predictions')!.body as { input: Record<string, string> }
+      ).input;
+      assert.match(
+        input.garm_img!,
+        new RegExp(`^${fake.files.url}/uploads/file\\d+$`),
+        'the product goes by its file URL',
+      );
       assert.match(input.human_img!, /^data:/, 'the photo, under 256 KB, inline');
       await waitFor(() => fake.deletedFiles.length === 1, 'the upload to be deleted');
     });
   });
 
   describe('polling', () => {
-    it('polls through every status until it succeeds, then scales the model\'s ~1 MP image to the size paid for', async () => {
+    it("polls through every status until it succeeds, then scales the model's ~1 MP image to the size paid for", async () => {
       reset();
       next({ statuses: ['starting', 'starting', 'processing', 'processing'] });
       const result = await engine.render(roomRequest);
-      assert.equal(fake.requests.filter((sent) => sent.method === 'GET').length, 4, 'one poll per status after the first');
+      assert.equal(
+        fake.requests.filter((sent) => sent.method === 'GET').length,
+        4,
+        'one poll per status after the first',
+      );
       const { width, height } = await sharp(result.image).metadata();
       // Kontext makes 880×1184 from a 3:4 photo.
       assert.deepEqual([width, height], [Math.round((880 * 1024) / 1184), 1024]);
@@ -202,16 +312,26 @@ describe('replicate renderer', () => {
       next({ end: { status: 'succeeded', output: (url) => [url, `${url}?second`] } });
       await engine.render(request);
       assert.ok(!fake.files.requests.some((sent) => sent.path.endsWith('?second')));
-      const png = await sharp({ create: { width: 600, height: 800, channels: 3, background: '#123456' } }).png().toBuffer();
+      const png = await sharp({ create: { width: 600, height: 800, channels: 3, background: '#123456' } })
+        .png()
+        .toBuffer();
       next({ end: { status: 'succeeded', output: () => `data:image/png;base64,${png.toString('base64')}` } });
       const result = await engine.render(request);
       const { data } = await sharp(result.image).raw().toBuffer({ resolveWithObject: true });
       assert.deepEqual([...data.subarray(0, 3)], [0x12, 0x34, 0x56]);
     });
 
-    it('waits as long as a poll\'s Retry-After says, then polls again', async () => {
+    it("waits as long as a poll's Retry-After says, then polls again", async () => {
       reset();
-      answer(polling, { status: 429, headers: { 'retry-after': '1' }, body: { detail: 'Request was throttled. Your rate limit resets in ~1s.' } }, 1);
+      answer(
+        polling,
+        {
+          status: 429,
+          headers: { 'retry-after': '1' },
+          body: { detail: 'Request was throttled. Your rate limit resets in ~1s.' },
+        },
+        1,
+      );
       const result = await engine.render(request);
       const polls = fake.requests.filter((sent) => sent.method === 'GET');
       assert.ok(polls.length >= 2);
@@ -219,14 +339,17 @@ describe('replicate renderer', () => {
       assert.ok(result.image.byteLength > 0);
     });
 
-    it('gives up at once when a poll\'s Retry-After outlasts its timeout, passing the wait on, and cancels', async () => {
+    it("gives up at once when a poll's Retry-After outlasts its timeout, passing the wait on, and cancels", async () => {
       reset();
       answer(polling, { status: 503, headers: { 'retry-after': '30' }, raw: 'Service Unavailable' });
       const started = Date.now();
       const error = await renderError(engineWith({ timeoutMs: 2_000 }), request);
       assert.deepEqual([error.code, error.transient, error.retryAfterMs], ['renderer_unavailable', true, 30_000]);
       assert.ok(Date.now() - started < 1_500, 'it did not sit out the timeout');
-      await waitFor(() => fake.requests.some((sent) => sent.method === 'POST' && sent.path.endsWith('/cancel')), 'the cancel');
+      await waitFor(
+        () => fake.requests.some((sent) => sent.method === 'POST' && sent.path.endsWith('/cancel')),
+        'the cancel',
+      );
     });
 
     it('gives up after five failed polls in a row', async () => {
@@ -239,7 +362,10 @@ describe('replicate renderer', () => {
 
     it('does not poll again when a poll is refused for good', async () => {
       reset();
-      answer(polling, { status: 401, body: { title: 'Unauthenticated', detail: 'You did not pass a valid authentication token', status: 401 } });
+      answer(polling, {
+        status: 401,
+        body: { title: 'Unauthenticated', detail: 'You did not pass a valid authentication token', status: 401 },
+      });
       const error = await renderError(engine, request);
       assert.deepEqual([error.code, error.transient], ['renderer_unavailable', true]);
       assert.equal(fake.requests.filter((sent) => sent.method === 'GET').length, 1);
@@ -257,7 +383,13 @@ describe('replicate renderer', () => {
       assert.deepEqual([error.code, error.transient], ['render_timeout', true]);
       // Far under the 500 polls it would otherwise sit through, and loose enough for a loaded host.
       assert.ok(Date.now() - aborted < 5_000, 'rejected soon after the abort');
-      await waitFor(() => fake.requests.some((sent) => sent.method === 'POST' && /^\/v1\/predictions\/fake\w+\/cancel$/.test(sent.path)), 'the cancel');
+      await waitFor(
+        () =>
+          fake.requests.some(
+            (sent) => sent.method === 'POST' && /^\/v1\/predictions\/fake\w+\/cancel$/.test(sent.path),
+          ),
+        'the cancel',
+      );
       const polls = fake.requests.filter((sent) => sent.method === 'GET').length;
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.equal(fake.requests.filter((sent) => sent.method === 'GET').length, polls, 'no poll after the abort');
@@ -274,21 +406,52 @@ describe('replicate renderer', () => {
   });
 
   describe("maps each of Replicate's failures", () => {
-    const problem = (status: number, title: string, detail: string): Reply => ({ status, body: { title, detail, status } });
+    const problem = (status: number, title: string, detail: string): Reply => ({
+      status,
+      body: { title, detail, status },
+    });
     const httpCases: [string, Reply, [string, boolean]][] = [
       ['400 bad request', problem(400, 'Bad request', 'Malformed body'), ['render_failed', false]],
-      ['401 a token Replicate does not know', problem(401, 'Unauthenticated', 'You did not pass a valid authentication token'), ['renderer_unavailable', true]],
-      ['402 no credit', problem(402, 'Insufficient credit', 'You have insufficient credit to run this model.'), ['renderer_unavailable', true]],
-      ['403 no permission', problem(403, 'Forbidden', 'You do not have permission to run this model.'), ['renderer_unavailable', true]],
+      [
+        '401 a token Replicate does not know',
+        problem(401, 'Unauthenticated', 'You did not pass a valid authentication token'),
+        ['renderer_unavailable', true],
+      ],
+      [
+        '402 no credit',
+        problem(402, 'Insufficient credit', 'You have insufficient credit to run this model.'),
+        ['renderer_unavailable', true],
+      ],
+      [
+        '403 no permission',
+        problem(403, 'Forbidden', 'You do not have permission to run this model.'),
+        ['renderer_unavailable', true],
+      ],
       ['408 request timeout', { status: 408, raw: 'Request Timeout' }, ['renderer_unavailable', true]],
-      ['422 input validation', problem(422, 'Input validation failed', '- input.input_image: Does not match format \'uri\''), ['render_failed', false]],
+      [
+        '422 input validation',
+        problem(422, 'Input validation failed', "- input.input_image: Does not match format 'uri'"),
+        ['render_failed', false],
+      ],
       ['500', { status: 500, body: { detail: 'Internal server error' } }, ['renderer_unavailable', true]],
       ['502', { status: 502, raw: '<html>Bad Gateway</html>' }, ['renderer_unavailable', true]],
       ['503', { status: 503, raw: 'Service Unavailable' }, ['renderer_unavailable', true]],
       ['504', { status: 504, raw: 'Gateway Timeout' }, ['renderer_unavailable', true]],
-      ['a redirect', { status: 302, headers: { location: 'https://elsewhere.example/' }, raw: '' }, ['renderer_unavailable', true]],
-      ['a 201 that is not a prediction', { status: 201, body: { id: '../../etc', status: 'starting' } }, ['renderer_unavailable', true]],
-      ['a 201 with an undocumented status', { status: 201, body: { id: 'abc', status: 'queued' } }, ['renderer_unavailable', true]],
+      [
+        'a redirect',
+        { status: 302, headers: { location: 'https://elsewhere.example/' }, raw: '' },
+        ['renderer_unavailable', true],
+      ],
+      [
+        'a 201 that is not a prediction',
+        { status: 201, body: { id: '../../etc', status: 'starting' } },
+        ['renderer_unavailable', true],
+      ],
+      [
+        'a 201 with an undocumented status',
+        { status: 201, body: { id: 'abc', status: 'queued' } },
+        ['renderer_unavailable', true],
+      ],
     ];
     for (const [what, reply, expected] of httpCases) {
       it(`creating: ${what}`, async () => {
@@ -301,18 +464,29 @@ describe('replicate renderer', () => {
 
     it('429 with Retry-After in seconds or as an HTTP date: retryAfterMs', async () => {
       reset();
-      answer(creating, { status: 429, headers: { 'retry-after': '12' }, body: { detail: 'Request was throttled. Your rate limit resets in ~12s.' } });
+      answer(creating, {
+        status: 429,
+        headers: { 'retry-after': '12' },
+        body: { detail: 'Request was throttled. Your rate limit resets in ~12s.' },
+      });
       const error = await renderError(engine, request);
       assert.deepEqual([error.code, error.transient, error.retryAfterMs], ['renderer_unavailable', true, 12_000]);
       assert.match(error.message, /HTTP 429\): Request was throttled/);
-      answer(creating, { status: 503, headers: { 'retry-after': new Date(Date.now() + 60_000).toUTCString() }, raw: 'Service Unavailable' });
+      answer(creating, {
+        status: 503,
+        headers: { 'retry-after': new Date(Date.now() + 60_000).toUTCString() },
+        raw: 'Service Unavailable',
+      });
       const dated = await renderError(engine, request);
       assert.ok(dated.retryAfterMs! > 55_000 && dated.retryAfterMs! <= 60_000, String(dated.retryAfterMs));
     });
 
-    it('an unknown model (404) and a version that is not there or not ours (422) are the operator\'s to fix', async () => {
+    it("an unknown model (404) and a version that is not there or not ours (422) are the operator's to fix", async () => {
       reset();
-      const unknownModel = engineWith({ models: { 'room-visualizer': 'acme/no-such-model' }, inputs: { 'room-visualizer': { photo: 'image', prompt: 'prompt' } } });
+      const unknownModel = engineWith({
+        models: { 'room-visualizer': 'acme/no-such-model' },
+        inputs: { 'room-visualizer': { photo: 'image', prompt: 'prompt' } },
+      });
       const missing = await renderError(unknownModel, roomRequest);
       assert.deepEqual([missing.code, missing.transient], ['renderer_unavailable', true]);
       assert.match(missing.message, /refused this service's account \(HTTP 404\)/);
@@ -336,21 +510,64 @@ describe('replicate renderer', () => {
 
     const failures: [string, Script['end'], [string, boolean]][] = [
       ['flagged as sensitive (E005)', { status: 'failed', error: SENSITIVE }, ['content_blocked', false]],
-      ['an NSFW checker', { status: 'failed', error: 'NSFW content detected. Try running it again, or try a different prompt.' }, ['content_blocked', false]],
-      ['no person in the photo', { status: 'failed', error: 'ValueError: No person detected in the input image' }, ['photo_unusable', false]],
-      ['out of memory (E1001)', { status: 'failed', error: 'Model ran out of memory (E1001)' }, ['render_failed', false]],
-      ['an unknown platform error (E1000)', { status: 'failed', error: 'An unexpected error occurred (E1000)' }, ['renderer_unavailable', true]],
-      ['a timeout starting the prediction (E6716)', { status: 'failed', error: 'Timed out starting prediction (E6716)' }, ['renderer_unavailable', true]],
-      ['a model error', { status: 'failed', error: 'RuntimeError: CUDA error: device-side assert triggered' }, ['render_failed', false]],
+      [
+        'an NSFW checker',
+        { status: 'failed', error: 'NSFW content detected. Try running it again, or try a different prompt.' },
+        ['content_blocked', false],
+      ],
+      [
+        'no person in the photo',
+        { status: 'failed', error: 'ValueError: No person detected in the input image' },
+        ['photo_unusable', false],
+      ],
+      [
+        'out of memory (E1001)',
+        { status: 'failed', error: 'Model ran out of memory (E1001)' },
+        ['render_failed', false],
+      ],
+      [
+        'an unknown platform error (E1000)',
+        { status: 'failed', error: 'An unexpected error occurred (E1000)' },
+        ['renderer_unavailable', true],
+      ],
+      [
+        'a timeout starting the prediction (E6716)',
+        { status: 'failed', error: 'Timed out starting prediction (E6716)' },
+        ['renderer_unavailable', true],
+      ],
+      [
+        'a model error',
+        { status: 'failed', error: 'RuntimeError: CUDA error: device-side assert triggered' },
+        ['render_failed', false],
+      ],
       ['a failure without a reason', { status: 'failed', error: null }, ['render_failed', false]],
       ['canceled at its deadline', { status: 'canceled' }, ['render_timeout', true]],
       ['aborted at its deadline before it started', { status: 'aborted' }, ['render_timeout', true]],
       ['succeeded with no output', { status: 'succeeded', output: () => null }, ['render_failed', false]],
       ['succeeded with an empty list', { status: 'succeeded', output: () => [] }, ['render_failed', false]],
-      ['succeeded with an output that is not a file', { status: 'succeeded', output: () => ({ image: 42 }) }, ['renderer_unavailable', true]],
-      ['succeeded with a plain-http URL', { status: 'succeeded', output: (url) => url.replace('https:', 'http:') }, ['renderer_unavailable', true]],
-      ['an output URL that answers 404', { status: 'succeeded', output: (url) => `${url}.gone` }, ['renderer_unavailable', true]],
-      ['an output that is not an image', { status: 'succeeded', output: () => `data:image/png;base64,${Buffer.from('not an image').toString('base64')}` }, ['renderer_unavailable', true]],
+      [
+        'succeeded with an output that is not a file',
+        { status: 'succeeded', output: () => ({ image: 42 }) },
+        ['renderer_unavailable', true],
+      ],
+      [
+        'succeeded with a plain-http URL',
+        { status: 'succeeded', output: (url) => url.replace('https:', 'http:') },
+        ['renderer_unavailable', true],
+      ],
+      [
+        'an output URL that answers 404',
+        { status: 'succeeded', output: (url) => `${url}.gone` },
+        ['renderer_unavailable', true],
+      ],
+      [
+        'an output that is not an image',
+        {
+          status: 'succeeded',
+          output: () => `data:image/png;base64,${Buffer.from('not an image').toString('base64')}`,
+        },
+        ['renderer_unavailable', true],
+      ],
     ];
     for (const [what, end, expected] of failures) {
       it(`a prediction: ${what}`, async () => {
@@ -358,7 +575,11 @@ describe('replicate renderer', () => {
         next({ end });
         const error = await renderError(engine, request);
         assert.deepEqual([error.code, error.transient], expected, error.message);
-        if (expected[0] === 'content_blocked') assert.ok(error.message.length < 300 && !error.message.includes(FAKE_TOKEN), 'short enough for shops, no secret');
+        if (expected[0] === 'content_blocked')
+          assert.ok(
+            error.message.length < 300 && !error.message.includes(FAKE_TOKEN),
+            'short enough for shops, no secret',
+          );
       });
     }
 
@@ -405,21 +626,38 @@ describe('replicate renderer', () => {
     });
 
     it('supports the modes that have a model, and the sizes it is given', async () => {
-      const some = await register({ apiKey: FAKE_TOKEN, models: { 'room-visualizer': 'black-forest-labs/flux-kontext-pro' }, sizes: ['1K', '2K'] });
+      const some = await register({
+        apiKey: FAKE_TOKEN,
+        models: { 'room-visualizer': 'black-forest-labs/flux-kontext-pro' },
+        sizes: ['1K', '2K'],
+      });
       assert.deepEqual(some.supports, { modes: ['room-visualizer'], sizes: ['1K', '2K'] });
       const all = await register({ apiKey: FAKE_TOKEN });
-      assert.deepEqual(all.supports, { modes: ['virtual-try-on', 'room-visualizer'] }, 'the default models, every size');
+      assert.deepEqual(
+        all.supports,
+        { modes: ['virtual-try-on', 'room-visualizer'] },
+        'the default models, every size',
+      );
     });
 
     it('refuses a model reference that is not owner/name[:version], and a model it has no input mapping for', async () => {
       assert.throws(() => parse({ models: { 'room-visualizer': 'flux-kontext-pro' } }), /owner\/name/);
-      await assert.rejects(register({ apiKey: FAKE_TOKEN, models: { 'virtual-try-on': 'acme/try-on' } }), /inputs\["virtual-try-on"\]/);
+      await assert.rejects(
+        register({ apiKey: FAKE_TOKEN, models: { 'virtual-try-on': 'acme/try-on' } }),
+        /inputs\["virtual-try-on"\]/,
+      );
       await assert.rejects(register({ apiKey: FAKE_TOKEN, models: {} }), /at least one mode/);
     });
 
     it('declares how its images are made from what the configured models do to the photo', async () => {
-      assert.deepEqual((await register({ apiKey: FAKE_TOKEN })).provenance, { action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia' });
-      assert.deepEqual((await register({ apiKey: FAKE_TOKEN, models })).provenance, { action: 'c2pa.edited', digitalSourceType: 'compositeWithTrainedAlgorithmicMedia' });
+      assert.deepEqual((await register({ apiKey: FAKE_TOKEN })).provenance, {
+        action: 'c2pa.created',
+        digitalSourceType: 'trainedAlgorithmicMedia',
+      });
+      assert.deepEqual((await register({ apiKey: FAKE_TOKEN, models })).provenance, {
+        action: 'c2pa.edited',
+        digitalSourceType: 'compositeWithTrainedAlgorithmicMedia',
+      });
     });
   });
 });

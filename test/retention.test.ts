@@ -42,14 +42,20 @@ const databases: Record<string, () => Promise<Database>> = {
     const file = path.join(dir, 'retention.db');
     const persistence = openSqlite(file);
     await persistence.migrate();
-    return { persistence, raw: () => new Kysely({ dialect: new ImmediateSqliteDialect({ database: new BetterSqlite3(file) }) }) };
+    return {
+      persistence,
+      raw: () => new Kysely({ dialect: new ImmediateSqliteDialect({ database: new BetterSqlite3(file) }) }),
+    };
   },
   postgres: async () => {
     postgres ??= await startPostgresTestServer();
     const url = await postgres.createDatabase();
     const persistence = openPostgres(url);
     await persistence.migrate();
-    return { persistence, raw: () => new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) }) };
+    return {
+      persistence,
+      raw: () => new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) }),
+    };
   },
 };
 
@@ -61,41 +67,115 @@ const databases: Record<string, () => Promise<Database>> = {
 async function seed(db: Kysely<any>) {
   const old = now - 40 * day;
   const recent = now - day;
-  await db.insertInto('organizations').values({ id: 'org_1', name: 'Shop', credit_balance: 0, created_at: old }).execute();
+  await db
+    .insertInto('organizations')
+    .values({ id: 'org_1', name: 'Shop', credit_balance: 0, created_at: old })
+    .execute();
   await db
     .insertInto('webhook_endpoints')
-    .values({ id: 'we_1', organization_id: 'org_1', url: 'https://receiver.example/hook', enabled_events: '["*"]', status: 'enabled', secret: 's', created_at: old, updated_at: old })
+    .values({
+      id: 'we_1',
+      organization_id: 'org_1',
+      url: 'https://receiver.example/hook',
+      enabled_events: '["*"]',
+      status: 'enabled',
+      secret: 's',
+      created_at: old,
+      updated_at: old,
+    })
     .execute();
   const events: Array<{ id: string; at: number; deliveries: string[] }> = [
-    ...Array.from({ length: 5 }, (_, index) => ({ id: `evt_old${index}`, at: old + index, deliveries: [index % 2 ? 'failed' : 'succeeded'] })),
+    ...Array.from({ length: 5 }, (_, index) => ({
+      id: `evt_old${index}`,
+      at: old + index,
+      deliveries: [index % 2 ? 'failed' : 'succeeded'],
+    })),
     { id: 'evt_retrying', at: old - 1, deliveries: ['failed', 'pending'] },
     { id: 'evt_recent', at: recent, deliveries: ['succeeded'] },
   ];
   for (const event of events) {
-    await db.insertInto('events').values({ id: event.id, organization_id: 'org_1', type: 'generation.completed', body: '{"big":"body"}', created_at: event.at }).execute();
+    await db
+      .insertInto('events')
+      .values({
+        id: event.id,
+        organization_id: 'org_1',
+        type: 'generation.completed',
+        body: '{"big":"body"}',
+        created_at: event.at,
+      })
+      .execute();
     for (const [index, status] of event.deliveries.entries()) {
       const deliveryId = `del_${event.id}_${index}`;
       await db
         .insertInto('event_deliveries')
-        .values({ id: deliveryId, event_id: event.id, endpoint_id: 'we_1', status, attempt_count: 2, created_at: event.at, updated_at: event.at })
+        .values({
+          id: deliveryId,
+          event_id: event.id,
+          endpoint_id: 'we_1',
+          status,
+          attempt_count: 2,
+          created_at: event.at,
+          updated_at: event.at,
+        })
         .execute();
       for (const attempt of [1, 2]) {
-        await db.insertInto('delivery_attempts').values({ id: `att_${deliveryId}_${attempt}`, delivery_id: deliveryId, attempted_at: event.at + attempt, status_code: 500, duration_ms: 5 }).execute();
+        await db
+          .insertInto('delivery_attempts')
+          .values({
+            id: `att_${deliveryId}_${attempt}`,
+            delivery_id: deliveryId,
+            attempted_at: event.at + attempt,
+            status_code: 500,
+            duration_ms: 5,
+          })
+          .execute();
       }
     }
   }
   await db
     .insertInto('generations')
-    .values({ id: 'gen_1', organization_id: 'org_1', status: 'complete', mode: 'room', image_size: '1K', credits_charged: 1, source_image: 'x', products: '[]', created_at: old })
+    .values({
+      id: 'gen_1',
+      organization_id: 'org_1',
+      status: 'complete',
+      mode: 'room',
+      image_size: '1K',
+      credits_charged: 1,
+      source_image: 'x',
+      products: '[]',
+      created_at: old,
+    })
     .execute();
-  await db.insertInto('idempotency_keys').values({ organization_id: 'org_1', key: 'old-key', generation_id: 'gen_1', created_at: old }).execute();
-  await db.insertInto('idempotency_keys').values({ organization_id: 'org_1', key: 'recent-key', generation_id: 'gen_1', created_at: recent }).execute();
-  for (const [id, diedAt] of [['job_dead_old', now - 100 * day], ['job_dead_recent', recent]] as const) {
-    await db.insertInto('dead_jobs').values({ id, kind: 'render', payload: '{}', attempts: 10, failures: 10, last_error: 'boom', created_at: diedAt, died_at: diedAt }).execute();
+  await db
+    .insertInto('idempotency_keys')
+    .values({ organization_id: 'org_1', key: 'old-key', generation_id: 'gen_1', created_at: old })
+    .execute();
+  await db
+    .insertInto('idempotency_keys')
+    .values({ organization_id: 'org_1', key: 'recent-key', generation_id: 'gen_1', created_at: recent })
+    .execute();
+  for (const [id, diedAt] of [
+    ['job_dead_old', now - 100 * day],
+    ['job_dead_recent', recent],
+  ] as const) {
+    await db
+      .insertInto('dead_jobs')
+      .values({
+        id,
+        kind: 'render',
+        payload: '{}',
+        attempts: 10,
+        failures: 10,
+        last_error: 'boom',
+        created_at: diedAt,
+        died_at: diedAt,
+      })
+      .execute();
   }
 }
 
-const ids = async (db: Kysely<any>, table: string, column = 'id') => (await db.selectFrom(table).select(column).orderBy(column).execute()).map((row) => String(row[column]));
+const ids = async (db: Kysely<any>, table: string, column = 'id') =>
+  (await db.selectFrom(table).select(column).orderBy(column).execute()).map((row) => String(row[column]));
 
 /** The persistence with each transaction's result recorded: a sweep's batches. */
 function countingBatches(persistence: Persistence) {
@@ -127,17 +207,33 @@ for (const [name, open] of Object.entries(databases)) {
         const report = await retentionSweep({ persistence: counted, clock, config, logger: silentLogger })();
 
         assert.deepEqual(report.events, { deleted: 5, batches: 3 }, 'five old events in batches of 2, 2 and 1');
-        assert.deepEqual(report.idempotencyKeys, { deleted: 0, batches: 0 }, 'keys kept for ever are not even looked at');
+        assert.deepEqual(
+          report.idempotencyKeys,
+          { deleted: 0, batches: 0 },
+          'keys kept for ever are not even looked at',
+        );
         assert.deepEqual(report.deadJobs, { deleted: 1, batches: 1 });
         assert.deepEqual(batches, [2, 2, 1, 1], 'one transaction per batch, none above the batch size');
 
         assert.deepEqual(await ids(db, 'events'), ['evt_recent', 'evt_retrying']);
-        assert.deepEqual(await ids(db, 'event_deliveries'), ['del_evt_recent_0', 'del_evt_retrying_0', 'del_evt_retrying_1'], "a retrying delivery keeps its event and the event's other deliveries");
-        assert.equal((await ids(db, 'delivery_attempts')).length, 6, 'the attempts of the deliveries kept, and no others');
+        assert.deepEqual(
+          await ids(db, 'event_deliveries'),
+          ['del_evt_recent_0', 'del_evt_retrying_0', 'del_evt_retrying_1'],
+          "a retrying delivery keeps its event and the event's other deliveries",
+        );
+        assert.equal(
+          (await ids(db, 'delivery_attempts')).length,
+          6,
+          'the attempts of the deliveries kept, and no others',
+        );
         assert.deepEqual(await ids(db, 'idempotency_keys', 'key'), ['old-key', 'recent-key']);
         assert.deepEqual(await ids(db, 'dead_jobs'), ['job_dead_recent']);
 
-        assert.deepEqual((await retentionSweep({ persistence, clock, config, logger: silentLogger })()).events, { deleted: 0, batches: 1 }, 'a second sweep finds nothing');
+        assert.deepEqual(
+          (await retentionSweep({ persistence, clock, config, logger: silentLogger })()).events,
+          { deleted: 0, batches: 1 },
+          'a second sweep finds nothing',
+        );
       } finally {
         await db.destroy();
         await persistence.close();
@@ -149,11 +245,24 @@ for (const [name, open] of Object.entries(databases)) {
       const db = raw();
       try {
         await seed(db);
-        const config = retentionConfig({ idempotencyKeysDays: 7, deadJobsDays: null, batchSize: 1, maxBatchesPerRun: 2 });
+        const config = retentionConfig({
+          idempotencyKeysDays: 7,
+          deadJobsDays: null,
+          batchSize: 1,
+          maxBatchesPerRun: 2,
+        });
         const report = await retentionSweep({ persistence, clock, config, logger: silentLogger })();
-        assert.deepEqual(report.events, { deleted: 2, batches: 2 }, 'two batches of one, the rest left for the next sweep');
+        assert.deepEqual(
+          report.events,
+          { deleted: 2, batches: 2 },
+          'two batches of one, the rest left for the next sweep',
+        );
         assert.deepEqual(report.idempotencyKeys, { deleted: 1, batches: 2 });
-        assert.deepEqual(report.deadJobs, { deleted: 0, batches: 0 }, 'dead jobs kept for ever when deadJobsDays is null');
+        assert.deepEqual(
+          report.deadJobs,
+          { deleted: 0, batches: 0 },
+          'dead jobs kept for ever when deadJobsDays is null',
+        );
         assert.deepEqual(await ids(db, 'idempotency_keys', 'key'), ['recent-key']);
         assert.equal((await ids(db, 'events')).length, 5, 'three old events wait for the next sweep');
         assert.deepEqual(await ids(db, 'dead_jobs'), ['job_dead_old', 'job_dead_recent']);
@@ -169,11 +278,24 @@ for (const [name, open] of Object.entries(databases)) {
       try {
         const old = now - 10 * day;
         const organization = (id: string, days: number | null) =>
-          db.insertInto('organizations').values({ id, name: id, credit_balance: 0, created_at: old, render_retention_days: days }).execute();
+          db
+            .insertInto('organizations')
+            .values({ id, name: id, credit_balance: 0, created_at: old, render_retention_days: days })
+            .execute();
         const generation = (organizationId: string, index: number, createdAt: number) =>
           db
             .insertInto('generations')
-            .values({ id: `gen_${organizationId}_${index}`, organization_id: organizationId, status: 'complete', mode: 'room', image_size: '1K', credits_charged: 1, source_image: 'x', products: '[]', created_at: createdAt })
+            .values({
+              id: `gen_${organizationId}_${index}`,
+              organization_id: organizationId,
+              status: 'complete',
+              mode: 'room',
+              image_size: '1K',
+              credits_charged: 1,
+              source_image: 'x',
+              products: '[]',
+              created_at: createdAt,
+            })
             .execute();
         // First in the sweep's order, more organizations than a sweep has batches with nothing expired yet.
         const young = Array.from({ length: 5 }, (_, index) => `org_0_young${index}`);
@@ -197,17 +319,41 @@ for (const [name, open] of Object.entries(databases)) {
         const queue = { enqueue: async () => {}, notify: () => {} } as unknown as JobQueue;
         // The sweep reads only `retention` of the config.
         const config = retentionConfig({ batchSize: 2, maxBatchesPerRun: 3 }) as unknown as Config;
-        const sweep = renderRetentionSweep({ persistence: counted, clock, config, logger: silentLogger, ids: testIds, queue });
+        const sweep = renderRetentionSweep({
+          persistence: counted,
+          clock,
+          config,
+          logger: silentLogger,
+          ids: testIds,
+          queue,
+        });
         const live = async (organizationIds: string[]) =>
-          Number((await db.selectFrom('generations').select((eb) => eb.fn.countAll().as('n')).where('organization_id', 'in', organizationIds).where('deleted_at', 'is', null).executeTakeFirstOrThrow()).n);
+          Number(
+            (
+              await db
+                .selectFrom('generations')
+                .select((eb) => eb.fn.countAll().as('n'))
+                .where('organization_id', 'in', organizationIds)
+                .where('deleted_at', 'is', null)
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
 
         const deleted: number[] = [];
         for (let run = 0; run < 10 && (await live(['org_1_backlog', ...small])) > 0; run += 1) {
           batches.length = 0;
           const report = await sweep();
-          assert.ok(report.batches <= 3 && batches.length <= 3, `sweep ${run + 1} is bounded: ${JSON.stringify(report)}, ${batches.length} transactions`);
+          assert.ok(
+            report.batches <= 3 && batches.length <= 3,
+            `sweep ${run + 1} is bounded: ${JSON.stringify(report)}, ${batches.length} transactions`,
+          );
           deleted.push(report.deleted);
-          if (run === 3) assert.equal(await live(small), 0, 'the small organizations are served within four sweeps, though the backlog came first');
+          if (run === 3)
+            assert.equal(
+              await live(small),
+              0,
+              'the small organizations are served within four sweeps, though the backlog came first',
+            );
         }
         // Round-robin: the backlog's 6, the small ones 3 at a time, the last small one and the
         // backlog's next 4, then the backlog alone; organizations with nothing expired use no batch.
@@ -216,7 +362,11 @@ for (const [name, open] of Object.entries(databases)) {
         assert.equal(await live(young), young.length, 'young renders stay');
         assert.equal(await live(['org_3_forever']), 1, 'an organization that keeps renders for ever keeps them');
         batches.length = 0;
-        assert.deepEqual(await sweep(), { deleted: 0, batches: 0, organizations: 13 }, 'a sweep that finds nothing uses no batch');
+        assert.deepEqual(
+          await sweep(),
+          { deleted: 0, batches: 0, organizations: 13 },
+          'a sweep that finds nothing uses no batch',
+        );
         assert.equal(batches.length, 0, 'and no transaction');
       } finally {
         await db.destroy();
@@ -245,7 +395,10 @@ describe('the scheduled retention task', () => {
         },
         clock,
         config: retentionConfig({}),
-        logger: { ...silentLogger, error: (message: string, fields?: Record<string, unknown>) => void errors.push({ message, fields }) },
+        logger: {
+          ...silentLogger,
+          error: (message: string, fields?: Record<string, unknown>) => void errors.push({ message, fields }),
+        },
       } as unknown as Parameters<typeof pruneRetention>[0];
       await pruneRetention(standIns)();
       assert.deepEqual([...swept].sort(), ['renders', 'rows']);
@@ -262,7 +415,11 @@ describe('retention queries', () => {
   const sweepAll = (persistence: Persistence) =>
     retentionSweep({ persistence, clock, config: retentionConfig({ idempotencyKeysDays: 7 }), logger: silentLogger })();
   const assertIndexed = (plans: string[]) => {
-    for (const index of expected) assert.ok(plans.some((plan) => plan.includes(index)), `no pruning query uses ${index}:\n${plans.join('\n---\n')}`);
+    for (const index of expected)
+      assert.ok(
+        plans.some((plan) => plan.includes(index)),
+        `no pruning query uses ${index}:\n${plans.join('\n---\n')}`,
+      );
   };
 
   it('use the indexes by age on SQLite', async () => {

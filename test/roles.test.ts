@@ -26,11 +26,15 @@ interface Entry {
 
 const v1Operations: Entry[] = Object.entries(document.paths)
   .filter(([path]) => path.startsWith('/v1/'))
-  .flatMap(([path, item]) => methods.flatMap((method) => (item[method] ? [{ method, path, operation: item[method]! }] : [])));
+  .flatMap(([path, item]) =>
+    methods.flatMap((method) => (item[method] ? [{ method, path, operation: item[method]! }] : [])),
+  );
 
 const requirementsOf = (operation: Operation) => operation.security ?? document.security;
-const takesSession = (entry: Entry) => requirementsOf(entry.operation).some((requirement) => 'sessionCookie' in requirement);
-const takesSecretKey = (entry: Entry) => requirementsOf(entry.operation).some((requirement) => 'secretKey' in requirement);
+const takesSession = (entry: Entry) =>
+  requirementsOf(entry.operation).some((requirement) => 'sessionCookie' in requirement);
+const takesSecretKey = (entry: Entry) =>
+  requirementsOf(entry.operation).some((requirement) => 'secretKey' in requirement);
 const label = (entry: Entry) => `${entry.method.toUpperCase()} ${entry.path}`;
 const pathParameters = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
 
@@ -104,9 +108,19 @@ describe('roles and organizations, on every /v1 operation of the OpenAPI documen
     const endpoint = await post('/v1/webhook-endpoints', { url: `${receiver.url}/hook`, enabledEvents: ['*'] });
     const generation = await post('/v1/generations', g.validBody());
     await g.api.settled(keyA, generation.id);
-    const widget = await post('/v1/widgets', { storeId: a.store.id, mode: 'virtual-try-on', imageSize: '1K', allowedOrigins: ['https://shop.example'] });
-    const example = document.paths['/api/webhooks/orders']!.post!.requestBody!.content['application/json']!.example as Record<string, unknown>;
-    await post('/api/webhooks/orders', { ...example, organizationId: a.organization.id, storeId: a.store.id }, bearer(a.conversionKey.key));
+    const widget = await post('/v1/widgets', {
+      storeId: a.store.id,
+      mode: 'virtual-try-on',
+      imageSize: '1K',
+      allowedOrigins: ['https://shop.example'],
+    });
+    const example = document.paths['/api/webhooks/orders']!.post!.requestBody!.content['application/json']!
+      .example as Record<string, unknown>;
+    await post(
+      '/api/webhooks/orders',
+      { ...example, organizationId: a.organization.id, storeId: a.store.id },
+      bearer(a.conversionKey.key),
+    );
     const newKey = await post('/v1/api-keys', { kind: 'conversion', name: 'A key' }, adminA.headers());
     const invitation = await post('/v1/invitations', { email: 'invited@a.example', role: 'viewer' }, adminA.headers());
     // The example order's visitor is one of A's visitors; an erasure (of a visitor A never saw) is one of A's erasures.
@@ -114,7 +128,8 @@ describe('roles and organizations, on every /v1 operation of the OpenAPI documen
     const erasure = await fetch(url('/v1/visitors/v-roles-unknown'), { method: 'DELETE', headers: bearer(keyA) });
     assert.equal(erasure.status, 202);
     const erasureId = (await erasure.json()).id as string;
-    const readA = async (path: string) => (await (await fetch(url(path), { headers: bearer(keyA) })).json()).data as { id: string }[];
+    const readA = async (path: string) =>
+      (await (await fetch(url(path), { headers: bearer(keyA) })).json()).data as { id: string }[];
     await waitFor('an event of A', async () => (await readA('/v1/events')).length > 0);
     const event = (await readA('/v1/events'))[0]!;
     await waitFor("an attempt of A's event", async () => (await readA(`/v1/events/${event.id}/attempts`)).length > 0);
@@ -129,12 +144,16 @@ describe('roles and organizations, on every /v1 operation of the OpenAPI documen
     idsOfA.set('/v1/visitors', visitorOfA);
     idsOfA.set('/v1/visitor-erasures', erasureId);
     everyIdOfA.add(erasureId);
-    for (const id of [endpoint.id, generation.id, widget.id, newKey.id, invitation.userId, event.id]) everyIdOfA.add(id);
+    for (const id of [endpoint.id, generation.id, widget.id, newKey.id, invitation.userId, event.id])
+      everyIdOfA.add(id);
     // Every id A's own lists show (conversions, ledger entries, deliveries…) joins the set.
-    for (const entry of v1Operations.filter((item) => item.method === 'get' && pathParameters(item.path).length === 0 && !notReadToTheEnd.has(label(item)))) {
+    for (const entry of v1Operations.filter(
+      (item) => item.method === 'get' && pathParameters(item.path).length === 0 && !notReadToTheEnd.has(label(item)),
+    )) {
       const response = await fetch(url(`${entry.path}?storeId=${a.store.id}`), { headers: adminA.headers() });
       if (!response.ok) continue;
-      for (const match of (await response.text()).matchAll(/"id":"([a-z]+_[0-9A-Za-z]{24})"/g)) everyIdOfA.add(match[1]!);
+      for (const match of (await response.text()).matchAll(/"id":"([a-z]+_[0-9A-Za-z]{24})"/g))
+        everyIdOfA.add(match[1]!);
     }
   });
   after(async () => {
@@ -144,7 +163,14 @@ describe('roles and organizations, on every /v1 operation of the OpenAPI documen
 
   it('covers the routes that matter', () => {
     const labels = v1Operations.map(label);
-    for (const expected of ['POST /v1/api-keys', 'PATCH /v1/widgets/{id}', 'DELETE /v1/webhook-endpoints/{id}', 'GET /v1/users', 'GET /v1/generations/{id}']) assert.ok(labels.includes(expected), expected);
+    for (const expected of [
+      'POST /v1/api-keys',
+      'PATCH /v1/widgets/{id}',
+      'DELETE /v1/webhook-endpoints/{id}',
+      'GET /v1/users',
+      'GET /v1/generations/{id}',
+    ])
+      assert.ok(labels.includes(expected), expected);
     assert.ok(everyIdOfA.size >= 14, `A has rows of every kind (${everyIdOfA.size} ids)`);
   });
 
@@ -160,24 +186,52 @@ describe('roles and organizations, on every /v1 operation of the OpenAPI documen
       assert.equal(error.type, 'authorization_error');
       refused.push(label(entry));
     }
-    assert.deepEqual(unsafe.map(label).filter((name) => !refused.includes(name)).sort(), [...viewerMayChange].sort(), 'only the own-session routes are left to viewers');
+    assert.deepEqual(
+      unsafe
+        .map(label)
+        .filter((name) => !refused.includes(name))
+        .sort(),
+      [...viewerMayChange].sort(),
+      'only the own-session routes are left to viewers',
+    );
     // Nothing changed: A's key list is what it was.
     const keys = await (await fetch(url('/v1/api-keys'), { headers: adminA.headers() })).json();
     assert.equal(keys.data.length, 3);
     // And what viewers may do is limited to their own sessions.
-    assert.equal((await errorOf(await fetch(url(`/v1/sessions/${adminA.sessionId}`), { method: 'DELETE', headers: viewerA.headers() }), 404)).code, 'resource_missing');
+    assert.equal(
+      (
+        await errorOf(
+          await fetch(url(`/v1/sessions/${adminA.sessionId}`), { method: 'DELETE', headers: viewerA.headers() }),
+          404,
+        )
+      ).code,
+      'resource_missing',
+    );
   });
 
   it('refuses a viewer creating an API key by a hand-made request too', async () => {
-    const response = await fetch(url('/v1/api-keys'), jsonPost({ kind: 'secret', name: 'sneaky' }, viewerA.headers({ origin: new URL(g.app.container.cradle.config.publicUrl).origin })));
+    const response = await fetch(
+      url('/v1/api-keys'),
+      jsonPost(
+        { kind: 'secret', name: 'sneaky' },
+        viewerA.headers({ origin: new URL(g.app.container.cradle.config.publicUrl).origin }),
+      ),
+    );
     assert.equal((await errorOf(response, 403)).code, 'insufficient_role');
     const keys = await (await fetch(url('/v1/api-keys'), { headers: viewerA.headers() })).json();
     assert.ok(keys.data.every((key: { name: string | null }) => key.name !== 'sneaky'));
   });
 
   it('refuses a viewer the admin-only reads (the team)', async () => {
-    assert.equal((await errorOf(await fetch(url('/v1/users'), { headers: viewerA.headers() }), 403)).code, 'insufficient_role');
-    assert.equal((await errorOf(await fetch(url(`/v1/sessions?userId=${adminA.userId}`), { headers: viewerA.headers() }), 403)).code, 'insufficient_role');
+    assert.equal(
+      (await errorOf(await fetch(url('/v1/users'), { headers: viewerA.headers() }), 403)).code,
+      'insufficient_role',
+    );
+    assert.equal(
+      (await errorOf(await fetch(url(`/v1/sessions?userId=${adminA.userId}`), { headers: viewerA.headers() }), 403))
+        .code,
+      'insufficient_role',
+    );
   });
 
   it('refuses secret keys on every session-only route (403 session_required)', async () => {
@@ -204,28 +258,58 @@ describe('roles and organizations, on every /v1 operation of the OpenAPI documen
       const response = await request(entry, path, adminB.headers());
       const error = await errorOf(response, 404);
       assert.equal(error.code, 'resource_missing', `${label(entry)} → ${error.code}`);
-      if (entry.method === 'get') assert.equal((await errorOf(await request(entry, path, viewerB.headers()), 404)).code, 'resource_missing', `${label(entry)} as a viewer`);
+      if (entry.method === 'get')
+        assert.equal(
+          (await errorOf(await request(entry, path, viewerB.headers()), 404)).code,
+          'resource_missing',
+          `${label(entry)} as a viewer`,
+        );
     }
     // A's rows are all still there, A's visitor too.
     assert.equal((await fetch(url(`/v1/widgets/${idsOfA.get('/v1/widgets')}`), { headers: bearer(keyA) })).status, 200);
-    await waitFor("B's erasure done", async () => (await (await fetch(url('/v1/visitor-erasures'), { headers: adminB.headers() })).json()).data.every((item: { status: string }) => item.status === 'complete'));
-    const visitor = await (await fetch(url(`/v1/visitors/${idsOfA.get('/v1/visitors')}`), { headers: bearer(keyA) })).json();
-    assert.equal(visitor.conversions.data[0]?.visitorId, idsOfA.get('/v1/visitors'), "B's erasure left A's visitor alone");
+    await waitFor("B's erasure done", async () =>
+      (await (await fetch(url('/v1/visitor-erasures'), { headers: adminB.headers() })).json()).data.every(
+        (item: { status: string }) => item.status === 'complete',
+      ),
+    );
+    const visitor = await (
+      await fetch(url(`/v1/visitors/${idsOfA.get('/v1/visitors')}`), { headers: bearer(keyA) })
+    ).json();
+    assert.equal(
+      visitor.conversions.data[0]?.visitorId,
+      idsOfA.get('/v1/visitors'),
+      "B's erasure left A's visitor alone",
+    );
     assert.equal((await fetch(url(`/v1/session`), { headers: adminA.headers() })).status, 200);
   });
 
   it("shows none of A's rows in any read of B's sessions, whatever the filters", async () => {
-    const reads = v1Operations.filter((entry) => entry.method === 'get' && takesSession(entry) && pathParameters(entry.path).length === 0 && !notReadToTheEnd.has(label(entry)));
+    const reads = v1Operations.filter(
+      (entry) =>
+        entry.method === 'get' &&
+        takesSession(entry) &&
+        pathParameters(entry.path).length === 0 &&
+        !notReadToTheEnd.has(label(entry)),
+    );
     assert.ok(reads.length >= 12, `${reads.length} reads`);
     for (const entry of reads) {
       for (const session of [adminB, viewerB]) {
-        for (const query of ['', `?storeId=${[...everyIdOfA].find((id) => id.startsWith('store_'))}`, `?starting_after=${idsOfA.get('/v1/generations')}`]) {
+        for (const query of [
+          '',
+          `?storeId=${[...everyIdOfA].find((id) => id.startsWith('store_'))}`,
+          `?starting_after=${idsOfA.get('/v1/generations')}`,
+        ]) {
           const response = await fetch(url(`${entry.path}${query}`), { headers: session.headers() });
           const text = await response.text();
           // A filter naming A's store is refused (404) or ignored; either way nothing of A's comes back.
-          assert.ok([200, 400, 403, 404].includes(response.status), `${label(entry)}${query}: ${response.status} ${text}`);
+          assert.ok(
+            [200, 400, 403, 404].includes(response.status),
+            `${label(entry)}${query}: ${response.status} ${text}`,
+          );
           // An error may repeat the id the query itself named; nothing else of A's may appear.
-          for (const id of everyIdOfA) if (!query.includes(id)) assert.ok(!text.includes(id), `${label(entry)}${query} as ${session.email} shows A's ${id}`);
+          for (const id of everyIdOfA)
+            if (!query.includes(id))
+              assert.ok(!text.includes(id), `${label(entry)}${query} as ${session.email} shows A's ${id}`);
         }
       }
     }

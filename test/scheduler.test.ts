@@ -24,7 +24,10 @@ describe('bree scheduler', () => {
   it('refuses a task listed twice or an interval that is not above 0', async () => {
     const task = { name: 'sweep', intervalMs: 100, run: async () => {} };
     await assert.rejects(createBreeScheduler({ logger: silentLogger }).start([task, task]), /listed twice/);
-    await assert.rejects(createBreeScheduler({ logger: silentLogger }).start([{ ...task, intervalMs: 0 }]), /intervalMs above 0/);
+    await assert.rejects(
+      createBreeScheduler({ logger: silentLogger }).start([{ ...task, intervalMs: 0 }]),
+      /intervalMs above 0/,
+    );
   });
 
   it('registers as the scheduler plugin, and disposing it stops the scheduler', { timeout: 60_000 }, async () => {
@@ -32,7 +35,18 @@ describe('bree scheduler', () => {
     const { scheduler, dispose } = await breePlugin.register(pluginContext({}));
     let runs = 0;
     let active = false;
-    await scheduler.start([{ name: 'sweep', intervalMs: 30, run: async () => { active = true; runs += 1; await sleep(100); active = false; } }]);
+    await scheduler.start([
+      {
+        name: 'sweep',
+        intervalMs: 30,
+        run: async () => {
+          active = true;
+          runs += 1;
+          await sleep(100);
+          active = false;
+        },
+      },
+    ]);
     const deadline = Date.now() + 20_000;
     while (!active && Date.now() < deadline) await sleep(5);
     await dispose!();

@@ -24,9 +24,19 @@ function enqueuedKinds(): Set<string> {
   const sources = readdirSync(path.join(root, 'core'), { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
     .map((entry) => readFileSync(path.join(entry.parentPath, entry.name), 'utf8'));
-  const constants = new Map(sources.flatMap((text) => [...text.matchAll(/^export const (\w+) = '([^']+)';/gm)].map((match) => [match[1]!, match[2]!] as const)));
-  const named = sources.flatMap((text) => [...text.matchAll(/\.enqueue\(\s*\w+,\s*\{\s*kind: ([\w.]+)/g)].map((match) => match[1]!)).filter((name) => name !== 'job.kind');
-  return new Set(named.map((name) => constants.get(name) ?? assert.fail(`enqueue names ${name}, which is no exported string constant`)));
+  const constants = new Map(
+    sources.flatMap((text) =>
+      [...text.matchAll(/^export const (\w+) = '([^']+)';/gm)].map((match) => [match[1]!, match[2]!] as const),
+    ),
+  );
+  const named = sources
+    .flatMap((text) => [...text.matchAll(/\.enqueue\(\s*\w+,\s*\{\s*kind: ([\w.]+)/g)].map((match) => match[1]!))
+    .filter((name) => name !== 'job.kind');
+  return new Set(
+    named.map(
+      (name) => constants.get(name) ?? assert.fail(`enqueue names ${name}, which is no exported string constant`),
+    ),
+  );
 }
 
 describe('the wiring derived from the service declarations', () => {
@@ -35,8 +45,15 @@ describe('the wiring derived from the service declarations', () => {
   const lanes: Array<{ handlers: Record<string, JobHandler>; concurrency: number }> = [];
   const tasks: ScheduledTask[] = [];
   before(async () => {
-    const config = loadConfig({ VISUALIZER_DATA_DIR: dataDir }, { workers: { concurrency: 3 }, webhooks: { deliveryConcurrency: 5 } });
-    container = await createKernel(config, { catalogue: builtinPlugins, logger: silentLogger, cwd: import.meta.dirname });
+    const config = loadConfig(
+      { VISUALIZER_DATA_DIR: dataDir },
+      { workers: { concurrency: 3 }, webhooks: { deliveryConcurrency: 5 } },
+    );
+    container = await createKernel(config, {
+      catalogue: builtinPlugins,
+      logger: silentLogger,
+      cwd: import.meta.dirname,
+    });
     await container.cradle.persistence.migrate();
     // Record what the lifecycle starts instead of starting it.
     const { queue, scheduler } = container.cradle;
@@ -57,17 +74,33 @@ describe('the wiring derived from the service declarations', () => {
     assert.deepEqual(new Set(worked).size, worked.length, 'no kind in two lanes');
     for (const kind of enqueued) assert.ok(worked.includes(kind), `a worker handles ${kind}`);
     assert.deepEqual(
-      lanes.map(({ handlers, concurrency }) => ({ concurrency, delivers: 'deliver_webhook' in handlers, renders: 'render_generation' in handlers })),
-      [{ concurrency: 3, delivers: false, renders: true }, { concurrency: 5, delivers: true, renders: false }],
+      lanes.map(({ handlers, concurrency }) => ({
+        concurrency,
+        delivers: 'deliver_webhook' in handlers,
+        renders: 'render_generation' in handlers,
+      })),
+      [
+        { concurrency: 3, delivers: false, renders: true },
+        { concurrency: 5, delivers: true, renders: false },
+      ],
     );
   });
 
   it('counts and times the runs of every kind, and renders and deliveries in their own metrics', async () => {
     // Jobs that name nothing that exists: each handler finds nothing to do, or fails; either is a run.
-    const payload = { generationId: 'agen_none', organizationId: 'org_none', generationIds: ['agen_none'], deliveryId: 'dlv_none', erasureId: 'ver_none' };
+    const payload = {
+      generationId: 'agen_none',
+      organizationId: 'org_none',
+      generationIds: ['agen_none'],
+      deliveryId: 'dlv_none',
+      erasureId: 'ver_none',
+    };
     for (const { handlers } of lanes) {
       for (const [kind, handle] of Object.entries(handlers)) {
-        await handle({ id: `job_${kind}`, kind, payload, attempts: 1, failures: 0 }, { signal: new AbortController().signal, completeIn: async () => {} }).catch(() => {});
+        await handle(
+          { id: `job_${kind}`, kind, payload, attempts: 1, failures: 0 },
+          { signal: new AbortController().signal, completeIn: async () => {} },
+        ).catch(() => {});
       }
     }
     const samples = parsePrometheus(await container.cradle.metrics.scrape());
@@ -75,11 +108,20 @@ describe('the wiring derived from the service declarations', () => {
       assert.equal(samplesOf(samples, 'job_runs_total', { kind }).length, 1, `job_runs_total counts ${kind}`);
     }
     assert.equal(samplesOf(samples, 'renders_total').length, 1, 'renders_total counts the render');
-    assert.equal(samplesOf(samples, 'webhook_deliveries_total').length, 1, 'webhook_deliveries_total counts the delivery');
+    assert.equal(
+      samplesOf(samples, 'webhook_deliveries_total').length,
+      1,
+      'webhook_deliveries_total counts the delivery',
+    );
   });
 
   it('schedules every sweep under the name its cluster-wide claim is kept by, and each runs', async () => {
-    assert.deepEqual(tasks.map(({ name }) => name).sort(), ['disable-failing-endpoints', 'prune-retention', 'sweep-uploads', 'wake-due-jobs']);
+    assert.deepEqual(tasks.map(({ name }) => name).sort(), [
+      'disable-failing-endpoints',
+      'prune-retention',
+      'sweep-uploads',
+      'wake-due-jobs',
+    ]);
     for (const task of tasks) await task.run();
   });
 });

@@ -11,7 +11,8 @@ import { openSqlite } from '../plugins/store-kysely/sqlite.ts';
 
 const run = promisify(execFile);
 const child = path.join(import.meta.dirname, 'support', 'sqlite-child.ts');
-const inChild = async (...args: string[]) => JSON.parse((await run(process.execPath, ['--import', 'tsx', child, ...args])).stdout);
+const inChild = async (...args: string[]) =>
+  JSON.parse((await run(process.execPath, ['--import', 'tsx', child, ...args])).stdout);
 
 /** serve, worker and CLI processes share one SQLite file; SQLite's locks must keep them apart. */
 describe('sqlite shared by several processes', () => {
@@ -32,8 +33,14 @@ describe('sqlite shared by several processes', () => {
     const file = path.join(dir, 'debit.db');
     const persistence = openSqlite(file);
     await persistence.migrate();
-    const { organization } = await tenantService({ persistence, ids: randomIds, clock: { now: Date.now } }).createOrganization({ name: 'Race', credits: 50 });
-    const results: Array<Array<number | null>> = await Promise.all([1, 2, 3, 4].map(() => inChild('debit', file, organization.id, '5', '3')));
+    const { organization } = await tenantService({
+      persistence,
+      ids: randomIds,
+      clock: { now: Date.now },
+    }).createOrganization({ name: 'Race', credits: 50 });
+    const results: Array<Array<number | null>> = await Promise.all(
+      [1, 2, 3, 4].map(() => inChild('debit', file, organization.id, '5', '3')),
+    );
     const succeeded = results.flat().filter((balance) => balance !== null);
     assert.equal(succeeded.length, 16, '50 credits cover 16 debits of 3');
     assert.equal((await persistence.organizations.get(organization.id))?.creditBalance, 2);

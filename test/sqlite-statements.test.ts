@@ -26,7 +26,7 @@ describe("the SQLite statements Kysely's driver runs", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('are prepared once per SQL text and run with each call\'s values', () => {
+  it("are prepared once per SQL text and run with each call's values", () => {
     const sql = 'select * from items where id = ?';
     const statement = statements.prepare(sql);
     assert.equal(statements.prepare(sql), statement);

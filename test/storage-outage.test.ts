@@ -24,14 +24,16 @@ function postponements() {
   const logger: Logger = {
     ...silentLogger,
     warn(message, fields) {
-      if (message === 'render postponed: image storage failed') counts.set(String(fields?.generationId), (counts.get(String(fields?.generationId)) ?? 0) + 1);
+      if (message === 'render postponed: image storage failed')
+        counts.set(String(fields?.generationId), (counts.get(String(fields?.generationId)) ?? 0) + 1);
     },
   };
   return {
     logger,
     async atLeast(ids: string[], times: number) {
       for (let waited = 0; ids.some((id) => (counts.get(id) ?? 0) < times); waited += 20) {
-        if (waited > 20_000) throw new Error(`renders postponed ${JSON.stringify([...counts])} times, expected ${times} each`);
+        if (waited > 20_000)
+          throw new Error(`renders postponed ${JSON.stringify([...counts])} times, expected ${times} each`);
         await sleep(20);
       }
     },
@@ -56,7 +58,13 @@ describe('an unavailable image store (s3rver behind a cut relay)', () => {
         plugins: { cdn: 's3' },
         pluginOptions: {
           db: { pollIntervalMs: 50 },
-          s3: { bucket, endpoint: `http://127.0.0.1:${relay.port}`, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', requestTimeoutMs: 2_000 },
+          s3: {
+            bucket,
+            endpoint: `http://127.0.0.1:${relay.port}`,
+            accessKeyId: 'S3RVER',
+            secretAccessKey: 'S3RVER',
+            requestTimeoutMs: 2_000,
+          },
         },
       },
     });
@@ -72,7 +80,9 @@ describe('an unavailable image store (s3rver behind a cut relay)', () => {
     const key = apiKey.key;
     const balance = async () => (await (await g.api.get(key, '/v1/credits')).json()).balance as number;
     // One render reads an uploaded photo from storage; both store their images there.
-    const uploaded = await (await g.api.post(key, g.validBody({ image: `data:image/jpeg;base64,${photoJpeg.toString('base64')}` }))).json();
+    const uploaded = await (
+      await g.api.post(key, g.validBody({ image: `data:image/jpeg;base64,${photoJpeg.toString('base64')}` }))
+    ).json();
     const fetched = await (await g.api.post(key, g.validBody())).json();
     const ids = [uploaded.id as string, fetched.id as string];
 
@@ -96,7 +106,12 @@ describe('an unavailable image store (s3rver behind a cut relay)', () => {
       // The fetched photo's first run rendered, then could not store; every retry found storage
       // still down before rendering again. The upload could not even be read.
       assert.equal(renders, 1, 'no render is paid for again while storage is down');
-      for (const id of ids) assert.equal((await (await g.api.get(key, `/v1/generations/${id}`)).json()).status, 'processing', 'not failed for our outage');
+      for (const id of ids)
+        assert.equal(
+          (await (await g.api.get(key, `/v1/generations/${id}`)).json()).status,
+          'processing',
+          'not failed for our outage',
+        );
       assert.equal(await balance(), 8, 'not refunded either: it is still to be made');
       // The first render after the outage meets a transient engine failure: the runs the outage
       // postponed spent none of the render's retries, so it is retried rather than failed.
@@ -116,7 +131,10 @@ describe('an unavailable image store (s3rver behind a cut relay)', () => {
     const credits = await (await g.api.get(key, '/v1/credits')).json();
     assert.equal(credits.balance, 8, 'each charged once');
     const ledger = await (await g.api.get(key, '/v1/credits/ledger?limit=100')).json();
-    assert.ok(!ledger.data.some((entry: { reason: string }) => entry.reason === 'generation_refund'), 'nothing refunded');
+    assert.ok(
+      !ledger.data.some((entry: { reason: string }) => entry.reason === 'generation_refund'),
+      'nothing refunded',
+    );
   });
 });
 
@@ -140,7 +158,10 @@ describe('an unavailable image store (local disk that cannot be read)', () => {
   }
 
   before(async () => {
-    g = await startGenerationApp({ logger: postponed.logger, config: { render: { maxAttempts, retryBaseDelayMs: 20 } } });
+    g = await startGenerationApp({
+      logger: postponed.logger,
+      config: { render: { maxAttempts, retryBaseDelayMs: 20 } },
+    });
     key = (await g.app.tenants.createOrganization({ name: 'Disk', credits: 10 })).apiKey.key;
   });
   after(() => g?.close());
@@ -155,7 +176,8 @@ describe('an unavailable image store (local disk that cannot be read)', () => {
       assert.deepEqual([error.type, error.code], ['api_error', 'storage_unavailable']);
       assert.equal(response.headers.get('retry-after'), '1');
       assert.equal(response.headers.get('cache-control'), null);
-      for (const refused of ['catalog%2Flamp.png', 'catalog//lamp.png', 'catalog/lamp']) assert.equal((await fetch(`${g.app.url}/cdn/${refused}`)).status, 404, refused);
+      for (const refused of ['catalog%2Flamp.png', 'catalog//lamp.png', 'catalog/lamp'])
+        assert.equal((await fetch(`${g.app.url}/cdn/${refused}`)).status, 404, refused);
       assert.equal(failing.reads(), 1, 'keys the store would refuse never reach it');
     } finally {
       failing.restore();
@@ -169,7 +191,14 @@ describe('an unavailable image store (local disk that cannot be read)', () => {
     const failing = failReads();
     let id: string;
     try {
-      id = (await (await g.api.post(key, g.validBody({ products: [{ productId: 9, productTitle: 'Chair', imageUrl: stored.url }] }))).json()).id;
+      id = (
+        await (
+          await g.api.post(
+            key,
+            g.validBody({ products: [{ productId: 9, productTitle: 'Chair', imageUrl: stored.url }] }),
+          )
+        ).json()
+      ).id;
       await postponed.atLeast([id], maxAttempts + 1);
       assert.equal((await (await g.api.get(key, `/v1/generations/${id}`)).json()).status, 'processing');
     } finally {
@@ -182,7 +211,12 @@ describe('an unavailable image store (local disk that cannot be read)', () => {
     const failing = failReads();
     try {
       const { publicUrl } = g.app.container.cradle.config;
-      const response = await g.api.post(key, g.validBody({ products: [{ productId: 9, productTitle: 'Odd', imageUrl: `${publicUrl}/cdn/catalog//chair.png` }] }));
+      const response = await g.api.post(
+        key,
+        g.validBody({
+          products: [{ productId: 9, productTitle: 'Odd', imageUrl: `${publicUrl}/cdn/catalog//chair.png` }],
+        }),
+      );
       const error = await errorOf(response, 400);
       assert.equal(error.param, 'products[0].imageUrl');
       assert.equal(failing.reads(), 0);

@@ -28,7 +28,10 @@ describe('images no run committed', () => {
   }
 
   before(async () => {
-    g = await startGenerationApp({ workers: false, config: { render: { maxAttempts: 3, retryBaseDelayMs: 20, strayImagesAfterMs: 0 } } });
+    g = await startGenerationApp({
+      workers: false,
+      config: { render: { maxAttempts: 3, retryBaseDelayMs: 20, strayImagesAfterMs: 0 } },
+    });
     const created = await g.app.tenants.createOrganization({ name: 'Strays', credits: 100 });
     apiKey = created.apiKey.key;
     organizationId = created.organization.id;
@@ -41,7 +44,13 @@ describe('images no run committed', () => {
   const cradle = () => g.app.container.cradle;
   const create = async () => (await (await g.api.post(apiKey, g.validBody())).json()).id as string;
   /** Run number `attempts` of a render job, every earlier run of which failed. */
-  const renderJob = (generationId: string, attempts: number): QueuedJob => ({ id: `job_${generationId}_${attempts}`, kind: renderJobKind, payload: { generationId, organizationId }, attempts, failures: attempts - 1 });
+  const renderJob = (generationId: string, attempts: number): QueuedJob => ({
+    id: `job_${generationId}_${attempts}`,
+    kind: renderJobKind,
+    payload: { generationId, organizationId },
+    attempts,
+    failures: attempts - 1,
+  });
   const stored = async (generationId: string) => {
     const keys: string[] = [];
     for await (const { key } of cradle().cdn.list(`gen/${generationId}/`, 'public')) keys.push(key);
@@ -94,7 +103,13 @@ describe('images no run committed', () => {
     assert.equal(failed.imageUrl, null);
     assert.equal(await strayJobs(), strayJobsBefore + 1, 'the failing run queued a stray-image job');
     const { sweepStrayImages } = cradle();
-    await sweepStrayImages({ id: 'job_sweep', kind: strayImagesJobKind, payload: { generationId: id, organizationId }, attempts: 1, failures: 0 });
+    await sweepStrayImages({
+      id: 'job_sweep',
+      kind: strayImagesJobKind,
+      payload: { generationId: id, organizationId },
+      attempts: 1,
+      failures: 0,
+    });
     assert.deepEqual(await stored(id), []);
   });
 
@@ -107,7 +122,13 @@ describe('images no run committed', () => {
     // As after moving the public images to another domain: no listed key has the stored URL.
     const publicUrl = cdn.publicUrl.bind(cdn);
     patch(cdn, 'publicUrl', (key: string) => publicUrl(key).replace('http://', 'https://elsewhere.example/'));
-    await sweepStrayImages({ id: 'job_sweep', kind: strayImagesJobKind, payload: { generationId: id, organizationId }, attempts: 1, failures: 0 });
+    await sweepStrayImages({
+      id: 'job_sweep',
+      kind: strayImagesJobKind,
+      payload: { generationId: id, organizationId },
+      attempts: 1,
+      failures: 0,
+    });
     assert.deepEqual(await stored(id), before);
   });
   it('waits out storage failing, however long, instead of giving the job up with the images left', async () => {
@@ -115,8 +136,18 @@ describe('images no run committed', () => {
     await cradle().renderGeneration(renderJob(id, 1));
     const { cdn, sweepStrayImages } = cradle();
     const strayKey = `gen/${id}/strayrun/list.jpg`;
-    await cdn.put(strayKey, (await cdn.get((await stored(id))[0]!, 'public'))!.body, { contentType: 'image/jpeg', visibility: 'public' });
-    const sweep = (attempts: number) => sweepStrayImages({ id: 'job_sweep', kind: strayImagesJobKind, payload: { generationId: id, organizationId }, attempts, failures: 0 });
+    await cdn.put(strayKey, (await cdn.get((await stored(id))[0]!, 'public'))!.body, {
+      contentType: 'image/jpeg',
+      visibility: 'public',
+    });
+    const sweep = (attempts: number) =>
+      sweepStrayImages({
+        id: 'job_sweep',
+        kind: strayImagesJobKind,
+        payload: { generationId: id, organizationId },
+        attempts,
+        failures: 0,
+      });
     patch(cdn, 'list', () => {
       throw new Error('connect ECONNREFUSED');
     });
@@ -133,19 +164,32 @@ describe('images no run committed', () => {
     await cradle().renderGeneration(renderJob(id, 1));
     const { cdn, config, sweepStrayImages } = cradle();
     const generationDir = path.join(config.dataDir, 'cdn', 'public', 'gen', id);
-    const files = () => readdirSync(generationDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.relative(generationDir, path.join(entry.parentPath, entry.name))).sort();
+    const files = () =>
+      readdirSync(generationDir, { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => path.relative(generationDir, path.join(entry.parentPath, entry.name)))
+        .sort();
     const committed = files();
     // A run killed mid-write: one image stored, the next one's temp file never renamed; and a run
     // killed at its first write, whose folder holds nothing but a temp file. The job runs
     // render.strayImagesAfterMs (10 min) after the generation ended, so they are older than that.
-    await cdn.put(`gen/${id}/deadrun/list.jpg`, (await cdn.get(`gen/${id}/${committed[0]!}`, 'public'))!.body, { contentType: 'image/jpeg', visibility: 'public' });
+    await cdn.put(`gen/${id}/deadrun/list.jpg`, (await cdn.get(`gen/${id}/${committed[0]!}`, 'public'))!.body, {
+      contentType: 'image/jpeg',
+      visibility: 'public',
+    });
     const elevenMinutesAgo = new Date(Date.now() - 11 * 60_000);
     mkdirSync(path.join(generationDir, 'firstwrite'));
     for (const temp of ['deadrun/detail.jpg.a1b2c3d4e5f6~', 'firstwrite/original.png.0123456789ab~']) {
       writeFileSync(path.join(generationDir, temp), Buffer.alloc(1000));
       utimesSync(path.join(generationDir, temp), elevenMinutesAgo, elevenMinutesAgo);
     }
-    await sweepStrayImages({ id: 'job_sweep', kind: strayImagesJobKind, payload: { generationId: id, organizationId }, attempts: 1, failures: 0 });
+    await sweepStrayImages({
+      id: 'job_sweep',
+      kind: strayImagesJobKind,
+      payload: { generationId: id, organizationId },
+      attempts: 1,
+      failures: 0,
+    });
     assert.deepEqual(files(), committed, 'only the committed run’s images are left');
     assert.deepEqual(readdirSync(generationDir), [committed[0]!.split(path.sep)[0]], 'and only its folder');
   });
@@ -156,18 +200,39 @@ describe('images no run committed', () => {
     await assert.rejects(cradle().renderGeneration(renderJob(id, 1)), RetryJob);
     await cradle().renderGeneration(renderJob(id, 2));
     assert.equal(folders(await stored(id)).length, 2, 'the committed run and the orphaned one');
-    const deleted = await fetch(`${g.app.url}/v1/generations/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${apiKey}` } });
+    const deleted = await fetch(`${g.app.url}/v1/generations/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
     assert.equal(deleted.status, 200);
     // The stray-image job the completion queued runs first: with no live URL to keep, it keeps nothing.
     const { sweepStrayImages, purgeGenerationImages } = cradle();
-    await sweepStrayImages({ id: 'job_sweep', kind: strayImagesJobKind, payload: { generationId: id, organizationId }, attempts: 1, failures: 0 });
+    await sweepStrayImages({
+      id: 'job_sweep',
+      kind: strayImagesJobKind,
+      payload: { generationId: id, organizationId },
+      attempts: 1,
+      failures: 0,
+    });
     assert.deepEqual(await stored(id), []);
-    await purgeGenerationImages({ id: 'job_purge', kind: 'purge_generation_images', payload: { organizationId, generationIds: [id] }, attempts: 1, failures: 0 });
+    await purgeGenerationImages({
+      id: 'job_purge',
+      kind: 'purge_generation_images',
+      payload: { organizationId, generationIds: [id] },
+      attempts: 1,
+      failures: 0,
+    });
     assert.deepEqual(await stored(id), [], 'deleting what is gone already is fine');
     // A purge never touches a live generation's images, whatever its payload says.
     const live = await create();
     await cradle().renderGeneration(renderJob(live, 1));
-    await purgeGenerationImages({ id: 'job_purge_live', kind: 'purge_generation_images', payload: { organizationId, generationIds: [live] }, attempts: 1, failures: 0 });
+    await purgeGenerationImages({
+      id: 'job_purge_live',
+      kind: 'purge_generation_images',
+      payload: { organizationId, generationIds: [live] },
+      attempts: 1,
+      failures: 0,
+    });
     assert.equal((await stored(live)).length, 7);
   });
 

@@ -24,17 +24,38 @@ const record = (role: ProcessRole, hostname: string, details: Record<string, unk
 });
 
 describe('topology findings', () => {
-  const base: TopologyInput = { role: 'worker', hostname: 'a', database: 'postgres', cdn: 's3', limits: 'redis', live: [] };
+  const base: TopologyInput = {
+    role: 'worker',
+    hostname: 'a',
+    database: 'postgres',
+    cdn: 's3',
+    limits: 'redis',
+    live: [],
+  };
 
   it('accept the multi-host deployment: Postgres, S3, shared limits, API-only processes and workers on several hosts', () => {
-    const live = [record('serve-api-only', 'a'), record('serve-api-only', 'b'), record('worker', 'c'), record('worker', 'd')];
-    assert.deepEqual(topologyFindings({ ...base, role: 'worker', hostname: 'c', live }), { refusal: undefined, warnings: [] });
-    assert.deepEqual(topologyFindings({ ...base, role: 'serve-api-only', hostname: 'a', live }), { refusal: undefined, warnings: [] });
+    const live = [
+      record('serve-api-only', 'a'),
+      record('serve-api-only', 'b'),
+      record('worker', 'c'),
+      record('worker', 'd'),
+    ];
+    assert.deepEqual(topologyFindings({ ...base, role: 'worker', hostname: 'c', live }), {
+      refusal: undefined,
+      warnings: [],
+    });
+    assert.deepEqual(topologyFindings({ ...base, role: 'serve-api-only', hostname: 'a', live }), {
+      refusal: undefined,
+      warnings: [],
+    });
   });
 
   it('say nothing of hostnames on SQLite, whose file no other host can open', () => {
     const live = [record('serve', 'a', { workers: 4 }), record('worker', 'b')];
-    assert.deepEqual(topologyFindings({ ...base, database: 'sqlite', cdn: 'local', limits: 'memory', hostname: 'b', live }), { refusal: undefined, warnings: [] });
+    assert.deepEqual(
+      topologyFindings({ ...base, database: 'sqlite', cdn: 'local', limits: 'memory', hostname: 'b', live }),
+      { refusal: undefined, warnings: [] },
+    );
   });
 
   it('count a serve with no render workers as no worker', () => {
@@ -66,8 +87,14 @@ describe('a deployment on Postgres with the local CDN, processes on two hosts', 
     const api = start(['serve', '--api-only'], { ...env, VISUALIZER_HOSTNAME: 'host-a' });
     children.push(api.child);
     await api.printed(/listening on/);
-    assert.match(api.output.stderr, /Warning: Single host only: the image CDN is 'local' .* every process of this deployment must run on this host \(host-a\)\. To run on several hosts, use VISUALIZER_CDN=s3/);
-    assert.match(api.output.stderr, /Warning: No worker is running on this database: renders and webhook deliveries wait until one starts\. Start 'visualizer worker' processes/);
+    assert.match(
+      api.output.stderr,
+      /Warning: Single host only: the image CDN is 'local' .* every process of this deployment must run on this host \(host-a\)\. To run on several hosts, use VISUALIZER_CDN=s3/,
+    );
+    assert.match(
+      api.output.stderr,
+      /Warning: No worker is running on this database: renders and webhook deliveries wait until one starts\. Start 'visualizer worker' processes/,
+    );
 
     const refused = start(['worker'], { ...env, VISUALIZER_HOSTNAME: 'host-b' });
     children.push(refused.child);
@@ -88,14 +115,22 @@ describe('a deployment on Postgres with the local CDN, processes on two hosts', 
     const remote = start(['serve', '--api-only'], { ...env, VISUALIZER_HOSTNAME: 'host-b' });
     children.push(remote.child);
     await remote.printed(/listening on/);
-    assert.match(remote.output.stderr, /Warning: The image CDN is 'local' .* processes on other hosts \(host-a\) use the same database/);
-    assert.match(remote.output.stderr, /Warning: Rate limits are per process: 2 API processes share this database with in-memory limits, so a key gets up to 2 times its limit\. Set VISUALIZER_LIMITS=redis/);
+    assert.match(
+      remote.output.stderr,
+      /Warning: The image CDN is 'local' .* processes on other hosts \(host-a\) use the same database/,
+    );
+    assert.match(
+      remote.output.stderr,
+      /Warning: Rate limits are per process: 2 API processes share this database with in-memory limits, so a key gets up to 2 times its limit\. Set VISUALIZER_LIMITS=redis/,
+    );
     assert.doesNotMatch(remote.output.stderr, /No worker is running/, 'the worker on host-a counts');
 
     const client = new pg.Client({ connectionString: env.DATABASE_URL });
     await client.connect();
     try {
-      const live = await client.query<{ hostname: string; role: string }>('select hostname, role from processes order by started_at');
+      const live = await client.query<{ hostname: string; role: string }>(
+        'select hostname, role from processes order by started_at',
+      );
       assert.deepEqual(live.rows, [
         { hostname: 'host-a', role: 'serve-api-only' },
         { hostname: 'host-a', role: 'worker' },
@@ -105,7 +140,11 @@ describe('a deployment on Postgres with the local CDN, processes on two hosts', 
         process.child.kill('SIGTERM');
         assert.equal(await process.exited, 0);
       }
-      assert.equal((await client.query('select count(*)::int as n from processes')).rows[0].n, 0, 'stopped processes unregister');
+      assert.equal(
+        (await client.query('select count(*)::int as n from processes')).rows[0].n,
+        0,
+        'stopped processes unregister',
+      );
     } finally {
       await client.end();
     }

@@ -25,7 +25,12 @@ interface Answer {
 }
 
 /** python's http.client, `attempts` times: it sends the whole body, then reads the answer. */
-async function viaPython(url: string, path: string, headers: Record<string, string>, size = bodySize): Promise<Answer[]> {
+async function viaPython(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  size = bodySize,
+): Promise<Answer[]> {
   const script = `
 import http.client, json, sys
 url, path, headers, size, attempts = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
@@ -43,8 +48,15 @@ for _ in range(attempts):
     finally:
         connection.close()
 `;
-  const { stdout } = await run('python3', ['-c', script, url, path, JSON.stringify(headers), String(size), String(attempts)], { maxBuffer: 1024 * 1024 });
-  return stdout.trim().split('\n').map((line) => JSON.parse(line) as Answer);
+  const { stdout } = await run(
+    'python3',
+    ['-c', script, url, path, JSON.stringify(headers), String(size), String(attempts)],
+    { maxBuffer: 1024 * 1024 },
+  );
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Answer);
 }
 
 /** A bare socket that writes the whole request, then reads one answer (by its length or chunked end). */
@@ -73,7 +85,9 @@ function viaSocket(url: string, head: string, body: Buffer): Promise<Answer> {
       }
       settle({ status: Number(headers.split(' ')[1]), code: JSON.parse(payload).error.code });
     };
-    socket.on('error', (error: NodeJS.ErrnoException) => settle({ status: 0, code: null, failure: error.code ?? error.message }));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      settle({ status: 0, code: null, failure: error.code ?? error.message }),
+    );
     socket.on('close', () => settle({ status: 0, code: null, failure: 'closed before the answer' }));
     socket.write(head);
     socket.write(body, (error) => {
@@ -110,7 +124,9 @@ describe('answers sent before the body has arrived', () => {
   before(async () => {
     // Every attempt comes from 127.0.0.1 with one key: no rate limit may answer first.
     const generous = { perSecond: 10_000, burst: 10_000 };
-    app = await startTestApp({ config: { rateLimits: { create: generous, read: generous }, widgets: { generationsPerIp: generous } } });
+    app = await startTestApp({
+      config: { rateLimits: { create: generous, read: generous }, widgets: { generationsPerIp: generous } },
+    });
     const created = await app.tenants.createOrganization({ name: 'Uploads', credits: 10 });
     apiKey = created.apiKey.key;
     const response = await fetch(`${app.url}/v1/widgets`, {
@@ -140,7 +156,8 @@ describe('answers sent before the body has arrived', () => {
   it('reach a socket that writes the whole 15 MB request before reading the 413, 10 times in 10', async () => {
     for (const { path, headers } of routes) {
       const answers: Answer[] = [];
-      for (let attempt = 0; attempt < attempts; attempt++) answers.push(await viaSocket(app.url, rawRequest(path, headers, body.length), body));
+      for (let attempt = 0; attempt < attempts; attempt++)
+        answers.push(await viaSocket(app.url, rawRequest(path, headers, body.length), body));
       expect413(answers, path);
     }
   });
@@ -148,16 +165,22 @@ describe('answers sent before the body has arrived', () => {
   it('reach fetch sending a 15 MB body, 10 times in 10', async () => {
     for (const { path, headers } of routes) {
       const answers: Answer[] = [];
-      for (let attempt = 0; attempt < attempts; attempt++) answers.push(await viaFetch(`${app.url}${path}`, headers, new Blob([body])));
+      for (let attempt = 0; attempt < attempts; attempt++)
+        answers.push(await viaFetch(`${app.url}${path}`, headers, new Blob([body])));
       expect413(answers, path);
     }
   });
 
   it('reach a client writing a chunked body that passes the limit midway', async () => {
     const chunk = Buffer.alloc(1024 * 1024, 'x');
-    const chunked = Buffer.concat(Array.from({ length: 3 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])).concat(Buffer.from('0\r\n\r\n')));
+    const chunked = Buffer.concat(
+      Array.from({ length: 3 }, () =>
+        Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]),
+      ).concat(Buffer.from('0\r\n\r\n')),
+    );
     const head = `POST /v1/stores HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${apiKey}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n`;
-    for (let attempt = 0; attempt < attempts; attempt++) assert.deepEqual(await viaSocket(app.url, head, chunked), { status: 413, code: 'body_too_large' });
+    for (let attempt = 0; attempt < attempts; attempt++)
+      assert.deepEqual(await viaSocket(app.url, head, chunked), { status: 413, code: 'body_too_large' });
   });
 
   it('reach python for other answers given before the body is read: 401, 415, 404, and with Connection: close', async () => {
@@ -168,9 +191,11 @@ describe('answers sent before the body has arrived', () => {
       [{ ...store.headers, connection: 'close' }, 413, 'body_too_large'],
     ];
     for (const [headers, status, code] of cases) {
-      for (const answer of await viaPython(app.url, store.path, headers, 4 * 1024 * 1024)) assert.deepEqual(answer, { status, code }, JSON.stringify(headers));
+      for (const answer of await viaPython(app.url, store.path, headers, 4 * 1024 * 1024))
+        assert.deepEqual(answer, { status, code }, JSON.stringify(headers));
     }
-    for (const answer of await viaPython(app.url, '/v1/nowhere', {}, 4 * 1024 * 1024)) assert.deepEqual(answer, { status: 404, code: 'route_not_found' });
+    for (const answer of await viaPython(app.url, '/v1/nowhere', {}, 4 * 1024 * 1024))
+      assert.deepEqual(answer, { status: 404, code: 'route_not_found' });
   });
 
   it(`stops reading a body over ${unreadBodyLimits.bytes / 1024 / 1024} MiB past the answer and closes the connection`, async () => {
@@ -191,7 +216,10 @@ describe('answers sent before the body has arrived', () => {
     pump();
     await closed;
     assert.ok(written > unreadBodyLimits.bytes, `closed after ${written} bytes`);
-    assert.ok(written < unreadBodyLimits.bytes + 256 * 1024 * 1024, `closed after ${written} bytes, not near the bound`);
+    assert.ok(
+      written < unreadBodyLimits.bytes + 256 * 1024 * 1024,
+      `closed after ${written} bytes, not near the bound`,
+    );
   });
 });
 
@@ -199,7 +227,9 @@ describe('the drain of an unread body', () => {
   it('closes the connection of a body that trickles past the time bound', async () => {
     const server = createServer((req, res) => {
       drainUnreadBody(req, res, { ...unreadBodyLimits, bytes: 1024 * 1024, ms: 300 });
-      res.writeHead(413, { 'content-type': 'application/json', connection: 'close' }).end('{"error":{"code":"body_too_large"}}');
+      res
+        .writeHead(413, { 'content-type': 'application/json', connection: 'close' })
+        .end('{"error":{"code":"body_too_large"}}');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {

@@ -25,7 +25,10 @@ for (const [database, environment] of matrix.databases) {
     });
     after(() => b.close());
 
-    const send = (path: string, init: { method?: string; body?: string; contentType?: string; key?: string | null; origin?: string } = {}) =>
+    const send = (
+      path: string,
+      init: { method?: string; body?: string; contentType?: string; key?: string | null; origin?: string } = {},
+    ) =>
       fetch(b.url(path), {
         method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
         headers: {
@@ -39,18 +42,68 @@ for (const [database, environment] of matrix.databases) {
     it('refuses U+0000 and lone surrogates in every JSON body, naming the field', async () => {
       const cases: Array<[string, Parameters<typeof send>[1], string]> = [
         ['/v1/stores', { body: JSON.stringify({ name: 'Shop\u0000' }) }, 'name'],
-        ['/v1/webhook-endpoints', { body: JSON.stringify({ url: 'https://hooks.example/x', description: 'a\ud800', enabledEvents: ['generation.completed'] }) }, 'description'],
-        ['/v1/webhook-endpoints/whe_unknown', { method: 'PATCH', body: JSON.stringify({ description: 'a\u0000' }) }, 'description'],
+        [
+          '/v1/webhook-endpoints',
+          {
+            body: JSON.stringify({
+              url: 'https://hooks.example/x',
+              description: 'a\ud800',
+              enabledEvents: ['generation.completed'],
+            }),
+          },
+          'description',
+        ],
+        [
+          '/v1/webhook-endpoints/whe_unknown',
+          { method: 'PATCH', body: JSON.stringify({ description: 'a\u0000' }) },
+          'description',
+        ],
         ['/v1/events/evt_unknown/resend', { body: JSON.stringify({ endpointId: 'whe_\u0000' }) }, 'endpointId'],
-        ['/v1/widgets', { body: JSON.stringify({ storeId: 'store_\u0000', mode: 'virtual-try-on', allowedOrigins: [shopOrigin] }) }, 'storeId'],
-        ['/api/webhooks/orders', { key: shop.conversionKey, body: JSON.stringify({ orderId: 'o\u0000', items: [] }) }, 'orderId'],
-        ['/api/collect', { key: null, contentType: 'text/plain;charset=UTF-8', origin: shopOrigin, body: JSON.stringify({ storeId: shop.storeId, visitorId: 'v\udfff' }) }, 'visitorId'],
-        [`/api/widgets/${widgetId}/generations`, { key: null, origin: shopOrigin, body: JSON.stringify({ ...b.widgetBody('v1', 's1'), hint: '\u0000' }) }, 'hint'],
-        [`/api/widgets/${widgetId}/generations`, { key: null, origin: shopOrigin, body: JSON.stringify({ ...b.widgetBody('v1', 's1'), products: [{ productId: 'p', productTitle: 't', imageUrl: 'https://x.example/p.png', '\u0000': 1 }] }) }, 'products[0].\\u0000'],
+        [
+          '/v1/widgets',
+          { body: JSON.stringify({ storeId: 'store_\u0000', mode: 'virtual-try-on', allowedOrigins: [shopOrigin] }) },
+          'storeId',
+        ],
+        [
+          '/api/webhooks/orders',
+          { key: shop.conversionKey, body: JSON.stringify({ orderId: 'o\u0000', items: [] }) },
+          'orderId',
+        ],
+        [
+          '/api/collect',
+          {
+            key: null,
+            contentType: 'text/plain;charset=UTF-8',
+            origin: shopOrigin,
+            body: JSON.stringify({ storeId: shop.storeId, visitorId: 'v\udfff' }),
+          },
+          'visitorId',
+        ],
+        [
+          `/api/widgets/${widgetId}/generations`,
+          { key: null, origin: shopOrigin, body: JSON.stringify({ ...b.widgetBody('v1', 's1'), hint: '\u0000' }) },
+          'hint',
+        ],
+        [
+          `/api/widgets/${widgetId}/generations`,
+          {
+            key: null,
+            origin: shopOrigin,
+            body: JSON.stringify({
+              ...b.widgetBody('v1', 's1'),
+              products: [{ productId: 'p', productTitle: 't', imageUrl: 'https://x.example/p.png', '\u0000': 1 }],
+            }),
+          },
+          'products[0].\\u0000',
+        ],
       ];
       for (const [path, init, param] of cases) {
         const error = await errorOf(await send(path, init), 400);
-        assert.deepEqual([error.type, error.code, error.param], ['invalid_request_error', 'parameter_invalid', param], `${path}: ${error.message}`);
+        assert.deepEqual(
+          [error.type, error.code, error.param],
+          ['invalid_request_error', 'parameter_invalid', param],
+          `${path}: ${error.message}`,
+        );
       }
     });
 
@@ -58,7 +111,10 @@ for (const [database, environment] of matrix.databases) {
       const depth = 400_000;
       const body = `{"name":${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}}`;
       const error = await errorOf(await send('/v1/stores', { body }), 400);
-      assert.ok(error.param === `name${'[0]'.repeat(depth)}`, `param: ${error.param?.slice(0, 40)}… (${error.param?.length} characters)`);
+      assert.ok(
+        error.param === `name${'[0]'.repeat(depth)}`,
+        `param: ${error.param?.slice(0, 40)}… (${error.param?.length} characters)`,
+      );
     });
 
     it('answers path ids that cannot be ids with 404 on every route that takes one', async () => {
@@ -78,11 +134,23 @@ for (const [database, environment] of matrix.databases) {
         for (const [path, init] of routes) {
           const response = await send(path, init);
           const error = await errorOf(response, 404);
-          assert.deepEqual([error.type, error.code], ['not_found_error', 'resource_missing'], `${init?.method ?? 'GET'} ${path}`);
+          assert.deepEqual(
+            [error.type, error.code],
+            ['not_found_error', 'resource_missing'],
+            `${init?.method ?? 'GET'} ${path}`,
+          );
         }
       }
-      const keyless = await send('/api/widgets/abc%00/generations', { key: null, origin: shopOrigin, body: JSON.stringify(b.widgetBody('v1', 's1')) });
-      assert.equal(keyless.headers.get('access-control-allow-origin'), '*', 'an unknown widget is a 404 any page can read');
+      const keyless = await send('/api/widgets/abc%00/generations', {
+        key: null,
+        origin: shopOrigin,
+        body: JSON.stringify(b.widgetBody('v1', 's1')),
+      });
+      assert.equal(
+        keyless.headers.get('access-control-allow-origin'),
+        '*',
+        'an unknown widget is a 404 any page can read',
+      );
       assert.equal((await errorOf(keyless, 404)).param, 'widgetId');
     });
 
@@ -101,7 +169,10 @@ for (const [database, environment] of matrix.databases) {
         const error = await errorOf(await send(path), 400);
         assert.deepEqual([error.type, error.param], ['invalid_request_error', param], path);
       }
-      const visitor = await errorOf(await send(`/api/widgets/${widgetId}/generations/agen_x?visitorId=v%00`, { key: null, origin: shopOrigin }), 400);
+      const visitor = await errorOf(
+        await send(`/api/widgets/${widgetId}/generations/agen_x?visitorId=v%00`, { key: null, origin: shopOrigin }),
+        400,
+      );
       assert.equal(visitor.param, 'visitorId');
     });
   });

@@ -13,7 +13,9 @@ describe('the upload sweep', () => {
   before(async () => {
     app = await startTestApp();
     key = (await app.tenants.createOrganization({ name: 'Sweep', credits: 10 })).apiKey.key;
-    const jpeg = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#336699' } }).jpeg().toBuffer();
+    const jpeg = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#336699' } })
+      .jpeg()
+      .toBuffer();
     photo = `data:image/jpeg;base64,${jpeg.toString('base64')}`;
   });
   after(() => app.close());
@@ -32,7 +34,11 @@ describe('the upload sweep', () => {
     const response = await fetch(`${app.url}/v1/generations`, {
       method: 'POST',
       headers: { ...bearer(key), 'content-type': 'application/json' },
-      body: JSON.stringify({ mode: 'virtual-try-on', image: photo, products: [{ productId: 1, productTitle: 'Hat', imageUrl: 'https://shop.example/hat.png' }] }),
+      body: JSON.stringify({
+        mode: 'virtual-try-on',
+        image: photo,
+        products: [{ productId: 1, productTitle: 'Hat', imageUrl: 'https://shop.example/hat.png' }],
+      }),
     });
     assert.equal(response.status, 202);
     return (await response.json()).id as string;

@@ -31,8 +31,18 @@ describe('FASHN for try-on with fal as its fallback, Replicate for rooms (the ve
         pluginOptions: {
           db: { pollIntervalMs: 50 },
           fashn: { apiKey: FASHN_KEY, baseUrl: fashn.baseUrl, pollIntervalMs: 5, outputFormat: 'jpeg' },
-          fal: { apiKey: FAL_KEY, baseUrl: fal.baseUrl, pollIntervalMs: 10, models: { 'virtual-try-on': 'fal-ai/fashn/tryon/v1.6' } },
-          replicate: { apiKey: REPLICATE_TOKEN, baseUrl: replicate.baseUrl, pollIntervalMs: 50, models: { 'room-visualizer': 'black-forest-labs/flux-kontext-pro' } },
+          fal: {
+            apiKey: FAL_KEY,
+            baseUrl: fal.baseUrl,
+            pollIntervalMs: 10,
+            models: { 'virtual-try-on': 'fal-ai/fashn/tryon/v1.6' },
+          },
+          replicate: {
+            apiKey: REPLICATE_TOKEN,
+            baseUrl: replicate.baseUrl,
+            pollIntervalMs: 50,
+            models: { 'room-visualizer': 'black-forest-labs/flux-kontext-pro' },
+          },
         },
       },
     });
@@ -94,7 +104,10 @@ describe('FASHN for try-on with fal as its fallback, Replicate for rooms (the ve
   });
 
   it('renders a room with Replicate', async () => {
-    const { generation, engine } = await settle({ mode: 'room-visualizer', products: [{ productId: 'sofa-1', productTitle: 'Sofa', imageUrl: `${g.host.url}/products/sofa.png` }] });
+    const { generation, engine } = await settle({
+      mode: 'room-visualizer',
+      products: [{ productId: 'sofa-1', productTitle: 'Sofa', imageUrl: `${g.host.url}/products/sofa.png` }],
+    });
     assert.equal(generation.status, 'complete', JSON.stringify(generation.error));
     assert.equal(engine, 'replicate');
   });

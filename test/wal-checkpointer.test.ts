@@ -39,12 +39,20 @@ describe('WAL checkpoints from a worker thread', () => {
       const before = statSync(file).size;
       writePages(300);
       // Nothing but the store's thread checkpoints here: the writer has automatic checkpoints off and the store does not write.
-      await waitFor('the database file holds the written pages', () => statSync(file).size >= before + 300 * 3_000, 5_000);
+      await waitFor(
+        'the database file holds the written pages',
+        () => statSync(file).size >= before + 300 * 3_000,
+        5_000,
+      );
     } finally {
       database.close();
       await store.close();
     }
-    assert.equal(existsSync(`${file}-wal`), false, 'the last connection closed, the thread\'s included, so SQLite removed the WAL');
+    assert.equal(
+      existsSync(`${file}-wal`),
+      false,
+      "the last connection closed, the thread's included, so SQLite removed the WAL",
+    );
   });
 
   it('leaves the committing connection a backstop only, and changes no data version (the key cache relies on it)', async () => {
@@ -58,7 +66,7 @@ describe('WAL checkpoints from a worker thread', () => {
       const version = dataVersion.get();
       const before = statSync(file).size;
       await waitFor('the thread checkpointed', () => statSync(file).size > before, 5_000);
-      assert.equal(dataVersion.get(), version, 'a checkpoint is not another connection\'s commit');
+      assert.equal(dataVersion.get(), version, "a checkpoint is not another connection's commit");
     } finally {
       await checkpointer.stop();
       database.close();
@@ -71,9 +79,16 @@ describe('WAL checkpoints from a worker thread', () => {
     const warnings: string[] = [];
     const logger: Logger = { info() {}, error() {}, warn: (message) => warnings.push(message) };
     // The thread opens the file it is given; one that does not exist makes it fail at once.
-    const checkpointer = startWalCheckpointer(database, path.join(dir, 'missing', 'nothing.db'), { intervalMs: 10, logger });
+    const checkpointer = startWalCheckpointer(database, path.join(dir, 'missing', 'nothing.db'), {
+      intervalMs: 10,
+      logger,
+    });
     try {
-      await waitFor('automatic checkpoints are back at SQLite\'s default', () => database.pragma('wal_autocheckpoint', { simple: true }) === 1000, 5_000);
+      await waitFor(
+        "automatic checkpoints are back at SQLite's default",
+        () => database.pragma('wal_autocheckpoint', { simple: true }) === 1000,
+        5_000,
+      );
       assert.match(warnings.join('\n'), /WAL checkpoint thread failed/);
     } finally {
       await checkpointer.stop();
@@ -81,7 +96,7 @@ describe('WAL checkpoints from a worker thread', () => {
     }
   });
 
-  it('stop() closes the thread\'s connection, and a second stop() is harmless', async () => {
+  it("stop() closes the thread's connection, and a second stop() is harmless", async () => {
     const file = path.join(dir, 'stop.db');
     const { database } = writer(file);
     const checkpointer = startWalCheckpointer(database, file);
@@ -101,7 +116,9 @@ describe('WAL checkpoints from a worker thread', () => {
       await startWalCheckpointer(database, ${JSON.stringify(file)}).stop();
       database.close();
       console.log('stopped');`;
-    const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script], { encoding: 'utf8' });
+    const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script], {
+      encoding: 'utf8',
+    });
     assert.equal(output.trim(), 'stopped');
   });
 });

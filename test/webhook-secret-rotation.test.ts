@@ -30,12 +30,26 @@ describe('secret rotation rules', () => {
   it('keeps each replaced secret signing until its own expiry, newest first', () => {
     const once = rotateSecrets({ secret: 'a', previousSecrets: [] }, 'b', t0, graceMs);
     const twice = rotateSecrets(once, 'c', t0 + 20_000, graceMs);
-    assert.deepEqual(twice, { secret: 'c', previousSecrets: [{ secret: 'b', expiresAt: t0 + 80_000 }, { secret: 'a', expiresAt: t0 + 60_000 }] });
+    assert.deepEqual(twice, {
+      secret: 'c',
+      previousSecrets: [
+        { secret: 'b', expiresAt: t0 + 80_000 },
+        { secret: 'a', expiresAt: t0 + 60_000 },
+      ],
+    });
     assert.deepEqual(activeSecrets(twice, t0 + 60_000 - 1), ['c', 'b', 'a']);
     assert.deepEqual(activeSecrets(twice, t0 + 60_000), ['c', 'b'], 'a stops at its own expiry');
     assert.deepEqual(activeSecrets(twice, t0 + 80_000), ['c'], 'and b at its own');
-    assert.deepEqual(rotateSecrets(twice, 'd', t0 + 70_000, graceMs).previousSecrets.map((previous) => previous.secret), ['c', 'b'], 'an expired secret is forgotten');
-    assert.deepEqual(rotateSecrets({ secret: 'a', previousSecrets: [] }, 'b', t0, 0).previousSecrets, [], 'no grace period, nothing kept');
+    assert.deepEqual(
+      rotateSecrets(twice, 'd', t0 + 70_000, graceMs).previousSecrets.map((previous) => previous.secret),
+      ['c', 'b'],
+      'an expired secret is forgotten',
+    );
+    assert.deepEqual(
+      rotateSecrets({ secret: 'a', previousSecrets: [] }, 'b', t0, 0).previousSecrets,
+      [],
+      'no grace period, nothing kept',
+    );
   });
 
   it(`keeps at most ${maxPreviousSecrets} previous secrets, dropping the ones that expire first`, () => {
@@ -67,7 +81,12 @@ for (const [database, environment] of matrix.databases) {
       receiver = await startHttpsServer((_req, res) => void res.writeHead(204).end());
       // The kernel's clock, so the delivery worker and the queue read it.
       const clock = { now: () => Date.now() + offsetMs };
-      g = await startGenerationApp({ env: await environment(), config: { webhooks: { secretGracePeriodMs: graceMs } }, workers: false, ports: { clock } });
+      g = await startGenerationApp({
+        env: await environment(),
+        config: { webhooks: { secretGracePeriodMs: graceMs } },
+        workers: false,
+        ports: { clock },
+      });
       await startWorkers(g.app.container.cradle);
       const created = await g.app.tenants.createOrganization({ name: 'Rotations', credits: 10 });
       key = created.apiKey.key;
@@ -84,12 +103,18 @@ for (const [database, environment] of matrix.databases) {
     const api = (route: string, init: { method?: string; body?: unknown } = {}) =>
       fetch(`${g.app.url}${route}`, {
         method: init.method ?? 'GET',
-        headers: { authorization: `Bearer ${key}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
       });
 
     async function endpoint(receiverPath: string) {
-      const response = await api('/v1/webhook-endpoints', { method: 'POST', body: { url: `${receiver.url}${receiverPath}`, enabledEvents: ['*'] } });
+      const response = await api('/v1/webhook-endpoints', {
+        method: 'POST',
+        body: { url: `${receiver.url}${receiverPath}`, enabledEvents: ['*'] },
+      });
       assert.equal(response.status, 201);
       return (await response.json()) as { id: string; secret: string };
     }
@@ -122,7 +147,10 @@ for (const [database, environment] of matrix.databases) {
           Object.entries(secrets)
             .filter(([, secret]) => {
               try {
-                new Webhook(secret).verify(raw, { ...(request.headers as Record<string, string>), 'webhook-signature': entry });
+                new Webhook(secret).verify(raw, {
+                  ...(request.headers as Record<string, string>),
+                  'webhook-signature': entry,
+                });
                 return true;
               } catch {
                 return false;
@@ -138,9 +166,16 @@ for (const [database, environment] of matrix.databases) {
         const second = await rotate(first.id);
         clockAt(Date.now() + 10_000);
         const third = await rotate(first.id);
-        assert.ok(third.previousSecretExpiresAt - second.previousSecretExpiresAt >= 10_000, 'each replaced secret has a grace period of its own');
+        assert.ok(
+          third.previousSecretExpiresAt - second.previousSecretExpiresAt >= 10_000,
+          'each replaced secret has a grace period of its own',
+        );
         const request = await deliveredNow(first.id, '/two-rotations');
-        assert.deepEqual(verifiedBy(request, { third: third.secret, second: second.secret, first: first.secret }), [['third'], ['second'], ['first']]);
+        assert.deepEqual(verifiedBy(request, { third: third.secret, second: second.secret, first: first.secret }), [
+          ['third'],
+          ['second'],
+          ['first'],
+        ]);
       } finally {
         clockAt(Date.now());
       }
@@ -160,8 +195,14 @@ for (const [database, environment] of matrix.databases) {
         assert.deepEqual(verifiedBy(await deliveredNow(a.id, '/expiries'), secrets), [['c'], ['b'], ['a']]);
         clockAt(aExpires + 1_000);
         const afterA = await deliveredNow(a.id, '/expiries');
-        assert.deepEqual(verifiedBy(afterA, secrets), [['c'], ['b']], 'a receiver still on the first secret fails from its expiry on');
-        assert.throws(() => new Webhook(a.secret).verify(afterA.body.toString(), afterA.headers as Record<string, string>));
+        assert.deepEqual(
+          verifiedBy(afterA, secrets),
+          [['c'], ['b']],
+          'a receiver still on the first secret fails from its expiry on',
+        );
+        assert.throws(() =>
+          new Webhook(a.secret).verify(afterA.body.toString(), afterA.headers as Record<string, string>),
+        );
         clockAt(bExpires + 1_000);
         assert.deepEqual(verifiedBy(await deliveredNow(a.id, '/expiries'), secrets), [['c']]);
       } finally {
@@ -179,7 +220,11 @@ for (const [database, environment] of matrix.databases) {
           secrets[`s${i}`] = (await rotate(created.id)).secret;
         }
         const request = await deliveredNow(created.id, '/bound');
-        assert.deepEqual(verifiedBy(request, secrets), [['s5'], ['s4'], ['s3'], ['s2'], ['s1']], 'the oldest secret, s0, no longer signs');
+        assert.deepEqual(
+          verifiedBy(request, secrets),
+          [['s5'], ['s4'], ['s3'], ['s2'], ['s1']],
+          'the oldest secret, s0, no longer signs',
+        );
       } finally {
         clockAt(Date.now());
       }
@@ -187,9 +232,18 @@ for (const [database, environment] of matrix.databases) {
 
     it('keeps every secret that concurrent rotations replaced, with PATCHes racing them', async () => {
       const created = await endpoint('/concurrent');
-      const patch = async (description: string) => assert.equal((await api(`/v1/webhook-endpoints/${created.id}`, { method: 'PATCH', body: { description } })).status, 200);
-      const [rotations] = await Promise.all([Promise.all([1, 2, 3].map(() => rotate(created.id))), Promise.all(['x', 'y', 'z'].map(patch))]);
-      const secrets = Object.fromEntries([created.secret, ...rotations.map((rotation) => rotation.secret)].map((secret, index) => [`s${index}`, secret]));
+      const patch = async (description: string) =>
+        assert.equal(
+          (await api(`/v1/webhook-endpoints/${created.id}`, { method: 'PATCH', body: { description } })).status,
+          200,
+        );
+      const [rotations] = await Promise.all([
+        Promise.all([1, 2, 3].map(() => rotate(created.id))),
+        Promise.all(['x', 'y', 'z'].map(patch)),
+      ]);
+      const secrets = Object.fromEntries(
+        [created.secret, ...rotations.map((rotation) => rotation.secret)].map((secret, index) => [`s${index}`, secret]),
+      );
       const verified = verifiedBy(await deliveredNow(created.id, '/concurrent'), secrets);
       assert.equal(verified.length, 4);
       assert.deepEqual(verified.flat().sort(), ['s0', 's1', 's2', 's3'], 'each secret verifies exactly one entry');
@@ -199,7 +253,10 @@ for (const [database, environment] of matrix.databases) {
     it("answers 404 for another organization's endpoint", async () => {
       const created = await endpoint('/foreign');
       const other = await g.app.tenants.createOrganization({ name: 'Other', credits: 0 });
-      const response = await fetch(`${g.app.url}/v1/webhook-endpoints/${created.id}/rotate-secret`, { method: 'POST', headers: { authorization: `Bearer ${other.apiKey.key}` } });
+      const response = await fetch(`${g.app.url}/v1/webhook-endpoints/${created.id}/rotate-secret`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${other.apiKey.key}` },
+      });
       assert.equal((await errorOf(response, 404)).type, 'not_found_error');
     });
   });
@@ -210,19 +267,54 @@ describe('migration 0012 on endpoints rotated before it', () => {
   const expiresAt = Date.now() + graceMs;
   async function writeBefore0012(db: Kysely<any>) {
     try {
-      const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo('0010-credit-ledger-sequence');
+      const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo(
+        '0010-credit-ledger-sequence',
+      );
       if (error) throw error;
-      await db.insertInto('organizations').values({ id: 'org_old', name: 'Old', credit_balance: 0, created_at: 0 }).execute();
-      const endpoint = { organization_id: 'org_old', url: 'https://hooks.example/', description: null, enabled_events: '["*"]', status: 'enabled', created_at: 0, updated_at: 0 };
-      await db.insertInto('webhook_endpoints').values({ ...endpoint, id: 'whe_rotated', secret: 'whsec_bmV3', previous_secret: 'whsec_b2xk', previous_secret_expires_at: expiresAt }).execute();
-      await db.insertInto('webhook_endpoints').values({ ...endpoint, id: 'whe_fresh', secret: 'whsec_b25seQ==', previous_secret: null, previous_secret_expires_at: null }).execute();
+      await db
+        .insertInto('organizations')
+        .values({ id: 'org_old', name: 'Old', credit_balance: 0, created_at: 0 })
+        .execute();
+      const endpoint = {
+        organization_id: 'org_old',
+        url: 'https://hooks.example/',
+        description: null,
+        enabled_events: '["*"]',
+        status: 'enabled',
+        created_at: 0,
+        updated_at: 0,
+      };
+      await db
+        .insertInto('webhook_endpoints')
+        .values({
+          ...endpoint,
+          id: 'whe_rotated',
+          secret: 'whsec_bmV3',
+          previous_secret: 'whsec_b2xk',
+          previous_secret_expires_at: expiresAt,
+        })
+        .execute();
+      await db
+        .insertInto('webhook_endpoints')
+        .values({
+          ...endpoint,
+          id: 'whe_fresh',
+          secret: 'whsec_b25seQ==',
+          previous_secret: null,
+          previous_secret_expires_at: null,
+        })
+        .execute();
     } finally {
       await db.destroy();
     }
   }
   async function migrated(persistence: Persistence) {
     try {
-      assert.equal((await persistence.migrate()).applied[0], '0012-webhook-previous-secrets', 'the next migration runs first (later ones follow)');
+      assert.equal(
+        (await persistence.migrate()).applied[0],
+        '0012-webhook-previous-secrets',
+        'the next migration runs first (later ones follow)',
+      );
       const rotated = await persistence.webhookEndpoints.get('org_old', 'whe_rotated');
       const fresh = await persistence.webhookEndpoints.get('org_old', 'whe_fresh');
       assert.deepEqual(rotated?.previousSecrets, [{ secret: 'whsec_b2xk', expiresAt }]);
@@ -246,7 +338,9 @@ describe('migration 0012 on endpoints rotated before it', () => {
 
   it('on Postgres', async () => {
     const url = (await matrix.databases[1]![1]()).DATABASE_URL!;
-    await writeBefore0012(new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) }));
+    await writeBefore0012(
+      new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) }),
+    );
     await migrated(openPostgres(url));
   });
 });

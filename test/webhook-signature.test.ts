@@ -13,7 +13,12 @@ const VECTOR = {
   signature: 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
 };
 
-const event = { id: 'evt_0123456789abcdefghijklmn', type: 'generation.completed', createdAt: '2026-01-01T00:00:00.000Z', data: { id: 'agen_x', note: 'héllo ✓' } };
+const event = {
+  id: 'evt_0123456789abcdefghijklmn',
+  type: 'generation.completed',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  data: { id: 'agen_x', note: 'héllo ✓' },
+};
 const body = JSON.stringify(event);
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -37,7 +42,10 @@ describe('webhook signing', () => {
   test('matches the Standard Webhooks test vector', () => {
     assert.equal(signWebhook(VECTOR.secret, VECTOR.id, VECTOR.timestamp, VECTOR.payload), VECTOR.signature);
     // The same bytes given as a Uint8Array sign the same.
-    assert.equal(signWebhook(VECTOR.secret, VECTOR.id, VECTOR.timestamp, new TextEncoder().encode(VECTOR.payload)), VECTOR.signature);
+    assert.equal(
+      signWebhook(VECTOR.secret, VECTOR.id, VECTOR.timestamp, new TextEncoder().encode(VECTOR.payload)),
+      VECTOR.signature,
+    );
   });
 
   test('generated secrets are whsec_ + base64 of 32 random bytes', () => {
@@ -59,7 +67,10 @@ describe('webhook signing', () => {
   test('one v1 entry per secret, space-separated', () => {
     const [a, b] = [generateWebhookSecret(), generateWebhookSecret()];
     const header = signatureHeader([a, b], 'evt_1', 1700000000, body);
-    assert.deepEqual(header.split(' '), [signWebhook(a, 'evt_1', 1700000000, body), signWebhook(b, 'evt_1', 1700000000, body)]);
+    assert.deepEqual(header.split(' '), [
+      signWebhook(a, 'evt_1', 1700000000, body),
+      signWebhook(b, 'evt_1', 1700000000, body),
+    ]);
   });
 
   test('refuses inputs that would produce unverifiable deliveries', () => {
@@ -108,18 +119,31 @@ describe('verifyWebhook (receiver helper)', () => {
   });
 
   test('verifies the published test vector at its own time', () => {
-    const headers = { 'webhook-id': VECTOR.id, 'webhook-timestamp': String(VECTOR.timestamp), 'webhook-signature': VECTOR.signature };
-    assert.deepEqual(verifyWebhook(VECTOR.secret, headers, VECTOR.payload, { now: () => VECTOR.timestamp * 1000 }), { test: 2432232314 });
+    const headers = {
+      'webhook-id': VECTOR.id,
+      'webhook-timestamp': String(VECTOR.timestamp),
+      'webhook-signature': VECTOR.signature,
+    };
+    assert.deepEqual(verifyWebhook(VECTOR.secret, headers, VECTOR.payload, { now: () => VECTOR.timestamp * 1000 }), {
+      test: 2432232314,
+    });
   });
 
   test('headers are case-insensitive, from a record or a fetch Headers', () => {
     const ts = nowSeconds();
     const h = headersFor([secret], event.id, ts, body);
-    const shouting = { 'Webhook-Id': h['webhook-id'], 'WEBHOOK-TIMESTAMP': h['webhook-timestamp'], 'Webhook-Signature': h['webhook-signature'] };
+    const shouting = {
+      'Webhook-Id': h['webhook-id'],
+      'WEBHOOK-TIMESTAMP': h['webhook-timestamp'],
+      'Webhook-Signature': h['webhook-signature'],
+    };
     assert.deepEqual(verifyWebhook(secret, shouting, body), event);
     assert.deepEqual(verifyWebhook(secret, new Headers(shouting), body), event);
     // Node gives a repeated header as an array.
-    assert.deepEqual(verifyWebhook(secret, { ...h, 'webhook-signature': ['v1,bogus', h['webhook-signature']] }, body), event);
+    assert.deepEqual(
+      verifyWebhook(secret, { ...h, 'webhook-signature': ['v1,bogus', h['webhook-signature']] }, body),
+      event,
+    );
   });
 
   test('accepts the secret with or without the whsec_ prefix', () => {
@@ -152,12 +176,18 @@ describe('verifyWebhook (receiver helper)', () => {
     const ts = nowSeconds();
     const headers = headersFor([secret], event.id, ts, body);
     rejects(() => verifyWebhook(secret, { ...headers, 'webhook-id': 'evt_other' }, body), /No matching signature/);
-    rejects(() => verifyWebhook(secret, { ...headers, 'webhook-timestamp': String(ts - 1) }, body), /No matching signature/);
+    rejects(
+      () => verifyWebhook(secret, { ...headers, 'webhook-timestamp': String(ts - 1) }, body),
+      /No matching signature/,
+    );
   });
 
   test('rejects a delivery signed with another secret', () => {
     const ts = nowSeconds();
-    rejects(() => verifyWebhook(secret, headersFor([generateWebhookSecret()], event.id, ts, body), body), /No matching signature/);
+    rejects(
+      () => verifyWebhook(secret, headersFor([generateWebhookSecret()], event.id, ts, body), body),
+      /No matching signature/,
+    );
   });
 
   test('rejects a delivery missing any of the three headers', () => {
@@ -165,7 +195,10 @@ describe('verifyWebhook (receiver helper)', () => {
     for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const) {
       const { [name]: _dropped, ...rest } = headers;
       rejects(() => verifyWebhook(secret, rest, body), new RegExp(`Missing required header ${name}`));
-      rejects(() => verifyWebhook(secret, { ...headers, [name]: '' }, body), new RegExp(`Missing required header ${name}`));
+      rejects(
+        () => verifyWebhook(secret, { ...headers, [name]: '' }, body),
+        new RegExp(`Missing required header ${name}`),
+      );
     }
   });
 
@@ -197,7 +230,11 @@ describe('verifyWebhook (receiver helper)', () => {
   test('ignores entries of other versions: only v2 entries fail', () => {
     const ts = nowSeconds();
     const valid = signWebhook(secret, event.id, ts, body).slice('v1,'.length);
-    const headers = { 'webhook-id': event.id, 'webhook-timestamp': String(ts), 'webhook-signature': `v2,${valid} v1a,${valid}` };
+    const headers = {
+      'webhook-id': event.id,
+      'webhook-timestamp': String(ts),
+      'webhook-signature': `v2,${valid} v1a,${valid}`,
+    };
     rejects(() => verifyWebhook(secret, headers, body), /No matching signature/);
   });
 

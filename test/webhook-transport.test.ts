@@ -145,7 +145,10 @@ describe('http webhook transport', () => {
     // With the real clock: the date has whole seconds, so the delay is a little under two minutes.
     const soon = new Date(Date.now() + 120_000).toUTCString();
     const real = await transport.send(delivery(`/unavailable?at=${encodeURIComponent(soon)}`));
-    assert.ok(real.retryAfterMs !== null && real.retryAfterMs > 110_000 && real.retryAfterMs <= 120_000, String(real.retryAfterMs));
+    assert.ok(
+      real.retryAfterMs !== null && real.retryAfterMs > 110_000 && real.retryAfterMs <= 120_000,
+      String(real.retryAfterMs),
+    );
   });
 
   test('a receiver that never answers times out: no status, the error says timeout', async () => {
@@ -206,7 +209,9 @@ describe('http webhook transport', () => {
   });
 
   test('a signed delivery verifies at the receiver with verifyWebhook', async () => {
-    const body = new TextEncoder().encode(JSON.stringify({ id: 'evt_signed', type: 'generation.completed', data: { note: 'ünïcødé ✓' } }));
+    const body = new TextEncoder().encode(
+      JSON.stringify({ id: 'evt_signed', type: 'generation.completed', data: { note: 'ünïcødé ✓' } }),
+    );
     const timestamp = Math.floor(Date.now() / 1000);
     const headers = {
       'content-type': 'application/json',
@@ -246,14 +251,24 @@ describe('http webhook transport with a stub client', () => {
   const stub = (behaviour: () => Promise<never>): GuardedClient => ({ request: behaviour, close() {} });
 
   test('an oversized response whose status the client reports is an outcome with that status', async () => {
-    const t = createHttpTransport(stub(() => Promise.reject(new OutboundError('too_large', 'Response body is larger than 65536 bytes', false, 200))));
+    const t = createHttpTransport(
+      stub(() =>
+        Promise.reject(new OutboundError('too_large', 'Response body is larger than 65536 bytes', false, 200)),
+      ),
+    );
     const outcome = await t.send({ url: 'https://example.com/', headers: {}, body: new Uint8Array(), timeoutMs: 1000 });
-    assert.deepEqual({ ...outcome, durationMs: 0 }, { status: 200, error: null, durationMs: 0, responseBody: '', retryAfterMs: null });
+    assert.deepEqual(
+      { ...outcome, durationMs: 0 },
+      { status: 200, error: null, durationMs: 0, responseBody: '', retryAfterMs: null },
+    );
   });
 
   test('programming errors reject instead of becoming an outcome', async () => {
     const t = createHttpTransport(stub(() => Promise.reject(new TypeError('bug'))));
-    await assert.rejects(t.send({ url: 'https://example.com/', headers: {}, body: new Uint8Array(), timeoutMs: 1000 }), TypeError);
+    await assert.rejects(
+      t.send({ url: 'https://example.com/', headers: {}, body: new Uint8Array(), timeoutMs: 1000 }),
+      TypeError,
+    );
   });
 });
 
@@ -282,7 +297,17 @@ describe('Retry-After parsing', () => {
   });
 
   test('absent or malformed values are null', () => {
-    for (const bad of [undefined, '', '-5', '7.5', '1e3', 'soon', 'Thu, 31 Feb 2026 12:00:00 GMT', '2026-01-15T12:01:00Z', 'Thu, 15 Jan 2026 25:00:00 GMT']) {
+    for (const bad of [
+      undefined,
+      '',
+      '-5',
+      '7.5',
+      '1e3',
+      'soon',
+      'Thu, 31 Feb 2026 12:00:00 GMT',
+      '2026-01-15T12:01:00Z',
+      'Thu, 15 Jan 2026 25:00:00 GMT',
+    ]) {
       assert.equal(parseRetryAfter(bad, now), null, String(bad));
     }
   });

@@ -60,11 +60,19 @@ describe('webhooks', () => {
     await receiver.close();
   });
 
-  const json = (body: unknown) => ({ method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const api = (path: string, init: RequestInit = {}) => fetch(`${g.app.url}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.headers ?? {}) } });
+  const json = (body: unknown) => ({
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${g.app.url}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.headers ?? {}) } });
 
   async function endpoint(path: string, enabledEvents: string[] = ['*'], apiKey = key) {
-    const response = await fetch(`${g.app.url}/v1/webhook-endpoints`, { ...json({ url: `${receiver.url}${path}`, enabledEvents }), headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' } });
+    const response = await fetch(`${g.app.url}/v1/webhook-endpoints`, {
+      ...json({ url: `${receiver.url}${path}`, enabledEvents }),
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    });
     assert.equal(response.status, 201, await response.clone().text());
     return (await response.json()) as { id: string; secret: string; status: string };
   }
@@ -88,7 +96,8 @@ describe('webhooks', () => {
     }
   }
 
-  const received = (path: string, eventId: string) => receiver.requests.filter((request) => request.path === path && request.headers['webhook-id'] === eventId);
+  const received = (path: string, eventId: string) =>
+    receiver.requests.filter((request) => request.path === path && request.headers['webhook-id'] === eventId);
 
   describe('endpoints API', () => {
     it('registers an endpoint and shows its whsec_ secret once', async () => {
@@ -130,19 +139,31 @@ describe('webhooks', () => {
 
     it('updates, disables, deletes, caps, and keeps other organizations out', async () => {
       const created = await endpoint('/ok-manage', ['generation.failed']);
-      const patched = await (await api(`/v1/webhook-endpoints/${created.id}`, { ...json({ description: 'orders', enabledEvents: ['*'], status: 'disabled' }), method: 'PATCH' })).json();
+      const patched = await (
+        await api(`/v1/webhook-endpoints/${created.id}`, {
+          ...json({ description: 'orders', enabledEvents: ['*'], status: 'disabled' }),
+          method: 'PATCH',
+        })
+      ).json();
       assert.equal(patched.description, 'orders');
       assert.deepEqual(patched.enabledEvents, ['*']);
       assert.equal(patched.status, 'disabled');
       assert.equal(patched.disabledReason, 'disabled_by_user');
-      const reenabled = await (await api(`/v1/webhook-endpoints/${created.id}`, { ...json({ status: 'enabled' }), method: 'PATCH' })).json();
+      const reenabled = await (
+        await api(`/v1/webhook-endpoints/${created.id}`, { ...json({ status: 'enabled' }), method: 'PATCH' })
+      ).json();
       assert.equal(reenabled.status, 'enabled');
       assert.equal((await api(`/v1/webhook-endpoints/${created.id}`, { ...json({}), method: 'PATCH' })).status, 400);
 
       const other = await g.app.tenants.createOrganization({ name: 'Other', credits: 0 });
-      const foreign = await fetch(`${g.app.url}/v1/webhook-endpoints/${created.id}`, { headers: { authorization: `Bearer ${other.apiKey.key}` } });
+      const foreign = await fetch(`${g.app.url}/v1/webhook-endpoints/${created.id}`, {
+        headers: { authorization: `Bearer ${other.apiKey.key}` },
+      });
       assert.equal(foreign.status, 404);
-      const foreignDelete = await fetch(`${g.app.url}/v1/webhook-endpoints/${created.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${other.apiKey.key}` } });
+      const foreignDelete = await fetch(`${g.app.url}/v1/webhook-endpoints/${created.id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${other.apiKey.key}` },
+      });
       assert.equal(foreignDelete.status, 404);
 
       const deleted = await (await api(`/v1/webhook-endpoints/${created.id}`, { method: 'DELETE' })).json();
@@ -150,7 +171,10 @@ describe('webhooks', () => {
       assert.equal((await api(`/v1/webhook-endpoints/${created.id}`)).status, 404);
 
       for (let i = 0; i < 5; i++) await endpoint(`/ok-cap-${i}`, ['*'], other.apiKey.key);
-      const over = await fetch(`${g.app.url}/v1/webhook-endpoints`, { ...json({ url: `${receiver.url}/ok-cap-x`, enabledEvents: ['*'] }), headers: { authorization: `Bearer ${other.apiKey.key}`, 'content-type': 'application/json' } });
+      const over = await fetch(`${g.app.url}/v1/webhook-endpoints`, {
+        ...json({ url: `${receiver.url}/ok-cap-x`, enabledEvents: ['*'] }),
+        headers: { authorization: `Bearer ${other.apiKey.key}`, 'content-type': 'application/json' },
+      });
       assert.equal(over.status, 400);
       assert.equal((await over.json()).error.code, 'endpoint_limit_reached');
     });
@@ -178,21 +202,32 @@ describe('webhooks', () => {
       assert.equal(header(delivery, 'webhook-id'), eventId);
       assert.ok(Math.abs(Number(header(delivery, 'webhook-timestamp')) - Date.now() / 1000) < 60);
       const raw = delivery.body.toString('utf8');
-      const viaPackage = new Webhook(all.secret).verify(raw, delivery.headers as Record<string, string>) as { id: string; type: string; createdAt: string; data: { id: string } };
+      const viaPackage = new Webhook(all.secret).verify(raw, delivery.headers as Record<string, string>) as {
+        id: string;
+        type: string;
+        createdAt: string;
+        data: { id: string };
+      };
       assert.equal(viaPackage.id, eventId);
       assert.equal(viaPackage.type, 'generation.completed');
       assert.match(viaPackage.createdAt, /\.\d{3}Z$/);
       const generation = await (await api(`/v1/generations/${viaPackage.data.id}`)).json();
       assert.deepEqual(viaPackage.data, generation);
       assert.deepEqual(verifyWebhook(all.secret, delivery.headers, delivery.body), viaPackage, 'our verifier agrees');
-      assert.throws(() => new Webhook(completedOnly.secret).verify(raw, delivery.headers as Record<string, string>), 'another endpoint’s secret does not verify');
+      assert.throws(
+        () => new Webhook(completedOnly.secret).verify(raw, delivery.headers as Record<string, string>),
+        'another endpoint’s secret does not verify',
+      );
     });
 
     it('sends generation.failed to endpoints subscribed to it', async () => {
       const eventId = await terminalEvent(true);
       await deliveriesSettled(eventId);
       const [delivery] = received('/ok-failed', eventId);
-      const event = new Webhook(failedOnly.secret).verify(delivery!.body.toString(), delivery!.headers as Record<string, string>) as { type: string; data: { error: { code: string } } };
+      const event = new Webhook(failedOnly.secret).verify(
+        delivery!.body.toString(),
+        delivery!.headers as Record<string, string>,
+      ) as { type: string; data: { error: { code: string } } };
       assert.equal(event.type, 'generation.failed');
       assert.equal(event.data.error.code, 'image_fetch_failed');
       assert.equal(received('/ok-completed', eventId).length, 0);
@@ -203,8 +238,15 @@ describe('webhooks', () => {
       const eventId = await terminalEvent();
       const event = await deliveriesSettled(eventId);
       assert.equal(event.id, eventId);
-      assert.deepEqual(new Set(event.deliveries.map((d: { endpointId: string }) => d.endpointId)), new Set([all.id, completedOnly.id]));
-      assert.ok(event.deliveries.every((d: { status: string; attemptCount: number }) => d.status === 'succeeded' && d.attemptCount === 1));
+      assert.deepEqual(
+        new Set(event.deliveries.map((d: { endpointId: string }) => d.endpointId)),
+        new Set([all.id, completedOnly.id]),
+      );
+      assert.ok(
+        event.deliveries.every(
+          (d: { status: string; attemptCount: number }) => d.status === 'succeeded' && d.attemptCount === 1,
+        ),
+      );
       const attempts = await (await api(`/v1/events/${eventId}/attempts`)).json();
       assert.equal(attempts.data.length, 2);
       const toAll = attempts.data.find((a: { endpointId: string }) => a.endpointId === all.id);
@@ -239,7 +281,8 @@ describe('webhooks', () => {
     });
 
     after(async () => {
-      for (const item of [all, completedOnly, failedOnly]) await api(`/v1/webhook-endpoints/${item.id}`, { method: 'DELETE' });
+      for (const item of [all, completedOnly, failedOnly])
+        await api(`/v1/webhook-endpoints/${item.id}`, { method: 'DELETE' });
     });
   });
 
@@ -265,7 +308,11 @@ describe('webhooks', () => {
       const { requests, event, eventId } = await deliverTo('/always-500');
       assert.equal(requests.length, 5);
       assert.equal(event.deliveries[0].status, 'failed');
-      const attempts = (await (await api(`/v1/events/${eventId}/attempts`)).json()).data as Array<{ attemptedAt: string; statusCode: number; responseBody: string }>;
+      const attempts = (await (await api(`/v1/events/${eventId}/attempts`)).json()).data as Array<{
+        attemptedAt: string;
+        statusCode: number;
+        responseBody: string;
+      }>;
       const times = attempts.map((attempt) => Date.parse(attempt.attemptedAt));
       const gaps = times.slice(1).map((time, index) => time - times[index]!);
       for (let i = 1; i < gaps.length; i++) assert.ok(gaps[i]! > gaps[i - 1]!, `gaps grow: ${gaps}`);
@@ -286,7 +333,11 @@ describe('webhooks', () => {
       assert.equal(state.status, 'disabled');
       assert.equal(state.disabledReason, 'gone');
       const next = await terminalEvent();
-      assert.equal((await (await api(`/v1/events/${next}`)).json()).deliveries.length, 0, 'a disabled endpoint gets nothing');
+      assert.equal(
+        (await (await api(`/v1/events/${next}`)).json()).deliveries.length,
+        0,
+        'a disabled endpoint gets nothing',
+      );
       await api(`/v1/webhook-endpoints/${created.id}`, { method: 'DELETE' });
     });
 
@@ -329,7 +380,9 @@ describe('webhooks', () => {
     assert.equal(entries.length, 2);
     assert.ok(entries.every((entry) => entry.startsWith('v1,')));
     for (const secret of [created.secret, rotated.secret]) {
-      assert.doesNotThrow(() => new Webhook(secret).verify(delivery!.body.toString(), delivery!.headers as Record<string, string>));
+      assert.doesNotThrow(() =>
+        new Webhook(secret).verify(delivery!.body.toString(), delivery!.headers as Record<string, string>),
+      );
     }
     await api(`/v1/webhook-endpoints/${created.id}`, { method: 'DELETE' });
   });
@@ -338,9 +391,20 @@ describe('webhooks', () => {
     const eventId = await terminalEvent();
     const other = await g.app.tenants.createOrganization({ name: 'Snoop', credits: 0 });
     for (const path of [`/v1/events/${eventId}`, `/v1/events/${eventId}/attempts`]) {
-      assert.equal((await fetch(`${g.app.url}${path}`, { headers: { authorization: `Bearer ${other.apiKey.key}` } })).status, 404);
+      assert.equal(
+        (await fetch(`${g.app.url}${path}`, { headers: { authorization: `Bearer ${other.apiKey.key}` } })).status,
+        404,
+      );
     }
-    assert.equal((await fetch(`${g.app.url}/v1/events/${eventId}/resend`, { method: 'POST', headers: { authorization: `Bearer ${other.apiKey.key}` } })).status, 404);
+    assert.equal(
+      (
+        await fetch(`${g.app.url}/v1/events/${eventId}/resend`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${other.apiKey.key}` },
+        })
+      ).status,
+      404,
+    );
     assert.ok(organizationId);
   });
 });
@@ -350,7 +414,9 @@ describe('webhook endpoint auto-disable', () => {
   let receiver: TestHttpsServer;
   before(async () => {
     receiver = await startReceiver();
-    g = await startGenerationApp({ config: { webhooks: { retrySchedule: [0, 60_000], disableAfterFailingMs: 1_000, sweepIntervalMs: 100 } } });
+    g = await startGenerationApp({
+      config: { webhooks: { retrySchedule: [0, 60_000], disableAfterFailingMs: 1_000, sweepIntervalMs: 100 } },
+    });
     await startScheduler(g.app.container.cradle);
   });
   after(async () => {
@@ -361,7 +427,13 @@ describe('webhook endpoint auto-disable', () => {
   it('disables an endpoint whose deliveries have all failed for the configured period, and abandons its pending retries', async () => {
     const { apiKey } = await g.app.tenants.createOrganization({ name: 'Failing', credits: 5 });
     const headers = { authorization: `Bearer ${apiKey.key}`, 'content-type': 'application/json' };
-    const created = await (await fetch(`${g.app.url}/v1/webhook-endpoints`, { method: 'POST', headers, body: JSON.stringify({ url: `${receiver.url}/always-500`, enabledEvents: ['*'] }) })).json();
+    const created = await (
+      await fetch(`${g.app.url}/v1/webhook-endpoints`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ url: `${receiver.url}/always-500`, enabledEvents: ['*'] }),
+      })
+    ).json();
     const { id } = await (await g.api.post(apiKey.key, g.validBody())).json();
     await g.api.settled(apiKey.key, id);
     const deadline = Date.now() + 30_000;
@@ -372,6 +444,10 @@ describe('webhook endpoint auto-disable', () => {
     } while (state.status === 'enabled' && Date.now() < deadline);
     assert.equal(state.status, 'disabled');
     assert.equal(state.disabledReason, 'failing');
-    assert.equal(receiver.requests.filter((request) => request.path === '/always-500').length, 1, 'the retry a minute later is not due yet');
+    assert.equal(
+      receiver.requests.filter((request) => request.path === '/always-500').length,
+      1,
+      'the retry a minute later is not due yet',
+    );
   });
 });

@@ -51,7 +51,9 @@ describe("a widget's daily credit cap across two API processes", () => {
   ] as const;
 
   for (const { database, limits } of deployments) {
-    it(`admits no more than the cap's credits in all, on ${database} with ${limits} limits`, { timeout: 180_000 }, async () => {
+    it(`admits no more than the cap's credits in all, on ${database} with ${limits} limits`, {
+      timeout: 180_000,
+    }, async () => {
       const name = `${database}-${limits}`;
       const cluster = new Cluster({
         ...(database === 'postgres' ? { DATABASE_URL: await postgres!.createDatabase() } : {}),
@@ -62,20 +64,36 @@ describe("a widget's daily credit cap across two API processes", () => {
       });
       clusters.push(cluster);
       // On Postgres each process has a data dir of its own; on SQLite the one file is the database.
-      const dataDir = (process: string) => ({ VISUALIZER_DATA_DIR: path.join(dir!, database === 'postgres' ? `${name}-${process}` : name) });
+      const dataDir = (process: string) => ({
+        VISUALIZER_DATA_DIR: path.join(dir!, database === 'postgres' ? `${name}-${process}` : name),
+      });
       await cluster.run(['migrate'], dataDir('cli'));
-      const org = JSON.parse(await cluster.run(['orgs', 'create', '--name', 'caps', '--credits', '100', '--json'], dataDir('cli'))) as { apiKey: string; storeId: string };
-      const urls = (await Promise.all([cluster.api('api-0', dataDir('api-0')), cluster.api('api-1', dataDir('api-1'))])).map((api) => api.url);
+      const org = JSON.parse(
+        await cluster.run(['orgs', 'create', '--name', 'caps', '--credits', '100', '--json'], dataDir('cli')),
+      ) as { apiKey: string; storeId: string };
+      const urls = (
+        await Promise.all([cluster.api('api-0', dataDir('api-0')), cluster.api('api-1', dataDir('api-1'))])
+      ).map((api) => api.url);
 
       const headers = { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' };
       const v1 = async (url: string, method: string, body?: unknown) => {
-        const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+        const response = await fetch(url, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
         const text = await response.text();
         assert.ok(response.ok, `${method} ${url}: ${response.status} ${text}`);
         return JSON.parse(text);
       };
       // 1K: one credit a generation.
-      const widget = await v1(`${urls[0]}/v1/widgets`, 'POST', { storeId: org.storeId, mode: 'virtual-try-on', imageSize: '1K', allowedOrigins: [shopOrigin], dailyCreditCap: 5 });
+      const widget = await v1(`${urls[0]}/v1/widgets`, 'POST', {
+        storeId: org.storeId,
+        mode: 'virtual-try-on',
+        imageSize: '1K',
+        allowedOrigins: [shopOrigin],
+        dailyCreditCap: 5,
+      });
       let shopper = 0;
       const generate = async (url: string) => {
         shopper += 1;
@@ -110,7 +128,11 @@ describe("a widget's daily credit cap across two API processes", () => {
       }
 
       const read = await v1(`${urls[1]}/v1/widgets/${widget.id}`, 'GET');
-      assert.deepEqual([read.dailyCreditCap, read.usageToday.credits, read.usageToday.generations], [10, 10, 10], "today's use as both processes counted it");
+      assert.deepEqual(
+        [read.dailyCreditCap, read.usageToday.credits, read.usageToday.generations],
+        [10, 10, 10],
+        "today's use as both processes counted it",
+      );
       const { balance } = await v1(`${urls[0]}/v1/credits`, 'GET');
       assert.equal(balance, 90, 'charged for the admitted generations alone');
       await cluster.stopAll();

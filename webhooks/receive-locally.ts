@@ -24,7 +24,12 @@ if (!Number.isInteger(port) || port < 0 || port > 65535 || !secret) {
 interface Event {
   id: string;
   type: string;
-  data: { id: string; status: string; imageVariants?: { detail?: { url: string } } | null; error?: { code: string } | null };
+  data: {
+    id: string;
+    status: string;
+    imageVariants?: { detail?: { url: string } } | null;
+    error?: { code: string } | null;
+  };
 }
 
 // Deliveries are at-least-once: a real receiver keeps the ids it has handled in its database.
@@ -47,12 +52,16 @@ const server = createServer((request, response) => {
     const repeat = seen.has(event.id) ? ' (repeat)' : '';
     seen.add(event.id);
     const outcome = event.data.imageVariants?.detail?.url ?? event.data.error?.code ?? '';
-    console.log(`verified ${event.type} ${event.id} ${event.data.id} ${event.data.status} ${outcome}${repeat}`.trimEnd());
+    console.log(
+      `verified ${event.type} ${event.id} ${event.data.id} ${event.data.status} ${outcome}${repeat}`.trimEnd(),
+    );
     response.writeHead(204).end();
   });
 });
 
 server.listen(port, '127.0.0.1', () => {
   const address = server.address();
-  console.log(`receiving webhooks on http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}/`);
+  console.log(
+    `receiving webhooks on http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}/`,
+  );
 });

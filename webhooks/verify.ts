@@ -141,6 +141,7 @@ function singleHeader(headers: HeaderSource, name: string): string {
   const values = [...new Set(headerValues(headers, name).map((v) => v.trim()))].filter((v) => v !== '');
   if (values.length === 0) throw new WebhookVerificationError(`Missing required header ${name}`);
   // Two different ids or timestamps cannot both be the signed one; refuse instead of guessing.
-  if (values.length > 1) throw new WebhookVerificationError(`Header ${name} appears more than once with different values`);
+  if (values.length > 1)
+    throw new WebhookVerificationError(`Header ${name} appears more than once with different values`);
   return values[0]!;
 }

@@ -27,10 +27,28 @@ export function againstTable(runs: AgainstRuns[]): string {
       const ours = (rows: SummaryRow[]) => (rows.length ? median(rows.map((row) => leadingNumber(row.ours))) : NaN);
       const change = ratio(after) / ratio(before);
       const better = (after[0] ?? before[0]!).better;
-      const verdict = !Number.isFinite(change) ? '-' : Math.abs(change - 1) <= 0.03 ? 'same' : (change > 1) === (better === 'higher') ? 'better' : 'WORSE';
+      const verdict = !Number.isFinite(change)
+        ? '-'
+        : Math.abs(change - 1) <= 0.03
+          ? 'same'
+          : change > 1 === (better === 'higher')
+            ? 'better'
+            : 'WORSE';
       const show = (value: number, digits: number) => (Number.isFinite(value) ? fixed(value, digits) : '-');
-      lines.push([label, show(ratio(before), 2), show(ratio(after), 2), show(change, 3), show(ours(before), 1), show(ours(after), 1), show(ours(after) / ours(before), 3), `${verdict} (${better} is better)`]);
+      lines.push([
+        label,
+        show(ratio(before), 2),
+        show(ratio(after), 2),
+        show(change, 3),
+        show(ours(before), 1),
+        show(ours(after), 1),
+        show(ours(after) / ours(before), 3),
+        `${verdict} (${better} is better)`,
+      ]);
     }
   }
-  return table(['figure', 'old ratio', 'new ratio', 'new/old', 'old ours', 'new ours', 'ours new/old', 'verdict'], lines);
+  return table(
+    ['figure', 'old ratio', 'new ratio', 'new/old', 'old ours', 'new ours', 'ours new/old', 'verdict'],
+    lines,
+  );
 }

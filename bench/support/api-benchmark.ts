@@ -14,14 +14,22 @@ type BenchApp = Awaited<ReturnType<typeof startBenchApp>>;
  * requests. The target is ours/floor, as the issue sets it; ceiling/floor and ours/ceiling are
  * printed beside it, to tell the database's share of the gap from the app's.
  */
-export async function apiThroughput(options: { label: string; describe: (bench: BenchApp) => string; load: (bench: BenchApp) => Promise<ApiLoad>; target: number }): Promise<SummaryRow[]> {
+export async function apiThroughput(options: {
+  label: string;
+  describe: (bench: BenchApp) => string;
+  load: (bench: BenchApp) => Promise<ApiLoad>;
+  target: number;
+}): Promise<SummaryRow[]> {
   const bench = await startBenchApp();
   const opened: Array<{ close(): Promise<void> }> = [];
   try {
     const { requests, floorRoutes, sameWorkRoutes } = await options.load(bench);
     const floor = await startBareH3(floorRoutes);
     opened.push(floor);
-    const sameWork = await startSameWork(path.join(bench.app.container.cradle.config.dataDir, 'visualizer.db'), sameWorkRoutes);
+    const sameWork = await startSameWork(
+      path.join(bench.app.container.cradle.config.dataDir, 'visualizer.db'),
+      sameWorkRoutes,
+    );
     opened.push(sameWork);
 
     return await throughputAgainstCeiling({

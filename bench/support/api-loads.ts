@@ -23,7 +23,9 @@ export interface ApiLoad {
 function keyLookup(db: BetterSqlite3.Database) {
   const byHash = db.prepare('select * from api_keys where key_hash = ?');
   return (event: H3Event): Row => {
-    const key = byHash.get(hashKey(event.req.headers.get('authorization')?.slice('Bearer '.length) ?? '')) as Row | undefined;
+    const key = byHash.get(hashKey(event.req.headers.get('authorization')?.slice('Bearer '.length) ?? '')) as
+      | Row
+      | undefined;
     if (!key || key.revoked_at !== null) throw new HTTPError({ status: 401 });
     return key;
   };
@@ -50,7 +52,11 @@ export async function createLoad(bench: BenchApp): Promise<ApiLoad> {
         job: db.prepare("select * from jobs where payload like '%' || ? || '%'").get(resource.id) as Row,
         ledger: db.prepare('select * from credit_ledger where reference = ?').get(resource.id) as Row,
       };
-      const debit = db.prepare('update organizations set credit_balance = credit_balance - ? where id = ? and credit_balance >= ? returning credit_balance').pluck();
+      const debit = db
+        .prepare(
+          'update organizations set credit_balance = credit_balance - ? where id = ? and credit_balance >= ? returning credit_balance',
+        )
+        .pluck();
       const insertGeneration = insertLike(db, 'generations', sample.generation);
       const insertJob = insertLike(db, 'jobs', sample.job);
       const insertLedgerEntry = insertLike(db, 'credit_ledger', sample.ledger);
@@ -65,9 +71,22 @@ export async function createLoad(bench: BenchApp): Promise<ApiLoad> {
           const balance = debit.get(1, organizationId, 1);
           if (balance === undefined) throw new HTTPError({ status: 403 });
           insertGeneration.run({ ...sample.generation, id, products: JSON.stringify(body.products), created_at: now });
-          insertJob.run({ ...sample.job, id: ids.id('job_'), payload: JSON.stringify({ generationId: id, organizationId }), run_at: now, created_at: now });
+          insertJob.run({
+            ...sample.job,
+            id: ids.id('job_'),
+            payload: JSON.stringify({ generationId: id, organizationId }),
+            run_at: now,
+            created_at: now,
+          });
           // seq null: SQLite numbers the entry, as for the app's insert, which names no seq.
-          insertLedgerEntry.run({ ...sample.ledger, seq: null, id: ids.id('cle_'), reference: id, balance_after: balance, created_at: now });
+          insertLedgerEntry.run({
+            ...sample.ledger,
+            seq: null,
+            id: ids.id('cle_'),
+            reference: id,
+            balance_after: balance,
+            created_at: now,
+          });
         });
         event.res.status = 202;
         return { ...resource, id, createdAt: new Date(now).toISOString() };

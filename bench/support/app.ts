@@ -13,7 +13,10 @@ export async function startBenchImageHost() {
   const product = await productPng(500);
   const host = await startHttpsServer((req, res) => {
     const body = req.url?.startsWith('/photo') ? photo : product;
-    res.writeHead(200, { 'content-type': req.url?.startsWith('/photo') ? 'image/jpeg' : 'image/png', 'content-length': body.length });
+    res.writeHead(200, {
+      'content-type': req.url?.startsWith('/photo') ? 'image/jpeg' : 'image/png',
+      'content-length': body.length,
+    });
     res.end(body);
   });
   return { host, photo, product };
@@ -25,7 +28,9 @@ export const createBodyFor = (imageHost: string) =>
     mode: 'virtual-try-on',
     image: `${imageHost}/photo.jpg`,
     imageSize: '1K',
-    products: [{ productId: 'sku-1042', productTitle: 'Linen overshirt, rust', imageUrl: `${imageHost}/products/sku-1042.png` }],
+    products: [
+      { productId: 'sku-1042', productTitle: 'Linen overshirt, rust', imageUrl: `${imageHost}/products/sku-1042.png` },
+    ],
   });
 
 /**
@@ -35,11 +40,18 @@ export const createBodyFor = (imageHost: string) =>
  * OpenAPI document (a cloned body, parsed and validated) is no part of the service, so it is off.
  * Workers are not started here (see core/lifecycle.ts `startWorkers`).
  */
-export async function startBenchApp(options: { credits?: number; logger?: Logger; config?: Record<string, unknown> } = {}) {
+export async function startBenchApp(
+  options: { credits?: number; logger?: Logger; config?: Record<string, unknown> } = {},
+) {
   const certs = await testCertificates();
   const { host, photo, product } = await startBenchImageHost();
   const outbound = createGuardedClient({ allow: ['localhost'], ca: certs.caPem });
-  const app = await startTestApp({ config: { rateLimits: unlimited, ...options.config }, outbound, checkResponses: false, ...(options.logger ? { logger: options.logger } : {}) });
+  const app = await startTestApp({
+    config: { rateLimits: unlimited, ...options.config },
+    outbound,
+    checkResponses: false,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   const { apiKey } = await app.tenants.createOrganization({ name: 'Bench', credits: options.credits ?? 1_000_000_000 });
   const createBody = createBodyFor(host.url);
   return {

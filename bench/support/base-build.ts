@@ -41,7 +41,9 @@ export async function prepareBaseBuild(root: string, ref: string): Promise<BaseB
     if (lock(dir) === lock(root) && existsSync(path.join(root, 'node_modules'))) {
       symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
     } else {
-      console.log(`--against ${ref}: its package-lock.json differs from the working tree's; installing its packages (npm ci)`);
+      console.log(
+        `--against ${ref}: its package-lock.json differs from the working tree's; installing its packages (npm ci)`,
+      );
       await run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
     }
   } catch (error) {

@@ -6,7 +6,11 @@ type Row = Record<string, unknown>;
 
 /** One real `POST /v1/generations` on the bench app; its resource is what the floors answer. */
 export async function createGeneration(bench: BenchApp): Promise<Row> {
-  const response = await fetch(`${bench.app.url}/v1/generations`, { method: 'POST', headers: bench.headers, body: bench.createBody });
+  const response = await fetch(`${bench.app.url}/v1/generations`, {
+    method: 'POST',
+    headers: bench.headers,
+    body: bench.createBody,
+  });
   if (response.status !== 202) throw new Error(`create answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as Row;
 }
@@ -37,7 +41,10 @@ export function generationResourceFromRow(row: Row) {
  * The `get` loads' setup: `count` real generations, requests cycling over them, and one real
  * read's resource, which the floors answer.
  */
-export async function readsOfGenerations(bench: BenchApp, count: number): Promise<{ requests: LoadRequest[]; resource: Row }> {
+export async function readsOfGenerations(
+  bench: BenchApp,
+  count: number,
+): Promise<{ requests: LoadRequest[]; resource: Row }> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) ids.push(String((await createGeneration(bench)).id));
   const headers = { authorization: bench.headers.authorization };

@@ -28,9 +28,20 @@ export async function photoLikeJpeg(width: number, height: number, quality = 90)
   </svg>`;
   // Raw pixels between steps: a 22 MP PNG round trip alone takes tens of seconds.
   const small = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const base = await sharp(small.data, { raw: small.info }).resize(width, height, { kernel: 'cubic' }).raw().toBuffer({ resolveWithObject: true });
+  const base = await sharp(small.data, { raw: small.info })
+    .resize(width, height, { kernel: 'cubic' })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   // A 509 px tile (prime, so its repeat does not line up with 8×8 JPEG blocks); libvips' noise is slow at 22 MP.
-  const grain = await sharp({ create: { width: 509, height: 509, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 14 } } })
+  const grain = await sharp({
+    create: {
+      width: 509,
+      height: 509,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: 128, sigma: 14 },
+    },
+  })
     .png()
     .toBuffer();
   return sharp(base.data, { raw: base.info })

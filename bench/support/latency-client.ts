@@ -36,21 +36,31 @@ export interface LatencyResult {
 
 const agent = new http.Agent({ keepAlive: true });
 
-function call(origin: string, method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; json: any }> {
+function call(
+  origin: string,
+  method: 'GET' | 'POST',
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; json: any }> {
   const url = new URL(path, origin);
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { agent, method, headers: body ? { ...headers, 'content-length': String(Buffer.byteLength(body)) } : headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        try {
-          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-        } catch (error) {
-          reject(error);
-        }
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      { agent, method, headers: body ? { ...headers, 'content-length': String(Buffer.byteLength(body)) } : headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          try {
+            resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+          } catch (error) {
+            reject(error);
+          }
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -66,7 +76,12 @@ async function one(spec: LatencySpec, index: number): Promise<Completed | { stat
     const { status, json } = await call(spec.origin, 'GET', `/v1/generations/${created.json.id}`, read);
     if (status !== 200) return { status: `GET ${status}`, error: json };
     if (json.status === 'complete') {
-      return { index, observedMs: performance.now() - started, serverMs: Date.parse(json.completedAt) - Date.parse(json.createdAt), polls };
+      return {
+        index,
+        observedMs: performance.now() - started,
+        serverMs: Date.parse(json.completedAt) - Date.parse(json.createdAt),
+        polls,
+      };
     }
     if (json.status !== 'processing') return { status: json.status, error: json.error };
   }
@@ -90,7 +105,7 @@ export async function runLatency(spec: LatencySpec): Promise<LatencyResult> {
       ),
     );
   }
-  const submittedPerSecond = spec.count / ((performance.now() - started) / 1000) ;
+  const submittedPerSecond = spec.count / ((performance.now() - started) / 1000);
   await Promise.all(tasks);
   agent.destroy();
   return { completed, failed, submittedPerSecond };
@@ -100,7 +115,8 @@ if (process.send) {
   process.once('message', (spec: LatencySpec) => {
     runLatency(spec).then(
       (result) => process.send!({ result }, () => process.disconnect()),
-      (error: unknown) => process.send!({ error: String(error instanceof Error ? error.stack : error) }, () => process.disconnect()),
+      (error: unknown) =>
+        process.send!({ error: String(error instanceof Error ? error.stack : error) }, () => process.disconnect()),
     );
   });
 }

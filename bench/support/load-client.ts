@@ -49,7 +49,10 @@ function prepare(spec: LoadSpec, agent: http.Agent): Prepared[] {
   return spec.requests.map((request) => {
     const body = request.body === undefined ? undefined : Buffer.from(request.body);
     const headers = { ...request.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
-    return { options: { agent, host: url.hostname, port: url.port, method: request.method, path: request.path, headers }, body };
+    return {
+      options: { agent, host: url.hostname, port: url.port, method: request.method, path: request.path, headers },
+      body,
+    };
   });
 }
 
@@ -133,7 +136,8 @@ if (process.send) {
   process.once('message', (spec: LoadSpec) => {
     runLoad(spec, () => process.send!({ measuring: true })).then(
       (result) => process.send!({ result }, () => process.disconnect()),
-      (error: unknown) => process.send!({ error: String(error instanceof Error ? error.stack : error) }, () => process.disconnect()),
+      (error: unknown) =>
+        process.send!({ error: String(error instanceof Error ? error.stack : error) }, () => process.disconnect()),
     );
   });
 }

@@ -16,7 +16,10 @@ type ClientMessage = { measuring: true } | { result: LoadResult } | { error: str
  * process's, where the server lives in it, or that of `serverPid`. It shows whether the server was
  * the bottleneck.
  */
-export async function runLoad(spec: LoadSpec, { serverPid }: { serverPid?: number } = {}): Promise<LoadResult & { serverCpu: number }> {
+export async function runLoad(
+  spec: LoadSpec,
+  { serverPid }: { serverPid?: number } = {},
+): Promise<LoadResult & { serverCpu: number }> {
   const cpuSeconds = () => (serverPid === undefined ? ownCpuSeconds() : (processCpuSeconds(serverPid) ?? NaN));
   const child = fork(clientFile, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -23,11 +23,21 @@ export async function startOutboxBench(concurrency: number) {
     onReceived();
     res.writeHead(204).end();
   });
-  const bench = await startBenchApp({ config: { webhooks: { deliveryConcurrency: concurrency, maxConcurrentPerEndpoint: concurrency }, workers: { concurrency: 1 } } });
+  const bench = await startBenchApp({
+    config: {
+      webhooks: { deliveryConcurrency: concurrency, maxConcurrentPerEndpoint: concurrency },
+      workers: { concurrency: 1 },
+    },
+  });
   const { cradle } = bench.app.container;
   const organizationId = (await cradle.persistence.organizations.list()).at(-1)!.id;
   await cradle.webhookEndpoints.create(organizationId, { url: `${receiver.url}/hook`, enabledEvents: ['*'] });
-  const body = JSON.stringify({ id: 'evt_x', type: 'generation.completed', createdAt: new Date().toISOString(), data: { id: 'agen_x', padding: 'x'.repeat(900) } });
+  const body = JSON.stringify({
+    id: 'evt_x',
+    type: 'generation.completed',
+    createdAt: new Date().toISOString(),
+    data: { id: 'agen_x', padding: 'x'.repeat(900) },
+  });
 
   return {
     receiver,
@@ -52,7 +62,13 @@ export async function startOutboxBench(concurrency: number) {
       await cradle.persistence.transaction(async (tx) => {
         for (let i = 0; i < count; i++) {
           eventIds.push(cradle.ids.id('evt_'));
-          await emitEvent(tx, cradle, { id: eventIds.at(-1)!, organizationId, type: 'generation.completed', body, createdAt: cradle.clock.now() });
+          await emitEvent(tx, cradle, {
+            id: eventIds.at(-1)!,
+            organizationId,
+            type: 'generation.completed',
+            body,
+            createdAt: cradle.clock.now(),
+          });
         }
       });
       // A round that stops receiving fails with what the attempts say, rather than waiting on retries.
@@ -61,11 +77,15 @@ export async function startOutboxBench(concurrency: number) {
           await sleep(1_000);
           if (finished) return;
           if (performance.now() - lastReceivedAt < stallMs) continue;
-          const attempts = (await Promise.all(eventIds.slice(0, 50).map((id) => cradle.persistence.deliveries.attemptsForEvent(id)))).flat();
+          const attempts = (
+            await Promise.all(eventIds.slice(0, 50).map((id) => cradle.persistence.deliveries.attemptsForEvent(id)))
+          ).flat();
           const failed = attempts.find((attempt) => attempt.error !== null || attempt.statusCode !== 204);
           throw new Error(
             `deliveries stalled: ${received} of ${count} received, none for ${stallMs / 1000} s` +
-              (failed ? `; an attempt failed: ${failed.error ?? `HTTP ${failed.statusCode}`}` : `; ${attempts.length} attempts of the first 50 events, none failed`),
+              (failed
+                ? `; an attempt failed: ${failed.error ?? `HTTP ${failed.statusCode}`}`
+                : `; ${attempts.length} attempts of the first 50 events, none failed`),
           );
         }
       };

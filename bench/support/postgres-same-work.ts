@@ -22,7 +22,9 @@ const INT8 = 20;
 /** As the app's pool reads them (plugins/store-kysely/postgres.ts): bigint columns as numbers. */
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === INT8
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 /**
@@ -31,7 +33,11 @@ const types = {
  * size, and nothing else of ours. Unlike the SQLite ceiling it shares the benchmark's database (a
  * server-side copy needs the app's connections closed); the servers take turns, never load it at once.
  */
-export async function startPostgresSameWork(databaseUrl: string, routes: PostgresApiLoad['sameWorkRoutes'], poolSize = 10) {
+export async function startPostgresSameWork(
+  databaseUrl: string,
+  routes: PostgresApiLoad['sameWorkRoutes'],
+  poolSize = 10,
+) {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, types });
   pool.on('error', () => {});
   let server: Awaited<ReturnType<typeof startBareH3>> | undefined;
@@ -56,7 +62,9 @@ export async function startPostgresSameWork(databaseUrl: string, routes: Postgre
 /** The key's hash looked up, as every authenticated API call does. */
 function keyLookup(pool: pg.Pool) {
   return async (event: H3Event): Promise<Row> => {
-    const { rows } = await pool.query('select * from "api_keys" where "key_hash" = $1', [hashKey(event.req.headers.get('authorization')?.slice('Bearer '.length) ?? '')]);
+    const { rows } = await pool.query('select * from "api_keys" where "key_hash" = $1', [
+      hashKey(event.req.headers.get('authorization')?.slice('Bearer '.length) ?? ''),
+    ]);
     const key = rows[0] as Row | undefined;
     if (!key || key.revoked_at !== null) throw new HTTPError({ status: 401 });
     return key;
@@ -67,7 +75,11 @@ function keyLookup(pool: pg.Pool) {
 function insertLike(table: string, row: Row, skip: string[] = []) {
   const columns = Object.keys(row).filter((column) => !skip.includes(column));
   const text = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')})`;
-  return (client: pg.PoolClient, values: Row) => client.query(text, columns.map((column) => values[column]));
+  return (client: pg.PoolClient, values: Row) =>
+    client.query(
+      text,
+      columns.map((column) => values[column]),
+    );
 }
 
 /** `POST /v1/generations` on Postgres; the floor reads the same JSON body and answers a real create's resource. */
@@ -87,10 +99,13 @@ export async function postgresCreateLoad(bench: BenchApp): Promise<PostgresApiLo
     // queue's wake-up notification (when the queue keeps its jobs in the `jobs` table).
     sameWorkRoutes: async (app, pool) => {
       const authenticate = keyLookup(pool);
-      const one = async (text: string, values: unknown[]) => (await pool.query(text, values)).rows[0] as Row | undefined;
+      const one = async (text: string, values: unknown[]) =>
+        (await pool.query(text, values)).rows[0] as Row | undefined;
       const generation = await one('select * from "generations" where "id" = $1', [resource.id]);
       const ledger = await one('select * from "credit_ledger" where "reference" = $1', [resource.id]);
-      const job = await one(`select * from "jobs" where "payload" like '%' || $1 || '%'`, [resource.id]).catch(() => undefined);
+      const job = await one(`select * from "jobs" where "payload" like '%' || $1 || '%'`, [resource.id]).catch(
+        () => undefined,
+      );
       if (!generation || !ledger) throw new Error('the sample create left no generation or ledger row');
       const insertGeneration = insertLike('generations', generation);
       const insertLedgerEntry = insertLike('credit_ledger', ledger, ['seq']);
@@ -104,13 +119,34 @@ export async function postgresCreateLoad(bench: BenchApp): Promise<PostgresApiLo
         const client = await pool.connect();
         try {
           await client.query('begin');
-          const debited = await client.query('update "organizations" set "credit_balance" = credit_balance + $1 where "id" = $2 and "credit_balance" >= $3 returning "credit_balance"', [-1, organizationId, 1]);
+          const debited = await client.query(
+            'update "organizations" set "credit_balance" = credit_balance + $1 where "id" = $2 and "credit_balance" >= $3 returning "credit_balance"',
+            [-1, organizationId, 1],
+          );
           if (debited.rows.length === 0) throw new HTTPError({ status: 403 });
           const balance = (debited.rows[0] as Row).credit_balance;
-          await insertLedgerEntry(client, { ...ledger, id: ids.id('cle_'), organization_id: organizationId, balance_after: balance, reference: id, created_at: now });
-          await insertGeneration(client, { ...generation, id, products: JSON.stringify(body.products), created_at: now });
+          await insertLedgerEntry(client, {
+            ...ledger,
+            id: ids.id('cle_'),
+            organization_id: organizationId,
+            balance_after: balance,
+            reference: id,
+            created_at: now,
+          });
+          await insertGeneration(client, {
+            ...generation,
+            id,
+            products: JSON.stringify(body.products),
+            created_at: now,
+          });
           if (insertJob) {
-            await insertJob(client, { ...job, id: ids.id('job_'), payload: JSON.stringify({ generationId: id, organizationId }), run_at: now, created_at: now });
+            await insertJob(client, {
+              ...job,
+              id: ids.id('job_'),
+              payload: JSON.stringify({ generationId: id, organizationId }),
+              run_at: now,
+              created_at: now,
+            });
             await client.query('select pg_notify($1, $2)', [jobsChannel, renderJobKind]);
           }
           await client.query('commit');
@@ -140,7 +176,10 @@ export async function postgresReadLoad(bench: BenchApp, count = 200): Promise<Po
       const authenticate = keyLookup(pool);
       app.get('/v1/generations/:id', async (event) => {
         const organizationId = (await authenticate(event)).organization_id;
-        const { rows } = await pool.query('select * from "generations" where "id" = $1 and "organization_id" = $2', [getRouterParam(event, 'id'), organizationId]);
+        const { rows } = await pool.query('select * from "generations" where "id" = $1 and "organization_id" = $2', [
+          getRouterParam(event, 'id'),
+          organizationId,
+        ]);
         const row = rows[0] as Row | undefined;
         if (!row) throw new HTTPError({ status: 404 });
         return generationResourceFromRow(row);

@@ -51,16 +51,29 @@ export function summaryRow(
     text = `<= ${target.atMost}`;
     meets = ratio <= target.atMost;
   }
-  return { benchmark, ours, floor, ratio, target: text, meets, better: target?.atMost === undefined && target?.atMostValue === undefined ? 'higher' : 'lower' };
+  return {
+    benchmark,
+    ours,
+    floor,
+    ratio,
+    target: text,
+    meets,
+    better: target?.atMost === undefined && target?.atMostValue === undefined ? 'higher' : 'lower',
+  };
 }
 
 /** A plain-text table with right-aligned numbers. */
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
   const cells = [headers, ...rows.map((row) => row.map(String))];
   const widths = headers.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
-  const numeric = headers.map((_, column) => rows.length > 0 && rows.every((row) => /^[-\d.,×x%<>= ]+$/.test(String(row[column] ?? ''))));
+  const numeric = headers.map(
+    (_, column) => rows.length > 0 && rows.every((row) => /^[-\d.,×x%<>= ]+$/.test(String(row[column] ?? ''))),
+  );
   const line = (row: string[]) =>
-    row.map((cell, column) => (numeric[column] ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+    row
+      .map((cell, column) => (numeric[column] ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd();
   return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 

@@ -87,5 +87,7 @@ export function sharedCommits(db: BetterSqlite3.Database) {
 /** `insert into <table> (<the row's columns>) values (…)` for rows shaped like `row`. */
 export function insertLike(db: BetterSqlite3.Database, table: string, row: Record<string, unknown>) {
   const columns = Object.keys(row);
-  return db.prepare(`insert into ${table} (${columns.join(', ')}) values (${columns.map((column) => `@${column}`).join(', ')})`);
+  return db.prepare(
+    `insert into ${table} (${columns.join(', ')}) values (${columns.map((column) => `@${column}`).join(', ')})`,
+  );
 }

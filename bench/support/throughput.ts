@@ -28,9 +28,11 @@ export interface Measured {
 function combine(results: Array<Awaited<ReturnType<typeof runLoad>>>): Measured {
   const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
   const statuses: Record<string, number> = {};
-  for (const r of results) for (const [status, count] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + count;
+  for (const r of results)
+    for (const [status, count] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + count;
   const seconds = results.reduce((total, r) => total + r.seconds, 0);
-  const weighted = (pick: (r: (typeof results)[number]) => number) => results.reduce((total, r) => total + pick(r) * r.seconds, 0) / seconds;
+  const weighted = (pick: (r: (typeof results)[number]) => number) =>
+    results.reduce((total, r) => total + pick(r) * r.seconds, 0) / seconds;
   return {
     perSecond: latencies.length / seconds,
     slicePerSecond: results.map((r) => r.perSecond),
@@ -43,18 +45,23 @@ function combine(results: Array<Awaited<ReturnType<typeof runLoad>>>): Measured 
 }
 
 /** Loads each server in turn, slice after slice, with the same requests; every total covers the same measured time. */
-export async function compareThroughput<Name extends string>(origins: Record<Name, string>, requests: LoadRequest[]): Promise<Record<Name, Measured>> {
+export async function compareThroughput<Name extends string>(
+  origins: Record<Name, string>,
+  requests: LoadRequest[],
+): Promise<Record<Name, Measured>> {
   const names = Object.keys(origins) as Name[];
   for (const name of names) await runLoad({ origin: origins[name], requests, concurrency, ...warmUp });
   const results = new Map<Name, Array<Awaited<ReturnType<typeof runLoad>>>>(names.map((name) => [name, []]));
   for (let index = 0; index < slices; index++) {
-    for (const name of index % 2 === 0 ? names : [...names].reverse()) results.get(name)!.push(await runLoad({ origin: origins[name], requests, concurrency, ...slice }));
+    for (const name of index % 2 === 0 ? names : [...names].reverse())
+      results.get(name)!.push(await runLoad({ origin: origins[name], requests, concurrency, ...slice }));
   }
   return Object.fromEntries(names.map((name) => [name, combine(results.get(name)!)])) as Record<Name, Measured>;
 }
 
 /** `a`'s rate over `b`'s: the median over slices of the two servers' rates in the same slice. */
-export const sliceRatio = (a: Measured, b: Measured) => median(a.slicePerSecond.map((rate, index) => rate / b.slicePerSecond[index]!));
+export const sliceRatio = (a: Measured, b: Measured) =>
+  median(a.slicePerSecond.map((rate, index) => rate / b.slicePerSecond[index]!));
 
 const statusText = (statuses: Record<string, number>) =>
   Object.entries(statuses)
@@ -101,19 +108,31 @@ export async function throughputAgainstCeiling(options: {
   console.log(options.describe);
   console.log(setupLine());
   const measured = await compareThroughput(options.urls, options.requests);
-  console.log(throughputTable([
-    ['bare h3 (floor)', measured.floor],
-    [`bare h3 + same ${work} work`, measured.sameWork],
-    ['visualizer', measured.ours],
-  ]));
+  console.log(
+    throughputTable([
+      ['bare h3 (floor)', measured.floor],
+      [`bare h3 + same ${work} work`, measured.sameWork],
+      ['visualizer', measured.ours],
+    ]),
+  );
   const ratio = sliceRatio(measured.ours, measured.floor);
   const ceiling = sliceRatio(measured.sameWork, measured.floor);
   const ofCeiling = sliceRatio(measured.ours, measured.sameWork);
   const targetText = target === undefined ? '' : ` (target >= ${target})`;
-  console.log(`ratio visualizer/same work: ${fixed(ofCeiling, 2)}${targetText}; visualizer/floor: ${fixed(ratio, 2)}; same work/floor: ${fixed(ceiling, 2)}`);
-  const [floorRate, sameWorkRate, ourRate] = [measured.floor, measured.sameWork, measured.ours].map((m) => fixed(m.perSecond, 0)) as [string, string, string];
+  console.log(
+    `ratio visualizer/same work: ${fixed(ofCeiling, 2)}${targetText}; visualizer/floor: ${fixed(ratio, 2)}; same work/floor: ${fixed(ceiling, 2)}`,
+  );
+  const [floorRate, sameWorkRate, ourRate] = [measured.floor, measured.sameWork, measured.ours].map((m) =>
+    fixed(m.perSecond, 0),
+  ) as [string, string, string];
   return [
-    summaryRow(`${label}: visualizer vs bare h3 + same ${work} work (req/s)`, ourRate, sameWorkRate, ofCeiling, target === undefined ? undefined : { atLeast: target }),
+    summaryRow(
+      `${label}: visualizer vs bare h3 + same ${work} work (req/s)`,
+      ourRate,
+      sameWorkRate,
+      ofCeiling,
+      target === undefined ? undefined : { atLeast: target },
+    ),
     summaryRow(`${label}: visualizer vs floor (req/s)`, ourRate, floorRate, ratio),
     summaryRow(`${label}: bare h3 + same ${work} work vs floor (req/s)`, sameWorkRate, floorRate, ceiling),
   ];

@@ -29,7 +29,9 @@ const { runLoad } = await import('../support/load.ts');
 const { createLoad, readLoad } = await import('../support/api-loads.ts');
 
 // `--postgres`: the app on a throwaway cluster (test/support/postgres-server.ts) instead of SQLite.
-const postgres = process.argv.includes('--postgres') ? await (await import('../../test/support/postgres-server.ts')).startPostgresTestServer() : undefined;
+const postgres = process.argv.includes('--postgres')
+  ? await (await import('../../test/support/postgres-server.ts')).startPostgresTestServer()
+  : undefined;
 const bench = await startBenchApp(postgres ? { config: { databaseUrl: await postgres.createDatabase() } } : {});
 try {
   const { requests } = mode === 'create' ? await createLoad(bench) : await readLoad(bench);

@@ -32,7 +32,12 @@ const { values, positionals } = parseArgs({ allowPositionals: true, options: { '
 const [mode, slicesArgument, ...builds] = positionals;
 const slices = Number(slicesArgument);
 const failBelow = values['fail-below'] === undefined ? undefined : Number(values['fail-below']);
-if ((mode !== 'create' && mode !== 'get') || !(slices > 0) || builds.length < 2 || (failBelow !== undefined && !(failBelow > 0))) {
+if (
+  (mode !== 'create' && mode !== 'get') ||
+  !(slices > 0) ||
+  builds.length < 2 ||
+  (failBelow !== undefined && !(failBelow > 0))
+) {
   console.error('usage: compare-builds.ts create|get SLICES BASE_DIR OTHER_DIR... [--fail-below RATIO]');
   process.exit(2);
 }
@@ -48,7 +53,11 @@ interface Build {
 }
 
 /** `visualizer serve` of the build in `dir`, with an organization rich enough for any load. */
-async function startBuild(dir: string, caFile: string, work: string): Promise<Omit<Build, 'requests' | 'rates' | 'cpu'> & { apiKey: string }> {
+async function startBuild(
+  dir: string,
+  caFile: string,
+  work: string,
+): Promise<Omit<Build, 'requests' | 'rates' | 'cpu'> & { apiKey: string }> {
   const dataDir = mkdtempSync(path.join(work, 'build-'));
   const config = path.join(dataDir, 'config.json');
   writeFileSync(config, JSON.stringify({ rateLimits: unlimited }));
@@ -64,7 +73,9 @@ async function startBuild(dir: string, caFile: string, work: string): Promise<Om
     },
     path.join(dir, 'bin', 'visualizer.js'),
   );
-  const { apiKey } = JSON.parse(await cluster.run(['orgs', 'create', '--name', 'Bench', '--credits', '1000000000', '--json'])) as { apiKey: string };
+  const { apiKey } = JSON.parse(
+    await cluster.run(['orgs', 'create', '--name', 'Bench', '--credits', '1000000000', '--json']),
+  ) as { apiKey: string };
   const started = await cluster.start(dir, ['serve'], /listening on (http:\S+)/, { PORT: String(await freePort()) });
   return { dir, apiKey, server: Object.assign(started, { url: started.match[1]! }) };
 }
@@ -96,13 +107,17 @@ try {
     started.at(-1)!.requests = await requestsFor(build.server.url, apiKey, host.url);
   }
   const load = (build: Build, warmupMs: number) =>
-    runLoad({ origin: build.server.url, requests: build.requests, concurrency, warmupMs, durationMs: 2_000 }, { serverPid: build.server.child.pid });
+    runLoad(
+      { origin: build.server.url, requests: build.requests, concurrency, warmupMs, durationMs: 2_000 },
+      { serverPid: build.server.child.pid },
+    );
   for (const build of started) await load(build, 0);
   for (let slice = 0; slice < slices; slice++) {
     for (const build of slice % 2 ? [...started].reverse() : started) {
       const result = await load(build, 300);
       const failures = Object.entries(result.statuses).filter(([status]) => !status.startsWith('2'));
-      if (failures.length) throw new Error(`${build.dir} answered ${failures.map(([status, count]) => `${status}×${count}`).join(' ')}`);
+      if (failures.length)
+        throw new Error(`${build.dir} answered ${failures.map(([status, count]) => `${status}×${count}`).join(' ')}`);
       build.rates.push(result.perSecond);
       build.cpu.push((result.serverCpu / result.perSecond) * 1e6);
     }

@@ -12,7 +12,10 @@ export interface CpuProfile {
   timeDeltas: number[];
 }
 
-const shortUrl = (url: string) => url.replace(/^file:\/\/.*?\/node_modules\//, 'nm/').replace(/^file:\/\/\/.*?\/(bench|core|plugins|config|test)\//, '$1/');
+const shortUrl = (url: string) =>
+  url
+    .replace(/^file:\/\/.*?\/node_modules\//, 'nm/')
+    .replace(/^file:\/\/\/.*?\/(bench|core|plugins|config|test)\//, '$1/');
 
 /** `sharp`, `kysely`, `node:webstreams`, `core/http/body.ts`, or `native:writev` for a frame without a script. */
 function group(node: ProfileNode): string {
@@ -51,6 +54,12 @@ export function summarizeProfile(profile: CpuProfile, requests: number, top = 30
   const lines = [...byGroup]
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
-    .map(([name, micros]) => `${((100 * micros) / busy).toFixed(1).padStart(5)}%  ${(micros / requests).toFixed(1).padStart(7)} µs/req  ${name}`);
-  return [`main thread busy ${(busy / 1000).toFixed(0)} ms, idle ${(idle / 1000).toFixed(0)} ms, ${requests} requests`, ...lines].join('\n');
+    .map(
+      ([name, micros]) =>
+        `${((100 * micros) / busy).toFixed(1).padStart(5)}%  ${(micros / requests).toFixed(1).padStart(7)} µs/req  ${name}`,
+    );
+  return [
+    `main thread busy ${(busy / 1000).toFixed(0)} ms, idle ${(idle / 1000).toFixed(0)} ms, ${requests} requests`,
+    ...lines,
+  ].join('\n');
 }

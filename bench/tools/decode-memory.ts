@@ -17,13 +17,13 @@ const side = 12000;
 const cases: Record<string, (image: Sharp) => Sharp> = {
   'baseline JPEG': (image) => image.jpeg(),
   'progressive JPEG': (image) => image.jpeg({ progressive: true }),
-  'PNG': (image) => image.png(),
+  PNG: (image) => image.png(),
   'interlaced PNG': (image) => image.png({ progressive: true }),
   'interlaced 16-bit PNG': (image) => image.toColourspace('rgb16').png({ progressive: true }),
-  'WebP': (image) => image.webp(),
+  WebP: (image) => image.webp(),
   'lossless WebP': (image) => image.webp({ lossless: true }),
-  'GIF': (image) => image.gif(),
-  'TIFF': (image) => image.tiff({ compression: 'deflate' }),
+  GIF: (image) => image.gif(),
+  TIFF: (image) => image.tiff({ compression: 'deflate' }),
   'AVIF (8000 px)': (image) => image.resize(8000).avif({ effort: 0 }),
 };
 
@@ -45,12 +45,19 @@ async function main() {
     console.log('format                   long side   measured MB   estimate MB   measured/estimate');
     for (const [name, encode] of Object.entries(cases)) {
       const file = path.join(dir, 'image');
-      writeFileSync(file, await encode(sharp({ create: { width: side, height: side, channels: 3, background: '#88aacc' } })).toBuffer());
+      writeFileSync(
+        file,
+        await encode(sharp({ create: { width: side, height: side, channels: 3, background: '#88aacc' } })).toBuffer(),
+      );
       for (const longSide of [1024, 4096]) {
         // A process per measurement, so no earlier decode's peak counts.
-        const out = execFileSync(process.execPath, ['--import', 'tsx', import.meta.filename, file, String(longSide)], { encoding: 'utf8' });
+        const out = execFileSync(process.execPath, ['--import', 'tsx', import.meta.filename, file, String(longSide)], {
+          encoding: 'utf8',
+        });
         const { measured, estimate } = JSON.parse(out) as { measured: number; estimate: number };
-        console.log(`${name.padEnd(24)} ${String(longSide).padStart(9)} ${(measured / MiB).toFixed(0).padStart(13)} ${(estimate / MiB).toFixed(0).padStart(13)} ${(measured / estimate).toFixed(2).padStart(19)}`);
+        console.log(
+          `${name.padEnd(24)} ${String(longSide).padStart(9)} ${(measured / MiB).toFixed(0).padStart(13)} ${(estimate / MiB).toFixed(0).padStart(13)} ${(measured / estimate).toFixed(2).padStart(19)}`,
+        );
       }
     }
   } finally {

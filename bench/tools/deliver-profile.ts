@@ -43,7 +43,9 @@ try {
   if (save) writeFileSync(save, JSON.stringify(profile));
 
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  console.log(`deliver: ${(events / seconds).toFixed(0)} deliveries/s, process CPU ${((cpuSeconds / seconds) * 100).toFixed(0)}% (receiver included)`);
+  console.log(
+    `deliver: ${(events / seconds).toFixed(0)} deliveries/s, process CPU ${((cpuSeconds / seconds) * 100).toFixed(0)}% (receiver included)`,
+  );
   console.log(summarizeProfile(profile as CpuProfile, events, 30));
   if (sqlTiming) {
     console.log('\nSQLite statements (the outbox fill before the measured drain is not counted):');

@@ -78,9 +78,28 @@ function bucketSamples(file: string): Map<string, number> {
 async function profile(origin: string, requests: LoadRequest[], file: string) {
   let recording: Promise<number | null> | undefined;
   const timer = setTimeout(() => {
-    const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', String(frequency), '-g', '-p', String(process.pid), '-o', file, '--', 'sleep', String(durationMs / 1000)], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const perf = spawn(
+      'perf',
+      [
+        'record',
+        '-q',
+        '-e',
+        'cpu-clock',
+        '-F',
+        String(frequency),
+        '-g',
+        '-p',
+        String(process.pid),
+        '-o',
+        file,
+        '--',
+        'sleep',
+        String(durationMs / 1000),
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
     recording = new Promise((resolve) => perf.once('exit', resolve));
   }, warmupMs);
   const result = await runLoad({ origin, requests, concurrency: 16, warmupMs, durationMs });
@@ -103,14 +122,22 @@ try {
   ];
   const perRequest = (samples: number, responses: number) => (samples / frequency / responses) * 1e6;
   const total = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
-  console.log(`${mode}: server CPU per request by where it went (perf, ${frequency} Hz, ${durationMs / 1000} s measured each)`);
+  console.log(
+    `${mode}: server CPU per request by where it went (perf, ${frequency} Hz, ${durationMs / 1000} s measured each)`,
+  );
   console.log(
     table(
       ['', ...sides.map((side) => `${side.label} µs/req`)],
       [
         ['requests/s', ...sides.map((side) => fixed(side.result.perSecond, 0))],
-        ['cores used (sampled)', ...sides.map((side) => fixed(total(side.counts) / frequency / (durationMs / 1000), 2))],
-        ...[...buckets.map(([bucket]) => bucket), rest].map((bucket) => [bucket, ...sides.map((side) => fixed(perRequest(side.counts.get(bucket) ?? 0, side.responses), 1))]),
+        [
+          'cores used (sampled)',
+          ...sides.map((side) => fixed(total(side.counts) / frequency / (durationMs / 1000), 2)),
+        ],
+        ...[...buckets.map(([bucket]) => bucket), rest].map((bucket) => [
+          bucket,
+          ...sides.map((side) => fixed(perRequest(side.counts.get(bucket) ?? 0, side.responses), 1)),
+        ]),
         ['total', ...sides.map((side) => fixed(perRequest(total(side.counts), side.responses), 1))],
       ],
     ),

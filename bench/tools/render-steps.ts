@@ -49,7 +49,12 @@ try {
     hint: null,
   });
   const render = (await renderer.render(request(preparedPhoto, preparedProduct))).image;
-  const { original, variants } = await credentialedRender(render, { credentials, engine: renderer, generationId: 'gen_steps', budget: imageMemory });
+  const { original, variants } = await credentialedRender(render, {
+    credentials,
+    engine: renderer,
+    generationId: 'gen_steps',
+    budget: imageMemory,
+  });
 
   await step('fetch the photo (HTTPS, loopback)', () => fetchImage(outbound, photoUrl, {}));
   await step('fetch the product image', () => fetchImage(outbound, productUrl, {}));
@@ -57,15 +62,31 @@ try {
   await step('prepare the product image (check)', () => prepareInputImage(product, longSide, imageMemory));
   await step('floor: mock render', () => renderer.render(request(bench.photo, bench.product)));
   await step('floor: encodeVariants', () => encodeVariants(render));
-  await step('encodeRender (original + variants, with XMP)', () => encodeRender(render, 'compositeSynthetic', imageMemory));
-  await step('credentialedRender (encodeRender, then 7 signatures)', () => credentialedRender(render, { credentials, engine: renderer, generationId: 'gen_steps', budget: imageMemory }));
+  await step('encodeRender (original + variants, with XMP)', () =>
+    encodeRender(render, 'compositeSynthetic', imageMemory),
+  );
+  await step('credentialedRender (encodeRender, then 7 signatures)', () =>
+    credentialedRender(render, { credentials, engine: renderer, generationId: 'gen_steps', budget: imageMemory }),
+  );
   let folder = 0;
   await step('store the original and 6 variants (local CDN)', async () => {
     const base = `gen/steps/${folder++}`;
-    await cdn.put(`${base}/original.${original.format === 'jpeg' ? 'jpg' : original.format}`, original.bytes, { contentType: `image/${original.format}`, visibility: 'public' });
-    await Promise.all(variants.map((variant) => cdn.put(`${base}/${variant.name}.${variant.format === 'jpeg' ? 'jpg' : variant.format}`, variant.bytes, { contentType: `image/${variant.format}`, visibility: 'public' })));
+    await cdn.put(`${base}/original.${original.format === 'jpeg' ? 'jpg' : original.format}`, original.bytes, {
+      contentType: `image/${original.format}`,
+      visibility: 'public',
+    });
+    await Promise.all(
+      variants.map((variant) =>
+        cdn.put(`${base}/${variant.name}.${variant.format === 'jpeg' ? 'jpg' : variant.format}`, variant.bytes, {
+          contentType: `image/${variant.format}`,
+          visibility: 'public',
+        }),
+      ),
+    );
   });
-  console.log(`render steps, 1K, median of ${runs} runs each, one at a time (fetches and preparations run two at once in a render)`);
+  console.log(
+    `render steps, 1K, median of ${runs} runs each, one at a time (fetches and preparations run two at once in a render)`,
+  );
   console.log(table(['step', 'ms'], rows));
 } finally {
   await bench.close();

@@ -9,7 +9,10 @@ import { percentile, table } from '../support/report.ts';
 const timings = new Map<string, number[]>();
 
 const probe = new BetterSqlite3(':memory:');
-const statementPrototype = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, (...args: unknown[]) => unknown>;
+const statementPrototype = Object.getPrototypeOf(probe.prepare('select 1')) as Record<
+  string,
+  (...args: unknown[]) => unknown
+>;
 probe.close();
 
 for (const method of ['all', 'get', 'run'] as const) {
@@ -35,7 +38,11 @@ export function resetSqlTiming() {
 
 export function sqlTimingReport(units: number, top = 15): string {
   const rows = [...timings.entries()]
-    .map(([statement, list]) => ({ statement, list: list.sort((a, b) => a - b), total: list.reduce((sum, value) => sum + value, 0) }))
+    .map(([statement, list]) => ({
+      statement,
+      list: list.sort((a, b) => a - b),
+      total: list.reduce((sum, value) => sum + value, 0),
+    }))
     .sort((a, b) => b.total - a.total)
     .slice(0, top);
   return table(

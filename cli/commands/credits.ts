@@ -4,8 +4,13 @@ import { withServices } from './tenant-commands.ts';
 export const creditsAdd: Command = {
   name: 'credits add',
   usage: 'credits add --org ORG_ID --amount N [--reason TEXT] [--json]',
-  summary: "Grant credits to an organization (recorded in its ledger).",
-  options: { org: { type: 'string' }, amount: { type: 'string' }, reason: { type: 'string', default: 'manual_grant' }, ...jsonOption },
+  summary: 'Grant credits to an organization (recorded in its ledger).',
+  options: {
+    org: { type: 'string' },
+    amount: { type: 'string' },
+    reason: { type: 'string', default: 'manual_grant' },
+    ...jsonOption,
+  },
   async run(values, context) {
     const organizationId = requireText(values, 'org');
     const amount = requireInteger(values, 'amount', { min: 1 })!;

@@ -35,12 +35,18 @@ export const jobsRetry: Command = {
   async run(values, context) {
     const id = typeof values.id === 'string' ? values.id : undefined;
     const kind = typeof values.kind === 'string' ? values.kind : undefined;
-    if ((id === undefined) === !values.all) throw new UsageError('Name one dead job with --id, or retry many with --all (optionally --kind).');
+    if ((id === undefined) === !values.all)
+      throw new UsageError('Name one dead job with --id, or retry many with --all (optionally --kind).');
     if (id !== undefined && kind !== undefined) throw new UsageError('--kind goes with --all, not with --id.');
     const retried = await withServices(context, (cradle) => deadLetters(cradle).retry({ id, kind }));
-    if (id !== undefined && retried.length === 0) throw new UsageError(`No dead job ${id} (see 'visualizer jobs dead').`);
-    if (values.json) context.output.out(JSON.stringify({ retried: retried.map((job) => ({ id: job.id, kind: job.kind })) }));
-    else context.output.out(`Queued ${retried.length} dead job${retried.length === 1 ? '' : 's'} again: ${retried.map((job) => job.id).join(', ') || '(none)'}`);
+    if (id !== undefined && retried.length === 0)
+      throw new UsageError(`No dead job ${id} (see 'visualizer jobs dead').`);
+    if (values.json)
+      context.output.out(JSON.stringify({ retried: retried.map((job) => ({ id: job.id, kind: job.kind })) }));
+    else
+      context.output.out(
+        `Queued ${retried.length} dead job${retried.length === 1 ? '' : 's'} again: ${retried.map((job) => job.id).join(', ') || '(none)'}`,
+      );
     return 0;
   },
 };

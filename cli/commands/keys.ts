@@ -9,11 +9,17 @@ export const keysCreate: Command = {
   name: 'keys create',
   usage: 'keys create --org ORG_ID [--kind secret|conversion] [--name NAME] [--json]',
   summary: 'Issue a secret API key (visualizer_…, default) or a conversion key (viz_…); shown once.',
-  options: { org: { type: 'string' }, kind: { type: 'string', default: 'secret' }, name: { type: 'string' }, ...jsonOption },
+  options: {
+    org: { type: 'string' },
+    kind: { type: 'string', default: 'secret' },
+    name: { type: 'string' },
+    ...jsonOption,
+  },
   async run(values, context) {
     const organizationId = requireText(values, 'org');
     const kind = values.kind as ApiKeyKind;
-    if (!kinds.includes(kind)) throw new UsageError(`--kind must be one of ${kinds.join(', ')}, not '${String(values.kind)}'.`);
+    if (!kinds.includes(kind))
+      throw new UsageError(`--kind must be one of ${kinds.join(', ')}, not '${String(values.kind)}'.`);
     const name = values.name === undefined ? null : requireText(values, 'name');
     const { key, record } = await withServices(context, ({ tenants }) => tenants.createKey(organizationId, kind, name));
     if (values.json) context.output.out(JSON.stringify({ keyId: record.id, kind, key, organizationId }));
@@ -39,7 +45,15 @@ export const keysList: Command = {
       createdAt: iso(key.createdAt),
       lastUsedAt: iso(key.lastUsedAt),
     }));
-    printRecords(context.output, Boolean(values.json), records, ['id', 'kind', 'name', 'prefix', 'status', 'createdAt', 'lastUsedAt']);
+    printRecords(context.output, Boolean(values.json), records, [
+      'id',
+      'kind',
+      'name',
+      'prefix',
+      'status',
+      'createdAt',
+      'lastUsedAt',
+    ]);
     return 0;
   },
 };

@@ -1,4 +1,11 @@
-import { ConnectionError, createClient, VisualizerError, type EventStream, type EventStreamMessage, type WebhookEventType } from '../../clients/node/src/index.ts';
+import {
+  ConnectionError,
+  createClient,
+  VisualizerError,
+  type EventStream,
+  type EventStreamMessage,
+  type WebhookEventType,
+} from '../../clients/node/src/index.ts';
 import { keyPrefixes } from '../../core/domain/api-keys.ts';
 import { eventTypes } from '../../core/domain/generation.ts';
 import { generateWebhookSecret, signWebhook } from '../../core/domain/webhook-signature.ts';
@@ -7,7 +14,8 @@ import { forwardWebhook } from '../forward-webhook.ts';
 import { stopSignal } from '../stop-signal.ts';
 
 /** Where `npm start` in the same environment listens: `PORT`, else the config's default port. */
-const defaultBaseUrl = (env: NodeJS.ProcessEnv) => `http://localhost:${/^\d+$/.test(env.PORT ?? '') && env.PORT !== '0' ? env.PORT : 3000}`;
+const defaultBaseUrl = (env: NodeJS.ProcessEnv) =>
+  `http://localhost:${/^\d+$/.test(env.PORT ?? '') && env.PORT !== '0' ? env.PORT : 3000}`;
 
 function httpUrl(text: string, option: string): URL {
   let url: URL;
@@ -16,16 +24,26 @@ function httpUrl(text: string, option: string): URL {
   } catch {
     throw new UsageError(`${option} must be an http:// or https:// URL, not '${text}'.`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${option} must be an http:// or https:// URL, not '${text}'.`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${option} must be an http:// or https:// URL, not '${text}'.`);
   return url;
 }
 
 function eventFilter(text: string | undefined): WebhookEventType[] | undefined {
   if (text === undefined) return undefined;
-  const types = [...new Set(text.split(',').map((type) => type.trim()).filter(Boolean))];
+  const types = [
+    ...new Set(
+      text
+        .split(',')
+        .map((type) => type.trim())
+        .filter(Boolean),
+    ),
+  ];
   const unknown = types.filter((type) => !(eventTypes as readonly string[]).includes(type));
   if (types.length === 0 || unknown.length) {
-    throw new UsageError(`--events must be a comma-separated list of ${eventTypes.join(', ')}${unknown.length ? `, not '${unknown.join(',')}'` : ''}.`);
+    throw new UsageError(
+      `--events must be a comma-separated list of ${eventTypes.join(', ')}${unknown.length ? `, not '${unknown.join(',')}'` : ''}.`,
+    );
   }
   return types as WebhookEventType[];
 }
@@ -61,17 +79,23 @@ export const listen: Command = {
     secret: { type: 'string' },
   },
   async run(values, { env, output }) {
-    if (typeof values['forward-to'] !== 'string' || !values['forward-to'].trim()) throw new UsageError('--forward-to is required: the URL of your local webhook receiver.');
+    if (typeof values['forward-to'] !== 'string' || !values['forward-to'].trim())
+      throw new UsageError('--forward-to is required: the URL of your local webhook receiver.');
     const forwardTo = httpUrl(values['forward-to'].trim(), '--forward-to').href;
     const types = eventFilter(values.events as string | undefined);
     const apiKey = ((values['api-key'] as string | undefined) ?? env.VISUALIZER_API_KEY ?? '').trim();
     if (!apiKey) throw new UsageError('A secret API key is required: --api-key visualizer_… or VISUALIZER_API_KEY.');
-    const base = httpUrl(((values['base-url'] as string | undefined) ?? env.VISUALIZER_URL ?? defaultBaseUrl(env)).trim(), '--base-url');
+    const base = httpUrl(
+      ((values['base-url'] as string | undefined) ?? env.VISUALIZER_URL ?? defaultBaseUrl(env)).trim(),
+      '--base-url',
+    );
     const secret = values.secret === undefined ? generateWebhookSecret() : checkedSecret(String(values.secret));
 
     // A conversion key would only be refused by the service; saying which key is needed is clearer.
     if (apiKey.startsWith(keyPrefixes.conversion)) {
-      output.err(`visualizer listen: that is a conversion key (${keyPrefixes.conversion}…); listen needs a secret API key (${keyPrefixes.secret}…).`);
+      output.err(
+        `visualizer listen: that is a conversion key (${keyPrefixes.conversion}…); listen needs a secret API key (${keyPrefixes.secret}…).`,
+      );
       return 1;
     }
 
@@ -85,15 +109,22 @@ export const listen: Command = {
         types,
         signal: stop.signal,
         onReconnect: () => output.err('Reconnected; resuming after the last event received.'),
-        onRetry: ({ error, delayMs }) => output.err(`${error === null ? 'the stream ended' : `the stream was lost (${describe(error)})`}; reconnecting in ${delayMs / 1000} s…`),
+        onRetry: ({ error, delayMs }) =>
+          output.err(
+            `${error === null ? 'the stream ended' : `the stream was lost (${describe(error)})`}; reconnecting in ${delayMs / 1000} s…`,
+          ),
       });
     } catch (error) {
       if (stop.signal.aborted) return 0;
       // The first connection must succeed: a wrong address or key exits at once rather than retrying forever.
-      output.err(`visualizer listen: ${error instanceof ConnectionError ? `could not reach ${base.origin}: ${describe(error)}` : describe(error)}`);
+      output.err(
+        `visualizer listen: ${error instanceof ConnectionError ? `could not reach ${base.origin}: ${describe(error)}` : describe(error)}`,
+      );
       return 1;
     }
-    output.out(`Forwarding ${types ? types.join(', ') : 'all'} events of ${base.origin} to ${forwardTo}. Ctrl-C stops.`);
+    output.out(
+      `Forwarding ${types ? types.join(', ') : 'all'} events of ${base.origin} to ${forwardTo}. Ctrl-C stops.`,
+    );
     output.out(`Webhook signing secret of this session: ${secret}`);
     try {
       for await (const message of stream) {

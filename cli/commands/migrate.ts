@@ -16,7 +16,8 @@ export const migrate: Command = {
       const report = await container.cradle.persistence.migrate();
       const applied = [...report.applied, ...(report.indexesBuilt ?? [])];
       if (values.json) output.out(JSON.stringify({ applied }));
-      else output.out(applied.length ? `Applied: ${applied.join(', ')}` : 'The database schema was already up to date.');
+      else
+        output.out(applied.length ? `Applied: ${applied.join(', ')}` : 'The database schema was already up to date.');
       return 0;
     } catch (error) {
       // DDL that gave up waiting for a lock held by live traffic (create-index-concurrently.ts): its message says what to do.

@@ -24,12 +24,16 @@ async function prepareDatabase({ persistence }: Cradle): Promise<{ isNew: boolea
     return { isNew: applied.length > 0 && (await persistence.organizations.list()).length === 0 };
   }
   const pending = await persistence.pendingMigrations();
-  if (pending.length) throw new UsageError(`The database needs migrations (${pending.join(', ')}). Run 'visualizer migrate' first.`);
+  if (pending.length)
+    throw new UsageError(`The database needs migrations (${pending.join(', ')}). Run 'visualizer migrate' first.`);
   return { isNew: false };
 }
 
 async function createDevelopmentOrganization(cradle: Cradle, output: Output) {
-  const { organization, store, apiKey, conversionKey } = await cradle.tenants.createOrganization({ name: 'Development', credits: 100 });
+  const { organization, store, apiKey, conversionKey } = await cradle.tenants.createOrganization({
+    name: 'Development',
+    credits: 100,
+  });
   await ensureDevelopmentAdmin(cradle, organization.id);
   output.out('New database: created a development organization. Its keys are shown only now.');
   output.out(`  organizationId  ${organization.id}`);
@@ -45,13 +49,18 @@ async function createDevelopmentOrganization(cradle: Cradle, output: Output) {
  * the product's quality. Otherwise each mode's route, in the order engines are tried.
  */
 export function renderBannerLines(routes: RenderRoutes): string[] {
-  const routed = Object.entries(routes).map(([mode, engines]) => [mode, engines.map(({ engine }) => engine.name)] as const);
+  const routed = Object.entries(routes).map(
+    ([mode, engines]) => [mode, engines.map(({ engine }) => engine.name)] as const,
+  );
   const names = routed.flatMap(([, engines]) => engines);
   if (names.every((name) => name === 'mock')) {
-    return ['Renderer: mock, a placeholder that pastes the product onto the photo and marks every result PREVIEW. For real renders, set VISUALIZER_RENDERER=gemini GEMINI_API_KEY=<your key>.'];
+    return [
+      'Renderer: mock, a placeholder that pastes the product onto the photo and marks every result PREVIEW. For real renders, set VISUALIZER_RENDERER=gemini GEMINI_API_KEY=<your key>.',
+    ];
   }
   const lines = [`Renders: ${routed.map(([mode, engines]) => `${mode} by ${engines.join(', then ')}`).join('; ')}.`];
-  if (names.includes('mock')) lines.push('Renderer mock is a placeholder: its results are the product pasted onto the photo, marked PREVIEW.');
+  if (names.includes('mock'))
+    lines.push('Renderer mock is a placeholder: its results are the product pasted onto the photo, marked PREVIEW.');
   return lines;
 }
 
@@ -64,12 +73,14 @@ export function credentialsBannerLine(signer: CredentialsSigner): string | null 
   return `Content Credentials: signed with a development certificate (${signer.source}), which verifiers show as untrusted. For production, configure your own: VISUALIZER_C2PA_CERTIFICATE_FILE and VISUALIZER_C2PA_KEY_FILE (docs/operations.md, Content credentials).`;
 }
 
-export const apiOnlyBannerLine = 'API only (--api-only): no workers and no scheduler in this process. Webhooks are delivered and renders run only by `visualizer worker` processes on the same database.';
+export const apiOnlyBannerLine =
+  'API only (--api-only): no workers and no scheduler in this process. Webhooks are delivered and renders run only by `visualizer worker` processes on the same database.';
 
 export const serve: Command = {
   name: 'serve',
   usage: 'serve [--api-only]',
-  summary: 'Run the API, the workers (renders, webhook deliveries) and the scheduler in one process; --api-only runs the API alone (renders and webhooks then need `worker` processes).',
+  summary:
+    'Run the API, the workers (renders, webhook deliveries) and the scheduler in one process; --api-only runs the API alone (renders and webhooks then need `worker` processes).',
   options: { 'api-only': { type: 'boolean' } },
   async run(values, { env, output }) {
     const apiOnly = values['api-only'] === true;
@@ -88,7 +99,9 @@ export const serve: Command = {
       // API only: renders, webhook deliveries and the periodic sweeps belong to `worker` processes.
       const workers = apiOnly ? 0 : await startWorkers(container.cradle);
       if (!apiOnly) await startScheduler(container.cradle);
-      output.out(`Visualizer listening on ${server.url} (public URL ${config.publicUrl}; ${apiOnly ? 'API only' : `${workers} render workers`})`);
+      output.out(
+        `Visualizer listening on ${server.url} (public URL ${config.publicUrl}; ${apiOnly ? 'API only' : `${workers} render workers`})`,
+      );
       if (apiOnly) output.out(apiOnlyBannerLine);
       for (const line of renderBannerLines(container.cradle.renderRoutes)) output.out(line);
       // Only where this process stores images: an API-only process signs none.

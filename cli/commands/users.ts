@@ -16,7 +16,9 @@ export const invitationRecord = (link: IssuedLink) => ({
 
 export function printInvitation(output: Output, link: IssuedLink) {
   output.out(`Invitation for ${link.user.email} (${link.user.role}): ${link.url}`);
-  output.out(`Send them this link: it sets their password and works once, until ${iso(link.expiresAt)}. It is shown only now.`);
+  output.out(
+    `Send them this link: it sets their password and works once, until ${iso(link.expiresAt)}. It is shown only now.`,
+  );
 }
 
 export const usersInvite: Command = {
@@ -28,7 +30,8 @@ export const usersInvite: Command = {
     const organizationId = requireText(values, 'org');
     const email = requireText(values, 'email');
     const role = requireText(values, 'role') as UserRole;
-    if (!userRoles.includes(role)) throw new UsageError(`--role must be one of ${userRoles.join(', ')}, not '${role}'.`);
+    if (!userRoles.includes(role))
+      throw new UsageError(`--role must be one of ${userRoles.join(', ')}, not '${role}'.`);
     const link = await withServices(context, ({ accounts }) => accounts.invite(organizationId, { email, role }));
     if (values.json) context.output.out(JSON.stringify(invitationRecord(link)));
     else printInvitation(context.output, link);

@@ -7,7 +7,14 @@ import { printRecords } from '../output.ts';
 import { iso, withServices } from './tenant-commands.ts';
 
 /** The option each field of the widget comes from, to name it in a usage error. */
-const optionOf: Record<string, string> = { storeId: '--store', mode: '--mode', imageSize: '--image-size', allowedOrigins: '--origin', dailyGenerationCap: '--daily-cap', dailyCreditCap: '--daily-credit-cap' };
+const optionOf: Record<string, string> = {
+  storeId: '--store',
+  mode: '--mode',
+  imageSize: '--image-size',
+  allowedOrigins: '--origin',
+  dailyGenerationCap: '--daily-cap',
+  dailyCreditCap: '--daily-credit-cap',
+};
 
 const widgetRecord = (widget: WidgetRecord) => ({
   id: widget.id,
@@ -22,7 +29,8 @@ const widgetRecord = (widget: WidgetRecord) => ({
 
 export const widgetsCreate: Command = {
   name: 'widgets create',
-  usage: 'widgets create --org ORG_ID --store STORE_ID --mode virtual-try-on|room-visualizer --origin ORIGIN [--origin ORIGIN …] [--image-size 1K|2K|4K] [--daily-cap N] [--daily-credit-cap N] [--json]',
+  usage:
+    'widgets create --org ORG_ID --store STORE_ID --mode virtual-try-on|room-visualizer --origin ORIGIN [--origin ORIGIN …] [--image-size 1K|2K|4K] [--daily-cap N] [--daily-credit-cap N] [--json]',
   summary: "Add a widget to a store: shoppers' pages on its origins create generations through it without a key.",
   options: {
     org: { type: 'string' },
@@ -58,8 +66,12 @@ export const widgetsCreate: Command = {
       await tenants.listStores(organizationId); // an unknown organization says so, rather than "no such store"
       return widgets.create(organizationId, input);
     });
-    if (values.json) context.output.out(JSON.stringify({ widgetId: widget.id, organizationId, ...widgetRecord(widget) }));
-    else context.output.out(`Widget ${widget.id} (${widget.mode}, ${widget.imageSize}) added to store ${widget.storeId} for ${widget.allowedOrigins.join(', ')}`);
+    if (values.json)
+      context.output.out(JSON.stringify({ widgetId: widget.id, organizationId, ...widgetRecord(widget) }));
+    else
+      context.output.out(
+        `Widget ${widget.id} (${widget.mode}, ${widget.imageSize}) added to store ${widget.storeId} for ${widget.allowedOrigins.join(', ')}`,
+      );
     return 0;
   },
 };
@@ -83,7 +95,17 @@ export const widgetsList: Command = {
     });
     const records = widgets.map(widgetRecord);
     if (values.json) printRecords(context.output, true, records, []);
-    else printRecords(context.output, false, records.map((record) => ({ ...record, dailyCreditCap: record.dailyCreditCap ?? 'none', allowedOrigins: record.allowedOrigins.join(' ') })), ['id', 'storeId', 'mode', 'imageSize', 'dailyGenerationCap', 'dailyCreditCap', 'allowedOrigins', 'createdAt']);
+    else
+      printRecords(
+        context.output,
+        false,
+        records.map((record) => ({
+          ...record,
+          dailyCreditCap: record.dailyCreditCap ?? 'none',
+          allowedOrigins: record.allowedOrigins.join(' '),
+        })),
+        ['id', 'storeId', 'mode', 'imageSize', 'dailyGenerationCap', 'dailyCreditCap', 'allowedOrigins', 'createdAt'],
+      );
     return 0;
   },
 };

@@ -9,7 +9,8 @@ import { credentialsBannerLine } from './serve.ts';
 export const worker: Command = {
   name: 'worker',
   usage: 'worker',
-  summary: 'Run workers and the periodic sweeps without the API (scale them apart from it); stops after finishing its jobs on SIGTERM.',
+  summary:
+    'Run workers and the periodic sweeps without the API (scale them apart from it); stops after finishing its jobs on SIGTERM.',
   options: {},
   async run(_values, { env, output }) {
     const { config, container } = await boot(env);
@@ -19,8 +20,10 @@ export const worker: Command = {
     let metricsServer: MetricsServer | undefined;
     try {
       const pending = await container.cradle.persistence.pendingMigrations();
-      if (pending.length) throw new UsageError(`The database needs migrations (${pending.join(', ')}). Run 'visualizer migrate' first.`);
-      if (config.workers.concurrency === 0) throw new UsageError('workers.concurrency is 0: this worker would do nothing.');
+      if (pending.length)
+        throw new UsageError(`The database needs migrations (${pending.join(', ')}). Run 'visualizer migrate' first.`);
+      if (config.workers.concurrency === 0)
+        throw new UsageError('workers.concurrency is 0: this worker would do nothing.');
       registration = await joinTopology(container.cradle, { role: 'worker', env, output });
       await startWorkers(container.cradle);
       // Safe in every worker: each sweep runs once per interval in the whole cluster.
@@ -30,7 +33,11 @@ export const worker: Command = {
       if (credentialsLine) output.out(credentialsLine);
       // A worker has no API to serve /metrics: with metrics.port (VISUALIZER_METRICS_PORT) it gets a server of its own.
       if (config.metrics.enabled && config.metrics.port !== undefined) {
-        metricsServer = await startMetricsServer(container.cradle.metrics, { port: config.metrics.port, host: config.host, token: config.metrics.token });
+        metricsServer = await startMetricsServer(container.cradle.metrics, {
+          port: config.metrics.port,
+          host: config.host,
+          token: config.metrics.token,
+        });
         output.out(`Metrics: ${metricsServer.url}/metrics`);
       }
       await stopping;

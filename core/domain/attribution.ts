@@ -28,7 +28,8 @@ export function attributionWindow(orderCreatedAt: number, windowDays: number) {
   return { from: orderCreatedAt - windowDays * dayMs, to: orderCreatedAt };
 }
 
-const latestFirst = (a: AttributionCandidate, b: AttributionCandidate) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+const latestFirst = (a: AttributionCandidate, b: AttributionCandidate) =>
+  b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 /**
  * Attributes a conversion to the latest complete generation of the same store made for the same
@@ -37,13 +38,27 @@ const latestFirst = (a: AttributionCandidate, b: AttributionCandidate) => b.crea
  * make the attributed revenue; an order without items (a lead) is attributed with revenue 0.
  * Returns null when no generation qualifies, or when the conversion carries neither id.
  */
-export function attribute(conversion: AttributableConversion, candidates: AttributionCandidate[], windowDays: number): ConversionAttribution | null {
+export function attribute(
+  conversion: AttributableConversion,
+  candidates: AttributionCandidate[],
+  windowDays: number,
+): ConversionAttribution | null {
   const { from, to } = attributionWindow(conversion.orderCreatedAt, windowDays);
   const eligible = candidates
-    .filter((generation) => generation.storeId === conversion.storeId && generation.status === 'complete' && generation.createdAt >= from && generation.createdAt <= to)
+    .filter(
+      (generation) =>
+        generation.storeId === conversion.storeId &&
+        generation.status === 'complete' &&
+        generation.createdAt >= from &&
+        generation.createdAt <= to,
+    )
     .sort(latestFirst);
-  const byVisitor = conversion.visitorId ? eligible.find((generation) => generation.visitorId === conversion.visitorId) : undefined;
-  const generation = byVisitor ?? (conversion.sessionId ? eligible.find((candidate) => candidate.sessionId === conversion.sessionId) : undefined);
+  const byVisitor = conversion.visitorId
+    ? eligible.find((generation) => generation.visitorId === conversion.visitorId)
+    : undefined;
+  const generation =
+    byVisitor ??
+    (conversion.sessionId ? eligible.find((candidate) => candidate.sessionId === conversion.sessionId) : undefined);
   if (!generation) return null;
 
   const visualized = new Set(generation.productIds.map(String));

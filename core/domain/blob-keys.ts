@@ -51,7 +51,10 @@ export function assertSafeKey(key: string): void {
  */
 export function assertSafePrefix(prefix: string): void {
   if (prefix === '') return;
-  if (!prefix.endsWith('/') || keyProblem(`${prefix}x.x`) !== null) throw new Error(`Unsafe blob key prefix ${JSON.stringify(prefix.slice(0, 80))}: it must be whole key segments, each ending in "/".`);
+  if (!prefix.endsWith('/') || keyProblem(`${prefix}x.x`) !== null)
+    throw new Error(
+      `Unsafe blob key prefix ${JSON.stringify(prefix.slice(0, 80))}: it must be whole key segments, each ending in "/".`,
+    );
 }
 
 // Every format the intake accepts must be here: an upload is stored under its format's extension,
@@ -82,7 +85,9 @@ export function assertContentTypeFitsKey(key: string, contentType: string): void
   const given = contentType.split(';')[0]!.trim().toLowerCase();
   const expected = contentTypeForKey(key);
   if (given !== expected) {
-    throw new Error(`Content type "${contentType}" does not fit blob key ${JSON.stringify(key)}, whose extension means "${expected}".`);
+    throw new Error(
+      `Content type "${contentType}" does not fit blob key ${JSON.stringify(key)}, whose extension means "${expected}".`,
+    );
   }
 }
 

@@ -5,10 +5,18 @@ import { maxCharacters } from './text.ts';
 /** Order statuses of the spec; `refunded` and `cancelled` void an order (see conversion.ts). */
 export const conversionStatuses = ['pending', 'processing', 'on-hold', 'completed', 'refunded', 'cancelled'] as const;
 
-export const conversionLimits = { items: 200, idLength: 200, browserIdLength: 128, traits: 20, traitKeyLength: 40, traitValueLength: 500 } as const;
+export const conversionLimits = {
+  items: 200,
+  idLength: 200,
+  browserIdLength: 128,
+  traits: 20,
+  traitKeyLength: 40,
+  traitValueLength: 500,
+} as const;
 
 const isoDate = /^(\d{4})-(\d{2})-(\d{2})$/;
-const isoDateTime = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/;
+const isoDateTime =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/;
 
 /**
  * Epoch ms of an ISO 8601 date (`2025-03-01`, read as midnight UTC) or date-time with a zone
@@ -21,7 +29,8 @@ export function parseIsoTime(text: string): number | null {
   if (!parts) return null;
   const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
   const probe = new Date(Date.UTC(year, month - 1, day));
-  if (probe.getUTCFullYear() !== year || probe.getUTCMonth() !== month - 1 || probe.getUTCDate() !== day || year < 1970) return null;
+  if (probe.getUTCFullYear() !== year || probe.getUTCMonth() !== month - 1 || probe.getUTCDate() !== day || year < 1970)
+    return null;
   if (date) return probe.getTime();
   const [hour, minute, second] = [Number(parts[4]), Number(parts[5]), Number(parts[6] ?? 0)];
   if (hour > 23 || minute > 59 || second > 59) return null;
@@ -36,7 +45,12 @@ export function parseIsoTime(text: string): number | null {
 }
 
 const cents = (what = 'must be') =>
-  v.pipe(v.number('must be a whole number of cents'), v.integer('must be a whole number of cents'), v.minValue(0, `${what} 0 or more`), v.maxValue(Number.MAX_SAFE_INTEGER, 'is too large'));
+  v.pipe(
+    v.number('must be a whole number of cents'),
+    v.integer('must be a whole number of cents'),
+    v.minValue(0, `${what} 0 or more`),
+    v.maxValue(Number.MAX_SAFE_INTEGER, 'is too large'),
+  );
 
 /**
  * Item product ids are compared as strings with the productIds given to the widget; numbers are
@@ -44,7 +58,11 @@ const cents = (what = 'must be') =>
  */
 const productId = v.union(
   [
-    v.pipe(v.string(), v.minLength(1, 'must not be empty'), maxCharacters(conversionLimits.idLength, `must be at most ${conversionLimits.idLength} characters`)),
+    v.pipe(
+      v.string(),
+      v.minLength(1, 'must not be empty'),
+      maxCharacters(conversionLimits.idLength, `must be at most ${conversionLimits.idLength} characters`),
+    ),
     v.pipe(numericProductId, v.transform(String)),
   ],
   'must be a non-empty string',
@@ -53,7 +71,12 @@ const productId = v.union(
 export const conversionItemSchema = v.pipe(
   v.strictObject({
     productId,
-    quantity: v.pipe(v.number('must be a whole number'), v.integer('must be a whole number'), v.minValue(1, 'must be 1 or more'), v.maxValue(1_000_000, 'must be at most 1000000')),
+    quantity: v.pipe(
+      v.number('must be a whole number'),
+      v.integer('must be a whole number'),
+      v.minValue(1, 'must be 1 or more'),
+      v.maxValue(1_000_000, 'must be at most 1000000'),
+    ),
     priceCents: cents(),
     totalCents: cents(),
   }),
@@ -63,14 +86,32 @@ export const conversionItemSchema = v.pipe(
   ),
 );
 
-const items = v.pipe(v.array(conversionItemSchema, 'must be an array of order items'), v.maxLength(conversionLimits.items, `must have at most ${conversionLimits.items} items`));
-const currency = v.pipe(v.string('must be a string'), v.regex(/^[A-Z]{3}$/, 'must be a 3-letter uppercase currency code such as USD'));
+const items = v.pipe(
+  v.array(conversionItemSchema, 'must be an array of order items'),
+  v.maxLength(conversionLimits.items, `must have at most ${conversionLimits.items} items`),
+);
+const currency = v.pipe(
+  v.string('must be a string'),
+  v.regex(/^[A-Z]{3}$/, 'must be a 3-letter uppercase currency code such as USD'),
+);
 const status = v.picklist(conversionStatuses, `must be one of ${conversionStatuses.join(', ')}`);
-const orderId = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), maxCharacters(conversionLimits.idLength, `must be at most ${conversionLimits.idLength} characters`));
-const storeId = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), maxCharacters(64, 'must be at most 64 characters'));
+const orderId = v.pipe(
+  v.string('must be a string'),
+  v.minLength(1, 'must not be empty'),
+  maxCharacters(conversionLimits.idLength, `must be at most ${conversionLimits.idLength} characters`),
+);
+const storeId = v.pipe(
+  v.string('must be a string'),
+  v.minLength(1, 'must not be empty'),
+  maxCharacters(64, 'must be at most 64 characters'),
+);
 
 /** Tracking ids passed through the shop's own form: may be empty (then the order is recorded but not attributed). */
-const passedThroughId = v.pipe(v.string('must be a string (empty when unknown)'), v.trim(), maxCharacters(conversionLimits.browserIdLength, `must be at most ${conversionLimits.browserIdLength} characters`));
+const passedThroughId = v.pipe(
+  v.string('must be a string (empty when unknown)'),
+  v.trim(),
+  maxCharacters(conversionLimits.browserIdLength, `must be at most ${conversionLimits.browserIdLength} characters`),
+);
 
 /** Ids the browser SDK generates itself: always present. */
 export const browserId = v.pipe(
@@ -83,7 +124,11 @@ export const browserId = v.pipe(
 export const orderWebhookSchema = v.strictObject({
   orderId,
   storeId,
-  organizationId: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), maxCharacters(64, 'must be at most 64 characters')),
+  organizationId: v.pipe(
+    v.string('must be a string'),
+    v.minLength(1, 'must not be empty'),
+    maxCharacters(64, 'must be at most 64 characters'),
+  ),
   visitorId: passedThroughId,
   sessionId: passedThroughId,
   totalCents: cents(),
@@ -95,7 +140,9 @@ export const orderWebhookSchema = v.strictObject({
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
       const at = parseIsoTime(dataset.value);
       if (at === null) {
-        addIssue({ message: 'must be an ISO 8601 date (2025-03-01) or date-time with a time zone (2025-03-01T14:30:00Z)' });
+        addIssue({
+          message: 'must be an ISO 8601 date (2025-03-01) or date-time with a time zone (2025-03-01T14:30:00Z)',
+        });
         return NEVER;
       }
       return at;
@@ -117,7 +164,13 @@ const conversionProps = v.strictObject({
 
 const traitValue = v.union(
   [
-    v.pipe(v.string(), maxCharacters(conversionLimits.traitValueLength, `must be at most ${conversionLimits.traitValueLength} characters`)),
+    v.pipe(
+      v.string(),
+      maxCharacters(
+        conversionLimits.traitValueLength,
+        `must be at most ${conversionLimits.traitValueLength} characters`,
+      ),
+    ),
     v.pipe(v.number(), v.finite()),
     v.boolean(),
   ],
@@ -125,21 +178,46 @@ const traitValue = v.union(
 );
 
 const traits = v.pipe(
-  v.record(v.pipe(v.string(), v.minLength(1, 'keys must not be empty'), maxCharacters(conversionLimits.traitKeyLength, `keys must be at most ${conversionLimits.traitKeyLength} characters`)), traitValue, 'must be an object'),
-  v.check((record) => Object.keys(record).length <= conversionLimits.traits, `must have at most ${conversionLimits.traits} traits`),
+  v.record(
+    v.pipe(
+      v.string(),
+      v.minLength(1, 'keys must not be empty'),
+      maxCharacters(
+        conversionLimits.traitKeyLength,
+        `keys must be at most ${conversionLimits.traitKeyLength} characters`,
+      ),
+    ),
+    traitValue,
+    'must be an object',
+  ),
+  v.check(
+    (record) => Object.keys(record).length <= conversionLimits.traits,
+    `must have at most ${conversionLimits.traits} traits`,
+  ),
 );
 
 /** The keyless collection endpoint's body: one browser event. */
 export const collectSchema = v.variant(
   'type',
   [
-    v.strictObject({ type: v.literal('$conversion'), storeId, visitorId: browserId, sessionId: browserId, props: conversionProps }),
+    v.strictObject({
+      type: v.literal('$conversion'),
+      storeId,
+      visitorId: browserId,
+      sessionId: browserId,
+      props: conversionProps,
+    }),
     v.strictObject({
       type: v.literal('$identify'),
       storeId,
       visitorId: browserId,
       sessionId: browserId,
-      userId: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), maxCharacters(conversionLimits.idLength, `must be at most ${conversionLimits.idLength} characters`)),
+      userId: v.pipe(
+        v.string('must be a string'),
+        v.trim(),
+        v.minLength(1, 'must not be empty'),
+        maxCharacters(conversionLimits.idLength, `must be at most ${conversionLimits.idLength} characters`),
+      ),
       traits: v.optional(traits, {}),
     }),
   ],

@@ -44,7 +44,9 @@ export const voidedStatuses: readonly ConversionStatus[] = ['refunded', 'cancell
 export const isVoided = (status: ConversionStatus) => voidedStatuses.includes(status);
 
 /** One report of an order, from the order webhook (`server`) or the browser SDK (`browser`): the stored fields it carries. */
-export type ConversionReport = Omit<ConversionRecord, 'id' | 'source' | 'attribution' | 'createdAt' | 'updatedAt'> & { source: 'server' | 'browser' };
+export type ConversionReport = Omit<ConversionRecord, 'id' | 'source' | 'attribution' | 'createdAt' | 'updatedAt'> & {
+  source: 'server' | 'browser';
+};
 
 const hasServer = (source: ConversionSource) => source !== 'browser';
 
@@ -64,11 +66,19 @@ const hasServer = (source: ConversionSource) => source !== 'browser';
  *
  * `reattribute` says whether anything attribution depends on (ids, items, order time) changed.
  */
-export function mergeReport(existing: ConversionRecord, report: ConversionReport, now: number): { record: ConversionRecord; reattribute: boolean } {
+export function mergeReport(
+  existing: ConversionRecord,
+  report: ConversionReport,
+  now: number,
+): { record: ConversionRecord; reattribute: boolean } {
   const record: ConversionRecord = { ...existing, updatedAt: now };
   const authoritative = report.source === 'server';
-  record.visitorId = authoritative ? (report.visitorId ?? existing.visitorId) : (existing.visitorId ?? report.visitorId);
-  record.sessionId = authoritative ? (report.sessionId ?? existing.sessionId) : (existing.sessionId ?? report.sessionId);
+  record.visitorId = authoritative
+    ? (report.visitorId ?? existing.visitorId)
+    : (existing.visitorId ?? report.visitorId);
+  record.sessionId = authoritative
+    ? (report.sessionId ?? existing.sessionId)
+    : (existing.sessionId ?? report.sessionId);
   record.source = existing.source === report.source ? existing.source : 'both';
 
   if (report.source === 'server' && !hasServer(existing.source)) {

@@ -100,7 +100,9 @@ export class ApiError extends Error {
   }
 
   toEnvelope() {
-    return { error: { type: this.type, code: this.code, message: this.publicMessage ?? this.message, param: this.param } };
+    return {
+      error: { type: this.type, code: this.code, message: this.publicMessage ?? this.message, param: this.param },
+    };
   }
 }
 
@@ -108,7 +110,12 @@ export class ApiError extends Error {
  * Our outage, not the caller's mistake: the caller may simply retry in a second. `cause`, the
  * failure behind it, is logged where the request is answered, with the request's id.
  */
-export function unavailable(code: 'database_unavailable' | 'storage_unavailable', what: string, advice = 'Retry in a moment; a create retried with the same Idempotency-Key is never done twice.', cause?: unknown) {
+export function unavailable(
+  code: 'database_unavailable' | 'storage_unavailable',
+  what: string,
+  advice = 'Retry in a moment; a create retried with the same Idempotency-Key is never done twice.',
+  cause?: unknown,
+) {
   return new ApiError('api_error', code, `${what} ${advice}`, null, { retryAfterSeconds: 1, cause });
 }
 

@@ -87,7 +87,13 @@ export function generationResource(generation: GenerationRecord) {
     imageVariants: generation.status === 'complete' ? generation.imageVariants : null,
     products: generation.products,
     hint: generation.hint,
-    error: generation.status === 'failed' ? { code: generation.errorCode ?? 'render_failed', message: generation.errorMessage ?? 'The visualization failed.' } : null,
+    error:
+      generation.status === 'failed'
+        ? {
+            code: generation.errorCode ?? 'render_failed',
+            message: generation.errorMessage ?? 'The visualization failed.',
+          }
+        : null,
     metadata: generation.metadata,
     createdAt: iso(generation.createdAt)!,
     completedAt: iso(generation.completedAt),
@@ -95,6 +101,14 @@ export function generationResource(generation: GenerationRecord) {
 }
 
 /** The exact bytes every delivery of an event sends: built once, stored in the outbox. */
-export function eventBody(event: { id: string; type: EventType; createdAt: number }, generation: GenerationRecord): string {
-  return JSON.stringify({ id: event.id, type: event.type, createdAt: iso(event.createdAt), data: generationResource(generation) });
+export function eventBody(
+  event: { id: string; type: EventType; createdAt: number },
+  generation: GenerationRecord,
+): string {
+  return JSON.stringify({
+    id: event.id,
+    type: event.type,
+    createdAt: iso(event.createdAt),
+    data: generationResource(generation),
+  });
 }

@@ -36,7 +36,10 @@ export function characterCount(text: string): number {
 export const maxCharacters = (max: number, message: string) =>
   // Tagged with its limit so the OpenAPI document can say `maxLength`, which counts code points too.
   Object.assign(
-    v.check<string, string>((text) => text.length <= max || (text.length <= 2 * max && characterCount(text) <= max), message),
+    v.check<string, string>(
+      (text) => text.length <= max || (text.length <= 2 * max && characterCount(text) <= max),
+      message,
+    ),
     { maxCharacters: max },
   );
 

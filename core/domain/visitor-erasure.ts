@@ -41,14 +41,19 @@ export interface VisitorErasure {
 }
 
 /** What one step of an erasure did, added to the record's counts in the step's transaction. */
-export type ErasureProgress = Partial<Pick<VisitorErasure, 'generationsDeleted' | 'identitiesDeleted' | 'conversionsUnlinked'>>;
+export type ErasureProgress = Partial<
+  Pick<VisitorErasure, 'generationsDeleted' | 'identitiesDeleted' | 'conversionsUnlinked'>
+>;
 
 /**
  * Whether `text` could be a visitor id the service holds: the browser routes accept 1 to 128
  * characters (conversion-input.ts), and nothing no database can store. Anything else holds nothing.
  */
 export const couldBeVisitorId = (text: string) =>
-  text.length > 0 && text.length <= 2 * conversionLimits.browserIdLength && characterCount(text) <= conversionLimits.browserIdLength && isStorableText(text);
+  text.length > 0 &&
+  text.length <= 2 * conversionLimits.browserIdLength &&
+  characterCount(text) <= conversionLimits.browserIdLength &&
+  isStorableText(text);
 
 /** How many of each kind `GET /v1/visitors/{visitorId}` lists at most, beside the total counts. */
 export const visitorAccessLimit = 100;

@@ -11,13 +11,18 @@ const url = v.pipe(
 );
 
 const enabledEvents = v.pipe(
-  v.array(v.picklist(['*', ...eventTypes], `must list event types (${eventTypes.join(', ')}) or be ["*"]`), 'must be an array'),
+  v.array(
+    v.picklist(['*', ...eventTypes], `must list event types (${eventTypes.join(', ')}) or be ["*"]`),
+    'must be an array',
+  ),
   v.minLength(1, 'must list at least one event type, or be ["*"]'),
   v.check((list) => !list.includes('*') || list.length === 1, '"*" means every event and must stand alone'),
   v.transform((list) => [...new Set(list)]),
 );
 
-const description = v.nullish(v.pipe(v.string('must be a string'), maxCharacters(500, 'must be at most 500 characters')));
+const description = v.nullish(
+  v.pipe(v.string('must be a string'), maxCharacters(500, 'must be at most 500 characters')),
+);
 
 export const createEndpointSchema = v.strictObject({ url, enabledEvents, description });
 
@@ -28,7 +33,10 @@ export const updateEndpointSchema = v.pipe(
     description,
     status: v.optional(v.picklist(endpointStatuses, "must be 'enabled' or 'disabled'")),
   }),
-  v.check((patch) => Object.keys(patch).length > 0, 'must change at least one of url, enabledEvents, description, status'),
+  v.check(
+    (patch) => Object.keys(patch).length > 0,
+    'must change at least one of url, enabledEvents, description, status',
+  ),
   v.metadata({ minProperties: 1 }),
 );
 

@@ -27,7 +27,10 @@ const newestFirst = (a: PreviousSecret, b: PreviousSecret) => b.expiresAt - a.ex
 
 /** The secrets a delivery made at `now` is signed with: the current one, then each unexpired previous one, newest first. */
 export function activeSecrets(endpoint: EndpointSecrets, now: number): string[] {
-  return [endpoint.secret, ...endpoint.previousSecrets.filter((previous) => previous.expiresAt > now).map((previous) => previous.secret)];
+  return [
+    endpoint.secret,
+    ...endpoint.previousSecrets.filter((previous) => previous.expiresAt > now).map((previous) => previous.secret),
+  ];
 }
 
 /**

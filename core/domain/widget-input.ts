@@ -2,7 +2,12 @@ import * as v from 'valibot';
 import { browserId } from './conversion-input.ts';
 import { createGenerationSchema } from './generation-input.ts';
 
-export const widgetLimits = { origins: 20, maxDailyGenerationCap: 1_000_000, defaultDailyGenerationCap: 500, maxDailyCreditCap: 10_000_000 } as const;
+export const widgetLimits = {
+  origins: 20,
+  maxDailyGenerationCap: 1_000_000,
+  defaultDailyGenerationCap: 500,
+  maxDailyCreditCap: 10_000_000,
+} as const;
 
 /** Credits a UTC day, or null for no cap; at least one generation's cost at the widget's size (checked by the service). */
 const dailyCreditCap = v.nullable(
@@ -25,14 +30,21 @@ const origin = new RegExp(originPattern, 'i');
 export const originSchema = v.pipe(
   v.string('must be a string'),
   v.maxLength(300, 'must be at most 300 characters'),
-  v.check((text) => origin.test(text) && URL.canParse(text), 'must be an origin: http(s)://host[:port], without path, query or credentials'),
+  v.check(
+    (text) => origin.test(text) && URL.canParse(text),
+    'must be an origin: http(s)://host[:port], without path, query or credentials',
+  ),
   // The check above as JSON Schema, for the OpenAPI document (which writes the scheme in lower case).
   v.metadata({ format: 'uri', pattern: originPattern }),
   v.transform((text) => new URL(text).origin),
 );
 
 export const createWidgetSchema = v.strictObject({
-  storeId: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(64, 'must be at most 64 characters')),
+  storeId: v.pipe(
+    v.string('must be a string'),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(64, 'must be at most 64 characters'),
+  ),
   mode: createGenerationSchema.entries.mode,
   imageSize: createGenerationSchema.entries.imageSize,
   allowedOrigins: v.pipe(
@@ -42,7 +54,12 @@ export const createWidgetSchema = v.strictObject({
     v.transform((origins) => [...new Set(origins)]),
   ),
   dailyGenerationCap: v.optional(
-    v.pipe(v.number('must be a whole number'), v.integer('must be a whole number'), v.minValue(1, 'must be 1 or more'), v.maxValue(widgetLimits.maxDailyGenerationCap, `must be at most ${widgetLimits.maxDailyGenerationCap}`)),
+    v.pipe(
+      v.number('must be a whole number'),
+      v.integer('must be a whole number'),
+      v.minValue(1, 'must be 1 or more'),
+      v.maxValue(widgetLimits.maxDailyGenerationCap, `must be at most ${widgetLimits.maxDailyGenerationCap}`),
+    ),
     widgetLimits.defaultDailyGenerationCap,
   ),
   dailyCreditCap: v.optional(dailyCreditCap, null),

@@ -40,7 +40,10 @@ export const utcDayOf = (at: number) => Math.floor(at / dayMs);
 /** `YYYY-MM-DD` of a UTC day number. */
 export const utcDate = (day: number) => new Date(day * dayMs).toISOString().slice(0, 10);
 
-export const capsOf = (widget: Pick<WidgetRecord, 'dailyGenerationCap' | 'dailyCreditCap'>): WidgetCaps => ({ generations: widget.dailyGenerationCap, credits: widget.dailyCreditCap });
+export const capsOf = (widget: Pick<WidgetRecord, 'dailyGenerationCap' | 'dailyCreditCap'>): WidgetCaps => ({
+  generations: widget.dailyGenerationCap,
+  credits: widget.dailyCreditCap,
+});
 
 /** Which cap one more generation costing `credits` would pass, or null when it fits within both. */
 export function capPassed(caps: WidgetCaps, usage: WidgetDayUsage, credits: number): 'generations' | 'credits' | null {
@@ -57,9 +60,15 @@ export function dailyCapReached(cap: 'generations' | 'credits', caps: WidgetCaps
   const retryAfter = Math.max(1, Math.ceil(((utcDayOf(now) + 1) * dayMs - now) / 1000));
   const [code, message]: [ApiErrorCode, string] =
     cap === 'generations'
-      ? ['daily_cap_reached', `This widget has made its ${caps.generations} generations for today (UTC); it makes more after midnight UTC.`]
+      ? [
+          'daily_cap_reached',
+          `This widget has made its ${caps.generations} generations for today (UTC); it makes more after midnight UTC.`,
+        ]
       : // No figures: the message reaches shoppers' consoles, and a shop's budget is its own.
-        ['daily_credit_cap_reached', "Another generation would pass this widget's daily credit cap for today (UTC); it makes more after midnight UTC."];
+        [
+          'daily_credit_cap_reached',
+          "Another generation would pass this widget's daily credit cap for today (UTC); it makes more after midnight UTC.",
+        ];
   return new ApiError('rate_limit_error', code, message, null, { retryAfterSeconds: retryAfter });
 }
 

@@ -36,7 +36,9 @@ export async function startAppModules(modules: readonly AppModule[], services: C
     try {
       await module.start?.(services);
     } catch (error) {
-      services.logger.warn(`${module.name}: its start-up work failed`, { error: error instanceof Error ? error.message : String(error) });
+      services.logger.warn(`${module.name}: its start-up work failed`, {
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 }

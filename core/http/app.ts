@@ -29,7 +29,9 @@ import type { AppModule } from './app-module.ts';
 
 /** `/v1/generations/`: a path the router matched only by dropping its trailing slash, on a route that did not ask for it. */
 const strayTrailingSlash = (event: H3Event) =>
-  event.url.pathname.length > 1 && event.url.pathname.endsWith('/') && event.context.matchedRoute?.meta?.trailingSlash !== true;
+  event.url.pathname.length > 1 &&
+  event.url.pathname.endsWith('/') &&
+  event.context.matchedRoute?.meta?.trailingSlash !== true;
 
 /**
  * The HTTP app: every request gets an id, answered in `x-request-id`; every error, whether
@@ -42,7 +44,8 @@ export function createHttpApp(container: AwilixContainer<Cradle>, modules: reado
   const app = new H3({
     silent: true,
     // Errors raised before any middleware (a malformed URL, say) still get the envelope.
-    onError: (error, event) => errorResponse(error, requestIdFor(event.req.headers.get('x-request-id'), ids), logger, databaseUnavailable),
+    onError: (error, event) =>
+      errorResponse(error, requestIdFor(event.req.headers.get('x-request-id'), ids), logger, databaseUnavailable),
   });
 
   const recordAnswer = httpAnswerRecorder(container.cradle.metrics, logger);

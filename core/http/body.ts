@@ -18,7 +18,11 @@ export async function readJson(event: H3Event, limit = defaultBodyLimit): Promis
 export function requireJsonContentType(event: H3Event) {
   const contentType = event.req.headers.get('content-type') ?? '';
   if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType)) {
-    throw new ApiError('invalid_request_error', 'unsupported_media_type', "The body must be JSON, sent with 'Content-Type: application/json'.");
+    throw new ApiError(
+      'invalid_request_error',
+      'unsupported_media_type',
+      "The body must be JSON, sent with 'Content-Type: application/json'.",
+    );
   }
 }
 
@@ -27,7 +31,11 @@ export function parseJson(text: string): unknown {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ApiError('invalid_request_error', 'invalid_json', `The body is not valid JSON: ${(error as Error).message}`);
+    throw new ApiError(
+      'invalid_request_error',
+      'invalid_json',
+      `The body is not valid JSON: ${(error as Error).message}`,
+    );
   }
   refuseUnstorableText(text, value);
   return value;
@@ -55,10 +63,12 @@ function refuseUnstorableText(text: string, body: unknown) {
     if (typeof value === 'string') {
       if (!isStorableText(value)) throw unstorable(value, pathOf(node), '');
     } else if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) stack.push({ value: value[index], key: index, parent: node });
+      for (let index = value.length - 1; index >= 0; index--)
+        stack.push({ value: value[index], key: index, parent: node });
     } else if (value !== null && typeof value === 'object') {
       const keys = Object.keys(value);
-      for (let index = keys.length - 1; index >= 0; index--) stack.push({ value: (value as Record<string, unknown>)[keys[index]!], key: keys[index]!, parent: node });
+      for (let index = keys.length - 1; index >= 0; index--)
+        stack.push({ value: (value as Record<string, unknown>)[keys[index]!], key: keys[index]!, parent: node });
     }
   }
 
@@ -70,8 +80,15 @@ function refuseUnstorableText(text: string, body: unknown) {
 
   function unstorable(text: string, path: Array<string | number>, what: string) {
     const param = path.length > 0 ? paramOf(path) : null;
-    const rule = text.includes('\u0000') ? 'must not contain U+0000 (NUL)' : 'must be well-formed Unicode, without a lone surrogate (U+D800 to U+DFFF)';
-    return new ApiError('invalid_request_error', 'parameter_invalid', param ? `${param}: ${what}${rule}` : `The body ${rule}`, param);
+    const rule = text.includes('\u0000')
+      ? 'must not contain U+0000 (NUL)'
+      : 'must be well-formed Unicode, without a lone surrogate (U+D800 to U+DFFF)';
+    return new ApiError(
+      'invalid_request_error',
+      'parameter_invalid',
+      param ? `${param}: ${what}${rule}` : `The body ${rule}`,
+      param,
+    );
   }
 }
 
@@ -102,7 +119,8 @@ export async function readText(event: H3Event, limit: number): Promise<string> {
  */
 export async function* bodyChunks(event: H3Event, limit: number): AsyncGenerator<Buffer> {
   const request = event.runtime?.node?.req;
-  if (Number((request ? request.headers['content-length'] : event.req.headers.get('content-length')) ?? 0) > limit) throw bodyTooLarge(limit);
+  if (Number((request ? request.headers['content-length'] : event.req.headers.get('content-length')) ?? 0) > limit)
+    throw bodyTooLarge(limit);
   // Stopping early keeps node's request alive, so the rest of the body is drained and its end seen (unread-body.ts).
   const source = request ? request.iterator({ destroyOnReturn: false }) : (event.req.body ?? []);
   let size = 0;
@@ -131,6 +149,10 @@ export function validate<S extends v.GenericSchema>(schema: S, input: unknown): 
   throw new ApiError('invalid_request_error', 'parameter_invalid', param ? `${param}: ${message}` : message, param);
 }
 
-export async function readValidJson<S extends v.GenericSchema>(event: H3Event, schema: S, limit?: number): Promise<v.InferOutput<S>> {
+export async function readValidJson<S extends v.GenericSchema>(
+  event: H3Event,
+  schema: S,
+  limit?: number,
+): Promise<v.InferOutput<S>> {
   return validate(schema, await readJson(event, limit));
 }

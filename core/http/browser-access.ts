@@ -10,7 +10,8 @@ import { parseJson, readText } from './body.ts';
  */
 
 /** The client's address; behind a proxy that overwrites X-Forwarded-For, `trustProxy` reads it from there. */
-export const clientAddress = (event: H3Event, trustProxy: boolean) => getRequestIP(event, { xForwardedFor: trustProxy }) ?? 'unknown';
+export const clientAddress = (event: H3Event, trustProxy: boolean) =>
+  getRequestIP(event, { xForwardedFor: trustProxy }) ?? 'unknown';
 
 /** Sets a header on the response whether the handler succeeds or throws. */
 export function setAlways(event: H3Event, name: string, value: string) {
@@ -25,7 +26,11 @@ export function setAlways(event: H3Event, name: string, value: string) {
 export async function readBrowserJson(event: H3Event, limit: number): Promise<unknown> {
   const contentType = event.req.headers.get('content-type') ?? 'text/plain';
   if (!/^(?:text\/plain|application\/json)\s*(?:;|$)/i.test(contentType)) {
-    throw new ApiError('invalid_request_error', 'unsupported_media_type', 'The body must be JSON sent as text/plain or application/json.');
+    throw new ApiError(
+      'invalid_request_error',
+      'unsupported_media_type',
+      'The body must be JSON sent as text/plain or application/json.',
+    );
   }
   return parseJson(await readText(event, limit));
 }
@@ -48,12 +53,19 @@ export function allowWidgetOrigin(event: H3Event, widget: WidgetRecord): string 
   // Browsers leave Origin out of same-origin GETs (a page served by the service itself, such as the
   // demo shop, or a shop that proxies the service under its own domain). Such a read needs no CORS
   // header; a cross-origin read always carries Origin and is checked below.
-  if (!origin && (event.req.method === 'GET' || event.req.method === 'HEAD') && event.req.headers.get('sec-fetch-site') === 'same-origin') return '';
+  if (
+    !origin &&
+    (event.req.method === 'GET' || event.req.method === 'HEAD') &&
+    event.req.headers.get('sec-fetch-site') === 'same-origin'
+  )
+    return '';
   if (!origin || origin === 'null' || !widget.allowedOrigins.includes(normalizedOrigin(origin))) {
     throw new ApiError(
       'authorization_error',
       'origin_not_allowed',
-      origin ? `Origin '${origin}' is not allowed to use this widget; add it to the widget's allowed origins.` : 'This endpoint is called from web pages: the Origin header is missing.',
+      origin
+        ? `Origin '${origin}' is not allowed to use this widget; add it to the widget's allowed origins.`
+        : 'This endpoint is called from web pages: the Origin header is missing.',
       null,
     );
   }

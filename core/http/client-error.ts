@@ -13,7 +13,11 @@ function errorFor(code: string | undefined): ApiError {
     case 'HPE_HEADER_OVERFLOW':
       return new ApiError('invalid_request_error', 'headers_too_large', 'The request headers are too large.');
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return new ApiError('invalid_request_error', 'body_too_large', 'The chunk extensions of the request body are too large.');
+      return new ApiError(
+        'invalid_request_error',
+        'body_too_large',
+        'The chunk extensions of the request body are too large.',
+      );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new ApiError('invalid_request_error', 'request_timeout', 'The request was not received in time.');
     default:

@@ -107,14 +107,24 @@ export const apiKeyIdOf = (caller: Caller) => (caller.via === 'key' ? caller.id 
 export async function requireSession(event: H3Event, options: { admin?: boolean } = {}): Promise<SessionCaller> {
   const state = requestState(event);
   if (event.req.headers.get('authorization') !== null) {
-    throw new ApiError('authorization_error', 'session_required', 'This route is for dashboard sessions only: API keys cannot manage keys, users or sessions.');
+    throw new ApiError(
+      'authorization_error',
+      'session_required',
+      'This route is for dashboard sessions only: API keys cannot manage keys, users or sessions.',
+    );
   }
   if (!state.caller) {
     const token = sessionToken(event);
-    if (!token) throw new ApiError('authentication_error', 'not_signed_in', 'Sign in to the dashboard first: this route needs a session.');
+    if (!token)
+      throw new ApiError(
+        'authentication_error',
+        'not_signed_in',
+        'Sign in to the dashboard first: this route needs a session.',
+      );
     state.caller = await sessionCaller(event, token);
   }
   const caller = state.caller as SessionCaller;
-  if (options.admin && caller.user.role !== 'admin') throw new ApiError('authorization_error', 'insufficient_role', 'Only admins may do this.');
+  if (options.admin && caller.user.role !== 'admin')
+    throw new ApiError('authorization_error', 'insufficient_role', 'Only admins may do this.');
   return caller;
 }

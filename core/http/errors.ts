@@ -7,7 +7,11 @@ import { httpAnswerOf } from './error-status.ts';
 function fromHttpError(error: HTTPError): ApiError | null {
   switch (error.status) {
     case 400:
-      return new ApiError('invalid_request_error', 'bad_request', error.message || 'The request could not be understood.');
+      return new ApiError(
+        'invalid_request_error',
+        'bad_request',
+        error.message || 'The request could not be understood.',
+      );
     case 404:
       return new ApiError('not_found_error', 'route_not_found', 'No such route.');
     case 405:
@@ -22,7 +26,11 @@ function fromHttpError(error: HTTPError): ApiError | null {
 }
 
 export const bodyTooLarge = (limit?: number) =>
-  new ApiError('invalid_request_error', 'body_too_large', `The request body is too large${limit ? ` (limit ${limit} bytes)` : ''}.`);
+  new ApiError(
+    'invalid_request_error',
+    'body_too_large',
+    `The request body is too large${limit ? ` (limit ${limit} bytes)` : ''}.`,
+  );
 
 /**
  * Turns anything thrown while handling a request into the error envelope. A database that cannot
@@ -30,7 +38,12 @@ export const bodyTooLarge = (limit?: number) =>
  * details in the log, keyed by the request id; so is the cause of an outage a service answered (see
  * `unavailable`).
  */
-export function errorResponse(thrown: unknown, requestId: string, logger: Logger, databaseUnavailable: (error: unknown) => boolean): Response {
+export function errorResponse(
+  thrown: unknown,
+  requestId: string,
+  logger: Logger,
+  databaseUnavailable: (error: unknown) => boolean,
+): Response {
   let error = thrown instanceof ApiError ? thrown : null;
   if (!error && HTTPError.isError(thrown)) {
     const cause = (thrown as HTTPError).cause;
@@ -48,11 +61,20 @@ export function errorResponse(thrown: unknown, requestId: string, logger: Logger
       requestId,
       error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown),
     });
-    error = new ApiError('api_error', 'internal_error', `Something went wrong on our side. Quote request id ${requestId} if you report it.`);
+    error = new ApiError(
+      'api_error',
+      'internal_error',
+      `Something went wrong on our side. Quote request id ${requestId} if you report it.`,
+    );
   }
   const { status, headers } = httpAnswerOf(error);
   return new Response(JSON.stringify(error.toEnvelope()), {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'x-request-id': requestId, ...headers },
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'x-content-type-options': 'nosniff',
+      'x-request-id': requestId,
+      ...headers,
+    },
   });
 }

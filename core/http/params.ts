@@ -11,7 +11,8 @@ import { couldBeId, escapeUnstorable, isStorableText, maxIdLength } from '../dom
 /** The route's `name` parameter; one that cannot be an id is a 404, as an unknown id is. */
 export function pathId(event: H3Event, name: string, what: string): string {
   const id = getRouterParam(event, name, { decode: true }) ?? '';
-  if (!couldBeId(id)) throw notFound(what, escapeUnstorable(id.length > maxIdLength ? `${id.slice(0, maxIdLength)}…` : id), name);
+  if (!couldBeId(id))
+    throw notFound(what, escapeUnstorable(id.length > maxIdLength ? `${id.slice(0, maxIdLength)}…` : id), name);
   return id;
 }
 
@@ -21,17 +22,34 @@ export function queryOf(event: H3Event): Record<string, string> {
   for (const [name, value] of Object.entries(query)) {
     if (!isStorableText(value)) {
       const param = escapeUnstorable(name);
-      throw new ApiError('invalid_request_error', 'parameter_invalid', `${param}: must not contain U+0000 (NUL)`, param);
+      throw new ApiError(
+        'invalid_request_error',
+        'parameter_invalid',
+        `${param}: must not contain U+0000 (NUL)`,
+        param,
+      );
     }
   }
   return query;
 }
 
 /** `starting_after`: an id the list returned. */
-export const cursorSchema = v.pipe(v.string(), v.check(couldBeId, `must be the id of a listed item (1 to ${maxIdLength} characters)`));
+export const cursorSchema = v.pipe(
+  v.string(),
+  v.check(couldBeId, `must be the id of a listed item (1 to ${maxIdLength} characters)`),
+);
 
 /** `limit` (1–100, default 10) and `starting_after`: how every list is paged. */
 export const pageQuerySchema = v.object({
-  limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1, 'must be 1 to 100'), v.maxValue(100, 'must be 1 to 100')), '10'),
+  limit: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d+$/, 'must be a whole number'),
+      v.transform(Number),
+      v.minValue(1, 'must be 1 to 100'),
+      v.maxValue(100, 'must be 1 to 100'),
+    ),
+    '10',
+  ),
   starting_after: v.optional(cursorSchema),
 });

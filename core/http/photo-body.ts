@@ -16,12 +16,19 @@ const quote = 0x22;
  * photo is taken from the bytes as sent (base64 needs no JSON escapes, and a photo with any fails
  * the image's validation) and put back as the `image` string.
  */
-export async function readJsonWithPhoto(event: H3Event, { limit, restLimit }: { limit: number; restLimit: number }): Promise<unknown> {
+export async function readJsonWithPhoto(
+  event: H3Event,
+  { limit, restLimit }: { limit: number; restLimit: number },
+): Promise<unknown> {
   requireJsonContentType(event);
   // No client of ours sends such a body, and reading the rest of it would only cost the server.
   const tooMuch = () => {
     if (event.runtime?.node?.req) leaveBodyUnread(event.runtime.node.req);
-    return new ApiError('invalid_request_error', 'body_too_large', `The request body is too large: at most ${restLimit} bytes besides the photo ("image": "data:…").`);
+    return new ApiError(
+      'invalid_request_error',
+      'body_too_large',
+      `The request body is too large: at most ${restLimit} bytes besides the photo ("image": "data:…").`,
+    );
   };
   const head: Buffer[] = [];
   let headSize = 0;
@@ -60,10 +67,18 @@ export async function readJsonWithPhoto(event: H3Event, { limit, restLimit }: { 
     }
   }
   if (!before) return parseJson(Buffer.concat(head, headSize).toString('utf8'));
-  if (!photoEnded) throw new ApiError('invalid_request_error', 'invalid_json', 'The body is not valid JSON: the string of "image" does not end.');
+  if (!photoEnded)
+    throw new ApiError(
+      'invalid_request_error',
+      'invalid_json',
+      'The body is not valid JSON: the string of "image" does not end.',
+    );
   // Unguessable, so after parsing only the photo's own place in the body holds it.
   const placeholder = randomUUID();
-  const body = parseJson(`${before.toString('utf8')}"${placeholder}"${Buffer.concat(after, afterSize).toString('utf8')}`);
-  if (body && typeof body === 'object' && (body as { image?: unknown }).image === placeholder) (body as { image: string }).image = photo.join('');
+  const body = parseJson(
+    `${before.toString('utf8')}"${placeholder}"${Buffer.concat(after, afterSize).toString('utf8')}`,
+  );
+  if (body && typeof body === 'object' && (body as { image?: unknown }).image === placeholder)
+    (body as { image: string }).image = photo.join('');
   return body;
 }

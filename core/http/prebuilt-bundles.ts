@@ -35,7 +35,8 @@ export interface PrebuiltBundles {
   named(role: string): string[];
 }
 
-const contentType = (file: string) => (file.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8');
+const contentType = (file: string) =>
+  file.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8';
 
 /** The bundles in `dir`, or null when it holds no manifest (nothing was built there). */
 export async function readPrebuiltBundles(dir: string): Promise<PrebuiltBundles | null> {
@@ -47,7 +48,8 @@ export async function readPrebuiltBundles(dir: string): Promise<PrebuiltBundles 
     throw error;
   }
   const manifest = JSON.parse(text) as BundleManifest;
-  if (!manifest.builds?.length) throw new Error(`${path.join(dir, manifestName)} lists no build: run 'npm run build' again`);
+  if (!manifest.builds?.length)
+    throw new Error(`${path.join(dir, manifestName)} lists no build: run 'npm run build' again`);
   const files = new Map<string, StaticAsset>();
   for (const build of manifest.builds) {
     for (const file of Object.values(build.entries)) {
@@ -57,7 +59,8 @@ export async function readPrebuiltBundles(dir: string): Promise<PrebuiltBundles 
   return {
     current: manifest.builds[0]!.entries,
     files,
-    named: (role) => manifest.builds.map((build) => build.entries[role]).filter((file): file is string => file !== undefined),
+    named: (role) =>
+      manifest.builds.map((build) => build.entries[role]).filter((file): file is string => file !== undefined),
   };
 }
 
@@ -74,7 +77,10 @@ const rereadAfterMs = 10_000;
  * read lately: a process of the previous release whose directory a new build updated in place
  * then serves the new release's bundles too, to a page that loaded the new loader elsewhere.
  */
-export async function prebuiltBundles(dir: string | undefined, { reread = false } = {}): Promise<PrebuiltBundles | null> {
+export async function prebuiltBundles(
+  dir: string | undefined,
+  { reread = false } = {},
+): Promise<PrebuiltBundles | null> {
   if (dir === undefined) return null;
   const resolved = path.resolve(dir);
   const found = loaded.get(resolved);

@@ -19,7 +19,13 @@ export function httpRateLimit(limits: Limits, name: string, rule: RateRule, who 
       const decision = await limiter.take(key);
       if (decision.allowed) return;
       const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-      throw new ApiError('rate_limit_error', 'rate_limited', `Too many requests ${who}; retry after ${retryAfter} s.`, null, { retryAfterSeconds: retryAfter });
+      throw new ApiError(
+        'rate_limit_error',
+        'rate_limited',
+        `Too many requests ${who}; retry after ${retryAfter} s.`,
+        null,
+        { retryAfterSeconds: retryAfter },
+      );
     },
   };
 }
@@ -34,9 +40,24 @@ export function routeLimits(limits: Limits, config: Config) {
     signInPerAccount: httpRateLimit(limits, 'sign-in-account', config.accounts.signInPerAccount, 'from this account'),
     signInPerAddress: httpRateLimit(limits, 'sign-in-address', config.accounts.signInPerAddress, 'from this address'),
     collectPerIp: httpRateLimit(limits, 'collect-address', config.conversions.collectPerIp, 'from this address'),
-    collectPerVisitor: httpRateLimit(limits, 'collect-visitor', config.conversions.collectPerVisitor, 'from this visitor'),
-    widgetGenerationsPerIp: httpRateLimit(limits, 'widget-generations-address', config.widgets.generationsPerIp, 'from this address'),
-    widgetGenerationsPerVisitor: httpRateLimit(limits, 'widget-generations-visitor', config.widgets.generationsPerVisitor, 'from this visitor'),
+    collectPerVisitor: httpRateLimit(
+      limits,
+      'collect-visitor',
+      config.conversions.collectPerVisitor,
+      'from this visitor',
+    ),
+    widgetGenerationsPerIp: httpRateLimit(
+      limits,
+      'widget-generations-address',
+      config.widgets.generationsPerIp,
+      'from this address',
+    ),
+    widgetGenerationsPerVisitor: httpRateLimit(
+      limits,
+      'widget-generations-visitor',
+      config.widgets.generationsPerVisitor,
+      'from this visitor',
+    ),
     widgetReadsPerIp: httpRateLimit(limits, 'widget-reads-address', config.widgets.readsPerIp, 'from this address'),
   };
 }

@@ -27,7 +27,11 @@ export function withRequestId(event: H3Event, answer: unknown, requestId: string
   if (isPlainJson(answer)) {
     return new FastResponse(JSON.stringify(answer), {
       status: event.res.status,
-      headers: { 'content-type': 'application/json;charset=UTF-8', 'x-content-type-options': 'nosniff', 'x-request-id': requestId },
+      headers: {
+        'content-type': 'application/json;charset=UTF-8',
+        'x-content-type-options': 'nosniff',
+        'x-request-id': requestId,
+      },
     });
   }
   event.res.headers.set('x-request-id', requestId);

@@ -25,7 +25,10 @@ export interface HttpServerOptions {
   wrapFetch?: (fetch: H3['fetch']) => H3['fetch'];
 }
 
-export async function startHttpServer(container: AwilixContainer<Cradle>, { port, host, modules = [], wrapFetch }: HttpServerOptions): Promise<RunningServer> {
+export async function startHttpServer(
+  container: AwilixContainer<Cradle>,
+  { port, host, modules = [], wrapFetch }: HttpServerOptions,
+): Promise<RunningServer> {
   const { ids, config } = container.cradle;
   const headersTimeout = Math.min(config.headersTimeoutMs, config.requestTimeoutMs);
   const app = createHttpApp(container, modules);
@@ -62,7 +65,9 @@ export async function startHttpServer(container: AwilixContainer<Cradle>, { port
       new Promise<void>((resolve) => {
         closing = true;
         const forced = setTimeout(() => {
-          container.cradle.logger.warn('stopping: cutting the connections still open after shutdownTimeoutMs', { shutdownTimeoutMs: container.cradle.config.shutdownTimeoutMs });
+          container.cradle.logger.warn('stopping: cutting the connections still open after shutdownTimeoutMs', {
+            shutdownTimeoutMs: container.cradle.config.shutdownTimeoutMs,
+          });
           server.closeAllConnections();
         }, container.cradle.config.shutdownTimeoutMs);
         const sweep = setInterval(() => server.closeIdleConnections(), idleSweepMs);

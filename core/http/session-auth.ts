@@ -23,7 +23,8 @@ export const sessionToken = (event: H3Event): string | undefined => getCookie(ev
  * Stateless: HMAC-SHA256 of "csrf" keyed by the session token. A page of another origin can make
  * the browser send the cookie, but cannot read it nor any answer that would reveal this value.
  */
-export const csrfTokenFor = (sessionToken: string) => createHmac('sha256', sessionToken).update('csrf').digest('base64url');
+export const csrfTokenFor = (sessionToken: string) =>
+  createHmac('sha256', sessionToken).update('csrf').digest('base64url');
 
 const csrfRefused = (message: string) => new ApiError('authorization_error', 'csrf_token_invalid', message);
 
@@ -35,7 +36,9 @@ export function checkOrigin(event: H3Event, config: Pick<Config, 'publicUrl'>) {
   const origin = event.req.headers.get('origin');
   if (origin === null) return;
   if (origin !== new URL(config.publicUrl).origin) {
-    throw csrfRefused(`Requests from origin '${origin}' are refused: the dashboard signs in from ${new URL(config.publicUrl).origin} only.`);
+    throw csrfRefused(
+      `Requests from origin '${origin}' are refused: the dashboard signs in from ${new URL(config.publicUrl).origin} only.`,
+    );
   }
 }
 
@@ -43,10 +46,14 @@ export function checkOrigin(event: H3Event, config: Pick<Config, 'publicUrl'>) {
 export function checkCsrf(event: H3Event, token: string, config: Pick<Config, 'publicUrl'>) {
   checkOrigin(event, config);
   const presented = event.req.headers.get(csrfHeaderName);
-  if (!presented) throw csrfRefused("This request is authenticated by the session cookie and changes something: send the session's csrfToken as 'X-CSRF-Token'.");
+  if (!presented)
+    throw csrfRefused(
+      "This request is authenticated by the session cookie and changes something: send the session's csrfToken as 'X-CSRF-Token'.",
+    );
   const expected = Buffer.from(csrfTokenFor(token));
   const given = Buffer.from(presented);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw csrfRefused("The 'X-CSRF-Token' header does not match this session.");
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    throw csrfRefused("The 'X-CSRF-Token' header does not match this session.");
 }
 
 /** The cookie's path: the public URL's path, so a deployment under a prefix keeps its cookie to itself. */
@@ -59,7 +66,13 @@ function cookieAttributes(config: Pick<Config, 'publicUrl'>, maxAgeSeconds: numb
 }
 
 /** Sets the cookie until the session's absolute expiry. */
-export function setSessionCookie(event: H3Event, config: Pick<Config, 'publicUrl'>, token: string, session: Session, now: number) {
+export function setSessionCookie(
+  event: H3Event,
+  config: Pick<Config, 'publicUrl'>,
+  token: string,
+  session: Session,
+  now: number,
+) {
   const maxAge = Math.max(0, Math.floor((session.expiresAt - now) / 1000));
   event.res.headers.append('set-cookie', `${sessionCookieName}=${token}; ${cookieAttributes(config, maxAge)}`);
 }

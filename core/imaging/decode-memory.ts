@@ -9,7 +9,18 @@ const MiB = 1024 * 1024;
  */
 export const maxImageDecodeBytes = 256 * MiB;
 
-const bytesPerSample: Record<string, number> = { uchar: 1, char: 1, ushort: 2, short: 2, uint: 4, int: 4, float: 4, double: 8, complex: 8, dpcomplex: 16 };
+const bytesPerSample: Record<string, number> = {
+  uchar: 1,
+  char: 1,
+  ushort: 2,
+  short: 2,
+  uint: 4,
+  int: 4,
+  float: 4,
+  double: 8,
+  complex: 8,
+  dpcomplex: 16,
+};
 
 /** JPEG components per pixel after chroma subsampling (4:2:0 keeps a quarter of each chroma plane). */
 function jpegComponents(metadata: Metadata): number {

@@ -8,7 +8,11 @@ import { loadSharp } from './sharp.ts';
  * image library of its own (and the process loads one copy of libvips).
  */
 
-const mimeTypes: Partial<Record<string, VendorImage['mimeType']>> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
+const mimeTypes: Partial<Record<string, VendorImage['mimeType']>> = {
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+};
 
 /** An image as vendors take it: JPEG, PNG or WebP, upright, with its size as seen. */
 export interface VendorImage {
@@ -32,10 +36,20 @@ export async function vendorImage(bytes: Uint8Array, label: string): Promise<Ven
     let out = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (!mimeType || (metadata.orientation ?? 1) > 1) {
       const upright = sharp(bytes, inputDecoding).rotate();
-      const encoded = mimeType === 'image/jpeg' ? upright.jpeg({ quality: 95 }) : mimeType === 'image/webp' ? upright.webp({ quality: 95 }) : upright.png();
+      const encoded =
+        mimeType === 'image/jpeg'
+          ? upright.jpeg({ quality: 95 })
+          : mimeType === 'image/webp'
+            ? upright.webp({ quality: 95 })
+            : upright.png();
       out = await encoded.toBuffer();
     }
-    return { bytes: out, mimeType: mimeType ?? 'image/png', width: metadata.autoOrient.width, height: metadata.autoOrient.height };
+    return {
+      bytes: out,
+      mimeType: mimeType ?? 'image/png',
+      width: metadata.autoOrient.width,
+      height: metadata.autoOrient.height,
+    };
   } catch (error) {
     throw new RenderError('render_failed', `The ${label} could not be decoded: ${(error as Error).message}`, false);
   }
@@ -54,11 +68,21 @@ export async function fitToSize(bytes: Uint8Array, imageSize: ImageSize, vendor:
     const metadata = await sharp(bytes).metadata();
     const mimeType = mimeTypes[metadata.format];
     const { width, height } = metadata.autoOrient;
-    if (mimeType && Math.max(width, height) === target && (metadata.orientation ?? 1) <= 1) return { image: bytes, contentType: mimeType };
+    if (mimeType && Math.max(width, height) === target && (metadata.orientation ?? 1) <= 1)
+      return { image: bytes, contentType: mimeType };
     const resized = sharp(bytes).rotate().resize(target, target, { fit: 'inside' });
-    const encoded = mimeType === 'image/jpeg' ? resized.jpeg({ quality: 90 }) : mimeType === 'image/webp' ? resized.webp({ quality: 90 }) : resized.png();
+    const encoded =
+      mimeType === 'image/jpeg'
+        ? resized.jpeg({ quality: 90 })
+        : mimeType === 'image/webp'
+          ? resized.webp({ quality: 90 })
+          : resized.png();
     return { image: await encoded.toBuffer(), contentType: mimeType ?? 'image/png' };
   } catch (error) {
-    throw new RenderError('renderer_unavailable', `${vendor} returned an image that could not be decoded: ${(error as Error).message}`, true);
+    throw new RenderError(
+      'renderer_unavailable',
+      `${vendor} returned an image that could not be decoded: ${(error as Error).message}`,
+      true,
+    );
   }
 }

@@ -6,4 +6,3 @@ import type { SharpOptions } from 'sharp';
  * data that browsers still show (libjpeg's "corrupt JPEG data" warnings) does not.
  */
 export const inputDecoding = { failOn: 'truncated' } as const satisfies SharpOptions;
-

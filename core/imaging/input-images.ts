@@ -41,7 +41,12 @@ export function preparationMemory(image: InputImage, longSide: number): number {
  * re-encoded in a format that streams (JPEG, or PNG to keep transparency). So however an image
  * was sent, an engine's own decode of it needs memory for `longSide` pixels, not for the original.
  */
-export async function prepareInputImage(image: InputImage, longSide: number, budget: MemoryBudget, signal?: AbortSignal): Promise<Uint8Array> {
+export async function prepareInputImage(
+  image: InputImage,
+  longSide: number,
+  budget: MemoryBudget,
+  signal?: AbortSignal,
+): Promise<Uint8Array> {
   return budget.reserve(
     preparationMemory(image, longSide),
     async () => {

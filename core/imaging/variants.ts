@@ -43,7 +43,9 @@ export async function encodeVariants(render: Uint8Array, xmp?: string): Promise<
   const sharp = await loadSharp();
   const jobs = (Object.keys(variantWidths) as VariantName[]).flatMap((name) =>
     variantFormats.map(async (format) => {
-      const resized = sharp(render, { failOn: 'error' }).rotate().resize({ width: variantWidths[name], withoutEnlargement: true });
+      const resized = sharp(render, { failOn: 'error' })
+        .rotate()
+        .resize({ width: variantWidths[name], withoutEnlargement: true });
       const encoder = encoders[format](resized);
       const { data, info } = await (xmp ? encoder.withXmp(xmp) : encoder).toBuffer({ resolveWithObject: true });
       return { name, format, width: info.width, height: info.height, bytes: data };
@@ -58,8 +60,15 @@ export async function encodeVariants(render: Uint8Array, xmp?: string): Promise<
  */
 function encodingMemory(metadata: Metadata): number {
   const variants = (Object.keys(variantWidths) as VariantName[]).length * variantFormats.length;
-  const conversion = (keptFormats as readonly string[]).includes(metadata.format) ? 0 : resizeMemory(metadata.width, metadata.height);
-  return decodeMemory(metadata) + variants * variantWidths.detail * variantWidths.detail * 4 + resizeMemory(0, 0) + conversion;
+  const conversion = (keptFormats as readonly string[]).includes(metadata.format)
+    ? 0
+    : resizeMemory(metadata.width, metadata.height);
+  return (
+    decodeMemory(metadata) +
+    variants * variantWidths.detail * variantWidths.detail * 4 +
+    resizeMemory(0, 0) +
+    conversion
+  );
 }
 
 /**
@@ -78,10 +87,18 @@ export async function encodeRender(
   const sharp = await loadSharp();
   const metadata = await sharp(render).metadata();
   if (decodeMemory(metadata) > maxImageDecodeBytes) {
-    throw new RenderError('render_failed', `The engine returned a ${metadata.format} image of ${metadata.width}×${metadata.height} pixels, too large to decode.`, false);
+    throw new RenderError(
+      'render_failed',
+      `The engine returned a ${metadata.format} image of ${metadata.width}×${metadata.height} pixels, too large to decode.`,
+      false,
+    );
   }
   const xmp = xmpPacket(digitalSourceType);
-  return budget.reserve(encodingMemory(metadata), () => Promise.all([storableOriginal(render, metadata, xmp).then(finishOriginal), encodeVariants(render, xmp)]), signal);
+  return budget.reserve(
+    encodingMemory(metadata),
+    () => Promise.all([storableOriginal(render, metadata, xmp).then(finishOriginal), encodeVariants(render, xmp)]),
+    signal,
+  );
 }
 
 /** Formats a render's original is stored in as the engine made it: every browser and email client shows them. */
@@ -93,7 +110,10 @@ export interface StorableOriginal {
 }
 
 /** The file extension of each format an image is stored in, so a key's extension always fits its type. */
-export const fileExtension = { jpeg: 'jpg', png: 'png', webp: 'webp' } as const satisfies Record<OriginalFormat | VariantFormat, string>;
+export const fileExtension = { jpeg: 'jpg', png: 'png', webp: 'webp' } as const satisfies Record<
+  OriginalFormat | VariantFormat,
+  string
+>;
 
 /**
  * A render's original as it is stored, by what its bytes are rather than the type the engine
@@ -106,7 +126,14 @@ export const fileExtension = { jpeg: 'jpg', png: 'png', webp: 'webp' } as const 
 async function storableOriginal(render: Uint8Array, metadata: Metadata, xmp: string): Promise<StorableOriginal> {
   const { format } = metadata;
   if ((keptFormats as readonly string[]).includes(format)) {
-    return { bytes: withXmpPacket(render, format as OriginalFormat, xmp, { width: metadata.width, height: metadata.height, hasAlpha: metadata.hasAlpha }), format: format as OriginalFormat };
+    return {
+      bytes: withXmpPacket(render, format as OriginalFormat, xmp, {
+        width: metadata.width,
+        height: metadata.height,
+        hasAlpha: metadata.hasAlpha,
+      }),
+      format: format as OriginalFormat,
+    };
   }
   const sharp = await loadSharp();
   // Upright, as the variants are: the PNG keeps no EXIF orientation to apply later.

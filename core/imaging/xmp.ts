@@ -42,7 +42,9 @@ export function withXmpPacket(image: Uint8Array, format: XmpFormat, xmp: string,
     return webpWithXmp(bytes, xmp, info);
   } catch (error) {
     // A read past the end of a truncated image is the same failure as one found malformed.
-    throw error instanceof XmpError ? error : new XmpError(`no XMP could be added to the ${format} image: ${(error as Error).message}`, { cause: error });
+    throw error instanceof XmpError
+      ? error
+      : new XmpError(`no XMP could be added to the ${format} image: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -102,9 +104,13 @@ function pngChunk(type: string, data: Buffer): Buffer {
 }
 
 function pngWithXmp(bytes: Buffer, xmp: string): Buffer {
-  if (bytes.length < 33 || !startsWith(bytes, pngSignature) || bytes.toString('latin1', 12, 16) !== 'IHDR') throw malformed('PNG');
+  if (bytes.length < 33 || !startsWith(bytes, pngSignature) || bytes.toString('latin1', 12, 16) !== 'IHDR')
+    throw malformed('PNG');
   // keyword, compression flag 0 and method 0, empty language tag and translated keyword, the text.
-  const xmpChunk = pngChunk('iTXt', Buffer.concat([pngXmpKeyword, Buffer.from([0, 0, 0, 0]), Buffer.from(xmp, 'utf8')]));
+  const xmpChunk = pngChunk(
+    'iTXt',
+    Buffer.concat([pngXmpKeyword, Buffer.from([0, 0, 0, 0]), Buffer.from(xmp, 'utf8')]),
+  );
   const parts: Buffer[] = [bytes.subarray(0, 8)];
   let offset = 8;
   let ended = false;
@@ -113,7 +119,8 @@ function pngWithXmp(bytes: Buffer, xmp: string): Buffer {
     if (end > bytes.length) throw malformed('PNG');
     const type = bytes.toString('latin1', offset + 4, offset + 8);
     // An earlier packet, in an iTXt chunk or (as libvips writes it) a compressed zTXt or tEXt one.
-    const isXmp = ['iTXt', 'zTXt', 'tEXt'].includes(type) && startsWith(bytes.subarray(offset + 8, end - 4), pngXmpKeyword);
+    const isXmp =
+      ['iTXt', 'zTXt', 'tEXt'].includes(type) && startsWith(bytes.subarray(offset + 8, end - 4), pngXmpKeyword);
     if (!isXmp) parts.push(bytes.subarray(offset, end));
     // Right after the header, before the image data.
     if (type === 'IHDR') parts.push(xmpChunk);
@@ -138,7 +145,8 @@ function riffChunk(fourcc: string, data: Buffer): Buffer {
 }
 
 function webpWithXmp(bytes: Buffer, xmp: string, info: XmpImageInfo): Buffer {
-  if (bytes.length < 20 || bytes.toString('latin1', 0, 4) !== 'RIFF' || bytes.toString('latin1', 8, 12) !== 'WEBP') throw malformed('WebP');
+  if (bytes.length < 20 || bytes.toString('latin1', 0, 4) !== 'RIFF' || bytes.toString('latin1', 8, 12) !== 'WEBP')
+    throw malformed('WebP');
   const chunks: Array<{ fourcc: string; chunk: Buffer }> = [];
   let offset = 12;
   while (offset + 8 <= bytes.length) {
@@ -146,7 +154,8 @@ function webpWithXmp(bytes: Buffer, xmp: string, info: XmpImageInfo): Buffer {
     const size = bytes.readUInt32LE(offset + 4);
     const end = offset + 8 + size + (size % 2);
     if (offset + 8 + size > bytes.length) throw malformed('WebP');
-    if (fourcc !== 'XMP ') chunks.push({ fourcc, chunk: Buffer.from(bytes.subarray(offset, Math.min(end, bytes.length))) });
+    if (fourcc !== 'XMP ')
+      chunks.push({ fourcc, chunk: Buffer.from(bytes.subarray(offset, Math.min(end, bytes.length))) });
     offset = end;
   }
   const first = chunks[0];

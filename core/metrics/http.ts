@@ -10,7 +10,10 @@ import type { Metrics } from './registry.ts';
  * calls, not a middleware of its own: each h3 layer costs the request promises and a microtask.
  */
 /** Routes whose path holds personal data (a widget visitor's id): never logged as received. */
-const personalRoutes = new Set(['/v1/visitors/:visitorId', ...['generations', 'identities', 'conversions'].map((kind) => `/v1/visitors/:visitorId/${kind}`)]);
+const personalRoutes = new Set([
+  '/v1/visitors/:visitorId',
+  ...['generations', 'identities', 'conversions'].map((kind) => `/v1/visitors/:visitorId/${kind}`),
+]);
 
 export function httpAnswerRecorder(metrics: Metrics, logger: Logger) {
   // Each label set's series, found once: prom-client hashes the labels on every call otherwise.

@@ -20,7 +20,17 @@ export interface DomainCounter {
  */
 export function instrumentHandlers(
   handlers: Record<string, ReportingJobHandler>,
-  { metrics, logger, isUnavailable, counters = {} }: { metrics: Metrics; logger: Logger; isUnavailable: (error: unknown) => boolean; counters?: Record<string, DomainCounter> },
+  {
+    metrics,
+    logger,
+    isUnavailable,
+    counters = {},
+  }: {
+    metrics: Metrics;
+    logger: Logger;
+    isUnavailable: (error: unknown) => boolean;
+    counters?: Record<string, DomainCounter>;
+  },
 ): Record<string, JobHandler> {
   const wrap = (kind: string, handler: ReportingJobHandler): JobHandler => {
     const counter = counters[kind];
@@ -40,7 +50,8 @@ export function instrumentHandlers(
         (outcome) => record('completed', outcome ?? undefined),
         (error: unknown) => {
           if (context.signal.aborted) record('released', 'released');
-          else if (error instanceof PostponeJob || (!(error instanceof RetryJob) && isUnavailable(error))) record('postponed', 'postponed');
+          else if (error instanceof PostponeJob || (!(error instanceof RetryJob) && isUnavailable(error)))
+            record('postponed', 'postponed');
           else if (error instanceof RetryJob) record('retried', 'retried');
           else record('failed', 'error');
           throw error;

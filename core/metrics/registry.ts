@@ -36,21 +36,71 @@ export interface Metrics {
 
 export const metricsContentType = Registry.PROMETHEUS_CONTENT_TYPE;
 
-export function createMetrics({ persistence, queue, clock, logger }: { persistence: Persistence; queue: JobQueue; clock: Clock; logger: Logger }): Metrics {
+export function createMetrics({
+  persistence,
+  queue,
+  clock,
+  logger,
+}: {
+  persistence: Persistence;
+  queue: JobQueue;
+  clock: Clock;
+  logger: Logger;
+}): Metrics {
   const registry = new Registry();
   const registers = [registry];
 
   const queueGauges = {
-    due: new Gauge({ name: 'job_queue_due', help: 'Jobs whose run time has come, waiting for a worker, by kind (the whole cluster\'s queue).', labelNames: ['kind'], registers }),
-    running: new Gauge({ name: 'job_queue_running', help: 'Jobs a worker holds a live lease on, by kind.', labelNames: ['kind'], registers }),
-    scheduled: new Gauge({ name: 'job_queue_scheduled', help: 'Jobs not due yet (retries, delayed deliveries), by kind.', labelNames: ['kind'], registers }),
-    lag: new Gauge({ name: 'job_queue_lag_seconds', help: 'How long the oldest due job has waited past its run time, by kind; 0 when none is due.', labelNames: ['kind'], registers }),
+    due: new Gauge({
+      name: 'job_queue_due',
+      help: "Jobs whose run time has come, waiting for a worker, by kind (the whole cluster's queue).",
+      labelNames: ['kind'],
+      registers,
+    }),
+    running: new Gauge({
+      name: 'job_queue_running',
+      help: 'Jobs a worker holds a live lease on, by kind.',
+      labelNames: ['kind'],
+      registers,
+    }),
+    scheduled: new Gauge({
+      name: 'job_queue_scheduled',
+      help: 'Jobs not due yet (retries, delayed deliveries), by kind.',
+      labelNames: ['kind'],
+      registers,
+    }),
+    lag: new Gauge({
+      name: 'job_queue_lag_seconds',
+      help: 'How long the oldest due job has waited past its run time, by kind; 0 when none is due.',
+      labelNames: ['kind'],
+      registers,
+    }),
   };
   const pool = {
-    total: new Gauge({ name: 'db_pool_connections', help: 'Connections the database pool holds (idle or in use), by pool.', labelNames: ['pool'], registers }),
-    idle: new Gauge({ name: 'db_pool_idle_connections', help: 'Idle connections in the database pool, by pool.', labelNames: ['pool'], registers }),
-    waiting: new Gauge({ name: 'db_pool_waiting_requests', help: 'Queries waiting for a connection from the database pool, by pool.', labelNames: ['pool'], registers }),
-    max: new Gauge({ name: 'db_pool_max_connections', help: 'The most connections the pool opens, by pool.', labelNames: ['pool'], registers }),
+    total: new Gauge({
+      name: 'db_pool_connections',
+      help: 'Connections the database pool holds (idle or in use), by pool.',
+      labelNames: ['pool'],
+      registers,
+    }),
+    idle: new Gauge({
+      name: 'db_pool_idle_connections',
+      help: 'Idle connections in the database pool, by pool.',
+      labelNames: ['pool'],
+      registers,
+    }),
+    waiting: new Gauge({
+      name: 'db_pool_waiting_requests',
+      help: 'Queries waiting for a connection from the database pool, by pool.',
+      labelNames: ['pool'],
+      registers,
+    }),
+    max: new Gauge({
+      name: 'db_pool_max_connections',
+      help: 'The most connections the pool opens, by pool.',
+      labelNames: ['pool'],
+      registers,
+    }),
   };
 
   const circuitReaders: Array<() => Array<{ engine: string; value: number }>> = [];
@@ -77,7 +127,7 @@ export function createMetrics({ persistence, queue, clock, logger }: { persisten
         queueGauges.lag.set({ kind }, Math.max(0, lagMs) / 1000);
       }
     } catch (error) {
-      logger.warn('metrics: reading the queue\'s depth failed', { error: String(error) });
+      logger.warn("metrics: reading the queue's depth failed", { error: String(error) });
     }
     for (const gauge of Object.values(pool)) gauge.reset();
     for (const { name, total, idle, waiting, max } of persistence.poolStats?.() ?? []) {
@@ -90,7 +140,12 @@ export function createMetrics({ persistence, queue, clock, logger }: { persisten
 
   return {
     registry,
-    httpRequests: new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by method, route pattern and status.', labelNames: ['method', 'route', 'status'], registers }),
+    httpRequests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    }),
     httpDuration: new Histogram({
       name: 'http_request_duration_seconds',
       help: 'Time to answer an HTTP request (until its response starts; a streamed body is not included), by method and route pattern.',
@@ -98,22 +153,61 @@ export function createMetrics({ persistence, queue, clock, logger }: { persisten
       buckets: httpBuckets,
       registers,
     }),
-    jobRuns: new Counter({ name: 'job_runs_total', help: 'Job runs, by kind and outcome: completed, retried, postponed, failed, released.', labelNames: ['kind', 'outcome'], registers }),
-    jobDuration: new Histogram({ name: 'job_run_duration_seconds', help: 'Time a job run took, by kind and outcome.', labelNames: ['kind', 'outcome'], buckets: jobBuckets, registers }),
-    renders: new Counter({ name: 'renders_total', help: 'Render runs, by outcome: completed, failed (the generation failed), retried, postponed, released, skipped (already finished).', labelNames: ['outcome'], registers }),
-    renderDuration: new Histogram({ name: 'render_duration_seconds', help: 'Time a render run took (images, engine, encoding, storage), by outcome.', labelNames: ['outcome'], buckets: jobBuckets, registers }),
+    jobRuns: new Counter({
+      name: 'job_runs_total',
+      help: 'Job runs, by kind and outcome: completed, retried, postponed, failed, released.',
+      labelNames: ['kind', 'outcome'],
+      registers,
+    }),
+    jobDuration: new Histogram({
+      name: 'job_run_duration_seconds',
+      help: 'Time a job run took, by kind and outcome.',
+      labelNames: ['kind', 'outcome'],
+      buckets: jobBuckets,
+      registers,
+    }),
+    renders: new Counter({
+      name: 'renders_total',
+      help: 'Render runs, by outcome: completed, failed (the generation failed), retried, postponed, released, skipped (already finished).',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    renderDuration: new Histogram({
+      name: 'render_duration_seconds',
+      help: 'Time a render run took (images, engine, encoding, storage), by outcome.',
+      labelNames: ['outcome'],
+      buckets: jobBuckets,
+      registers,
+    }),
     engineCalls: new Counter({
       name: 'render_engine_calls_total',
       help: 'Calls to each render engine, by engine and outcome: ok, transient (the render moved to the next engine or was retried), final (the generation failed), skipped (does not render the mode or size, circuit open, cap full).',
       labelNames: ['engine', 'outcome'],
       registers,
     }),
-    engineCallDuration: new Histogram({ name: 'render_engine_call_duration_seconds', help: 'Time a render engine took to answer, by engine and outcome (ok, transient, final).', labelNames: ['engine', 'outcome'], buckets: jobBuckets, registers }),
+    engineCallDuration: new Histogram({
+      name: 'render_engine_call_duration_seconds',
+      help: 'Time a render engine took to answer, by engine and outcome (ok, transient, final).',
+      labelNames: ['engine', 'outcome'],
+      buckets: jobBuckets,
+      registers,
+    }),
     observeCircuits(read) {
       circuitReaders.push(read);
     },
-    deliveries: new Counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts, by outcome: delivered, retried, failed (no attempt left or 410), abandoned (endpoint disabled).', labelNames: ['outcome'], registers }),
-    deliveryDuration: new Histogram({ name: 'webhook_delivery_duration_seconds', help: 'Time a delivery attempt took, by outcome.', labelNames: ['outcome'], buckets: jobBuckets, registers }),
+    deliveries: new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery attempts, by outcome: delivered, retried, failed (no attempt left or 410), abandoned (endpoint disabled).',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    deliveryDuration: new Histogram({
+      name: 'webhook_delivery_duration_seconds',
+      help: 'Time a delivery attempt took, by outcome.',
+      labelNames: ['outcome'],
+      buckets: jobBuckets,
+      registers,
+    }),
     async scrape() {
       await collect();
       return (await processMetricsText()) + (await registry.metrics());

@@ -12,14 +12,21 @@ export interface MetricsServer {
  * A small HTTP server of its own for a process without the API (`worker`): `GET /metrics`
  * (Prometheus text; with `token`, only for `Authorization: Bearer <token>`) and `GET /healthz`.
  */
-export async function startMetricsServer(metrics: Metrics, { port, host, token }: { port: number; host: string; token?: string }): Promise<MetricsServer> {
+export async function startMetricsServer(
+  metrics: Metrics,
+  { port, host, token }: { port: number; host: string; token?: string },
+): Promise<MetricsServer> {
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://metrics').pathname;
-    const answer = (status: number, type: string, body: string) => res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(req.method === 'HEAD' ? undefined : body);
+    const answer = (status: number, type: string, body: string) =>
+      res
+        .writeHead(status, { 'content-type': type, 'cache-control': 'no-store' })
+        .end(req.method === 'HEAD' ? undefined : body);
     if (req.method !== 'GET' && req.method !== 'HEAD') return answer(405, 'text/plain', 'method not allowed\n');
     if (path === '/healthz') return answer(200, 'application/json', '{"status":"ok"}');
     if (path !== '/metrics') return answer(404, 'text/plain', 'not found\n');
-    if (!scrapeAllowed(token, req.headers.authorization)) return answer(401, 'text/plain', 'send the metrics token as Authorization: Bearer <token>\n');
+    if (!scrapeAllowed(token, req.headers.authorization))
+      return answer(401, 'text/plain', 'send the metrics token as Authorization: Bearer <token>\n');
     metrics.scrape().then(
       (text) => answer(200, metricsContentType, text),
       (error: unknown) => answer(500, 'text/plain', `scrape failed: ${String(error)}\n`),

@@ -16,7 +16,8 @@ export function allowsAddress(allow: AllowList, address: string, port: number): 
   const parsed = ipaddr.parse(bare);
   // Both the literal form and the IPv4 behind an IPv4-mapped address, so "127.0.0.0/8" also admits ::ffff:127.0.0.1.
   const forms: Address[] = [parsed];
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) forms.push((parsed as ipaddr.IPv6).toIPv4Address());
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    forms.push((parsed as ipaddr.IPv6).toIPv4Address());
   return allow.some(({ range, port: only }) => {
     if (range === undefined || (only !== undefined && only !== port)) return false;
     const [network, bits] = range;

@@ -23,7 +23,6 @@ export interface FetchedImage {
   metadata: Metadata;
 }
 
-
 const MAX_DIMENSION = 12000;
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 15000;
@@ -47,7 +46,10 @@ export async function inspectImage(bytes: Uint8Array): Promise<FetchedImage> {
   }
   const format = imageFormat(metadata);
   if (!format) {
-    const kind = metadata.format === 'heif' && metadata.compression === 'hevc' ? 'HEIC images (HEIF with HEVC compression, as iPhones save photos)' : `Images in ${metadata.format} format`;
+    const kind =
+      metadata.format === 'heif' && metadata.compression === 'hevc'
+        ? 'HEIC images (HEIF with HEVC compression, as iPhones save photos)'
+        : `Images in ${metadata.format} format`;
     throw new ImageFetchError('invalid_image', `${kind} are not supported (expected ${SUPPORTED})`, false);
   }
   // Upright dimensions: what the user sees and what rendering works with after EXIF rotation.
@@ -65,7 +67,11 @@ export async function inspectImage(bytes: Uint8Array): Promise<FetchedImage> {
   }
   const needed = decodeMemory(metadata);
   if (needed > maxImageDecodeBytes) {
-    throw new ImageFetchError('invalid_image', `${decodeDescription(metadata, format)} would need ${megabytes(needed)} of memory to decode, more than the ${megabytes(maxImageDecodeBytes)} an image may use. Save it as a baseline JPEG or a non-interlaced PNG, or with fewer pixels`, false);
+    throw new ImageFetchError(
+      'invalid_image',
+      `${decodeDescription(metadata, format)} would need ${megabytes(needed)} of memory to decode, more than the ${megabytes(maxImageDecodeBytes)} an image may use. Save it as a baseline JPEG or a non-interlaced PNG, or with fewer pixels`,
+      false,
+    );
   }
   return { bytes, format, width, height, metadata };
 }
@@ -75,7 +81,11 @@ const megabytes = (bytes: number) => `${Math.ceil(bytes / (1024 * 1024))} MB`;
 /** What makes an image costly to decode, in the words its author would use. */
 function decodeDescription(metadata: Metadata, format: FetchedImage['format']): string {
   const kind =
-    format === 'png' && metadata.isProgressive ? 'An interlaced PNG' : format === 'jpeg' && metadata.isProgressive ? 'A progressive JPEG' : `${format === 'avif' ? 'An' : 'A'} ${format.toUpperCase()} image`;
+    format === 'png' && metadata.isProgressive
+      ? 'An interlaced PNG'
+      : format === 'jpeg' && metadata.isProgressive
+        ? 'A progressive JPEG'
+        : `${format === 'avif' ? 'An' : 'A'} ${format.toUpperCase()} image`;
   const depth = metadata.depth === 'ushort' ? ', 16 bits per sample,' : '';
   return `${kind} of ${metadata.width}×${metadata.height} pixels${depth}`;
 }
@@ -144,7 +154,8 @@ function outboundMessage(err: OutboundError, limits: { timeoutMs: number; maxByt
     network: err.transient
       ? 'The image host could not be reached'
       : "The image host's TLS certificate could not be verified",
-    http_status: err.status !== undefined ? `The image URL answered ${err.status}` : 'The image URL answered with an error',
+    http_status:
+      err.status !== undefined ? `The image URL answered ${err.status}` : 'The image URL answered with an error',
   };
   return messages[err.code];
 }

@@ -112,7 +112,11 @@ function parseAddress(address: string): Address | undefined {
 }
 
 function isForbiddenParsed(address: Address): boolean {
-  if (METADATA_ADDRESSES.some((m) => m.kind() === address.kind() && m.toNormalizedString() === address.toNormalizedString())) {
+  if (
+    METADATA_ADDRESSES.some(
+      (m) => m.kind() === address.kind() && m.toNormalizedString() === address.toNormalizedString(),
+    )
+  ) {
     return true;
   }
   if (address.kind() === 'ipv4') {
@@ -172,7 +176,11 @@ function parseTarget(input: string | URL, base?: URL): Target {
     throw new OutboundError('not_https', `${what} must use https (got ${url.protocol.slice(0, -1)})`, false);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new OutboundError('invalid_url', `${what} contains credentials (user:password@), which are not allowed`, false);
+    throw new OutboundError(
+      'invalid_url',
+      `${what} contains credentials (user:password@), which are not allowed`,
+      false,
+    );
   }
   const host = normalizeHost(url.hostname);
   if (host === '') throw new OutboundError('invalid_url', `${what} has no host`, false);
@@ -269,7 +277,9 @@ export function createGuardedClient(options: GuardedClientOptions): GuardedClien
       }
     }
     if (!allowsHost(allow, target.host, target.port)) {
-      const blocked = addresses.find((a) => isForbiddenAddress(a.address) && !allowsAddress(allow, a.address, target.port));
+      const blocked = addresses.find(
+        (a) => isForbiddenAddress(a.address) && !allowsAddress(allow, a.address, target.port),
+      );
       if (blocked) {
         throw new OutboundError(
           'blocked_address',
@@ -395,7 +405,11 @@ function pinnedLookup(addresses: ResolvedAddress[]) {
     callback: (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void,
   ): void => {
     const first = addresses[0]!;
-    if (options.all) callback(null, addresses.map((a) => ({ address: a.address, family: a.family })));
+    if (options.all)
+      callback(
+        null,
+        addresses.map((a) => ({ address: a.address, family: a.family })),
+      );
     else callback(null, first.address, first.family);
   };
 }
@@ -462,7 +476,12 @@ function classifyNetworkError(err: NodeJS.ErrnoException, host: string): Outboun
 }
 
 /** The body, at most maxBytes of it: more fails with too_large, or with `cut` ends the body there. */
-function readBody(res: IncomingMessage, maxBytes: number, cancellation: Cancellation, { cut = false } = {}): Promise<Uint8Array> {
+function readBody(
+  res: IncomingMessage,
+  maxBytes: number,
+  cancellation: Cancellation,
+  { cut = false } = {},
+): Promise<Uint8Array> {
   const declared = Number(res.headers['content-length']);
   if (!cut && res.headers['content-length'] !== undefined && Number.isFinite(declared) && declared > maxBytes) {
     res.destroy();

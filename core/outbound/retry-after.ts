@@ -1,6 +1,17 @@
 // `Retry-After` read for the webhook transport (a receiver's answer) and render engines (a vendor's).
 const MONTHS: Record<string, number> = {
-  jan: 0, feb: 1, mar: 2, apr: 3, may: 4, jun: 5, jul: 6, aug: 7, sep: 8, oct: 9, nov: 10, dec: 11,
+  jan: 0,
+  feb: 1,
+  mar: 2,
+  apr: 3,
+  may: 4,
+  jun: 5,
+  jul: 6,
+  aug: 7,
+  sep: 8,
+  oct: 9,
+  nov: 10,
+  dec: 11,
 };
 // RFC 9110 §5.6.7: recipients must accept IMF-fixdate and the two obsolete forms.
 const IMF_FIXDATE = /^[A-Za-z]{3}, (\d{2}) ([A-Za-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
@@ -39,7 +50,12 @@ function parseHttpDate(text: string): number | null {
     return null;
   }
   const month = MONTHS[parts.month.toLowerCase()];
-  const [day, hours, minutes, seconds] = [Number(parts.day.trim()), Number(parts.hh), Number(parts.mm), Number(parts.ss)];
+  const [day, hours, minutes, seconds] = [
+    Number(parts.day.trim()),
+    Number(parts.hh),
+    Number(parts.mm),
+    Number(parts.ss),
+  ];
   if (month === undefined || day < 1 || hours > 23 || minutes > 59 || seconds > 60) return null;
   // A leap second (:60) is read as :59 rather than rolling into the next minute.
   const ms = Date.UTC(parts.year, month, day, hours, minutes, Math.min(seconds, 59));

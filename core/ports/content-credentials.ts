@@ -16,7 +16,13 @@ export const digitalSourceTypeBase = 'http://cv.iptc.org/newscodes/digitalsource
  * - `algorithmicMedia`: made by an algorithm alone, from no sampled training data;
  * - `composite`: a composite of several elements, any of which may or may not be made by generative AI.
  */
-export const digitalSourceTypes = ['trainedAlgorithmicMedia', 'compositeWithTrainedAlgorithmicMedia', 'compositeSynthetic', 'algorithmicMedia', 'composite'] as const;
+export const digitalSourceTypes = [
+  'trainedAlgorithmicMedia',
+  'compositeWithTrainedAlgorithmicMedia',
+  'compositeSynthetic',
+  'algorithmicMedia',
+  'composite',
+] as const;
 export type DigitalSourceType = (typeof digitalSourceTypes)[number];
 
 export const digitalSourceTypeUri = (type: DigitalSourceType) => `${digitalSourceTypeBase}${type}`;

@@ -34,7 +34,8 @@ export class PostponeJob extends RetryJob {
  * The delay before retrying work that our own outage stopped (the database, image storage):
  * doubling from `baseMs`, at most a minute apart, so the work resumes soon after the outage ends.
  */
-export const outageRetryDelay = (attempts: number, baseMs = 1_000) => Math.min(60_000, baseMs * 2 ** Math.max(0, attempts - 1));
+export const outageRetryDelay = (attempts: number, baseMs = 1_000) =>
+  Math.min(60_000, baseMs * 2 ** Math.max(0, attempts - 1));
 
 /**
  * The Postgres channel `Persistence.listenForJobs` listens on, its payload the committed job's

@@ -19,7 +19,9 @@ interface WindowCount {
 function windowCountOf(answer: unknown): WindowCount | null {
   if (answer instanceof Error || typeof answer !== 'object' || answer === null) return null;
   const { consumedPoints, msBeforeNext } = answer as Partial<WindowCount>;
-  return typeof consumedPoints === 'number' && typeof msBeforeNext === 'number' ? { consumedPoints, msBeforeNext } : null;
+  return typeof consumedPoints === 'number' && typeof msBeforeNext === 'number'
+    ? { consumedPoints, msBeforeNext }
+    : null;
 }
 
 /** How a store call for a key ended, for every take that waited on it. */
@@ -61,7 +63,12 @@ const holdShare = 1 / 4;
  * the store limiter from memory until its window ends (its `inMemoryBlockOnConsumed`), without a
  * round trip. `now` must be the clock the store limiter times its answers by.
  */
-export function reservingRateLimiter(store: WindowStore, rule: RateRule, storeKey: (key: string) => string = (key) => key, now: () => number = Date.now): RateLimiter {
+export function reservingRateLimiter(
+  store: WindowStore,
+  rule: RateRule,
+  storeKey: (key: string) => string = (key) => key,
+  now: () => number = Date.now,
+): RateLimiter {
   const window = rateWindow(rule);
   const windowMs = window.duration * 1000;
   const most = Math.max(1, Math.floor(window.points * mostShare));
@@ -105,7 +112,8 @@ export function reservingRateLimiter(store: WindowStore, rule: RateRule, storeKe
         const count = windowCountOf(answer);
         if (!count) return { failed: answer };
         // Counted past the window's points: those the window had left before ours are ours.
-        if (count.consumedPoints > window.points) add(held, points - (count.consumedPoints - window.points), sentAt + count.msBeforeNext);
+        if (count.consumedPoints > window.points)
+          add(held, points - (count.consumedPoints - window.points), sentAt + count.msBeforeNext);
         return { refused: true, retryAfterMs: Math.max(1, count.msBeforeNext) };
       } finally {
         held.refill = null;
@@ -119,7 +127,8 @@ export function reservingRateLimiter(store: WindowStore, rule: RateRule, storeKe
     async take(key) {
       const at = now();
       let held = reservations.get(key);
-      if (!held) reservations.set(key, (held = { left: 0, until: 0, refill: null, waiting: 0, rate: 0, lastTakeAt: at }));
+      if (!held)
+        reservations.set(key, (held = { left: 0, until: 0, refill: null, waiting: 0, rate: 0, lastTakeAt: at }));
       held.rate = held.rate * Math.exp((held.lastTakeAt - at) / memoryMs) + 1 / memoryMs;
       held.lastTakeAt = at;
       for (;;) {
@@ -131,7 +140,8 @@ export function reservingRateLimiter(store: WindowStore, rule: RateRule, storeKe
         if (held.left > 0 && held.until > now()) {
           held.left -= 1;
           // Taken steadily: the next reservation is asked for while a quarter of this one is left.
-          if (!held.refill && expected >= 1 && held.left < Math.max(1, size / 4)) void refill(key, held, size - held.left);
+          if (!held.refill && expected >= 1 && held.left < Math.max(1, size / 4))
+            void refill(key, held, size - held.left);
           return { allowed: true } satisfies RateDecision;
         }
         if (held.until <= now()) held.left = 0;
@@ -143,7 +153,8 @@ export function reservingRateLimiter(store: WindowStore, rule: RateRule, storeKe
           held.waiting -= 1;
         }
         if ('failed' in outcome) throw outcome.failed;
-        if (outcome.refused && !(held.left > 0 && held.until > now())) return { allowed: false, retryAfterMs: outcome.retryAfterMs };
+        if (outcome.refused && !(held.left > 0 && held.until > now()))
+          return { allowed: false, retryAfterMs: outcome.retryAfterMs };
       }
     },
   };

@@ -73,7 +73,10 @@ export function rateWindow({ perSecond, burst }: RateRule): { points: number; du
  * with which it rejects `consume` (an object with `msBeforeNext`), becomes a decision; anything else
  * (the store's error) is thrown again. `storeKey` turns a caller's key into the store's.
  */
-export function flexibleRateLimiter(limiter: { consume(key: string): Promise<unknown> }, storeKey: (key: string) => string = (key) => key): RateLimiter {
+export function flexibleRateLimiter(
+  limiter: { consume(key: string): Promise<unknown> },
+  storeKey: (key: string) => string = (key) => key,
+): RateLimiter {
   return {
     async take(key) {
       try {

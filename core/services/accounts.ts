@@ -1,7 +1,14 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { Config } from '../../config/schema.ts';
 import type { Ports } from '../ports/index.ts';
-import { normalizeEmail, userRoles, type Session, type User, type UserRole, type UserTokenPurpose } from '../domain/accounts.ts';
+import {
+  normalizeEmail,
+  userRoles,
+  type Session,
+  type User,
+  type UserRole,
+  type UserTokenPurpose,
+} from '../domain/accounts.ts';
 import { hashKey } from '../domain/api-keys.ts';
 import { ApiError, notFound } from '../domain/errors.ts';
 import type { Organization } from '../domain/organization.ts';
@@ -62,7 +69,9 @@ const maxmemFor = (N: number, r: number, p: number) => 128 * N * r * p + 2 * 102
 
 function derive(password: string, salt: Buffer, N: number, r: number, p: number, length: number): Promise<Buffer> {
   const options: ScryptOptions = { N, r, p, maxmem: maxmemFor(N, r, p) };
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, length, options, (error, key) => (error ? reject(error) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFKC'), salt, length, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
 }
 
 /** `scrypt$N$r$p$<salt b64>$<hash b64>`. */
@@ -89,12 +98,25 @@ let dummyPromise: Promise<string> | undefined;
 const dummy = () => (dummyPromise ??= hashPassword(randomBytes(16).toString('base64')));
 
 const invalidLink = () =>
-  new ApiError('invalid_request_error', 'invalid_link', 'This link is invalid, has expired or was already used. Ask an admin of your organization for a new one.', 'token');
-const invalidCredentials = () => new ApiError('authentication_error', 'invalid_credentials', 'Incorrect email or password.');
-const sessionExpired = () => new ApiError('authentication_error', 'session_expired', 'Your session has ended. Sign in again.');
-const emailTaken = () => new ApiError('conflict_error', 'email_taken', 'This email address already belongs to a user.', 'email');
+  new ApiError(
+    'invalid_request_error',
+    'invalid_link',
+    'This link is invalid, has expired or was already used. Ask an admin of your organization for a new one.',
+    'token',
+  );
+const invalidCredentials = () =>
+  new ApiError('authentication_error', 'invalid_credentials', 'Incorrect email or password.');
+const sessionExpired = () =>
+  new ApiError('authentication_error', 'session_expired', 'Your session has ended. Sign in again.');
+const emailTaken = () =>
+  new ApiError('conflict_error', 'email_taken', 'This email address already belongs to a user.', 'email');
 const lastAdmin = () =>
-  new ApiError('conflict_error', 'last_admin', 'The organization must keep at least one admin who has set a password. Make another user admin first.', 'role');
+  new ApiError(
+    'conflict_error',
+    'last_admin',
+    'The organization must keep at least one admin who has set a password. Make another user admin first.',
+    'role',
+  );
 
 /** An address with one `@`, something either side and no spaces; the invitation's link proves the rest. */
 export function requireEmail(email: unknown): string {
@@ -106,17 +128,33 @@ export function requireEmail(email: unknown): string {
 }
 
 function requireRole(role: unknown): UserRole {
-  if (!userRoles.includes(role as UserRole)) throw new ApiError('invalid_request_error', 'invalid_role', `role must be one of: ${userRoles.join(', ')}.`, 'role');
+  if (!userRoles.includes(role as UserRole))
+    throw new ApiError(
+      'invalid_request_error',
+      'invalid_role',
+      `role must be one of: ${userRoles.join(', ')}.`,
+      'role',
+    );
   return role as UserRole;
 }
 
 function requirePassword(password: unknown): string {
   const text = typeof password === 'string' ? password : '';
   if (text.length < passwordMinLength) {
-    throw new ApiError('invalid_request_error', 'password_too_short', `The password must be at least ${passwordMinLength} characters.`, 'password');
+    throw new ApiError(
+      'invalid_request_error',
+      'password_too_short',
+      `The password must be at least ${passwordMinLength} characters.`,
+      'password',
+    );
   }
   if (text.length > passwordMaxLength) {
-    throw new ApiError('invalid_request_error', 'password_too_long', `The password must be at most ${passwordMaxLength} characters.`, 'password');
+    throw new ApiError(
+      'invalid_request_error',
+      'password_too_long',
+      `The password must be at most ${passwordMaxLength} characters.`,
+      'password',
+    );
   }
   return text;
 }
@@ -129,7 +167,12 @@ export type AccountService = ReturnType<typeof accountService>;
  * Dashboard accounts: invitations, passwords, one-time links and sessions. Every link and session
  * token is random, shown once and stored as its SHA-256; every failure to sign in looks the same.
  */
-export function accountService({ persistence, ids, clock, config }: Pick<Ports, 'persistence' | 'ids' | 'clock'> & { config: Pick<Config, 'publicUrl'> }) {
+export function accountService({
+  persistence,
+  ids,
+  clock,
+  config,
+}: Pick<Ports, 'persistence' | 'ids' | 'clock'> & { config: Pick<Config, 'publicUrl'> }) {
   async function requireOrganization(repos: Repositories, organizationId: string) {
     const organization = await repos.organizations.get(organizationId);
     if (!organization) throw notFound('organization', organizationId, 'organizationId');
@@ -185,12 +228,14 @@ export function accountService({ persistence, ids, clock, config }: Pick<Ports, 
   async function openLink(repos: Repositories, token: unknown, purpose: UserTokenPurpose) {
     if (typeof token !== 'string' || token.length === 0 || token.length > 200) throw invalidLink();
     const found = await repos.users.findToken(hashKey(token));
-    if (!found || found.purpose !== purpose || found.usedAt !== null || clock.now() >= found.expiresAt) throw invalidLink();
+    if (!found || found.purpose !== purpose || found.usedAt !== null || clock.now() >= found.expiresAt)
+      throw invalidLink();
     const user = await repos.users.get(found.organizationId, found.userId);
     if (!user) throw invalidLink();
     // A set_password link from before the password was last set is void: once an invitation is
     // accepted, its other links no longer change the password.
-    if (purpose === 'set_password' && user.passwordSetAt !== null && found.createdAt <= user.passwordSetAt) throw invalidLink();
+    if (purpose === 'set_password' && user.passwordSetAt !== null && found.createdAt <= user.passwordSetAt)
+      throw invalidLink();
     return { token: found, user };
   }
 
@@ -207,7 +252,11 @@ export function accountService({ persistence, ids, clock, config }: Pick<Ports, 
 
   function requireActor(organizationId: string, actor: User) {
     if (actor.organizationId !== organizationId || actor.role !== 'admin') {
-      throw new ApiError('authorization_error', 'insufficient_role', 'Only an admin of the organization can manage its team.');
+      throw new ApiError(
+        'authorization_error',
+        'insufficient_role',
+        'Only an admin of the organization can manage its team.',
+      );
     }
   }
 
@@ -227,10 +276,21 @@ export function accountService({ persistence, ids, clock, config }: Pick<Ports, 
           if (existing) {
             if (existing.organizationId !== organizationId || existing.passwordSetAt !== null) throw emailTaken();
             const { passwordHash: _, ...current } = existing;
-            const user = current.role === role ? current : ((await repos.users.setRole(organizationId, current.id, role)) ?? current);
+            const user =
+              current.role === role
+                ? current
+                : ((await repos.users.setRole(organizationId, current.id, role)) ?? current);
             return issueToken(repos, user, 'set_password', invitationLifetimeMs);
           }
-          const user = await repos.users.create({ id: ids.id('usr_'), organizationId, email, role, passwordHash: null, passwordSetAt: null, createdAt: clock.now() });
+          const user = await repos.users.create({
+            id: ids.id('usr_'),
+            organizationId,
+            email,
+            role,
+            passwordHash: null,
+            passwordSetAt: null,
+            createdAt: clock.now(),
+          });
           return issueToken(repos, user, 'set_password', invitationLifetimeMs);
         });
       try {
@@ -263,7 +323,8 @@ export function accountService({ persistence, ids, clock, config }: Pick<Ports, 
       // Started first, so the very first sign-in waits for it whichever branch it takes.
       const dummyHash = dummy();
       const email = typeof input.email === 'string' ? normalizeEmail(input.email) : '';
-      const password = typeof input.password === 'string' && input.password.length <= passwordMaxLength ? input.password : null;
+      const password =
+        typeof input.password === 'string' && input.password.length <= passwordMaxLength ? input.password : null;
       const stored = email ? await persistence.users.findByEmail(email) : null;
       const hash = stored?.passwordHash ?? (await dummyHash);
       const matches = await verifyPassword(password ?? '', hash);
@@ -283,7 +344,9 @@ export function accountService({ persistence, ids, clock, config }: Pick<Ports, 
 
     /** A link that signs this user in without a password (the development admin's, printed at start). */
     async issueSignInLink(organizationId: string, userId: string): Promise<IssuedLink> {
-      return persistence.transaction(async (repos) => issueToken(repos, await requireUser(repos, organizationId, userId), 'sign_in', signInLinkLifetimeMs));
+      return persistence.transaction(async (repos) =>
+        issueToken(repos, await requireUser(repos, organizationId, userId), 'sign_in', signInLinkLifetimeMs),
+      );
     },
 
     /** The organization's admin of this email, created (without a password) or made admin if need be. */
@@ -297,7 +360,15 @@ export function accountService({ persistence, ids, clock, config }: Pick<Ports, 
           const { passwordHash: _, ...user } = existing;
           return user.role === 'admin' ? user : (await repos.users.setRole(organizationId, user.id, 'admin'))!;
         }
-        return repos.users.create({ id: ids.id('usr_'), organizationId, email: normalized, role: 'admin', passwordHash: null, passwordSetAt: null, createdAt: clock.now() });
+        return repos.users.create({
+          id: ids.id('usr_'),
+          organizationId,
+          email: normalized,
+          role: 'admin',
+          passwordHash: null,
+          passwordSetAt: null,
+          createdAt: clock.now(),
+        });
       });
     },
 
@@ -306,7 +377,13 @@ export function accountService({ persistence, ids, clock, config }: Pick<Ports, 
       if (typeof token !== 'string' || token.length === 0 || token.length > 200) throw sessionExpired();
       const session = await persistence.sessions.findByHash(hashKey(token));
       const now = clock.now();
-      if (!session || session.revokedAt !== null || now >= session.expiresAt || now - session.lastSeenAt >= sessionIdleMs) throw sessionExpired();
+      if (
+        !session ||
+        session.revokedAt !== null ||
+        now >= session.expiresAt ||
+        now - session.lastSeenAt >= sessionIdleMs
+      )
+        throw sessionExpired();
       const user = await persistence.users.get(session.organizationId, session.userId);
       if (!user) throw sessionExpired();
       if (now - session.lastSeenAt < sessionTouchIntervalMs) return { session, user };
@@ -319,7 +396,10 @@ export function accountService({ persistence, ids, clock, config }: Pick<Ports, 
     },
 
     /** Oldest first, invited users with their newest pending invitation's expiry. */
-    async listUsers(organizationId: string, page: { limit: number; startingAfter?: string }): Promise<{ data: ListedUser[]; hasMore: boolean }> {
+    async listUsers(
+      organizationId: string,
+      page: { limit: number; startingAfter?: string },
+    ): Promise<{ data: ListedUser[]; hasMore: boolean }> {
       const { data, hasMore } = await persistence.users.list(organizationId, page);
       const invited = data.filter((user) => user.passwordSetAt === null).map((user) => user.id);
       const pending = await persistence.users.pendingInvitations(organizationId, invited, clock.now());
@@ -336,7 +416,11 @@ export function accountService({ persistence, ids, clock, config }: Pick<Ports, 
         const user = await requireUser(repos, organizationId, userId);
         if (user.role === wanted) return user;
         let changed: User | null = null;
-        await keepAnAdmin(repos, user, async () => (changed = await repos.users.setRole(organizationId, userId, wanted)));
+        await keepAnAdmin(
+          repos,
+          user,
+          async () => (changed = await repos.users.setRole(organizationId, userId, wanted)),
+        );
         return changed ?? user;
       });
     },
@@ -356,12 +440,25 @@ export function accountService({ persistence, ids, clock, config }: Pick<Ports, 
      * their number is bounded only by the sign-in rate limit and is never read whole. `actor` sees
      * their own, and as an admin anyone's in the organization.
      */
-    async listSessions(organizationId: string, actor: User, userId: string, now = clock.now()): Promise<{ data: Session[]; hasMore: boolean }> {
+    async listSessions(
+      organizationId: string,
+      actor: User,
+      userId: string,
+      now = clock.now(),
+    ): Promise<{ data: Session[]; hasMore: boolean }> {
       if (userId !== actor.id) {
-        if (actor.role !== 'admin') throw new ApiError('authorization_error', 'insufficient_role', "Only admins may list other users' sessions.", 'userId');
+        if (actor.role !== 'admin')
+          throw new ApiError(
+            'authorization_error',
+            'insufficient_role',
+            "Only admins may list other users' sessions.",
+            'userId',
+          );
         if (!(await persistence.users.get(organizationId, userId))) throw notFound('user', userId, 'userId');
       }
-      const sessions = (await persistence.sessions.listActive(organizationId, userId, now, sessionListLimit + 1)).filter((session) => now - session.lastSeenAt < sessionIdleMs);
+      const sessions = (
+        await persistence.sessions.listActive(organizationId, userId, now, sessionListLimit + 1)
+      ).filter((session) => now - session.lastSeenAt < sessionIdleMs);
       return { data: sessions.slice(0, sessionListLimit), hasMore: sessions.length > sessionListLimit };
     },
 
@@ -372,7 +469,8 @@ export function accountService({ persistence, ids, clock, config }: Pick<Ports, 
     async revokeSession(organizationId: string, actor: User, sessionId: string): Promise<void> {
       const session = await persistence.sessions.get(organizationId, sessionId);
       if (!session || (session.userId !== actor.id && actor.role !== 'admin')) throw notFound('session', sessionId);
-      if (!(await persistence.sessions.revoke(organizationId, sessionId, clock.now()))) throw notFound('session', sessionId, 'id');
+      if (!(await persistence.sessions.revoke(organizationId, sessionId, clock.now())))
+        throw notFound('session', sessionId, 'id');
     },
   };
 }

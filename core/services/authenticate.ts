@@ -17,25 +17,41 @@ const expected: Record<ApiKeyKind, string> = {
 };
 
 /** Checks an `Authorization: Bearer <key>` header against the stored key hashes. */
-export function authenticator({ persistence, clock, logger }: Pick<Ports, 'persistence' | 'clock'> & { logger: Logger }) {
+export function authenticator({
+  persistence,
+  clock,
+  logger,
+}: Pick<Ports, 'persistence' | 'clock'> & { logger: Logger }) {
   return {
     async authenticate(authorization: string | null, kind: ApiKeyKind): Promise<ApiKey> {
-      if (!authorization) throw fail('missing_api_key', `No API key provided. Send 'Authorization: Bearer <key>' with ${expected[kind]}.`);
+      if (!authorization)
+        throw fail(
+          'missing_api_key',
+          `No API key provided. Send 'Authorization: Bearer <key>' with ${expected[kind]}.`,
+        );
       const match = /^Bearer +(\S+) *$/i.exec(authorization);
       if (!match) throw fail('malformed_authorization', "The Authorization header must be 'Bearer <key>'.");
       const presented = match[1]!;
       const claimed = kindOfKey(presented);
       if (claimed !== kind) {
-        throw fail('invalid_api_key', claimed ? `This endpoint takes ${expected[kind]}, not ${expected[claimed]}.` : `Invalid API key: expected ${expected[kind]}.`);
+        throw fail(
+          'invalid_api_key',
+          claimed
+            ? `This endpoint takes ${expected[kind]}, not ${expected[claimed]}.`
+            : `Invalid API key: expected ${expected[kind]}.`,
+        );
       }
       const keyHash = hashKey(presented);
       const stored = await persistence.apiKeys.findByHash(keyHash);
       // The index lookup finds the row; the constant-time compare is what decides.
-      if (!stored || !hashesEqual(stored.keyHash, keyHash) || stored.kind !== kind) throw fail('invalid_api_key', 'Invalid API key.');
+      if (!stored || !hashesEqual(stored.keyHash, keyHash) || stored.kind !== kind)
+        throw fail('invalid_api_key', 'Invalid API key.');
       if (stored.revokedAt !== null) throw fail('api_key_revoked', 'This API key has been revoked.');
       const now = clock.now();
       if (stored.lastUsedAt === null || now - stored.lastUsedAt > touchIntervalMs) {
-        await persistence.apiKeys.touch(stored.id, now).catch((error) => logger.warn('could not record key use', { keyId: stored.id, error: String(error) }));
+        await persistence.apiKeys
+          .touch(stored.id, now)
+          .catch((error) => logger.warn('could not record key use', { keyId: stored.id, error: String(error) }));
       }
       const { keyHash: _hash, ...key } = stored;
       return key;

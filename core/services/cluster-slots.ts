@@ -24,7 +24,9 @@ export async function slotOrPostpone(
   try {
     slot = await cap.tryAcquire(key);
   } catch (error) {
-    logger.warn(`${what} postponed: the limits store failed`, { error: error instanceof Error ? error.message : String(error) });
+    logger.warn(`${what} postponed: the limits store failed`, {
+      error: error instanceof Error ? error.message : String(error),
+    });
     throw new PostponeJob(outageRetryDelay(job.attempts), `${what}: the limits store failed`);
   }
   if (!slot) throw new PostponeJob(jittered(waitMs), `${what}: every slot is in use`);
@@ -32,7 +34,11 @@ export async function slotOrPostpone(
 }
 
 /** A slot taken, renewed every third of its lease until released. */
-export function heldSlot(held: Slot, key: string, { what, logger }: { what: string; logger: Logger }): { release(): Promise<void> } {
+export function heldSlot(
+  held: Slot,
+  key: string,
+  { what, logger }: { what: string; logger: Logger },
+): { release(): Promise<void> } {
   const renewal = setInterval(() => {
     held.renew().then(
       (kept) => kept || logger.warn(`${what}: its slot expired while held`, { key }),

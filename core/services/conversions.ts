@@ -24,14 +24,23 @@ export interface DailyFigures {
 const emptyToNull = (id: string) => (id === '' ? null : id);
 
 /** A fraction rounded to 4 places, or null when nobody is in the denominator. */
-const rate = (numerator: number, denominator: number) => (denominator === 0 ? null : Math.round((numerator / denominator) * 10_000) / 10_000);
+const rate = (numerator: number, denominator: number) =>
+  denominator === 0 ? null : Math.round((numerator / denominator) * 10_000) / 10_000;
 
 /** Conversions reported by the shop's server and the browser SDK, their attribution, and the reports over them. */
 export function conversionService({ persistence, ids, clock }: Pick<Ports, 'persistence' | 'ids' | 'clock'>) {
-  async function attributionOf(tx: Repositories, conversion: ConversionRecord, store: Store): Promise<ConversionAttribution | null> {
+  async function attributionOf(
+    tx: Repositories,
+    conversion: ConversionRecord,
+    store: Store,
+  ): Promise<ConversionAttribution | null> {
     if (!conversion.visitorId && !conversion.sessionId) return null;
     const window = attributionWindow(conversion.orderCreatedAt, store.attributionWindowDays);
-    const candidates = await tx.visualizations.candidates(store.id, { visitorId: conversion.visitorId, sessionId: conversion.sessionId, ...window });
+    const candidates = await tx.visualizations.candidates(store.id, {
+      visitorId: conversion.visitorId,
+      sessionId: conversion.sessionId,
+      ...window,
+    });
     return attribute(conversion, candidates, store.attributionWindowDays);
   }
 
@@ -47,7 +56,14 @@ export function conversionService({ persistence, ids, clock }: Pick<Ports, 'pers
       let existing = await tx.conversions.findByOrder(store.id, report.orderId, { forUpdate: true });
       if (!existing) {
         const { source, ...fields } = report;
-        const fresh: ConversionRecord = { id: ids.id('conv_'), ...fields, source, attribution: null, createdAt: now, updatedAt: now };
+        const fresh: ConversionRecord = {
+          id: ids.id('conv_'),
+          ...fields,
+          source,
+          attribution: null,
+          createdAt: now,
+          updatedAt: now,
+        };
         fresh.attribution = await attributionOf(tx, fresh, store);
         if (await tx.conversions.insertIfAbsent(fresh)) return fresh;
         // A concurrent report of the same order committed first: merge into it instead.
@@ -77,10 +93,21 @@ export function conversionService({ persistence, ids, clock }: Pick<Ports, 'pers
     /** The order webhook: the body's organization and store must be the key's. */
     async reportFromServer(organizationId: string, input: OrderWebhookInput) {
       if (input.organizationId !== organizationId) {
-        throw new ApiError('authorization_error', 'organization_mismatch', "organizationId is not the organization of this conversion key.", 'organizationId');
+        throw new ApiError(
+          'authorization_error',
+          'organization_mismatch',
+          'organizationId is not the organization of this conversion key.',
+          'organizationId',
+        );
       }
       const store = await persistence.stores.get(organizationId, input.storeId);
-      if (!store) throw new ApiError('authorization_error', 'store_not_allowed', `Store '${input.storeId}' does not belong to this conversion key's organization.`, 'storeId');
+      if (!store)
+        throw new ApiError(
+          'authorization_error',
+          'store_not_allowed',
+          `Store '${input.storeId}' does not belong to this conversion key's organization.`,
+          'storeId',
+        );
       return record(store, {
         source: 'server',
         organizationId,
@@ -131,7 +158,10 @@ export function conversionService({ persistence, ids, clock }: Pick<Ports, 'pers
       });
     },
 
-    async list(organizationId: string, options: { storeId?: string; from?: number; to?: number; limit: number; startingAfter?: string }) {
+    async list(
+      organizationId: string,
+      options: { storeId?: string; from?: number; to?: number; limit: number; startingAfter?: string },
+    ) {
       if (options.storeId) await callerStore(organizationId, options.storeId);
       return persistence.conversions.list(organizationId, options);
     },
@@ -173,7 +203,9 @@ export function conversionService({ persistence, ids, clock }: Pick<Ports, 'pers
         if (!figures) continue;
         figures.conversions += row.conversions;
         figures.attributedConversions += row.attributedConversions;
-        if (row.attributedConversions > 0) figures.attributedRevenue[row.currency] = (figures.attributedRevenue[row.currency] ?? 0) + row.attributedRevenue;
+        if (row.attributedConversions > 0)
+          figures.attributedRevenue[row.currency] =
+            (figures.attributedRevenue[row.currency] ?? 0) + row.attributedRevenue;
       }
       return days;
     },
@@ -206,7 +238,10 @@ export function conversionService({ persistence, ids, clock }: Pick<Ports, 'pers
         conversions: totals.conversions,
         attributedConversions: totals.attributedConversions,
         attributedRevenue: totals.attributedRevenue,
-        conversionRate: { visualized: rate(visitors.visualizedConverted, visitors.visualized), notVisualized: rate(visitors.notVisualizedConverted, visitors.notVisualized) },
+        conversionRate: {
+          visualized: rate(visitors.visualizedConverted, visitors.visualized),
+          notVisualized: rate(visitors.notVisualizedConverted, visitors.notVisualized),
+        },
         visitors,
       };
     },

@@ -31,7 +31,21 @@ export class CredentialsFailure extends Error {
  */
 export async function credentialedRender(
   render: Uint8Array,
-  { credentials, engine, generationId, budget, signal, logger }: { credentials: ContentCredentials; engine: Pick<RenderEngine, 'name' | 'provenance'>; generationId: string; budget: MemoryBudget; signal?: AbortSignal; logger?: Logger },
+  {
+    credentials,
+    engine,
+    generationId,
+    budget,
+    signal,
+    logger,
+  }: {
+    credentials: ContentCredentials;
+    engine: Pick<RenderEngine, 'name' | 'provenance'>;
+    generationId: string;
+    budget: MemoryBudget;
+    signal?: AbortSignal;
+    logger?: Logger;
+  },
 ): Promise<CredentialedRender> {
   const provenance = engine.provenance ?? defaultProvenance;
   const claim = { ...provenance, engine: engine.name, generationId };
@@ -41,7 +55,11 @@ export async function credentialedRender(
       return await credentials.sign(image, format, imageClaim);
     } catch (error) {
       if (signal?.aborted) throw error;
-      logger?.warn('content credentials: signing failed, signing again', { generationId, title: imageClaim.title, error: String(error) });
+      logger?.warn('content credentials: signing failed, signing again', {
+        generationId,
+        title: imageClaim.title,
+        error: String(error),
+      });
     }
     try {
       return await credentials.sign(image, format, imageClaim);
@@ -52,15 +70,27 @@ export async function credentialedRender(
   }
   try {
     // Signed while the variants are encoded.
-    const [original, variants] = await encodeRender(render, provenance.digitalSourceType, budget, signal, async (unsigned) => ({
-      bytes: await sign(unsigned.bytes, unsigned.format, { ...claim, title: title(unsigned.format) }),
-      format: unsigned.format,
-    }));
+    const [original, variants] = await encodeRender(
+      render,
+      provenance.digitalSourceType,
+      budget,
+      signal,
+      async (unsigned) => ({
+        bytes: await sign(unsigned.bytes, unsigned.format, { ...claim, title: title(unsigned.format) }),
+        format: unsigned.format,
+      }),
+    );
     const resizedFrom = { bytes: original.bytes, format: original.format, title: title(original.format) };
     const signedVariants = await Promise.all(
       variants.map(async (variant) => ({
         ...variant,
-        bytes: Buffer.from(await sign(variant.bytes, variant.format, { ...claim, title: `${variant.name}.${fileExtension[variant.format]}`, resizedFrom })),
+        bytes: Buffer.from(
+          await sign(variant.bytes, variant.format, {
+            ...claim,
+            title: `${variant.name}.${fileExtension[variant.format]}`,
+            resizedFrom,
+          }),
+        ),
       })),
     );
     return { original, variants: signedVariants };

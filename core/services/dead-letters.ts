@@ -20,7 +20,8 @@ export function deadLetters(deps: { persistence: Persistence; queue: JobQueue; c
       const now = clock.now();
       const retried = await persistence.transaction(async (tx) => {
         const taken = await tx.jobs.takeDead(filter);
-        for (const job of taken) await queue.enqueue(tx, { kind: job.kind, payload: job.payload, runAt: now, createdAt: now });
+        for (const job of taken)
+          await queue.enqueue(tx, { kind: job.kind, payload: job.payload, runAt: now, createdAt: now });
         return taken;
       });
       if (retried.length > 0) queue.notify();

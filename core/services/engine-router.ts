@@ -22,7 +22,10 @@ export interface EngineRun {
    * passing on the signal, which aborts at that engine's timeout or when `signal` does. Rejects
    * with a final RenderError at once, or with the last transient one when no engine is left.
    */
-  render(call: (engine: RenderEngine, signal: AbortSignal) => Promise<RenderResult>, signal?: AbortSignal): Promise<{ engine: RenderEngine; result: RenderResult }>;
+  render(
+    call: (engine: RenderEngine, signal: AbortSignal) => Promise<RenderResult>,
+    signal?: AbortSignal,
+  ): Promise<{ engine: RenderEngine; result: RenderResult }>;
   /** Gives back the slot held; harmless twice. */
   release(): Promise<void>;
 }
@@ -33,7 +36,11 @@ export interface EngineRouter {
    * circuit lets a call through and whose cluster-wide cap has room. With none, the job is
    * postponed (PostponeJob): it waits in the queue, spends no retry, and fetches no image yet.
    */
-  begin(target: { mode: GenerationMode; imageSize: ImageSize }, job: { attempts: number }, logger?: Logger): Promise<EngineRun>;
+  begin(
+    target: { mode: GenerationMode; imageSize: ImageSize },
+    job: { attempts: number },
+    logger?: Logger,
+  ): Promise<EngineRun>;
   /** Each routed engine's circuit state in this process. */
   circuits(): Array<{ engine: string; state: CircuitState }>;
 }
@@ -58,7 +65,10 @@ interface Taken {
 }
 
 /** The reason an engine does not render this mode or size, or null when it does. */
-function unsupported(engine: RenderEngine, { mode, imageSize }: { mode: GenerationMode; imageSize: ImageSize }): string | null {
+function unsupported(
+  engine: RenderEngine,
+  { mode, imageSize }: { mode: GenerationMode; imageSize: ImageSize },
+): string | null {
   if (engine.supports?.modes && !engine.supports.modes.includes(mode)) return `it does not render ${mode}`;
   if (engine.supports?.sizes && !engine.supports.sizes.includes(imageSize)) return `it does not render ${imageSize}`;
   return null;
@@ -71,7 +81,14 @@ function unsupported(engine: RenderEngine, { mode, imageSize }: { mode: Generati
  * no retry is spent; a final one ends there. Circuits are per process: each process learns an
  * engine is down from its own calls, after `circuit.failures` of them.
  */
-export function engineRouter({ renderRoutes, config, limits, metrics, clock, logger: baseLogger }: EngineRouterDeps): EngineRouter {
+export function engineRouter({
+  renderRoutes,
+  config,
+  limits,
+  metrics,
+  clock,
+  logger: baseLogger,
+}: EngineRouterDeps): EngineRouter {
   // By engine rather than name: an engine routed for both modes has one circuit and one cap.
   const lanes = new Map<RenderEngine, Lane>();
   for (const route of Object.values(renderRoutes)) {
@@ -110,14 +127,21 @@ export function engineRouter({ renderRoutes, config, limits, metrics, clock, log
     return Promise.race([
       rendering,
       new Promise<never>((_, reject) => {
-        const expire = () => reject(new RenderError('render_timeout', `${lane.engine.name} did not answer within ${lane.timeoutMs} ms`, true));
+        const expire = () =>
+          reject(
+            new RenderError('render_timeout', `${lane.engine.name} did not answer within ${lane.timeoutMs} ms`, true),
+          );
         if (timeout.aborted) expire();
         else timeout.addEventListener('abort', expire, { once: true });
       }),
     ]);
   }
 
-  async function begin(target: { mode: GenerationMode; imageSize: ImageSize }, job: { attempts: number }, log: Logger = baseLogger): Promise<EngineRun> {
+  async function begin(
+    target: { mode: GenerationMode; imageSize: ImageSize },
+    job: { attempts: number },
+    log: Logger = baseLogger,
+  ): Promise<EngineRun> {
     const route = renderRoutes[target.mode].map((routed) => lanes.get(routed.engine)!);
     const waits = { busy: false, storeFailed: false, reopensInMs: Infinity, supported: 0 };
 
@@ -143,7 +167,10 @@ export function engineRouter({ renderRoutes, config, limits, metrics, clock, log
         } catch (error) {
           lane.breaker.abandon(pass);
           waits.storeFailed = true;
-          log.warn('render engine passed over: the limits store failed', { engine: lane.engine.name, error: error instanceof Error ? error.message : String(error) });
+          log.warn('render engine passed over: the limits store failed', {
+            engine: lane.engine.name,
+            error: error instanceof Error ? error.message : String(error),
+          });
           continue;
         }
         if (!slot) {
@@ -173,8 +200,15 @@ export function engineRouter({ renderRoutes, config, limits, metrics, clock, log
       async render(call, signal) {
         if (!current) {
           // No engine routed for the mode renders it: a configuration no retry can mend.
-          log.error('no render engine configured for this mode renders this size', { ...target, engines: route.map((lane) => lane.engine.name) });
-          throw new RenderError('render_failed', `no engine routed for ${target.mode} renders ${target.imageSize}`, false);
+          log.error('no render engine configured for this mode renders this size', {
+            ...target,
+            engines: route.map((lane) => lane.engine.name),
+          });
+          throw new RenderError(
+            'render_failed',
+            `no engine routed for ${target.mode} renders ${target.imageSize}`,
+            false,
+          );
         }
         let lastTransient: RenderError | undefined;
         while (current) {
@@ -184,7 +218,8 @@ export function engineRouter({ renderRoutes, config, limits, metrics, clock, log
           const started = performance.now();
           try {
             const result = await withinTimeout(lane, call(lane.engine, engineSignal), timeout);
-            if (lane.breaker.state !== 'closed') log.info('render engine circuit closed: its probe rendered', { engine: lane.engine.name });
+            if (lane.breaker.state !== 'closed')
+              log.info('render engine circuit closed: its probe rendered', { engine: lane.engine.name });
             lane.breaker.succeeded();
             observe(lane, 'ok', started);
             return { engine: lane.engine, result };
@@ -208,8 +243,13 @@ export function engineRouter({ renderRoutes, config, limits, metrics, clock, log
             const was = lane.breaker.state;
             lane.breaker.failed();
             observe(lane, 'transient', started);
-            if (lane.breaker.state === 'open' && was !== 'open') log.warn('render engine circuit opened', { engine: lane.engine.name, forMs: lane.circuit.openMs });
-            log.warn('render engine failed; trying the next engine', { engine: lane.engine.name, code: error.code, error: error.message });
+            if (lane.breaker.state === 'open' && was !== 'open')
+              log.warn('render engine circuit opened', { engine: lane.engine.name, forMs: lane.circuit.openMs });
+            log.warn('render engine failed; trying the next engine', {
+              engine: lane.engine.name,
+              code: error.code,
+              error: error.message,
+            });
             lastTransient = error;
             current = await take(current.index + 1);
           }

@@ -22,7 +22,9 @@ type Assert<T extends true> = T;
  * Config lists the modes it routes itself, as it imports nothing from core: this fails to compile
  * when its list and the domain's differ.
  */
-export type ConfigRoutesTheDomainModes = Assert<[GenerationMode] extends [EngineMode] ? ([EngineMode] extends [GenerationMode] ? true : false) : false>;
+export type ConfigRoutesTheDomainModes = Assert<
+  [GenerationMode] extends [EngineMode] ? ([EngineMode] extends [GenerationMode] ? true : false) : false
+>;
 
 /**
  * `render.engines` as engines with their limits. `engineOf` gives a choice's engine: the
@@ -49,7 +51,9 @@ export function renderRoutes(config: Config, engineOf: (choice: string) => Rende
       const engine = engineOf(choice);
       const seen = byName.get(engine.name);
       if (seen && seen.engine !== engine) {
-        throw new ConfigError(`render.engines.${mode}: '${choice}' and '${seen.choice}' are two engines both named '${engine.name}'; each engine's cap, circuit and metrics go by its name.`);
+        throw new ConfigError(
+          `render.engines.${mode}: '${choice}' and '${seen.choice}' are two engines both named '${engine.name}'; each engine's cap, circuit and metrics go by its name.`,
+        );
       }
       byName.set(engine.name, { engine, choice });
       named.add(engine.name).add(choice);
@@ -58,7 +62,9 @@ export function renderRoutes(config: Config, engineOf: (choice: string) => Rende
   }
   const unknown = Object.keys(engineLimits).filter((name) => !named.has(name));
   if (unknown.length) {
-    throw new ConfigError(`render.engineLimits: ${unknown.map((name) => `'${name}'`).join(', ')} names no engine render.engines routes (${[...byName.keys()].join(', ')}).`);
+    throw new ConfigError(
+      `render.engineLimits: ${unknown.map((name) => `'${name}'`).join(', ')} names no engine render.engines routes (${[...byName.keys()].join(', ')}).`,
+    );
   }
   return routes;
 }
@@ -67,6 +73,14 @@ export function renderRoutes(config: Config, engineOf: (choice: string) => Rende
  * The container's routes: `plugins.renderer` is the `renderer` port as registered when first used
  * (a test's or embedder's engine), every other choice the plugin host's engine of that name.
  */
-export function configuredRenderRoutes({ config, renderer, renderEngines }: { config: Config; renderer: RenderEngine; renderEngines: ReadonlyMap<string, RenderEngine> }): RenderRoutes {
+export function configuredRenderRoutes({
+  config,
+  renderer,
+  renderEngines,
+}: {
+  config: Config;
+  renderer: RenderEngine;
+  renderEngines: ReadonlyMap<string, RenderEngine>;
+}): RenderRoutes {
   return renderRoutes(config, (choice) => (choice === config.plugins.renderer ? renderer : renderEngines.get(choice)!));
 }

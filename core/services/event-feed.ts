@@ -26,7 +26,12 @@ export type EventFeed = ReturnType<typeof eventFeed>;
  * and in creation order, the events that appeared since the previous poll, each once. The first
  * poll only notes what already exists (and, when resuming, yields everything after `after`).
  */
-export function eventFeed(events: Pick<EventRepository, 'since'>, clock: Clock, organizationId: string, options: EventFeedOptions) {
+export function eventFeed(
+  events: Pick<EventRepository, 'since'>,
+  clock: Clock,
+  organizationId: string,
+  options: EventFeedOptions,
+) {
   const { types, after, overlapMs, pageSize, maxRemembered } = options;
   /** Ids already yielded or already there at the start, with their creation time, oldest first (roughly). */
   const seen = new Map<string, number>();

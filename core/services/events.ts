@@ -7,7 +7,13 @@ import { scheduleDelivery } from './webhook-delivery.ts';
 export type EventService = ReturnType<typeof eventService>;
 
 /** Reading the event log, its deliveries and attempts, and resending. */
-export function eventService({ persistence, ids, clock, config, queue }: Pick<Ports, 'persistence' | 'ids' | 'clock' | 'queue'> & { config: Config }) {
+export function eventService({
+  persistence,
+  ids,
+  clock,
+  config,
+  queue,
+}: Pick<Ports, 'persistence' | 'ids' | 'clock' | 'queue'> & { config: Config }) {
   async function owned(organizationId: string, id: string) {
     const event = await persistence.events.get(organizationId, id);
     if (!event) throw notFound('event', id);
@@ -15,7 +21,10 @@ export function eventService({ persistence, ids, clock, config, queue }: Pick<Po
   }
 
   return {
-    list: (organizationId: string, options: { limit: number; startingAfter?: string; type?: string; generationId?: string }) => persistence.events.list(organizationId, options),
+    list: (
+      organizationId: string,
+      options: { limit: number; startingAfter?: string; type?: string; generationId?: string },
+    ) => persistence.events.list(organizationId, options),
 
     /** The organization's events as they appear (see event-feed.ts), resuming after `lastEventId` when given. */
     async feed(organizationId: string, options: Omit<EventFeedOptions, 'after'> & { lastEventId?: string }) {
@@ -45,7 +54,13 @@ export function eventService({ persistence, ids, clock, config, queue }: Pick<Po
       if (endpointId) {
         const endpoint = await persistence.webhookEndpoints.get(organizationId, endpointId);
         if (!endpoint) throw notFound('webhook endpoint', endpointId, 'endpointId');
-        if (endpoint.status !== 'enabled') throw new ApiError('invalid_request_error', 'endpoint_disabled', 'The endpoint is disabled; enable it first.', 'endpointId');
+        if (endpoint.status !== 'enabled')
+          throw new ApiError(
+            'invalid_request_error',
+            'endpoint_disabled',
+            'The endpoint is disabled; enable it first.',
+            'endpointId',
+          );
         endpoints = [endpoint];
       } else {
         endpoints = await persistence.webhookEndpoints.subscribedTo(organizationId, event.type);
@@ -53,7 +68,8 @@ export function eventService({ persistence, ids, clock, config, queue }: Pick<Po
       const now = clock.now();
       const deliveries = await persistence.transaction(async (tx) => {
         const scheduled = [];
-        for (const endpoint of endpoints) scheduled.push(await scheduleDelivery(tx, { ids, config, queue }, event, endpoint, now));
+        for (const endpoint of endpoints)
+          scheduled.push(await scheduleDelivery(tx, { ids, config, queue }, event, endpoint, now));
         return scheduled;
       });
       queue.notify();

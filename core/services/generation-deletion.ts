@@ -82,7 +82,9 @@ export async function deleteGenerationsIn(
   const deleted: MarkedDeletion[] = [];
   // Each call's ids are one SQL `in` list: bounded, whatever the caller hands in.
   for (let start = 0; start < unique.length; start += markBatchSize) {
-    deleted.push(...(await tx.generations.markDeleted(organizationId, unique.slice(start, start + markBatchSize), { at, reason })));
+    deleted.push(
+      ...(await tx.generations.markDeleted(organizationId, unique.slice(start, start + markBatchSize), { at, reason })),
+    );
   }
   let refunded = 0;
   const wereProcessing: string[] = [];
@@ -94,11 +96,17 @@ export async function deleteGenerationsIn(
   }
   const purge = async (generationIds: string[], runAt: number) => {
     for (let start = 0; start < generationIds.length; start += purgeBatchSize) {
-      const payload: PurgeImagesJobPayload = { organizationId, generationIds: generationIds.slice(start, start + purgeBatchSize) };
+      const payload: PurgeImagesJobPayload = {
+        organizationId,
+        generationIds: generationIds.slice(start, start + purgeBatchSize),
+      };
       await queue.enqueue(tx, { kind: purgeImagesJobKind, payload, runAt, createdAt: at });
     }
   };
-  await purge(deleted.map((generation) => generation.id), at);
+  await purge(
+    deleted.map((generation) => generation.id),
+    at,
+  );
   await purge(wereProcessing, at + config.render.strayImagesAfterMs);
   return { deleted, refunded };
 }
@@ -112,7 +120,11 @@ export type PurgeGenerationImages = ReturnType<typeof purgeGenerationImages>;
  * apart) for as long as it fails, never giving it up. A generation that is not deleted (a
  * payload that names a live one) is left alone.
  */
-export function purgeGenerationImages({ persistence, cdn, logger }: Pick<Ports, 'persistence' | 'cdn'> & { logger: Logger }) {
+export function purgeGenerationImages({
+  persistence,
+  cdn,
+  logger,
+}: Pick<Ports, 'persistence' | 'cdn'> & { logger: Logger }) {
   async function deleteUnder(prefix: string, visibility: Visibility): Promise<number> {
     const keys: string[] = [];
     for await (const { key } of cdn.list(prefix, visibility)) keys.push(key);
@@ -136,15 +148,22 @@ export function purgeGenerationImages({ persistence, cdn, logger }: Pick<Ports, 
       } catch (error) {
         // The error's code, not its message, which names the file or key (an uploaded photo's).
         const cause = describeStorageError(error);
-        log.warn('deleting a deleted generation\'s images postponed: image storage failed', { generationId, error: cause });
+        log.warn("deleting a deleted generation's images postponed: image storage failed", {
+          generationId,
+          error: cause,
+        });
         throw new PostponeJob(outageRetryDelay(job.attempts), `image storage failed: ${cause}`);
       }
     }
-    if (objects > 0) log.info('deleted the images of deleted generations', { generations: generationIds.length, objects });
+    if (objects > 0)
+      log.info('deleted the images of deleted generations', { generations: generationIds.length, objects });
   };
 }
 
 /** How an erasure deletes the visitor's generations: as DELETE /v1/generations/{id} does, as `erased`. */
-export function erasureDeletesGenerations(deps: Pick<Ports, 'ids' | 'clock' | 'queue'> & { config: Config }): DeleteGenerations {
-  return async (tx, organizationId, generationIds) => void (await deleteGenerationsIn(tx, deps, { organizationId, generationIds, reason: 'erased' }));
+export function erasureDeletesGenerations(
+  deps: Pick<Ports, 'ids' | 'clock' | 'queue'> & { config: Config },
+): DeleteGenerations {
+  return async (tx, organizationId, generationIds) =>
+    void (await deleteGenerationsIn(tx, deps, { organizationId, generationIds, reason: 'erased' }));
 }

@@ -4,7 +4,13 @@ import { isSafeKey, uploadPrefix } from '../domain/blob-keys.ts';
 import { ApiError, notFound, unavailable } from '../domain/errors.ts';
 import { creditCost, type GenerationTombstone } from '../domain/generation.ts';
 import { deleteGenerationsIn } from './generation-deletion.ts';
-import { dataUriBytes, decodeDataUri, maxIdempotencyKeyLength, maxImageBytes, type CreateGenerationInput } from '../domain/generation-input.ts';
+import {
+  dataUriBytes,
+  decodeDataUri,
+  maxIdempotencyKeyLength,
+  maxImageBytes,
+  type CreateGenerationInput,
+} from '../domain/generation-input.ts';
 import { inspectImage, ImageFetchError } from '../outbound/fetch-image.ts';
 import type { GenerationRecord } from '../domain/generation.ts';
 import { capPassed, dailyCapReached, utcDayOf, type WidgetCaps } from '../domain/widget.ts';
@@ -65,7 +71,12 @@ export function ownCdnKey({ cdn, config }: Pick<Ports, 'cdn'> & { config: Config
  */
 export function goneError(tombstone: GenerationTombstone, use: 'get' | 'replay') {
   if (tombstone.reason === 'expired') {
-    return new ApiError('not_found_error', 'generation_expired', `Generation '${tombstone.id}' has expired: its organization keeps renders for a limited time, and it was deleted with its images.`, 'id');
+    return new ApiError(
+      'not_found_error',
+      'generation_expired',
+      `Generation '${tombstone.id}' has expired: its organization keeps renders for a limited time, and it was deleted with its images.`,
+      'id',
+    );
   }
   if (use === 'get') return notFound('generation', tombstone.id);
   return new ApiError(
@@ -76,7 +87,14 @@ export function goneError(tombstone: GenerationTombstone, use: 'get' | 'replay')
   );
 }
 
-export function generationService({ persistence, ids, clock, cdn, queue, config }: Pick<Ports, 'persistence' | 'ids' | 'clock' | 'cdn' | 'queue'> & { config: Config }) {
+export function generationService({
+  persistence,
+  ids,
+  clock,
+  cdn,
+  queue,
+  config,
+}: Pick<Ports, 'persistence' | 'ids' | 'clock' | 'cdn' | 'queue'> & { config: Config }) {
   async function replay(organizationId: string, generationId: string) {
     const generation = await persistence.generations.get(organizationId, generationId);
     if (!generation) {
@@ -90,13 +108,20 @@ export function generationService({ persistence, ids, clock, cdn, queue, config 
 
   /** Keeps an uploaded photo in private storage and returns how the worker finds it again. */
   async function storeUpload(generationId: string, dataUri: string): Promise<string> {
-    if (dataUriBytes(dataUri) > maxImageBytes) throw new ApiError('invalid_request_error', 'image_too_large', 'image: must be at most 10 MB (decoded).', 'image');
+    if (dataUriBytes(dataUri) > maxImageBytes)
+      throw new ApiError(
+        'invalid_request_error',
+        'image_too_large',
+        'image: must be at most 10 MB (decoded).',
+        'image',
+      );
     const bytes = decodeDataUri(dataUri);
     let format: string;
     try {
       format = (await inspectImage(bytes)).format;
     } catch (error) {
-      if (error instanceof ImageFetchError) throw new ApiError('invalid_request_error', 'invalid_image', `image: ${error.message}`, 'image');
+      if (error instanceof ImageFetchError)
+        throw new ApiError('invalid_request_error', 'invalid_image', `image: ${error.message}`, 'image');
       throw error;
     }
     const key = `${uploadPrefix}${generationId}/${ids.secret(24)}.${format === 'jpeg' ? 'jpg' : format}`;
@@ -129,7 +154,12 @@ export function generationService({ persistence, ids, clock, cdn, queue, config 
       const { organizationId } = requester;
       input.products.forEach((product, index) => {
         if (!product.imageUrl.startsWith('https://') && !ownCdnKey({ cdn, config }, product.imageUrl)) {
-          throw new ApiError('invalid_request_error', 'parameter_invalid', `products[${index}].imageUrl: must be an https URL`, `products[${index}].imageUrl`);
+          throw new ApiError(
+            'invalid_request_error',
+            'parameter_invalid',
+            `products[${index}].imageUrl: must be an https URL`,
+            `products[${index}].imageUrl`,
+          );
         }
       });
       const id = ids.id('agen_');
@@ -161,19 +191,42 @@ export function generationService({ persistence, ids, clock, cdn, queue, config 
       };
       try {
         await persistence.transaction(async (tx) => {
-          const balance = await tx.credits.debit({ organizationId, amount: cost, reason: 'generation', reference: id, ledgerEntryId: ids.id('cle_'), at: now });
+          const balance = await tx.credits.debit({
+            organizationId,
+            amount: cost,
+            reason: 'generation',
+            reference: id,
+            ledgerEntryId: ids.id('cle_'),
+            at: now,
+          });
           if (balance === null) {
-            throw new ApiError('authorization_error', 'insufficient_credits', `A ${input.imageSize} generation costs ${cost} credit${cost > 1 ? 's' : ''}; the balance is too low.`, 'imageSize');
+            throw new ApiError(
+              'authorization_error',
+              'insufficient_credits',
+              `A ${input.imageSize} generation costs ${cost} credit${cost > 1 ? 's' : ''}; the balance is too low.`,
+              'imageSize',
+            );
           }
           // After the debit, as a refund does it: every transaction locks the organization's row before the widget's day.
           if (generation.widgetId) {
             const caps = requester.widgetCaps ?? { generations: null, credits: null };
-            const day = await tx.widgets.countGeneration({ widgetId: generation.widgetId, day: utcDayOf(now), credits: cost, caps });
+            const day = await tx.widgets.countGeneration({
+              widgetId: generation.widgetId,
+              day: utcDayOf(now),
+              credits: cost,
+              caps,
+            });
             if (!day.counted) throw dailyCapReached(capPassed(caps, day.usage, cost) ?? 'credits', caps, now);
           }
           await tx.generations.create(generation);
-          if (idempotencyKey && !(await tx.idempotencyKeys.bind(organizationId, idempotencyKey, id, now))) throw new LostIdempotencyRace();
-          await queue.enqueue(tx, { kind: renderJobKind, payload: { generationId: id, organizationId } satisfies RenderJobPayload, runAt: now, createdAt: now });
+          if (idempotencyKey && !(await tx.idempotencyKeys.bind(organizationId, idempotencyKey, id, now)))
+            throw new LostIdempotencyRace();
+          await queue.enqueue(tx, {
+            kind: renderJobKind,
+            payload: { generationId: id, organizationId } satisfies RenderJobPayload,
+            runAt: now,
+            createdAt: now,
+          });
         });
       } catch (error) {
         // A database that failed may have committed after all (a connection lost at COMMIT): a
@@ -184,11 +237,15 @@ export function generationService({ persistence, ids, clock, cdn, queue, config 
         }
         // A request that lost its key's race gets the winner's generation, also when the winner's
         // debit left too little for its own (the key is bound: it always returns its generation).
-        if (idempotencyKey && (error instanceof LostIdempotencyRace || (error instanceof ApiError && error.code === 'insufficient_credits'))) {
+        if (
+          idempotencyKey &&
+          (error instanceof LostIdempotencyRace || (error instanceof ApiError && error.code === 'insufficient_credits'))
+        ) {
           const bound = await persistence.idempotencyKeys.find(organizationId, idempotencyKey);
           if (bound) return replay(organizationId, bound);
           // The winner's transaction failed too (a shared SQLite commit that failed): nothing was made.
-          if (error instanceof LostIdempotencyRace) throw unavailable('database_unavailable', 'The service is briefly unavailable.');
+          if (error instanceof LostIdempotencyRace)
+            throw unavailable('database_unavailable', 'The service is briefly unavailable.');
         }
         throw error;
       }
@@ -209,14 +266,20 @@ export function generationService({ persistence, ids, clock, cdn, queue, config 
      */
     async delete(organizationId: string, id: string): Promise<{ refunded: number }> {
       const outcome = await persistence.transaction(async (tx) => {
-        const outcome = await deleteGenerationsIn(tx, { ids, clock, queue, config }, { organizationId, generationIds: [id], reason: 'deleted' });
-        if (outcome.deleted.length === 0 && !(await tx.generations.tombstone(organizationId, id))) throw notFound('generation', id);
+        const outcome = await deleteGenerationsIn(
+          tx,
+          { ids, clock, queue, config },
+          { organizationId, generationIds: [id], reason: 'deleted' },
+        );
+        if (outcome.deleted.length === 0 && !(await tx.generations.tombstone(organizationId, id)))
+          throw notFound('generation', id);
         return outcome;
       });
       if (outcome.deleted.length > 0) queue.notify();
       return { refunded: outcome.refunded };
     },
 
-    list: (organizationId: string, options: GenerationListOptions) => persistence.generations.list(organizationId, options),
+    list: (organizationId: string, options: GenerationListOptions) =>
+      persistence.generations.list(organizationId, options),
   };
 }

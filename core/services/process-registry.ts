@@ -25,7 +25,12 @@ export interface RegisteredProcess {
  */
 export async function registerProcess(
   { persistence, ids, clock, logger }: { persistence: Persistence; ids: IdGenerator; clock: Clock; logger: Logger },
-  { role, hostname, pid, details }: { role: ProcessRole; hostname: string; pid: number; details: Record<string, unknown> },
+  {
+    role,
+    hostname,
+    pid,
+    details,
+  }: { role: ProcessRole; hostname: string; pid: number; details: Record<string, unknown> },
 ): Promise<RegisteredProcess> {
   const now = clock.now();
   const record: ProcessRecord = { id: ids.id('proc_'), hostname, role, pid, startedAt: now, seenAt: now, details };
@@ -34,7 +39,8 @@ export async function registerProcess(
   const beat = async () => {
     try {
       // A row pruned while this process could not reach the database comes back.
-      if (!(await persistence.processes.heartbeat(record.id, clock.now()))) await persistence.processes.register({ ...record, seenAt: clock.now() });
+      if (!(await persistence.processes.heartbeat(record.id, clock.now())))
+        await persistence.processes.register({ ...record, seenAt: clock.now() });
     } catch (error) {
       logger.warn('process registry heartbeat failed; retrying at the next one', { error: String(error) });
     }

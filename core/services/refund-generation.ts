@@ -14,6 +14,14 @@ export async function refundGeneration(
   generation: Pick<GenerationRecord, 'id' | 'organizationId' | 'widgetId' | 'creditsCharged' | 'createdAt'>,
   entry: { ledgerEntryId: string; at: number },
 ): Promise<void> {
-  await tx.credits.grant({ organizationId: generation.organizationId, amount: generation.creditsCharged, reason: 'generation_refund', reference: generation.id, ledgerEntryId: entry.ledgerEntryId, at: entry.at });
-  if (generation.widgetId) await tx.widgets.refundCredits(generation.widgetId, utcDayOf(generation.createdAt), generation.creditsCharged);
+  await tx.credits.grant({
+    organizationId: generation.organizationId,
+    amount: generation.creditsCharged,
+    reason: 'generation_refund',
+    reference: generation.id,
+    ledgerEntryId: entry.ledgerEntryId,
+    at: entry.at,
+  });
+  if (generation.widgetId)
+    await tx.widgets.refundCredits(generation.widgetId, utcDayOf(generation.createdAt), generation.creditsCharged);
 }

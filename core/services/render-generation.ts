@@ -4,10 +4,21 @@ import type { GuardedClient } from '../outbound/guarded-client.ts';
 import type { MemoryBudget } from '../imaging/memory-budget.ts';
 import type { EngineRouter } from './engine-router.ts';
 import { generationImagesPrefix } from '../domain/blob-keys.ts';
-import { eventBody, longSideOf, type EventType, type GenerationRecord, type ImageVariants } from '../domain/generation.ts';
+import {
+  eventBody,
+  longSideOf,
+  type EventType,
+  type GenerationRecord,
+  type ImageVariants,
+} from '../domain/generation.ts';
 import { resizeMemory } from '../imaging/decode-memory.ts';
 import { prepareInputImage } from '../imaging/input-images.ts';
-import { fileExtension as extension, variantWidths, type EncodedVariant, type OriginalFormat } from '../imaging/variants.ts';
+import {
+  fileExtension as extension,
+  variantWidths,
+  type EncodedVariant,
+  type OriginalFormat,
+} from '../imaging/variants.ts';
 import { credentialedRender, CredentialsFailure } from './credentialed-render.ts';
 import { fetchImage, ImageFetchError, inspectImage, type FetchedImage } from '../outbound/fetch-image.ts';
 import { outageRetryDelay, PostponeJob, RetryJob } from '../ports/job-queue.ts';
@@ -70,7 +81,8 @@ function classify(error: unknown): GenerationFailure {
 const maxVendorWaitMs = 5 * 60_000;
 
 /** A failure no retry can mend: the generation fails at once. */
-const isFinal = (error: unknown) => (error instanceof GenerationFailure || error instanceof ImageFetchError) && !error.transient;
+const isFinal = (error: unknown) =>
+  (error instanceof GenerationFailure || error instanceof ImageFetchError) && !error.transient;
 
 /**
  * Every input image, or the failure that decides: one that no retry can mend rejects at once and
@@ -94,11 +106,13 @@ async function loadAll<T>(loads: Promise<T>[]): Promise<T[]> {
 }
 
 /** The failure shown for causes that stay in the server log (a bug, runs that kept dying). */
-const notCompleted = (transient = true) => new GenerationFailure('render_failed', 'The visualization could not be completed.', transient);
+const notCompleted = (transient = true) =>
+  new GenerationFailure('render_failed', 'The visualization could not be completed.', transient);
 
 export type RenderGeneration = ReturnType<typeof renderGeneration>;
 
-export interface RenderGenerationDeps extends Pick<Ports, 'persistence' | 'ids' | 'clock' | 'cdn' | 'credentials' | 'queue'> {
+export interface RenderGenerationDeps
+  extends Pick<Ports, 'persistence' | 'ids' | 'clock' | 'cdn' | 'credentials' | 'queue'> {
   engineRouter: EngineRouter;
   outbound: GuardedClient;
   logger: Logger;
@@ -107,7 +121,19 @@ export interface RenderGenerationDeps extends Pick<Ports, 'persistence' | 'ids' 
 }
 
 /** The worker's side of a generation: fetch the images, render, store the variants, complete. */
-export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, credentials, outbound, logger, config, queue, imageMemory }: RenderGenerationDeps) {
+export function renderGeneration({
+  persistence,
+  ids,
+  clock,
+  cdn,
+  engineRouter,
+  credentials,
+  outbound,
+  logger,
+  config,
+  queue,
+  imageMemory,
+}: RenderGenerationDeps) {
   /**
    * The image as the engine gets it: every pixel decoded and at most the output's long side, within
    * the process's image memory (see prepareInputImage).
@@ -117,19 +143,29 @@ export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, c
       return await prepareInputImage(image, longSide, imageMemory, signal);
     } catch (error) {
       if (signal?.aborted) throw error;
-      throw new ImageFetchError('invalid_image', 'The image is damaged or truncated: its pixels could not be decoded', false);
+      throw new ImageFetchError(
+        'invalid_image',
+        'The image is damaged or truncated: its pixels could not be decoded',
+        false,
+      );
     }
   }
 
   // `signal`: a stopping worker aborts its fetches too, so its job is released within the grace period.
   async function loadPhoto(source: string, longSide: number, signal: AbortSignal | undefined): Promise<Uint8Array> {
-    if (!source.startsWith('private:')) return prepare(await fetchImage(outbound, source, { signal }), longSide, signal);
+    if (!source.startsWith('private:'))
+      return prepare(await fetchImage(outbound, source, { signal }), longSide, signal);
     const stored = await fromStorage(cdn.get(source.slice('private:'.length), 'private'));
     if (!stored) throw new GenerationFailure('image_fetch_failed', 'The uploaded photo is no longer available.', false);
     return prepare(await inspectImage(stored.body), longSide, signal);
   }
 
-  async function loadProduct(url: string, index: number, longSide: number, signal: AbortSignal | undefined): Promise<Uint8Array> {
+  async function loadProduct(
+    url: string,
+    index: number,
+    longSide: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Uint8Array> {
     try {
       const ownKey = ownCdnKey({ cdn, config }, url);
       if (ownKey) {
@@ -139,23 +175,44 @@ export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, c
       }
       return await prepare(await fetchImage(outbound, url, { signal }), longSide, signal);
     } catch (error) {
-      if (error instanceof ImageFetchError) throw new ImageFetchError(error.code, `products[${index}].imageUrl: ${error.message}`, error.transient);
+      if (error instanceof ImageFetchError)
+        throw new ImageFetchError(error.code, `products[${index}].imageUrl: ${error.message}`, error.transient);
       throw error;
     }
   }
 
   /** Public, permanent, unguessable: under `base`, the generation id plus a random token no one can derive. */
-  async function publish(base: string, render: { bytes: Uint8Array; format: OriginalFormat }, variants: EncodedVariant[]) {
-    const original = await fromStorage(cdn.put(`${base}/original.${extension[render.format]}`, render.bytes, { contentType: `image/${render.format}`, visibility: 'public' }));
+  async function publish(
+    base: string,
+    render: { bytes: Uint8Array; format: OriginalFormat },
+    variants: EncodedVariant[],
+  ) {
+    const original = await fromStorage(
+      cdn.put(`${base}/original.${extension[render.format]}`, render.bytes, {
+        contentType: `image/${render.format}`,
+        visibility: 'public',
+      }),
+    );
     // Every write settles before a failure is reported, so deleting what was stored misses none.
     const writes = await Promise.allSettled(
-      variants.map((variant) => cdn.put(`${base}/${variant.name}.${extension[variant.format]}`, variant.bytes, { contentType: `image/${variant.format}`, visibility: 'public' })),
+      variants.map((variant) =>
+        cdn.put(`${base}/${variant.name}.${extension[variant.format]}`, variant.bytes, {
+          contentType: `image/${variant.format}`,
+          visibility: 'public',
+        }),
+      ),
     );
     const failed = writes.find((write) => write.status === 'rejected');
     if (failed) throw new StorageOutage(failed.reason);
     // The spec's `width` is the surface's maximum, not the pixels: a render narrower than that is never upscaled.
-    const jpeg = (name: keyof ImageVariants) => ({ url: cdn.publicUrl(`${base}/${name}.jpg`), width: variantWidths[name] });
-    return { imageUrl: original.url!, imageVariants: { list: jpeg('list'), card: jpeg('card'), detail: jpeg('detail') } };
+    const jpeg = (name: keyof ImageVariants) => ({
+      url: cdn.publicUrl(`${base}/${name}.jpg`),
+      width: variantWidths[name],
+    });
+    return {
+      imageUrl: original.url!,
+      imageVariants: { list: jpeg('list'), card: jpeg('card'), detail: jpeg('detail') },
+    };
   }
 
   async function storageAnswers(generationId: string) {
@@ -167,7 +224,7 @@ export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, c
     try {
       for await (const { key } of cdn.list(`${base}/`, 'public')) await cdn.delete(key, 'public');
     } catch (error) {
-      log.warn('could not delete a run\'s uncommitted images', { base, error: String(error) });
+      log.warn("could not delete a run's uncommitted images", { base, error: String(error) });
     }
   }
 
@@ -176,32 +233,69 @@ export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, c
    * terminal. When runs may have left images nobody refers to (`strays`), a job to delete them is
    * queued in the same transaction.
    */
-  async function finish(generation: GenerationRecord, strays: boolean, type: EventType, log: Logger, change: (tx: Parameters<Parameters<typeof persistence.transaction>[0]>[0]) => Promise<boolean>) {
+  async function finish(
+    generation: GenerationRecord,
+    strays: boolean,
+    type: EventType,
+    log: Logger,
+    change: (tx: Parameters<Parameters<typeof persistence.transaction>[0]>[0]) => Promise<boolean>,
+  ) {
     const applied = await persistence.transaction(async (tx) => {
       if (!(await change(tx))) return false; // already terminal: a duplicate run after a lost lease
       const finished = (await tx.generations.get(generation.organizationId, generation.id))!;
       const now = clock.now();
       const event = { id: ids.id('evt_'), type, createdAt: now };
-      await emitEvent(tx, { ids, config, queue }, { id: event.id, organizationId: generation.organizationId, type, body: eventBody(event, finished), createdAt: event.createdAt, generationId: generation.id });
+      await emitEvent(
+        tx,
+        { ids, config, queue },
+        {
+          id: event.id,
+          organizationId: generation.organizationId,
+          type,
+          body: eventBody(event, finished),
+          createdAt: event.createdAt,
+          generationId: generation.id,
+        },
+      );
       if (strays) {
-        const payload: StrayImagesJobPayload = { generationId: generation.id, organizationId: generation.organizationId };
-        await queue.enqueue(tx, { kind: strayImagesJobKind, payload, runAt: now + config.render.strayImagesAfterMs, createdAt: now });
+        const payload: StrayImagesJobPayload = {
+          generationId: generation.id,
+          organizationId: generation.organizationId,
+        };
+        await queue.enqueue(tx, {
+          kind: strayImagesJobKind,
+          payload,
+          runAt: now + config.render.strayImagesAfterMs,
+          createdAt: now,
+        });
       }
       return true;
     });
     if (applied) queue.notify(); // the first delivery attempt starts now, not at the next poll
     // The customer's photo is kept only while it is needed.
     if (generation.sourceImage.startsWith('private:')) {
-      await cdn.delete(generation.sourceImage.slice('private:'.length), 'private').catch((error) => log.warn('could not delete upload', { generationId: generation.id, error: describeStorageError(error) }));
+      await cdn
+        .delete(generation.sourceImage.slice('private:'.length), 'private')
+        .catch((error) =>
+          log.warn('could not delete upload', { generationId: generation.id, error: describeStorageError(error) }),
+        );
     }
     return applied;
   }
 
   /** Fails the generation; 'failed' when this run did, nothing when it was already terminal. */
-  async function fail(generation: GenerationRecord, strays: boolean, failure: GenerationFailure, log: Logger): Promise<ReportedOutcome | undefined> {
+  async function fail(
+    generation: GenerationRecord,
+    strays: boolean,
+    failure: GenerationFailure,
+    log: Logger,
+  ): Promise<ReportedOutcome | undefined> {
     const at = clock.now();
     const applied = await finish(generation, strays, 'generation.failed', log, async (tx) => {
-      if (!(await tx.generations.fail(generation.id, { code: failure.code, message: failure.message, completedAt: at }))) return false;
+      if (
+        !(await tx.generations.fail(generation.id, { code: failure.code, message: failure.message, completedAt: at }))
+      )
+        return false;
       // A failed generation gives its credits back, as a ledger entry of its own (and to its widget's day).
       await refundGeneration(tx, generation, { ledgerEntryId: ids.id('cle_'), at });
       return true;
@@ -213,7 +307,10 @@ export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, c
    * `context.signal` aborts the engine's render when the worker is stopping (see `JobQueue.stop`).
    * Called outside the queue (a test), it may get no context.
    */
-  return async function handle(job: QueuedJob, context: Partial<Pick<JobRunContext, 'signal' | 'logger'>> = {}): Promise<ReportedOutcome | undefined> {
+  return async function handle(
+    job: QueuedJob,
+    context: Partial<Pick<JobRunContext, 'signal' | 'logger'>> = {},
+  ): Promise<ReportedOutcome | undefined> {
     const log = context.logger ?? logger;
     const { generationId, organizationId } = job.payload as RenderJobPayload;
     const generation = await persistence.generations.get(organizationId, generationId);
@@ -223,7 +320,11 @@ export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, c
     if (job.failures >= config.render.maxAttempts) {
       // Only runs that died can bring it here (a failing run ends the generation at its last retry):
       // a render that kills its worker each time ends rather than taking worker after worker down.
-      log.error('render given up: its runs kept losing their worker', { generationId, attempts: job.attempts, failures: job.failures });
+      log.error('render given up: its runs kept losing their worker', {
+        generationId,
+        attempts: job.attempts,
+        failures: job.failures,
+      });
       return fail(generation, strays, notCompleted(), log);
     }
     /** Where this run stores its images, while it is storing them. */
@@ -266,7 +367,14 @@ export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, c
       await engineRun.release();
       // The engine's contentType is not trusted to name the format: the bytes decide (see storableOriginal).
       // Every image carries Content Credentials and XMP stating how the engine made it.
-      const { original, variants } = await credentialedRender(result.image, { credentials, engine, generationId: generation.id, budget: imageMemory, signal, logger: log });
+      const { original, variants } = await credentialedRender(result.image, {
+        credentials,
+        engine,
+        generationId: generation.id,
+        budget: imageMemory,
+        signal,
+        logger: log,
+      });
       // A generation deleted while it rendered is never published: its result is discarded here. One
       // deleted after this check is no longer `processing` when this run commits, so the run deletes
       // what it stored (below), and a run that dies first is covered by the deletion's later purge.
@@ -281,7 +389,12 @@ export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, c
       // images stay; if they were not committed, whichever run ends the generation queues their deletion.
       storing = undefined;
       strays = true;
-      if (await finish(generation, job.attempts > 1, 'generation.completed', log, (tx) => tx.generations.complete(generation.id, { ...published, engine: engine.name, completedAt: clock.now() }))) return 'completed';
+      if (
+        await finish(generation, job.attempts > 1, 'generation.completed', log, (tx) =>
+          tx.generations.complete(generation.id, { ...published, engine: engine.name, completedAt: clock.now() }),
+        )
+      )
+        return 'completed';
       // Another run of this job (its lease had expired) finished first: nothing refers to these images.
       await discard(base, log);
       return undefined;
@@ -293,19 +406,31 @@ export function renderGeneration({ persistence, ids, clock, cdn, engineRouter, c
       if (persistence.isUnavailable(error)) throw error;
       // Nor is storage's; it is waited out the same way, at least once a minute, and spends no retry.
       if (error instanceof StorageOutage) {
-        log.warn('render postponed: image storage failed', { generationId, attempt: job.attempts, error: error.message });
+        log.warn('render postponed: image storage failed', {
+          generationId,
+          attempt: job.attempts,
+          error: error.message,
+        });
         throw new PostponeJob(outageRetryDelay(job.attempts, config.render.retryBaseDelayMs), error.message);
       }
       const failure = classify(error);
       const expected = error instanceof GenerationFailure || error instanceof ImageFetchError;
       if (!expected) {
-        log.error('render failed', { generationId, attempt: job.attempts, code: failure.code, error: error instanceof Error ? error.stack : String(error) });
+        log.error('render failed', {
+          generationId,
+          attempt: job.attempts,
+          code: failure.code,
+          error: error instanceof Error ? error.stack : String(error),
+        });
       }
       // This run is failure number `failures + 1`; runs an outage postponed are not counted.
       if (failure.transient && job.failures + 1 < config.render.maxAttempts) {
         // Not sooner than the last engine's vendor asked (Retry-After), bounded like any retry.
         const asked = error instanceof RenderError ? Math.min(error.retryAfterMs ?? 0, maxVendorWaitMs) : 0;
-        throw new RetryJob(Math.max(config.render.retryBaseDelayMs * 2 ** job.failures, asked), `${failure.code}: ${failure.message}`);
+        throw new RetryJob(
+          Math.max(config.render.retryBaseDelayMs * 2 ** job.failures, asked),
+          `${failure.code}: ${failure.message}`,
+        );
       }
       return await fail(generation, strays, failure, log);
     } finally {

@@ -19,7 +19,12 @@ export type RetentionReport = Record<'events' | 'idempotencyKeys' | 'deadJobs', 
  * short transaction, so no lock is held for long. A sweep stops a kind after `maxBatchesPerRun`
  * batches; the rest goes at the next sweep.
  */
-export function retentionSweep(deps: { persistence: Persistence; clock: Clock; config: Pick<Config, 'retention'>; logger: Logger }) {
+export function retentionSweep(deps: {
+  persistence: Persistence;
+  clock: Clock;
+  config: Pick<Config, 'retention'>;
+  logger: Logger;
+}) {
   const { persistence, clock, logger } = deps;
   const { eventsDays, idempotencyKeysDays, deadJobsDays, batchSize, maxBatchesPerRun } = deps.config.retention;
   const kinds: Array<[keyof RetentionReport, Prune, number | null]> = [
@@ -29,7 +34,11 @@ export function retentionSweep(deps: { persistence: Persistence; clock: Clock; c
   ];
 
   return async function sweep(): Promise<RetentionReport> {
-    const report: RetentionReport = { events: { deleted: 0, batches: 0 }, idempotencyKeys: { deleted: 0, batches: 0 }, deadJobs: { deleted: 0, batches: 0 } };
+    const report: RetentionReport = {
+      events: { deleted: 0, batches: 0 },
+      idempotencyKeys: { deleted: 0, batches: 0 },
+      deadJobs: { deleted: 0, batches: 0 },
+    };
     const now = clock.now();
     for (const [name, prune, days] of kinds) {
       if (days === null) continue;
@@ -44,7 +53,8 @@ export function retentionSweep(deps: { persistence: Persistence; clock: Clock; c
         await yieldTurn();
       }
     }
-    if (report.events.deleted + report.idempotencyKeys.deleted + report.deadJobs.deleted > 0) logger.info('retention sweep deleted old rows', report);
+    if (report.events.deleted + report.idempotencyKeys.deleted + report.deadJobs.deleted > 0)
+      logger.info('retention sweep deleted old rows', report);
     return report;
   };
 }
@@ -75,7 +85,9 @@ export interface RenderRetentionReport {
  * after them waiting sweep after sweep. (The place is kept in this process; in a cluster, each
  * process's sweeps go round from their own.)
  */
-export function renderRetentionSweep(deps: Pick<Ports, 'persistence' | 'clock' | 'ids' | 'queue'> & { config: Config; logger: Logger }) {
+export function renderRetentionSweep(
+  deps: Pick<Ports, 'persistence' | 'clock' | 'ids' | 'queue'> & { config: Config; logger: Logger },
+) {
   const { persistence, clock, config, logger, queue } = deps;
   const limit = Math.min(config.retention.batchSize, purgeBatchSize);
   const { maxBatchesPerRun } = config.retention;
@@ -85,12 +97,23 @@ export function renderRetentionSweep(deps: Pick<Ports, 'persistence' | 'clock' |
     const report: RenderRetentionReport = { deleted: 0, batches: 0, organizations: 0 };
     // In the order of their ids as JavaScript compares them (not a database's collation), so
     // "after" means the same from one sweep to the next.
-    const organizations = (await persistence.organizations.withRenderRetention()).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const organizations = (await persistence.organizations.withRenderRetention()).sort((a, b) =>
+      a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+    );
     report.organizations = organizations.length;
-    const resumeAt = stoppedAfter === undefined ? 0 : Math.max(0, organizations.findIndex(({ id }) => id > stoppedAfter!));
+    const resumeAt =
+      stoppedAfter === undefined
+        ? 0
+        : Math.max(
+            0,
+            organizations.findIndex(({ id }) => id > stoppedAfter!),
+          );
     stoppedAfter = undefined;
     let lastServed: string | undefined;
-    sweep: for (const { id: organizationId, renderRetentionDays } of [...organizations.slice(resumeAt), ...organizations.slice(0, resumeAt)]) {
+    sweep: for (const { id: organizationId, renderRetentionDays } of [
+      ...organizations.slice(resumeAt),
+      ...organizations.slice(0, resumeAt),
+    ]) {
       const before = clock.now() - renderRetentionDays * day;
       for (;;) {
         if (report.batches >= maxBatchesPerRun) {
@@ -100,7 +123,11 @@ export function renderRetentionSweep(deps: Pick<Ports, 'persistence' | 'clock' |
         const expired = await persistence.generations.expired(organizationId, before, limit);
         if (expired.length === 0) break;
         // Deleting skips any a concurrent deletion took meanwhile (markDeleted only marks live ones).
-        const deleted = await persistence.transaction(async (tx) => (await deleteGenerationsIn(tx, deps, { organizationId, generationIds: expired, reason: 'expired' })).deleted.length);
+        const deleted = await persistence.transaction(
+          async (tx) =>
+            (await deleteGenerationsIn(tx, deps, { organizationId, generationIds: expired, reason: 'expired' })).deleted
+              .length,
+        );
         report.batches += 1;
         report.deleted += deleted;
         lastServed = organizationId;
@@ -110,7 +137,8 @@ export function renderRetentionSweep(deps: Pick<Ports, 'persistence' | 'clock' |
         await yieldTurn();
       }
     }
-    if (report.deleted > 0) logger.info('render retention deleted expired generations', { deleted: report.deleted, batches: report.batches });
+    if (report.deleted > 0)
+      logger.info('render retention deleted expired generations', { deleted: report.deleted, batches: report.batches });
     return report;
   };
 }
@@ -119,11 +147,21 @@ export function renderRetentionSweep(deps: Pick<Ports, 'persistence' | 'clock' |
  * The scheduled retention: rows, then expired renders. Each sweep has its own failure, so rows the
  * first could not prune never hold back expired renders.
  */
-export function pruneRetention(deps: Pick<Ports, 'persistence' | 'clock' | 'ids' | 'queue'> & { config: Config; logger: Logger }) {
-  const sweeps = [['rows', retentionSweep(deps)], ['renders', renderRetentionSweep(deps)]] as const;
+export function pruneRetention(
+  deps: Pick<Ports, 'persistence' | 'clock' | 'ids' | 'queue'> & { config: Config; logger: Logger },
+) {
+  const sweeps = [
+    ['rows', retentionSweep(deps)],
+    ['renders', renderRetentionSweep(deps)],
+  ] as const;
   return async function prune(): Promise<void> {
     for (const [sweep, run] of sweeps) {
-      await run().catch((error: unknown) => deps.logger.error('retention sweep failed; it runs again at the next interval', { sweep, error: error instanceof Error ? error.stack : String(error) }));
+      await run().catch((error: unknown) =>
+        deps.logger.error('retention sweep failed; it runs again at the next interval', {
+          sweep,
+          error: error instanceof Error ? error.stack : String(error),
+        }),
+      );
     }
   };
 }

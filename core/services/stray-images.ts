@@ -22,7 +22,11 @@ export type SweepStrayImages = ReturnType<typeof sweepStrayImages>;
  * terminal, this job is queued (delayed by `render.strayImagesAfterMs`) and deletes every folder
  * of the generation but the one its `imageUrl` points into.
  */
-export function sweepStrayImages({ persistence, cdn, logger }: Pick<Ports, 'persistence' | 'cdn'> & { logger: Logger }) {
+export function sweepStrayImages({
+  persistence,
+  cdn,
+  logger,
+}: Pick<Ports, 'persistence' | 'cdn'> & { logger: Logger }) {
   /** Every key under the generation's folder but those of the folder `imageUrl` points into (none when that folder cannot be told). */
   async function strayKeys(generationId: string, imageUrl: string | null, log: Logger): Promise<string[]> {
     const listed: string[] = [];
@@ -31,7 +35,7 @@ export function sweepStrayImages({ persistence, cdn, logger }: Pick<Ports, 'pers
     const kept = listed.find((key) => cdn.publicUrl(key) === imageUrl);
     if (!kept) {
       // Public URLs changed since (a new CDN domain, say): which folder is live cannot be told, so none is touched.
-      log.warn('stray image sweep skipped: the generation\'s image is not among its listed images', { generationId });
+      log.warn("stray image sweep skipped: the generation's image is not among its listed images", { generationId });
       return [];
     }
     const keptFolder = kept.slice(0, kept.lastIndexOf('/') + 1);
@@ -53,6 +57,7 @@ export function sweepStrayImages({ persistence, cdn, logger }: Pick<Ports, 'pers
       log.warn('stray image sweep postponed: image storage failed', { generationId, error: String(error) });
       throw new PostponeJob(outageRetryDelay(job.attempts), `image storage failed: ${String(error)}`);
     }
-    if (stray.length > 0) log.info('deleted images no run of the generation committed', { generationId, deleted: stray.length });
+    if (stray.length > 0)
+      log.info('deleted images no run of the generation committed', { generationId, deleted: stray.length });
   };
 }

@@ -17,20 +17,28 @@ export const maxRenderRetentionDays = 36_500;
 
 function requireName(name: string, param: string) {
   const trimmed = name.trim();
-  if (!trimmed || trimmed.length > 200) throw new ApiError('invalid_request_error', 'invalid_name', `${param} must be 1 to 200 characters.`, param);
+  if (!trimmed || trimmed.length > 200)
+    throw new ApiError('invalid_request_error', 'invalid_name', `${param} must be 1 to 200 characters.`, param);
   return trimmed;
 }
 
 function requireCredits(amount: number, param: string, { positive }: { positive: boolean }) {
   if (!Number.isSafeInteger(amount) || amount < (positive ? 1 : 0)) {
-    throw new ApiError('invalid_request_error', 'invalid_credits', `${param} must be a whole number${positive ? ' above 0' : ' of 0 or more'}.`, param);
+    throw new ApiError(
+      'invalid_request_error',
+      'invalid_credits',
+      `${param} must be a whole number${positive ? ' above 0' : ' of 0 or more'}.`,
+      param,
+    );
   }
   return amount;
 }
 
 /** Organizations, their stores, keys and credit grants: what an operator does from the CLI. */
 /** Reads a newest-first list to its end, a page at a time. */
-async function everyPage<T extends { id: string }>(read: (startingAfter: string | undefined) => Promise<{ data: T[]; hasMore: boolean }>): Promise<T[]> {
+async function everyPage<T extends { id: string }>(
+  read: (startingAfter: string | undefined) => Promise<{ data: T[]; hasMore: boolean }>,
+): Promise<T[]> {
   const all: T[] = [];
   for (let startingAfter: string | undefined; ; ) {
     const page = await read(startingAfter);
@@ -47,7 +55,12 @@ export function tenantService({ persistence, ids, clock }: Pick<Ports, 'persiste
     return organization;
   }
 
-  async function issue(repos: Repositories, organizationId: string, kind: ApiKeyKind, name: string | null): Promise<IssuedKey> {
+  async function issue(
+    repos: Repositories,
+    organizationId: string,
+    kind: ApiKeyKind,
+    name: string | null,
+  ): Promise<IssuedKey> {
     const { key, keyHash, displayPrefix } = issueKey(kind, ids);
     const record = await repos.apiKeys.create({
       id: ids.id('key_'),
@@ -96,7 +109,8 @@ export function tenantService({ persistence, ids, clock }: Pick<Ports, 'persiste
     findOrganization: (organizationId: string) => persistence.organizations.get(organizationId),
 
     /** A page of the organization's credit ledger (debits, refunds, grants), newest first. */
-    creditLedger: (organizationId: string, page: { limit: number; startingAfter?: string }) => persistence.credits.ledger(organizationId, page),
+    creditLedger: (organizationId: string, page: { limit: number; startingAfter?: string }) =>
+      persistence.credits.ledger(organizationId, page),
 
     /**
      * Sets how many days the organization's renders are kept (1 to 36 500), or null for ever. The
@@ -105,7 +119,12 @@ export function tenantService({ persistence, ids, clock }: Pick<Ports, 'persiste
      */
     async setRenderRetention(organizationId: string, days: number | null) {
       if (days !== null && (!Number.isInteger(days) || days < 1 || days > maxRenderRetentionDays)) {
-        throw new ApiError('invalid_request_error', 'parameter_invalid', `renderRetentionDays must be a whole number of days from 1 to ${maxRenderRetentionDays}, or null to keep renders for ever.`, 'renderRetentionDays');
+        throw new ApiError(
+          'invalid_request_error',
+          'parameter_invalid',
+          `renderRetentionDays must be a whole number of days from 1 to ${maxRenderRetentionDays}, or null to keep renders for ever.`,
+          'renderRetentionDays',
+        );
       }
       const organization = await persistence.organizations.setRenderRetention(organizationId, days);
       if (!organization) throw notFound('organization', organizationId, 'organizationId');
@@ -116,11 +135,22 @@ export function tenantService({ persistence, ids, clock }: Pick<Ports, 'persiste
       const name = requireName(input.name, 'name');
       const days = input.attributionWindowDays ?? 7;
       if (!Number.isInteger(days) || days < 1 || days > 365) {
-        throw new ApiError('invalid_request_error', 'invalid_attribution_window', 'attributionWindowDays must be a whole number from 1 to 365.', 'attributionWindowDays');
+        throw new ApiError(
+          'invalid_request_error',
+          'invalid_attribution_window',
+          'attributionWindowDays must be a whole number from 1 to 365.',
+          'attributionWindowDays',
+        );
       }
       return persistence.transaction(async (repos) => {
         await requireOrganization(repos, organizationId);
-        return repos.stores.create({ id: ids.id('store_'), organizationId, name, attributionWindowDays: days, createdAt: clock.now() });
+        return repos.stores.create({
+          id: ids.id('store_'),
+          organizationId,
+          name,
+          attributionWindowDays: days,
+          createdAt: clock.now(),
+        });
       });
     },
 

@@ -10,7 +10,13 @@ import { uploadPrefix } from '../domain/blob-keys.ts';
  * the delete (a terminal one). Only uploads older than `orphanAfterMs` are looked at, so a create
  * between its upload and its commit is never robbed of its photo.
  */
-export function uploadSweep({ cdn, persistence, clock, config, logger }: Pick<Ports, 'cdn' | 'persistence' | 'clock'> & { config: Config; logger: Logger }) {
+export function uploadSweep({
+  cdn,
+  persistence,
+  clock,
+  config,
+  logger,
+}: Pick<Ports, 'cdn' | 'persistence' | 'clock'> & { config: Config; logger: Logger }) {
   return async function sweepUploads(): Promise<number> {
     const cutoff = clock.now() - config.uploads.orphanAfterMs;
     let deleted = 0;

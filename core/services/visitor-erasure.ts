@@ -37,11 +37,25 @@ export type EraseVisitor = ReturnType<typeof eraseVisitor>;
  * What arrives for the visitor after a step has passed it (a generation made meanwhile, say) is
  * not erased: the visitor's browser still has its id. A new erasure request takes it.
  */
-export function eraseVisitor({ persistence, clock, queue, config, logger, deleteGenerations }: Pick<Ports, 'persistence' | 'clock' | 'queue'> & { config: Config; logger: Logger; deleteGenerations: DeleteGenerations }) {
+export function eraseVisitor({
+  persistence,
+  clock,
+  queue,
+  config,
+  logger,
+  deleteGenerations,
+}: Pick<Ports, 'persistence' | 'clock' | 'queue'> & {
+  config: Config;
+  logger: Logger;
+  deleteGenerations: DeleteGenerations;
+}) {
   const { batchSize, batchPauseMs } = config.visitorErasures;
 
   /** Called outside the queue (a test), it may get no context. */
-  return async function handle(job: QueuedJob, context: Partial<Pick<JobRunContext, 'logger' | 'signal' | 'completeIn'>> = {}): Promise<void> {
+  return async function handle(
+    job: QueuedJob,
+    context: Partial<Pick<JobRunContext, 'logger' | 'signal' | 'completeIn'>> = {},
+  ): Promise<void> {
     const log = context.logger ?? logger;
     const { erasureId } = job.payload as EraseVisitorJobPayload;
     const subject = await persistence.visitorErasures.subject(erasureId);
@@ -52,7 +66,10 @@ export function eraseVisitor({ persistence, clock, queue, config, logger, delete
     const done: Required<ErasureProgress> = { generationsDeleted: 0, identitiesDeleted: 0, conversionsUnlinked: 0 };
 
     /** Runs `batch` in a transaction of its own, with the counts it reports, until it says nothing is left. */
-    async function repeat(batch: (tx: Repositories) => Promise<{ progress?: ErasureProgress; more: boolean }>, afterCommit?: () => void) {
+    async function repeat(
+      batch: (tx: Repositories) => Promise<{ progress?: ErasureProgress; more: boolean }>,
+      afterCommit?: () => void,
+    ) {
       for (;;) {
         // A stopping worker gives the job back between batches; the next run resumes here.
         context.signal?.throwIfAborted();
@@ -60,7 +77,8 @@ export function eraseVisitor({ persistence, clock, queue, config, logger, delete
           // Still pending, and held so until this batch commits: a run of the job that outlived its
           // lease stops here once another run completed the erasure, rather than record session
           // ids after the completion deleted them.
-          if (!(await tx.visitorErasures.subject(erasureId, { forUpdate: true }))) throw new ErasureCompletedElsewhere();
+          if (!(await tx.visitorErasures.subject(erasureId, { forUpdate: true })))
+            throw new ErasureCompletedElsewhere();
           const outcome = await batch(tx);
           if (outcome.progress) await tx.visitorErasures.progress(erasureId, outcome.progress);
           return outcome;
@@ -69,11 +87,13 @@ export function eraseVisitor({ persistence, clock, queue, config, logger, delete
         afterCommit?.();
         if (!more) return;
         // Leaves the database to other writers for a moment between batches of a large erasure.
-        if (batchPauseMs > 0) await sleep(batchPauseMs, undefined, context.signal ? { signal: context.signal } : undefined);
+        if (batchPauseMs > 0)
+          await sleep(batchPauseMs, undefined, context.signal ? { signal: context.signal } : undefined);
       }
     }
 
-    const sessionIdsOf = (rows: Array<{ sessionId: string | null }>) => rows.flatMap((row) => (row.sessionId ? [row.sessionId] : []));
+    const sessionIdsOf = (rows: Array<{ sessionId: string | null }>) =>
+      rows.flatMap((row) => (row.sessionId ? [row.sessionId] : []));
 
     /** The steps, in order; each repeats its batch until it finds nothing left. */
     const steps = [
@@ -83,7 +103,11 @@ export function eraseVisitor({ persistence, clock, queue, config, logger, delete
             const taken = await tx.visitorData.detachGenerations(organizationId, visitorId, batchSize);
             if (taken.length === 0) return { more: false };
             await tx.visitorErasures.addSessions(erasureId, sessionIdsOf(taken));
-            await deleteGenerations(tx, organizationId, taken.map((generation) => generation.id));
+            await deleteGenerations(
+              tx,
+              organizationId,
+              taken.map((generation) => generation.id),
+            );
             return { progress: { generationsDeleted: taken.length }, more: true };
           },
           // The deletion queued the jobs that delete the images: wake this process's workers for them.
@@ -98,7 +122,12 @@ export function eraseVisitor({ persistence, clock, queue, config, logger, delete
         }),
       () =>
         repeat(async (tx) => {
-          const unlinked = await tx.visitorData.unlinkConversionsOfVisitor(organizationId, visitorId, batchSize, clock.now());
+          const unlinked = await tx.visitorData.unlinkConversionsOfVisitor(
+            organizationId,
+            visitorId,
+            batchSize,
+            clock.now(),
+          );
           if (unlinked.length === 0) return { more: false };
           await tx.visitorErasures.addSessions(erasureId, sessionIdsOf(unlinked));
           return { progress: { conversionsUnlinked: unlinked.length }, more: true };
@@ -107,7 +136,12 @@ export function eraseVisitor({ persistence, clock, queue, config, logger, delete
         repeat(async (tx) => {
           const sessionIds = await tx.visitorErasures.sessions(erasureId, batchSize);
           if (sessionIds.length === 0) return { more: false };
-          const unlinked = await tx.visitorData.unlinkConversionsOfSessions(organizationId, sessionIds, batchSize, clock.now());
+          const unlinked = await tx.visitorData.unlinkConversionsOfSessions(
+            organizationId,
+            sessionIds,
+            batchSize,
+            clock.now(),
+          );
           // Fewer than a batch: none of these sessions has a linked conversion left.
           if (unlinked < batchSize) await tx.visitorErasures.removeSessions(erasureId, sessionIds);
           return { progress: { conversionsUnlinked: unlinked }, more: true };

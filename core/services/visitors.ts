@@ -24,7 +24,12 @@ export type DeleteGenerations = (tx: Repositories, organizationId: string, gener
 export type VisitorService = ReturnType<typeof visitorService>;
 
 /** What a shop answers a visitor's access and erasure requests with (GDPR Articles 15 and 17). */
-export function visitorService({ persistence, ids, clock, queue }: Pick<Ports, 'persistence' | 'ids' | 'clock' | 'queue'>) {
+export function visitorService({
+  persistence,
+  ids,
+  clock,
+  queue,
+}: Pick<Ports, 'persistence' | 'ids' | 'clock' | 'queue'>) {
   return {
     /**
      * Everything the organization holds about the visitor: the first `visitorAccessLimit` of each
@@ -53,9 +58,12 @@ export function visitorService({ persistence, ids, clock, queue }: Pick<Ports, '
     },
 
     /** Each kind of what is held about the visitor, a page at a time: with them a shop hands over a complete copy. */
-    listGenerations: (organizationId: string, visitorId: string, page: VisitorPageOptions) => persistence.visitorData.generations(organizationId, visitorId, page),
-    listIdentities: (organizationId: string, visitorId: string, page: VisitorPageOptions) => persistence.visitorData.identities(organizationId, visitorId, page),
-    listConversions: (organizationId: string, visitorId: string, page: VisitorPageOptions) => persistence.visitorData.conversions(organizationId, visitorId, page),
+    listGenerations: (organizationId: string, visitorId: string, page: VisitorPageOptions) =>
+      persistence.visitorData.generations(organizationId, visitorId, page),
+    listIdentities: (organizationId: string, visitorId: string, page: VisitorPageOptions) =>
+      persistence.visitorData.identities(organizationId, visitorId, page),
+    listConversions: (organizationId: string, visitorId: string, page: VisitorPageOptions) =>
+      persistence.visitorData.conversions(organizationId, visitorId, page),
 
     /**
      * Records an erasure of the visitor and queues its job, in one transaction; a request for a
@@ -63,7 +71,11 @@ export function visitorService({ persistence, ids, clock, queue }: Pick<Ports, '
      * queues its job again if the queue no longer has it (given up after `maxAttempts` failures, or
      * gone), so that asking again is how a stuck erasure is finished.
      */
-    async requestErasure(organizationId: string, visitorId: string, requestedBy: ErasureRequester): Promise<{ erasure: VisitorErasure; created: boolean }> {
+    async requestErasure(
+      organizationId: string,
+      visitorId: string,
+      requestedBy: ErasureRequester,
+    ): Promise<{ erasure: VisitorErasure; created: boolean }> {
       const now = clock.now();
       const erasure: VisitorErasure = {
         id: ids.id('vera_'),
@@ -82,7 +94,8 @@ export function visitorService({ persistence, ids, clock, queue }: Pick<Ports, '
         if (!requested.created) {
           // Held until this transaction ends, so of two requests finding the job gone one queues it
           // again, and the other sees that job; gone means the erasure completed meanwhile.
-          if (!(await tx.visitorErasures.subject(erasureId, { forUpdate: true }))) return { ...requested, queued: false };
+          if (!(await tx.visitorErasures.subject(erasureId, { forUpdate: true })))
+            return { ...requested, queued: false };
           if (await queue.hasUnfinished(tx, eraseVisitorJobKind, { erasureId })) return { ...requested, queued: false };
         }
         const payload: EraseVisitorJobPayload = { erasureId, organizationId };
@@ -99,6 +112,7 @@ export function visitorService({ persistence, ids, clock, queue }: Pick<Ports, '
       return erasure;
     },
 
-    listErasures: (organizationId: string, options: { limit: number; startingAfter?: string }) => persistence.visitorErasures.list(organizationId, options),
+    listErasures: (organizationId: string, options: { limit: number; startingAfter?: string }) =>
+      persistence.visitorErasures.list(organizationId, options),
   };
 }

@@ -23,14 +23,24 @@ interface DeliverJobPayload {
  * enabled endpoint subscribed to it: if the change that caused the event commits, its deliveries
  * exist; if it rolls back, none do.
  */
-export async function emitEvent(tx: Repositories, deps: Pick<Ports, 'ids' | 'queue'> & { config: Config }, event: OutboxEvent): Promise<number> {
+export async function emitEvent(
+  tx: Repositories,
+  deps: Pick<Ports, 'ids' | 'queue'> & { config: Config },
+  event: OutboxEvent,
+): Promise<number> {
   await tx.events.append(event);
   const endpoints = await tx.webhookEndpoints.subscribedTo(event.organizationId, event.type);
   for (const endpoint of endpoints) await scheduleDelivery(tx, deps, event, endpoint, event.createdAt);
   return endpoints.length;
 }
 
-export async function scheduleDelivery(tx: Repositories, { ids, config, queue }: Pick<Ports, 'ids' | 'queue'> & { config: Config }, event: OutboxEvent, endpoint: WebhookEndpointRecord, now: number) {
+export async function scheduleDelivery(
+  tx: Repositories,
+  { ids, config, queue }: Pick<Ports, 'ids' | 'queue'> & { config: Config },
+  event: OutboxEvent,
+  endpoint: WebhookEndpointRecord,
+  now: number,
+) {
   const firstAt = now + config.webhooks.retrySchedule[0]!;
   const delivery: DeliveryRecord = {
     id: ids.id('whd_'),
@@ -44,7 +54,12 @@ export async function scheduleDelivery(tx: Repositories, { ids, config, queue }:
     updatedAt: now,
   };
   await tx.deliveries.create(delivery);
-  await queue.enqueue(tx, { kind: deliverJobKind, payload: { deliveryId: delivery.id } satisfies DeliverJobPayload, runAt: firstAt, createdAt: now });
+  await queue.enqueue(tx, {
+    kind: deliverJobKind,
+    payload: { deliveryId: delivery.id } satisfies DeliverJobPayload,
+    runAt: firstAt,
+    createdAt: now,
+  });
   return delivery;
 }
 
@@ -57,18 +72,35 @@ const endpointBusyWaitMs = 1_000;
 export type DeliverWebhook = ReturnType<typeof deliverWebhook>;
 
 /** The worker's side of a delivery: one signed attempt, logged, then success, retry or failure. */
-export function deliverWebhook({ persistence, transport, ids, clock, config, logger, limits }: Pick<Ports, 'persistence' | 'transport' | 'ids' | 'clock' | 'limits'> & { config: Config; logger: Logger }) {
+export function deliverWebhook({
+  persistence,
+  transport,
+  ids,
+  clock,
+  config,
+  logger,
+  limits,
+}: Pick<Ports, 'persistence' | 'transport' | 'ids' | 'clock' | 'limits'> & { config: Config; logger: Logger }) {
   // A slow receiver gets a few connections from the whole cluster, not every worker's.
   const endpointSlots = limits.concurrency('webhook-endpoint', config.webhooks.maxConcurrentPerEndpoint, slotLeaseMs);
   const schedule = config.webhooks.retrySchedule;
 
   async function abandon(delivery: DeliveryRecord, reason: string): Promise<ReportedOutcome> {
-    await persistence.deliveries.update({ ...delivery, status: 'failed', nextAttemptAt: null, lastError: reason, updatedAt: clock.now() });
+    await persistence.deliveries.update({
+      ...delivery,
+      status: 'failed',
+      nextAttemptAt: null,
+      lastError: reason,
+      updatedAt: clock.now(),
+    });
     return 'abandoned';
   }
 
   /** Called outside the queue (a test), its context may have no logger of its own. */
-  return async function handle(job: QueuedJob, context: JobContext & Partial<Pick<JobRunContext, 'logger'>>): Promise<ReportedOutcome | undefined> {
+  return async function handle(
+    job: QueuedJob,
+    context: JobContext & Partial<Pick<JobRunContext, 'logger'>>,
+  ): Promise<ReportedOutcome | undefined> {
     const log = context.logger ?? logger;
     const { deliveryId } = job.payload as DeliverJobPayload;
     const found = await persistence.deliveries.forAttempt(deliveryId);
@@ -77,7 +109,11 @@ export function deliverWebhook({ persistence, transport, ids, clock, config, log
     if (!endpoint || endpoint.deleted || endpoint.status !== 'enabled') return abandon(delivery, 'endpoint_disabled');
     if (!event) return abandon(delivery, 'event_missing');
 
-    const slot = await slotOrPostpone(endpointSlots, endpoint.id, job, { waitMs: endpointBusyWaitMs, what: 'webhook delivery', logger: log });
+    const slot = await slotOrPostpone(endpointSlots, endpoint.id, job, {
+      waitMs: endpointBusyWaitMs,
+      what: 'webhook delivery',
+      logger: log,
+    });
     let outcome;
     const attemptedAt = clock.now();
     try {

@@ -10,7 +10,12 @@ import type { WebhookEndpointRecord } from '../domain/webhook-endpoint.ts';
 export type WebhookEndpointService = ReturnType<typeof webhookEndpointService>;
 
 /** Registration and management of an organization's webhook endpoints. */
-export function webhookEndpointService({ persistence, ids, clock, config }: Pick<Ports, 'persistence' | 'ids' | 'clock'> & { config: Config }) {
+export function webhookEndpointService({
+  persistence,
+  ids,
+  clock,
+  config,
+}: Pick<Ports, 'persistence' | 'ids' | 'clock'> & { config: Config }) {
   async function owned(organizationId: string, id: string) {
     const endpoint = await persistence.webhookEndpoints.get(organizationId, id);
     if (!endpoint) throw notFound('webhook endpoint', id);
@@ -22,7 +27,11 @@ export function webhookEndpointService({ persistence, ids, clock, config }: Pick
    * a write carries the whole row, so a PATCH racing a rotation must not put back the secrets the
    * rotation replaced, nor two rotations keep only one of theirs.
    */
-  function change(organizationId: string, id: string, next: (endpoint: WebhookEndpointRecord, now: number) => WebhookEndpointRecord) {
+  function change(
+    organizationId: string,
+    id: string,
+    next: (endpoint: WebhookEndpointRecord, now: number) => WebhookEndpointRecord,
+  ) {
     return persistence.transaction(async (tx) => {
       const endpoint = await tx.webhookEndpoints.get(organizationId, id, { forUpdate: true });
       if (!endpoint) throw notFound('webhook endpoint', id);
@@ -36,7 +45,11 @@ export function webhookEndpointService({ persistence, ids, clock, config }: Pick
     async create(organizationId: string, input: CreateEndpointInput) {
       const limit = config.webhooks.maxEndpointsPerOrganization;
       if ((await persistence.webhookEndpoints.count(organizationId)) >= limit) {
-        throw new ApiError('invalid_request_error', 'endpoint_limit_reached', `An organization can have at most ${limit} webhook endpoints; delete one first.`);
+        throw new ApiError(
+          'invalid_request_error',
+          'endpoint_limit_reached',
+          `An organization can have at most ${limit} webhook endpoints; delete one first.`,
+        );
       }
       const now = clock.now();
       const endpoint: WebhookEndpointRecord = {
@@ -59,7 +72,8 @@ export function webhookEndpointService({ persistence, ids, clock, config }: Pick
 
     get: owned,
 
-    list: (organizationId: string, options: { limit: number; startingAfter?: string }) => persistence.webhookEndpoints.list(organizationId, options),
+    list: (organizationId: string, options: { limit: number; startingAfter?: string }) =>
+      persistence.webhookEndpoints.list(organizationId, options),
 
     update(organizationId: string, id: string, patch: UpdateEndpointInput) {
       return change(organizationId, id, (endpoint, now) => {
@@ -81,23 +95,38 @@ export function webhookEndpointService({ persistence, ids, clock, config }: Pick
     },
 
     async delete(organizationId: string, id: string) {
-      if (!(await persistence.webhookEndpoints.delete(organizationId, id, clock.now()))) throw notFound('webhook endpoint', id);
+      if (!(await persistence.webhookEndpoints.delete(organizationId, id, clock.now())))
+        throw notFound('webhook endpoint', id);
     },
 
     /** A new secret, returned once; the replaced one keeps signing for the grace period, beside any earlier ones still in theirs. */
     async rotateSecret(organizationId: string, id: string) {
       const graceMs = config.webhooks.secretGracePeriodMs;
-      const endpoint = await change(organizationId, id, (current, now) => ({ ...current, ...rotateSecrets(current, generateWebhookSecret(), now, graceMs), updatedAt: now }));
+      const endpoint = await change(organizationId, id, (current, now) => ({
+        ...current,
+        ...rotateSecrets(current, generateWebhookSecret(), now, graceMs),
+        updatedAt: now,
+      }));
       return { endpoint, previousSecretExpiresAt: endpoint.updatedAt + graceMs };
     },
   };
 }
 
 /** Disables every endpoint whose deliveries all failed for longer than `webhooks.disableAfterFailingMs`. */
-export function disableFailingEndpoints({ persistence, clock, config, logger }: Pick<Ports, 'persistence' | 'clock'> & { config: Config; logger: Logger }) {
+export function disableFailingEndpoints({
+  persistence,
+  clock,
+  config,
+  logger,
+}: Pick<Ports, 'persistence' | 'clock'> & { config: Config; logger: Logger }) {
   return async function disableFailing(): Promise<void> {
     const now = clock.now();
-    const disabled = await persistence.webhookEndpoints.disableFailingSince(now - config.webhooks.disableAfterFailingMs, 'failing', now);
-    for (const endpointId of disabled) logger.warn('webhook endpoint disabled: every delivery failed for too long', { endpointId });
+    const disabled = await persistence.webhookEndpoints.disableFailingSince(
+      now - config.webhooks.disableAfterFailingMs,
+      'failing',
+      now,
+    );
+    for (const endpointId of disabled)
+      logger.warn('webhook endpoint disabled: every delivery failed for too long', { endpointId });
   };
 }

@@ -3,7 +3,16 @@ import type { GenerationService } from './generations.ts';
 import { notFound } from '../domain/errors.ts';
 import { creditCost } from '../domain/generation.ts';
 import type { CreateWidgetInput, UpdateWidgetInput, WidgetGenerationInput } from '../domain/widget-input.ts';
-import { capPassed, capsOf, checkCreditCap, dailyCapReached, noUsage, utcDayOf, type WidgetDayUsage, type WidgetRecord } from '../domain/widget.ts';
+import {
+  capPassed,
+  capsOf,
+  checkCreditCap,
+  dailyCapReached,
+  noUsage,
+  utcDayOf,
+  type WidgetDayUsage,
+  type WidgetRecord,
+} from '../domain/widget.ts';
 
 export type WidgetService = ReturnType<typeof widgetService>;
 
@@ -11,7 +20,12 @@ export type WidgetService = ReturnType<typeof widgetService>;
 export type WidgetWithUsage = WidgetRecord & { usageToday: WidgetDayUsage & { day: number } };
 
 /** Widgets (a store's keyless entry point for shoppers' generations) and the generations they make. */
-export function widgetService({ persistence, ids, clock, generations }: Pick<Ports, 'persistence' | 'ids' | 'clock'> & { generations: GenerationService }) {
+export function widgetService({
+  persistence,
+  ids,
+  clock,
+  generations,
+}: Pick<Ports, 'persistence' | 'ids' | 'clock'> & { generations: GenerationService }) {
   async function withUsage(widgets: WidgetRecord[]): Promise<WidgetWithUsage[]> {
     const day = utcDayOf(clock.now());
     const usage = await persistence.widgets.usageOn(
@@ -52,7 +66,10 @@ export function widgetService({ persistence, ids, clock, generations }: Pick<Por
       if (input.dailyCreditCap !== undefined || input.imageSize !== undefined) {
         const current = await persistence.widgets.get(organizationId, id);
         if (!current) throw notFound('widget', id);
-        checkCreditCap(input.dailyCreditCap === undefined ? current.dailyCreditCap : input.dailyCreditCap, input.imageSize ?? current.imageSize);
+        checkCreditCap(
+          input.dailyCreditCap === undefined ? current.dailyCreditCap : input.dailyCreditCap,
+          input.imageSize ?? current.imageSize,
+        );
       }
       const widget = await persistence.widgets.update(organizationId, id, input);
       if (!widget) throw notFound('widget', id);
@@ -60,7 +77,8 @@ export function widgetService({ persistence, ids, clock, generations }: Pick<Por
     },
 
     async list(organizationId: string, options: { storeId?: string; limit: number; startingAfter?: string }) {
-      if (options.storeId && !(await persistence.stores.get(organizationId, options.storeId))) throw notFound('store', options.storeId, 'storeId');
+      if (options.storeId && !(await persistence.stores.get(organizationId, options.storeId)))
+        throw notFound('store', options.storeId, 'storeId');
       const page = await persistence.widgets.list(organizationId, options);
       return { data: await withUsage(page.data), hasMore: page.hasMore };
     },
@@ -87,8 +105,22 @@ export function widgetService({ persistence, ids, clock, generations }: Pick<Por
       const passed = capPassed(caps, today, cost);
       if (passed) throw dailyCapReached(passed, caps, now);
       const { generation } = await generations.create(
-        { organizationId: widget.organizationId, storeId: widget.storeId, widgetId: widget.id, widgetCaps: caps, visitorId: input.visitorId, sessionId: input.sessionId },
-        { mode: widget.mode, imageSize: widget.imageSize, image: input.image, products: input.products, hint: input.hint ?? null, metadata: null },
+        {
+          organizationId: widget.organizationId,
+          storeId: widget.storeId,
+          widgetId: widget.id,
+          widgetCaps: caps,
+          visitorId: input.visitorId,
+          sessionId: input.sessionId,
+        },
+        {
+          mode: widget.mode,
+          imageSize: widget.imageSize,
+          image: input.image,
+          products: input.products,
+          hint: input.hint ?? null,
+          metadata: null,
+        },
         null,
       );
       return generation;

@@ -57,9 +57,18 @@ api.use({
 
 async function failure(response: Response, error: unknown): Promise<ApiFailure> {
   const envelope = (error as { error?: { message?: string; code?: string; param?: string | null } } | undefined)?.error;
-  const failed = new ApiFailure(envelope?.message ?? `The service answered ${response.status}.`, response.status, envelope?.code ?? 'unknown', envelope?.param ?? null);
+  const failed = new ApiFailure(
+    envelope?.message ?? `The service answered ${response.status}.`,
+    response.status,
+    envelope?.code ?? 'unknown',
+    envelope?.param ?? null,
+  );
   // Signing in with a wrong password is a 401 too: only a lost session sends the reader to sign in.
-  if (response.status === 401 && csrfToken && !/\/v1\/(session|invitations\/accept)$/.test(new URL(response.url || baseUrl).pathname)) {
+  if (
+    response.status === 401 &&
+    csrfToken &&
+    !/\/v1\/(session|invitations\/accept)$/.test(new URL(response.url || baseUrl).pathname)
+  ) {
     csrfToken = '';
     onSignedOut();
   }

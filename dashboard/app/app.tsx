@@ -61,8 +61,10 @@ export function App() {
   if (session === undefined) return <p class="loading">Loading…</p>;
 
   const open = (() => {
-    if (route.path === '/accept-invitation') return <AcceptInvitationPage token={route.query.get('token') ?? ''} onSignedIn={signedIn} />;
-    if (route.path === '/sign-in-link') return <SignInLinkPage token={route.query.get('token') ?? ''} onSignedIn={signedIn} />;
+    if (route.path === '/accept-invitation')
+      return <AcceptInvitationPage token={route.query.get('token') ?? ''} onSignedIn={signedIn} />;
+    if (route.path === '/sign-in-link')
+      return <SignInLinkPage token={route.query.get('token') ?? ''} onSignedIn={signedIn} />;
     if (!session) {
       if (route.path !== '/sign-in') queueMicrotask(toSignIn);
       return <SignInPage onSignedIn={signedIn} />;

@@ -16,7 +16,10 @@ export interface Paged<T> {
  * A list read page by page through the API (`starting_after` = the last id shown), so a long list
  * costs one page at a time. `key` changes (new filters) start again from the first page.
  */
-export function usePaged<T extends { id: string }>(fetchPage: (startingAfter: string | undefined) => Promise<Page<T>>, key: string): Paged<T> {
+export function usePaged<T extends { id: string }>(
+  fetchPage: (startingAfter: string | undefined) => Promise<Page<T>>,
+  key: string,
+): Paged<T> {
   const [items, setItems] = useState<T[]>([]);
   const [hasMore, setHasMore] = useState(false);
   const [loading, setLoading] = useState(true);
@@ -53,13 +56,20 @@ export function usePaged<T extends { id: string }>(fetchPage: (startingAfter: st
     error,
     loadMore: () => load(items.at(-1)?.id, true),
     reload: () => load(undefined, false),
-    replace: (match, next) => setItems((previous) => (next ? previous.map((item) => (match(item) ? next : item)) : previous.filter((item) => !match(item)))),
+    replace: (match, next) =>
+      setItems((previous) =>
+        next ? previous.map((item) => (match(item) ? next : item)) : previous.filter((item) => !match(item)),
+      ),
   };
 }
 
 /** One value read from the API, with its loading and error state. */
 export function useLoad<T>(fetchValue: () => Promise<T>, key: string) {
-  const [state, setState] = useState<{ value: T | null; error: string | null; loading: boolean }>({ value: null, error: null, loading: true });
+  const [state, setState] = useState<{ value: T | null; error: string | null; loading: boolean }>({
+    value: null,
+    error: null,
+    loading: true,
+  });
   const generation = useRef(0);
   const fetcher = useRef(fetchValue);
   fetcher.current = fetchValue;

@@ -144,7 +144,12 @@ export function createDedupCdn(options: DedupCdnOptions): ImageCdn {
       assertContentTypeFitsKey(key, contentType);
       // The blob keeps the key's extension, so a look at `blobs/` shows what each file is.
       await linkKey(file, body, path.extname(key).toLowerCase());
-      return { key, contentType: contentTypeForKey(key), size: body.byteLength, url: visibility === 'public' ? `${baseUrl}/cdn/${key}` : null };
+      return {
+        key,
+        contentType: contentTypeForKey(key),
+        size: body.byteLength,
+        url: visibility === 'public' ? `${baseUrl}/cdn/${key}` : null,
+      };
     },
 
     async get(key, visibility): Promise<FetchedObject | null> {

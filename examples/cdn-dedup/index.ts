@@ -21,7 +21,8 @@ export default definePlugin<DedupPluginOptions, 'cdn'>({
   register({ options, config, logger }) {
     const { dir = 'cdn-dedup', ...unknown } = options;
     if (typeof dir !== 'string' || dir === '') throw new Error('pluginOptions.dedup.dir must be a non-empty string');
-    if (Object.keys(unknown).length) throw new Error(`pluginOptions.dedup has unknown settings: ${Object.keys(unknown).join(', ')}`);
+    if (Object.keys(unknown).length)
+      throw new Error(`pluginOptions.dedup has unknown settings: ${Object.keys(unknown).join(', ')}`);
     const root = path.resolve(config.dataDir, dir);
     logger.info('dedup cdn: each distinct image is stored once', { root });
     // Nothing to dispose: every operation opens and closes its own files.

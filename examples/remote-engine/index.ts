@@ -23,10 +23,16 @@ export default definePlugin<RemoteEnginePluginOptions, 'renderer'>({
   // Without a configSchema the kernel passes `pluginOptions['remote-engine']` as written, so it is checked here.
   register({ options, logger }) {
     const { baseUrl, apiKey = process.env.REMOTE_ENGINE_API_KEY, timeoutMs, ...unknown } = options;
-    if (Object.keys(unknown).length) throw new Error(`pluginOptions.remote-engine has unknown settings: ${Object.keys(unknown).join(', ')}`);
-    if (typeof baseUrl !== 'string' || !/^https?:\/\/[^/]/.test(baseUrl)) throw new Error('pluginOptions.remote-engine.baseUrl must be an http or https URL');
-    if (!apiKey) throw new Error('the remote engine needs an API key: set REMOTE_ENGINE_API_KEY or pluginOptions.remote-engine.apiKey');
-    if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new Error('pluginOptions.remote-engine.timeoutMs must be a positive integer');
+    if (Object.keys(unknown).length)
+      throw new Error(`pluginOptions.remote-engine has unknown settings: ${Object.keys(unknown).join(', ')}`);
+    if (typeof baseUrl !== 'string' || !/^https?:\/\/[^/]/.test(baseUrl))
+      throw new Error('pluginOptions.remote-engine.baseUrl must be an http or https URL');
+    if (!apiKey)
+      throw new Error(
+        'the remote engine needs an API key: set REMOTE_ENGINE_API_KEY or pluginOptions.remote-engine.apiKey',
+      );
+    if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0))
+      throw new Error('pluginOptions.remote-engine.timeoutMs must be a positive integer');
     logger.info('remote engine: renders go to a remote API', { baseUrl });
     return { renderer: createRemoteEngine({ baseUrl, apiKey, timeoutMs }) };
   },

@@ -1,4 +1,12 @@
-import { fitToSize, parseRetryAfter, RenderError, vendorImage, type RenderEngine, type RenderRequest, type RenderResult } from 'visualizer/plugin';
+import {
+  fitToSize,
+  parseRetryAfter,
+  RenderError,
+  vendorImage,
+  type RenderEngine,
+  type RenderRequest,
+  type RenderResult,
+} from 'visualizer/plugin';
 
 export interface RemoteEngineOptions {
   /** The API's base URL, e.g. `https://render.example.com`; requests go to `<baseUrl>/v1/renders`. */
@@ -37,9 +45,16 @@ function failure(status: number, text: string, retryAfter: string | null): Rende
   if (status === 422 && body.error?.code === 'moderation') return new RenderError('content_blocked', message, false);
   if (status === 422 && body.error?.code === 'unusable_photo') return new RenderError('photo_unusable', message, false);
   // Our own account refused (a wrong key, no credit left) is the operator's to fix, not the shop's request.
-  if (status === 401 || status === 402 || status === 403) return new RenderError('renderer_unavailable', `${vendor} refused this service's account (${status}): ${message}`, true);
+  if (status === 401 || status === 402 || status === 403)
+    return new RenderError(
+      'renderer_unavailable',
+      `${vendor} refused this service's account (${status}): ${message}`,
+      true,
+    );
   if (status === 408 || status === 429 || status >= 500) {
-    return new RenderError('renderer_unavailable', `${vendor} is unavailable (${status}): ${message}`, true, { retryAfterMs: parseRetryAfter(retryAfter ?? undefined, Date.now()) ?? undefined });
+    return new RenderError('renderer_unavailable', `${vendor} is unavailable (${status}): ${message}`, true, {
+      retryAfterMs: parseRetryAfter(retryAfter ?? undefined, Date.now()) ?? undefined,
+    });
   }
   return new RenderError('render_failed', `${vendor} refused the request (${status}): ${message}`, false);
 }
@@ -55,7 +70,9 @@ export function createRemoteEngine({ baseUrl, apiKey, timeoutMs = 60_000 }: Remo
   async function render(request: RenderRequest): Promise<RenderResult> {
     if (request.signal?.aborted) throw new RenderError('render_timeout', 'The render was aborted before it started.');
     const photo = await vendorImage(request.photo, 'photo');
-    const products = await Promise.all(request.products.map((product) => vendorImage(product.image, `image of product ${product.productId}`)));
+    const products = await Promise.all(
+      request.products.map((product) => vendorImage(product.image, `image of product ${product.productId}`)),
+    );
     const body = JSON.stringify({
       mode: request.mode,
       size: request.imageSize,
@@ -85,9 +102,15 @@ export function createRemoteEngine({ baseUrl, apiKey, timeoutMs = 60_000 }: Remo
       retryAfter = response.headers.get('retry-after');
       text = await response.text();
     } catch (error) {
-      if (request.signal?.aborted) throw new RenderError('render_timeout', `The render was aborted before ${vendor} answered.`);
+      if (request.signal?.aborted)
+        throw new RenderError('render_timeout', `The render was aborted before ${vendor} answered.`);
       if (timeout.aborted) throw new RenderError('render_timeout', `${vendor} did not answer within ${timeoutMs} ms.`);
-      throw new RenderError('renderer_unavailable', `${vendor} could not be reached: ${(error as Error).message}`, true, { cause: error });
+      throw new RenderError(
+        'renderer_unavailable',
+        `${vendor} could not be reached: ${(error as Error).message}`,
+        true,
+        { cause: error },
+      );
     }
     if (status < 200 || status > 299) throw failure(status, text, retryAfter);
 
@@ -97,7 +120,8 @@ export function createRemoteEngine({ baseUrl, apiKey, timeoutMs = 60_000 }: Remo
     } catch {
       throw new RenderError('renderer_unavailable', `${vendor} answered ${status} with a body that is not JSON.`, true);
     }
-    if (!isRenderAnswer(answer)) throw new RenderError('renderer_unavailable', `${vendor} answered ${status} without an image.`, true);
+    if (!isRenderAnswer(answer))
+      throw new RenderError('renderer_unavailable', `${vendor} answered ${status} without an image.`, true);
     return fitToSize(Buffer.from(answer.image.data, 'base64'), request.imageSize, vendor);
   }
 

@@ -60,14 +60,19 @@ export async function readContentCredentials(bytes: Uint8Array, mediaType: strin
   try {
     const store = reader.manifestStore() as {
       validation_state: string;
-      validation_results?: { activeManifest?: { success?: StatusEntry[]; failure?: StatusEntry[] }; ingredientDeltas?: Array<{ validationDeltas?: { failure?: StatusEntry[] } }> };
+      validation_results?: {
+        activeManifest?: { success?: StatusEntry[]; failure?: StatusEntry[] };
+        ingredientDeltas?: Array<{ validationDeltas?: { failure?: StatusEntry[] } }>;
+      };
     };
     const codes = (entries: StatusEntry[] | undefined) => (entries ?? []).map((entry) => entry.code);
     return {
       state: store.validation_state,
       success: codes(store.validation_results?.activeManifest?.success),
       failures: codes(store.validation_results?.activeManifest?.failure),
-      ingredientFailures: (store.validation_results?.ingredientDeltas ?? []).flatMap((delta) => codes(delta.validationDeltas?.failure)),
+      ingredientFailures: (store.validation_results?.ingredientDeltas ?? []).flatMap((delta) =>
+        codes(delta.validationDeltas?.failure),
+      ),
       manifest: reader.activeManifest() as ActiveManifest,
     };
   } finally {
@@ -76,7 +81,12 @@ export async function readContentCredentials(bytes: Uint8Array, mediaType: strin
 }
 
 /** The actions of a manifest's `c2pa.actions.v2` assertion. */
-export function manifestActions(manifest: ActiveManifest): Array<{ action: string; digitalSourceType?: string; softwareAgent?: { name?: string }; parameters?: Record<string, any> }> {
+export function manifestActions(manifest: ActiveManifest): Array<{
+  action: string;
+  digitalSourceType?: string;
+  softwareAgent?: { name?: string };
+  parameters?: Record<string, any>;
+}> {
   return manifest.assertions.find((assertion) => assertion.label === 'c2pa.actions.v2')?.data.actions ?? [];
 }
 
@@ -107,17 +117,26 @@ const formats: CredentialedFormat[] = ['jpeg', 'png', 'webp'];
  * The Content Credentials port's contract: every image it signs keeps its pixels, carries a
  * manifest an independent reader validates and whose hash binds the image, and states the claim.
  */
-export function contentCredentialsContract<Adapter extends ContentCredentials>(options: ContentCredentialsContractOptions<Adapter>) {
+export function contentCredentialsContract<Adapter extends ContentCredentials>(
+  options: ContentCredentialsContractOptions<Adapter>,
+) {
   describe(`content credentials contract: ${options.name}`, () => {
     let adapter: Adapter;
     const images = new Map<CredentialedFormat, Buffer>();
-    const created: Omit<ImageClaim, 'title'> = { action: 'c2pa.created', digitalSourceType: 'trainedAlgorithmicMedia', engine: 'contract-engine', generationId: 'gen_contract1' };
+    const created: Omit<ImageClaim, 'title'> = {
+      action: 'c2pa.created',
+      digitalSourceType: 'trainedAlgorithmicMedia',
+      engine: 'contract-engine',
+      generationId: 'gen_contract1',
+    };
     const allowed = options.trusted ? [] : ['signingCredential.untrusted'];
 
     before(async () => {
       adapter = await options.create();
       for (const format of formats) {
-        const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="320" height="240"><rect width="320" height="240" fill="#2a6"/><circle cx="160" cy="120" r="70" fill="#fd3"/></svg>');
+        const svg = Buffer.from(
+          '<svg xmlns="http://www.w3.org/2000/svg" width="320" height="240"><rect width="320" height="240" fill="#2a6"/><circle cx="160" cy="120" r="70" fill="#fd3"/></svg>',
+        );
         images.set(format, await sharp(svg)[format]().toBuffer());
       }
     });
@@ -125,8 +144,15 @@ export function contentCredentialsContract<Adapter extends ContentCredentials>(o
 
     async function assertValid(signed: Uint8Array, format: CredentialedFormat) {
       const read = await readContentCredentials(signed, mediaType(format));
-      assert.deepEqual(read.failures.filter((code) => !allowed.includes(code)), [], `no failure but ${allowed.join(', ') || 'none'}`);
-      assert.deepEqual(read.ingredientFailures.filter((code) => !allowed.includes(code)), []);
+      assert.deepEqual(
+        read.failures.filter((code) => !allowed.includes(code)),
+        [],
+        `no failure but ${allowed.join(', ') || 'none'}`,
+      );
+      assert.deepEqual(
+        read.ingredientFailures.filter((code) => !allowed.includes(code)),
+        [],
+      );
       assert.equal(read.state, options.trusted ? 'Trusted' : 'Valid');
       assert.ok(read.success.includes('claimSignature.validated'), 'the signature validates');
       assert.ok(read.success.includes('assertion.dataHash.match'), 'the hash binds the image');
@@ -167,7 +193,12 @@ export function contentCredentialsContract<Adapter extends ContentCredentials>(o
     }
 
     it("states an edit of the shopper's photo, naming the photo without any of its bytes", async () => {
-      const signed = await adapter.sign(images.get('jpeg')!, 'jpeg', { ...created, action: 'c2pa.edited', digitalSourceType: 'compositeSynthetic', title: 'original.jpg' });
+      const signed = await adapter.sign(images.get('jpeg')!, 'jpeg', {
+        ...created,
+        action: 'c2pa.edited',
+        digitalSourceType: 'compositeSynthetic',
+        title: 'original.jpg',
+      });
       const { manifest } = await assertValid(signed, 'jpeg');
       const actions = manifestActions(manifest);
       assert.deepEqual(
@@ -179,14 +210,27 @@ export function contentCredentialsContract<Adapter extends ContentCredentials>(o
       const [photo, ...others] = manifest.ingredients ?? [];
       assert.deepEqual(others, []);
       assert.equal(photo?.relationship, 'parentOf');
-      for (const field of ['thumbnail', 'hash', 'data', 'active_manifest', 'manifest_data', 'instance_id', 'document_id']) assert.equal(photo?.[field], undefined, `the photo's ${field}`);
+      for (const field of [
+        'thumbnail',
+        'hash',
+        'data',
+        'active_manifest',
+        'manifest_data',
+        'instance_id',
+        'document_id',
+      ])
+        assert.equal(photo?.[field], undefined, `the photo's ${field}`);
     });
 
     for (const format of formats) {
       it(`signs a ${format.toUpperCase()} variant that names its signed original as the parent it was resized from`, async () => {
         const original = await adapter.sign(images.get('png')!, 'png', { ...created, title: 'original.png' });
         const variant = await sharp(images.get(format)!).resize(100)[format]().toBuffer();
-        const signed = await adapter.sign(variant, format, { ...created, title: `list.${format}`, resizedFrom: { bytes: original, format: 'png', title: 'original.png' } });
+        const signed = await adapter.sign(variant, format, {
+          ...created,
+          title: `list.${format}`,
+          resizedFrom: { bytes: original, format: 'png', title: 'original.png' },
+        });
         const { manifest } = await assertValid(signed, format);
         const actions = manifestActions(manifest);
         assert.deepEqual(
@@ -202,7 +246,12 @@ export function contentCredentialsContract<Adapter extends ContentCredentials>(o
         assert.equal(parent?.title, 'original.png');
         const originalLabel = manifest.ingredients?.[0]?.active_manifest;
         assert.ok(originalLabel, "the original's manifest comes along");
-        assert.equal(parent?.validation_results?.activeManifest?.failure?.filter((entry: StatusEntry) => !allowed.includes(entry.code)).length, 0);
+        assert.equal(
+          parent?.validation_results?.activeManifest?.failure?.filter(
+            (entry: StatusEntry) => !allowed.includes(entry.code),
+          ).length,
+          0,
+        );
       });
     }
   });

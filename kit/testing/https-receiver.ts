@@ -37,7 +37,17 @@ function objectId(dotted: string): Buffer {
   return tlv(0x06, Buffer.from(bytes));
 }
 /** UTCTime, which X.509 requires for dates before 2050. */
-const utcTime = (date: Date) => tlv(0x17, Buffer.from(date.toISOString().replace(/[-:T]|\.\d{3}/g, '').slice(2), 'ascii'));
+const utcTime = (date: Date) =>
+  tlv(
+    0x17,
+    Buffer.from(
+      date
+        .toISOString()
+        .replace(/[-:T]|\.\d{3}/g, '')
+        .slice(2),
+      'ascii',
+    ),
+  );
 
 export interface TestCertificate {
   /** The certificate, PEM; self-signed, so it is also the CA to trust. */
@@ -98,7 +108,11 @@ export interface HttpsReceiver {
   close(): Promise<void>;
 }
 
-export type HttpsReceiverHandler = (request: IncomingMessage, response: ServerResponse, body: Buffer) => void | Promise<void>;
+export type HttpsReceiverHandler = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  body: Buffer,
+) => void | Promise<void>;
 
 /**
  * An HTTPS server on 127.0.0.1 (a free port) with the test certificate, or `options.certificate`
@@ -122,7 +136,9 @@ export async function startHttpsReceiver(
         .then(() => handler(request, response, body))
         .catch((error: unknown) => {
           if (response.headersSent) return response.destroy();
-          response.writeHead(500, { 'content-type': 'text/plain' }).end(`receiver failed: ${error instanceof Error ? error.message : String(error)}`);
+          response
+            .writeHead(500, { 'content-type': 'text/plain' })
+            .end(`receiver failed: ${error instanceof Error ? error.message : String(error)}`);
         });
     });
   });

@@ -98,7 +98,11 @@ export function idsContract<Ids extends IdGenerator>(options: IdsContractOptions
       for (const character of secrets.join('')) counts.set(character, (counts.get(character) ?? 0) + 1);
       assert.equal(counts.size, 62, 'every base62 character appears');
       const mean = (secrets.length * 32) / 62;
-      for (const [character, count] of counts) assert.ok(Math.abs(count - mean) < mean * 0.15, `"${character}" appears ${count} times, expected about ${Math.round(mean)}`);
+      for (const [character, count] of counts)
+        assert.ok(
+          Math.abs(count - mean) < mean * 0.15,
+          `"${character}" appears ${count} times, expected about ${Math.round(mean)}`,
+        );
     });
   });
 }

@@ -29,16 +29,35 @@ async function startAppStandIn(cdn: () => ImageCdn | undefined): Promise<{ url: 
     const url = new URL(request.url ?? '/', 'http://localhost');
     const key = url.pathname.startsWith('/cdn/') ? url.pathname.slice('/cdn/'.length) : null;
     // The adapter itself refuses unsafe keys (which its contract checks): a refusal here is a 404.
-    const object = request.method === 'GET' && key ? await (async () => cdn()?.get(key, 'public'))().catch(() => null) : null;
+    const object =
+      request.method === 'GET' && key ? await (async () => cdn()?.get(key, 'public'))().catch(() => null) : null;
     if (!object) return response.writeHead(404).end();
-    response.writeHead(200, { 'content-type': object.contentType, etag: object.etag, 'content-length': object.body.byteLength }).end(object.body);
+    response
+      .writeHead(200, {
+        'content-type': object.contentType,
+        etag: object.etag,
+        'content-length': object.body.byteLength,
+      })
+      .end(object.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
 /** Keys the core never makes and every adapter must refuse, whatever it stores under. */
-export const unsafeKeys = ['../x.png', '/abs.png', 'a//b.png', 'a/./b.png', 'noext', 'a/b.png?x', '%2e%2e/x.png', 'a/../../b.png', 'a/b.png/', 'a\\..\\b.png', ''];
+export const unsafeKeys = [
+  '../x.png',
+  '/abs.png',
+  'a//b.png',
+  'a/./b.png',
+  'noext',
+  'a/b.png?x',
+  '%2e%2e/x.png',
+  'a/../../b.png',
+  'a/b.png/',
+  'a\\..\\b.png',
+  '',
+];
 
 const collect = async <T>(items: AsyncIterable<T>) => {
   const all: T[] = [];
@@ -46,13 +65,15 @@ const collect = async <T>(items: AsyncIterable<T>) => {
   return all;
 };
 
-const contentTypeFor = (name: string) => ({ jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp' })[name.split('.').pop() as 'jpg' | 'png' | 'webp'];
+const contentTypeFor = (name: string) =>
+  ({ jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp' })[name.split('.').pop() as 'jpg' | 'png' | 'webp'];
 
 /** Real images, so an adapter that re-encodes, truncates or mangles bytes is caught. */
 async function makeImages() {
   const noise = (seed: number) => {
     const pixels = Buffer.alloc(64 * 48 * 3);
-    for (let index = 0; index < pixels.length; index += 1) pixels[index] = (index * 31 + seed * 97 + ((index * seed) >> 3)) & 0xff;
+    for (let index = 0; index < pixels.length; index += 1)
+      pixels[index] = (index * 31 + seed * 97 + ((index * seed) >> 3)) & 0xff;
     return sharp(pixels, { raw: { width: 64, height: 48, channels: 3 } });
   };
   return {
@@ -91,7 +112,10 @@ export function imageCdnContract<Cdn extends ImageCdn>(options: ImageCdnContract
     it('stores a public image and returns it byte for byte, with its type and a stable strong ETag', async () => {
       const name = key('gen/agen_1/detail.png');
       const stored = await cdn.put(name, images.png, { contentType: 'image/png', visibility: 'public' });
-      assert.deepEqual({ key: stored.key, contentType: stored.contentType, size: stored.size }, { key: name, contentType: 'image/png', size: images.png.byteLength });
+      assert.deepEqual(
+        { key: stored.key, contentType: stored.contentType, size: stored.size },
+        { key: name, contentType: 'image/png', size: images.png.byteLength },
+      );
       const fetched = await cdn.get(name, 'public');
       assert.ok(fetched, 'the object is there');
       assert.deepEqual(Buffer.from(fetched.body), Buffer.from(images.png));
@@ -183,11 +207,15 @@ export function imageCdnContract<Cdn extends ImageCdn>(options: ImageCdnContract
 
     it('deletes every key of a folder at once, as sweeps do, each delete succeeding', async () => {
       const names = Array.from({ length: 12 }, (_, index) => key(`gen/agen_7/run/${index}.png`));
-      await Promise.all(names.map((name) => cdn.put(name, images.png, { contentType: 'image/png', visibility: 'public' })));
+      await Promise.all(
+        names.map((name) => cdn.put(name, images.png, { contentType: 'image/png', visibility: 'public' })),
+      );
       for (let round = 0; round < 3; round++) {
         await Promise.all(names.map((name) => cdn.delete(name, 'public')));
         assert.deepEqual(await collect(cdn.list(key('gen/agen_7/'), 'public')), []);
-        await Promise.all(names.map((name) => cdn.put(name, images.png, { contentType: 'image/png', visibility: 'public' })));
+        await Promise.all(
+          names.map((name) => cdn.put(name, images.png, { contentType: 'image/png', visibility: 'public' })),
+        );
       }
       await Promise.all(names.map((name) => cdn.delete(name, 'public')));
     });
@@ -200,20 +228,33 @@ export function imageCdnContract<Cdn extends ImageCdn>(options: ImageCdnContract
     it('lists the keys under a prefix, one visibility at a time, with when each was written', async () => {
       const before = Date.now();
       const names = ['list/uploads/agen_1/a.jpg', 'list/uploads/agen_2/b.png', 'list/uploads/agen_2/c.webp'].map(key);
-      for (const name of names) await cdn.put(name, images.png, { contentType: contentTypeFor(name), visibility: 'private' });
-      await cdn.put(key('list/uploads/agen_3/public.png'), images.png, { contentType: 'image/png', visibility: 'public' });
+      for (const name of names)
+        await cdn.put(name, images.png, { contentType: contentTypeFor(name), visibility: 'private' });
+      await cdn.put(key('list/uploads/agen_3/public.png'), images.png, {
+        contentType: 'image/png',
+        visibility: 'public',
+      });
       await cdn.put(key('list/other/d.png'), images.png, { contentType: 'image/png', visibility: 'private' });
       const listed = await collect(cdn.list(key('list/uploads/'), 'private'));
       assert.deepEqual(listed.map((object) => object.key).sort(), names);
       for (const object of listed) {
         // Stores keep whole seconds (S3's LastModified), so allow for the rounding.
-        assert.ok(object.modifiedAt >= before - 1_000 && object.modifiedAt <= Date.now() + 1_000, `${object.key} written at ${object.modifiedAt}`);
+        assert.ok(
+          object.modifiedAt >= before - 1_000 && object.modifiedAt <= Date.now() + 1_000,
+          `${object.key} written at ${object.modifiedAt}`,
+        );
       }
-      assert.deepEqual((await collect(cdn.list(key('list/uploads/'), 'public'))).map((object) => object.key), [key('list/uploads/agen_3/public.png')]);
+      assert.deepEqual(
+        (await collect(cdn.list(key('list/uploads/'), 'public'))).map((object) => object.key),
+        [key('list/uploads/agen_3/public.png')],
+      );
       assert.deepEqual(await collect(cdn.list(key('list/nothing-here/'), 'private')), []);
 
       await cdn.delete(names[0]!, 'private');
-      assert.deepEqual((await collect(cdn.list(key('list/uploads/'), 'private'))).map((object) => object.key).sort(), names.slice(1));
+      assert.deepEqual(
+        (await collect(cdn.list(key('list/uploads/'), 'private'))).map((object) => object.key).sort(),
+        names.slice(1),
+      );
     });
 
     it('refuses a listing prefix that is not whole key segments', async () => {
@@ -226,8 +267,16 @@ export function imageCdnContract<Cdn extends ImageCdn>(options: ImageCdnContract
       // Function form, so an adapter may refuse by throwing at once or by rejecting.
       for (const bad of unsafeKeys) {
         const shown = JSON.stringify(bad);
-        await assert.rejects(async () => cdn.put(bad, images.png, { contentType: 'image/png', visibility: 'public' }), Error, `put ${shown}`);
-        await assert.rejects(async () => cdn.put(bad, images.png, { contentType: 'image/png', visibility: 'private' }), Error, `put private ${shown}`);
+        await assert.rejects(
+          async () => cdn.put(bad, images.png, { contentType: 'image/png', visibility: 'public' }),
+          Error,
+          `put ${shown}`,
+        );
+        await assert.rejects(
+          async () => cdn.put(bad, images.png, { contentType: 'image/png', visibility: 'private' }),
+          Error,
+          `put private ${shown}`,
+        );
         await assert.rejects(async () => cdn.get(bad, 'public'), Error, `get ${shown}`);
         await assert.rejects(async () => cdn.get(bad, 'private'), Error, `get private ${shown}`);
         await assert.rejects(async () => cdn.delete(bad, 'public'), Error, `delete ${shown}`);

@@ -5,17 +5,48 @@
  */
 export type { PersistenceDatabase } from './database.ts';
 export { persistenceContract, type PersistenceContractOptions } from './persistence.ts';
-export { jobQueueContract, type ClaimedJob, type JobQueueContractOptions, type JobQueueDeps, type JobQueueSettings } from './job-queue.ts';
+export {
+  jobQueueContract,
+  type ClaimedJob,
+  type JobQueueContractOptions,
+  type JobQueueDeps,
+  type JobQueueSettings,
+} from './job-queue.ts';
 export { imageCdnContract, unsafeKeys, type ImageCdnContractOptions } from './image-cdn.ts';
-export { damagedJpeg, faultClassification, gradientPhoto, product, productImage, rejectsWithRenderError, renderEngineContract, type RenderEngineContractOptions, type RenderFault } from './render-engine.ts';
+export {
+  damagedJpeg,
+  faultClassification,
+  gradientPhoto,
+  product,
+  productImage,
+  rejectsWithRenderError,
+  renderEngineContract,
+  type RenderEngineContractOptions,
+  type RenderFault,
+} from './render-engine.ts';
 export { webhookTransportContract, type WebhookTransportContractOptions } from './webhook-transport.ts';
 export { schedulerContract, type SchedulerContractOptions } from './scheduler.ts';
 export { clockContract, type ClockContractOptions } from './clock.ts';
 export { idsContract, testIds, type IdsContractOptions } from './ids.ts';
 export { limitsContract, type LimitsContractOptions } from './limits.ts';
-export { contentCredentialsContract, manifestActions, readContentCredentials, withOneImageByteChanged, type ActiveManifest, type ContentCredentialsContractOptions, type ReadCredentials } from './content-credentials.ts';
+export {
+  contentCredentialsContract,
+  manifestActions,
+  readContentCredentials,
+  withOneImageByteChanged,
+  type ActiveManifest,
+  type ContentCredentialsContractOptions,
+  type ReadCredentials,
+} from './content-credentials.ts';
 
 // What the suites use themselves, for a plugin's own tests.
-export { startHttpsReceiver, testCertificate, type HttpsReceiver, type HttpsReceiverHandler, type ReceivedRequest, type TestCertificate } from './https-receiver.ts';
+export {
+  startHttpsReceiver,
+  testCertificate,
+  type HttpsReceiver,
+  type HttpsReceiverHandler,
+  type ReceivedRequest,
+  type TestCertificate,
+} from './https-receiver.ts';
 export { waitFor, type WaitForOptions } from './wait-for.ts';
 export { pluginContext, type PluginContextOptions } from './plugin-context.ts';

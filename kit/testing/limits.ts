@@ -73,7 +73,10 @@ export function limitsContract<L extends Limits>(options: LimitsContractOptions<
       const limiter = limits.rateLimiter(freshName('burst'), slow);
       const decisions = [];
       for (let n = 0; n < 8; n++) decisions.push(await limiter.take('key'));
-      assert.deepEqual(decisions.map((decision) => decision.allowed), [true, true, true, true, true, false, false, false]);
+      assert.deepEqual(
+        decisions.map((decision) => decision.allowed),
+        [true, true, true, true, true, false, false, false],
+      );
     });
 
     it('admits exactly the burst when the takes race', async () => {
@@ -168,12 +171,15 @@ export function limitsContract<L extends Limits>(options: LimitsContractOptions<
       const limiters = instances.map((instance) => instance.rateLimiter(name, rule));
       const decisions = [];
       for (let wave = 0; wave < 3; wave++) {
-        decisions.push(...(await Promise.all(limiters.flatMap((limiter) => Array.from({ length: 40 }, () => limiter.take('key'))))));
+        decisions.push(
+          ...(await Promise.all(limiters.flatMap((limiter) => Array.from({ length: 40 }, () => limiter.take('key'))))),
+        );
       }
       assert.ok(admitted(decisions) <= rule.burst, `${admitted(decisions)} admitted of a budget of ${rule.burst}`);
       // What an instance still holds goes to its next takes; once each is refused, the whole budget is out.
       for (const limiter of limiters) {
-        for (let decision = await limiter.take('key'); decision.allowed; decision = await limiter.take('key')) decisions.push(decision);
+        for (let decision = await limiter.take('key'); decision.allowed; decision = await limiter.take('key'))
+          decisions.push(decision);
       }
       assert.equal(admitted(decisions), rule.burst);
     });
@@ -206,9 +212,16 @@ export function limitsContract<L extends Limits>(options: LimitsContractOptions<
           const decision = await limiter.take('key');
           assert.equal(decision.allowed, false);
           const retryAfterMs = decision.allowed ? 0 : decision.retryAfterMs;
-          assert.ok(retryAfterMs > 0 && retryAfterMs <= rateWindow(slow).duration * 1000, `retryAfterMs ${retryAfterMs}`);
+          assert.ok(
+            retryAfterMs > 0 && retryAfterMs <= rateWindow(slow).duration * 1000,
+            `retryAfterMs ${retryAfterMs}`,
+          );
         }
-        assert.equal((await options.storeCalls!()) - before, 0, 'refusals of a key known to be spent reached the store');
+        assert.equal(
+          (await options.storeCalls!()) - before,
+          0,
+          'refusals of a key known to be spent reached the store',
+        );
         if (options.shared) {
           // Another process learns it from its first refusal, and asks no more.
           const there = (await make()).rateLimiter(name, slow);
@@ -229,7 +242,10 @@ export function limitsContract<L extends Limits>(options: LimitsContractOptions<
           // The fallback counts this process alone, from a fresh budget, and says when to come back.
           const decisions = [];
           for (let n = 0; n < 5; n++) decisions.push(await limiter.take('key'));
-          assert.deepEqual(decisions.map((decision) => decision.allowed), [true, true, true, false, false]);
+          assert.deepEqual(
+            decisions.map((decision) => decision.allowed),
+            [true, true, true, false, false],
+          );
           assert.ok(decisions.every((decision) => decision.allowed || decision.retryAfterMs > 0));
           await assert.rejects(cut.concurrency(freshName('outage-slots'), 1, 30_000).tryAcquire('key'));
         } finally {
@@ -261,7 +277,8 @@ export function limitsContract<L extends Limits>(options: LimitsContractOptions<
       it('keeps a budget per instance (one per process)', async () => {
         const other = await make();
         const name = freshName('separate');
-        for (let n = 0; n < slow.burst; n++) assert.equal((await limits.rateLimiter(name, slow).take('key')).allowed, true);
+        for (let n = 0; n < slow.burst; n++)
+          assert.equal((await limits.rateLimiter(name, slow).take('key')).allowed, true);
         assert.equal((await other.rateLimiter(name, slow).take('key')).allowed, true);
       });
     }

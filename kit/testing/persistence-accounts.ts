@@ -77,7 +77,10 @@ export function accountsContract(store: () => Persistence, open: () => Persisten
       const second = await organization('Email two');
       const email = `${testIds.secret(8).toLowerCase()}@example.com`;
       await store().users.create(user(first, { email }));
-      await assert.rejects(store().users.create(user(second, { email })), 'the same email in another organization is refused');
+      await assert.rejects(
+        store().users.create(user(second, { email })),
+        'the same email in another organization is refused',
+      );
       await assert.rejects(store().users.create(user(first, { email })), 'and in the same one');
       assert.equal((await store().users.findByEmail(email))?.organizationId, first);
     });
@@ -92,7 +95,10 @@ export function accountsContract(store: () => Persistence, open: () => Persisten
 
       assert.equal(await store().users.get(mine, stranger.id), null);
       assert.deepEqual((await store().users.list(mine, { limit: 10 })).data, []);
-      assert.deepEqual(await store().users.list(mine, { limit: 10, startingAfter: stranger.id }), { data: [], hasMore: false });
+      assert.deepEqual(await store().users.list(mine, { limit: 10, startingAfter: stranger.id }), {
+        data: [],
+        hasMore: false,
+      });
       assert.equal(await store().users.setRole(mine, stranger.id, 'viewer'), null);
       assert.equal(await store().users.remove(mine, stranger.id), false);
       assert.equal((await store().users.get(theirs, stranger.id))?.role, 'admin', 'still an admin');
@@ -108,7 +114,9 @@ export function accountsContract(store: () => Persistence, open: () => Persisten
       const org = await organization('Paged users');
       const users = Array.from({ length: 7 }, (_, n) => user(org, { createdAt: base + Math.floor(n / 2) }));
       for (const each of [...users].reverse()) await store().users.create(each);
-      const expected = [...users].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)).map((each) => each.id);
+      const expected = [...users]
+        .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
+        .map((each) => each.id);
       const seen: string[] = [];
       let startingAfter: string | undefined;
       for (let pages = 0; pages < 10; pages++) {
@@ -118,7 +126,10 @@ export function accountsContract(store: () => Persistence, open: () => Persisten
         startingAfter = page.data.at(-1)!.id;
       }
       assert.deepEqual(seen, expected);
-      assert.ok(!('passwordHash' in (await store().users.list(org, { limit: 1 })).data[0]!), 'a listing carries no hash');
+      assert.ok(
+        !('passwordHash' in (await store().users.list(org, { limit: 1 })).data[0]!),
+        'a listing carries no hash',
+      );
     });
 
     it('counts admins who have set a password, and changes roles and passwords', async () => {
@@ -149,10 +160,16 @@ export function accountsContract(store: () => Persistence, open: () => Persisten
       await store().users.createToken(link);
       assert.deepEqual(await store().users.findToken(link.tokenHash), link);
       assert.equal(await store().users.findToken(hashKey('unknown')), null);
-      await assert.rejects(store().users.createToken(token(owner, { tokenHash: link.tokenHash })), 'token hashes are unique');
+      await assert.rejects(
+        store().users.createToken(token(owner, { tokenHash: link.tokenHash })),
+        'token hashes are unique',
+      );
 
       // Two at once, as two browsers opening the same link, through two handles (two processes).
-      const outcomes = await Promise.all([store().users.useToken(link.id, base + 1), open().users.useToken(link.id, base + 2)]);
+      const outcomes = await Promise.all([
+        store().users.useToken(link.id, base + 1),
+        open().users.useToken(link.id, base + 2),
+      ]);
       assert.deepEqual(outcomes.sort(), [false, true]);
       assert.equal(await store().users.useToken(link.id, base + 3), false, 'and never again');
       const used = await store().users.findToken(link.tokenHash);
@@ -209,18 +226,34 @@ export function accountsContract(store: () => Persistence, open: () => Persisten
 
       assert.deepEqual(await store().sessions.findByHash(newer.tokenHash), newer);
       assert.deepEqual(await store().sessions.get(org, revoked.id), revoked, 'get returns revoked sessions too');
-      assert.deepEqual(await store().sessions.listActive(org, owner.id, base + 10, 10), [newer, older], 'neither revoked nor expired');
-      assert.deepEqual(await store().sessions.listActive(org, owner.id, base + 10, 1), [newer], 'the newest, `limit` at most');
+      assert.deepEqual(
+        await store().sessions.listActive(org, owner.id, base + 10, 10),
+        [newer, older],
+        'neither revoked nor expired',
+      );
+      assert.deepEqual(
+        await store().sessions.listActive(org, owner.id, base + 10, 1),
+        [newer],
+        'the newest, `limit` at most',
+      );
 
       await store().sessions.touch(older.id, base + 50);
       assert.equal((await store().sessions.get(org, older.id))?.lastSeenAt, base + 50);
 
       assert.equal(await store().sessions.revoke(org, older.id, base + 60), true);
       assert.equal(await store().sessions.revoke(org, older.id, base + 70), false, 'once');
-      assert.equal((await store().sessions.get(org, older.id))?.revokedAt, base + 60, 'the first revocation time stays');
+      assert.equal(
+        (await store().sessions.get(org, older.id))?.revokedAt,
+        base + 60,
+        'the first revocation time stays',
+      );
       assert.equal(await store().sessions.revoke(org, testIds.id('ses_'), base), false);
 
-      assert.equal(await store().sessions.revokeAllForUser(owner.id, base + 80), 2, 'newer and expired (not yet revoked)');
+      assert.equal(
+        await store().sessions.revokeAllForUser(owner.id, base + 80),
+        2,
+        'newer and expired (not yet revoked)',
+      );
       assert.deepEqual(await store().sessions.listActive(org, owner.id, base, 10), []);
     });
   });

@@ -28,7 +28,11 @@ export const generationRecord = (organizationId: string, fields: Partial<Generat
 });
 
 /** A completed EUR order reported by the shop's server, with no ids or attribution, at time 1; `fields` override. */
-export const conversionRecord = (organizationId: string, storeId: string, fields: Partial<ConversionRecord> = {}): ConversionRecord => ({
+export const conversionRecord = (
+  organizationId: string,
+  storeId: string,
+  fields: Partial<ConversionRecord> = {},
+): ConversionRecord => ({
   id: testIds.id('conv_'),
   organizationId,
   storeId,
@@ -49,7 +53,10 @@ export const conversionRecord = (organizationId: string, storeId: string, fields
 });
 
 /** An enabled webhook endpoint for every event, created at time 1; `fields` override. */
-export const webhookEndpointRecord = (organizationId: string, fields: Partial<WebhookEndpointRecord> = {}): WebhookEndpointRecord => ({
+export const webhookEndpointRecord = (
+  organizationId: string,
+  fields: Partial<WebhookEndpointRecord> = {},
+): WebhookEndpointRecord => ({
   id: testIds.id('whe_'),
   organizationId,
   url: 'https://hooks.example/receive',

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { RenderError, type ImageSize, type Mode, type RenderEngine, type RenderErrorCode, type RenderProduct, type RenderRequest } from '../plugin.ts';
+import {
+  RenderError,
+  type ImageSize,
+  type Mode,
+  type RenderEngine,
+  type RenderErrorCode,
+  type RenderProduct,
+  type RenderRequest,
+} from '../plugin.ts';
 
 /**
  * A failure of a remote engine's vendor, as the suite asks a fake of that vendor to answer:
@@ -50,12 +58,16 @@ export async function gradientPhoto(width = 1200, height = 1600): Promise<Buffer
       pixels[offset + 2] = Math.round((x / width) * 200) + 30;
     }
   }
-  return sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
 }
 
 /** A 400×400 PNG product shot: a red item with a yellow mark on its own light background. */
 export async function productImage(color = '#ff0000'): Promise<Buffer> {
-  const mark = await sharp({ create: { width: 80, height: 80, channels: 3, background: '#ffd800' } }).png().toBuffer();
+  const mark = await sharp({ create: { width: 80, height: 80, channels: 3, background: '#ffd800' } })
+    .png()
+    .toBuffer();
   return sharp({ create: { width: 400, height: 400, channels: 3, background: color } })
     .composite([{ input: mark, left: 160, top: 160 }])
     .png()
@@ -81,7 +93,12 @@ export async function damagedJpeg(): Promise<Buffer> {
     pixels[i * 3 + 1] = (y * 5) & 255;
     pixels[i * 3 + 2] = (x * 2) & 255;
   }
-  const bytes = Buffer.from(await sharp(pixels, { raw: { width, height, channels: 3 } }).withMetadata({ orientation: 6 }).jpeg({ quality: 90 }).toBuffer());
+  const bytes = Buffer.from(
+    await sharp(pixels, { raw: { width, height, channels: 3 } })
+      .withMetadata({ orientation: 6 })
+      .jpeg({ quality: 90 })
+      .toBuffer(),
+  );
   const at = Math.floor(bytes.length / 2);
   // A stray restart marker (FF D3) in the middle of the scan: "premature end of data segment".
   bytes[at] = 0xff;
@@ -150,20 +167,38 @@ export function renderEngineContract<Engine extends RenderEngine>(options: Rende
     it(`renders every mode and size it supports: the long side paid for (${allSizes.map((size) => LONG_SIDE[size]).join(', ')}), the photo's aspect ratio`, async () => {
       for (const mode of modes()) {
         for (const imageSize of sizes()) {
-          const roomProducts = [product(products[0]!.image, { productTitle: 'Sofa', dimensions: { width: 200, height: 90, depth: 95, unit: 'cm' } })];
-          const result = await engine.render(request({ mode, imageSize, products: mode === 'room-visualizer' ? roomProducts : products }));
+          const roomProducts = [
+            product(products[0]!.image, {
+              productTitle: 'Sofa',
+              dimensions: { width: 200, height: 90, depth: 95, unit: 'cm' },
+            }),
+          ];
+          const result = await engine.render(
+            request({ mode, imageSize, products: mode === 'room-visualizer' ? roomProducts : products }),
+          );
           const metadata = await sharp(result.image).metadata();
-          assert.equal(result.contentType, `image/${metadata.format}`, `${mode} ${imageSize}: contentType names the format of the bytes`);
+          assert.equal(
+            result.contentType,
+            `image/${metadata.format}`,
+            `${mode} ${imageSize}: contentType names the format of the bytes`,
+          );
           assert.equal(Math.max(metadata.width, metadata.height), LONG_SIDE[imageSize], `${mode} ${imageSize}`);
           const ratio = metadata.width / metadata.height;
-          assert.ok(Math.abs(ratio / (1200 / 1600) - 1) <= 0.02, `${mode} ${imageSize}: aspect ratio ${ratio} is within 2% of the photo's 0.75`);
+          assert.ok(
+            Math.abs(ratio / (1200 / 1600) - 1) <= 0.02,
+            `${mode} ${imageSize}: aspect ratio ${ratio} is within 2% of the photo's 0.75`,
+          );
         }
       }
     });
 
     it('takes up to three products', async () => {
       const colors = ['#ff0000', '#00a000', '#0000ff'];
-      const three = await Promise.all(colors.map(async (color, index) => product(await productImage(color), { productId: index, productTitle: `Item ${index}` })));
+      const three = await Promise.all(
+        colors.map(async (color, index) =>
+          product(await productImage(color), { productId: index, productTitle: `Item ${index}` }),
+        ),
+      );
       const result = await engine.render(request({ products: three }));
       const metadata = await sharp(result.image).metadata();
       assert.equal(Math.max(metadata.width, metadata.height), LONG_SIDE[firstSize()]);
@@ -171,7 +206,10 @@ export function renderEngineContract<Engine extends RenderEngine>(options: Rende
 
     it("honours the photo's EXIF orientation", async () => {
       // Stored 1600×1200 but tagged "rotate 90°": the customer sees a 1200×1600 portrait.
-      const sideways = await sharp(await gradientPhoto(1600, 1200)).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+      const sideways = await sharp(await gradientPhoto(1600, 1200))
+        .withMetadata({ orientation: 6 })
+        .jpeg()
+        .toBuffer();
       const result = await engine.render(request({ photo: sideways }));
       const metadata = await sharp(result.image).metadata();
       assert.ok(metadata.height > metadata.width, `expected a portrait, got ${metadata.width}×${metadata.height}`);
@@ -182,17 +220,29 @@ export function renderEngineContract<Engine extends RenderEngine>(options: Rende
       // What the intake check accepts (only a truncated file fails), every engine must read.
       const result = await engine.render(request({ photo: await damagedJpeg() }));
       const metadata = await sharp(result.image).metadata();
-      assert.ok(metadata.height > metadata.width, `expected the photo upright, a portrait; got ${metadata.width}×${metadata.height}`);
+      assert.ok(
+        metadata.height > metadata.width,
+        `expected the photo upright, a portrait; got ${metadata.width}×${metadata.height}`,
+      );
       assert.equal(metadata.height, LONG_SIDE[firstSize()]);
     });
 
     it('renders a photo far wider or taller than any usual shape', async () => {
-      for (const [width, height] of [[1200, 60], [30, 2000]] as const) {
-        const strip = await sharp({ create: { width, height, channels: 3, background: '#8a9' } }).png().toBuffer();
+      for (const [width, height] of [
+        [1200, 60],
+        [30, 2000],
+      ] as const) {
+        const strip = await sharp({ create: { width, height, channels: 3, background: '#8a9' } })
+          .png()
+          .toBuffer();
         for (const mode of modes()) {
           const result = await engine.render(request({ mode, photo: strip }));
           const metadata = await sharp(result.image).metadata();
-          assert.equal(Math.max(metadata.width, metadata.height), LONG_SIDE[firstSize()], `${mode}, ${width}×${height}`);
+          assert.equal(
+            Math.max(metadata.width, metadata.height),
+            LONG_SIDE[firstSize()],
+            `${mode}, ${width}×${height}`,
+          );
         }
       }
     });
@@ -212,7 +262,9 @@ export function renderEngineContract<Engine extends RenderEngine>(options: Rende
     });
 
     it('rejects photo bytes that are not an image, as a final failure', async () => {
-      const error = await rejectsWithRenderError(engine.render(request({ photo: new TextEncoder().encode('not an image at all') })));
+      const error = await rejectsWithRenderError(
+        engine.render(request({ photo: new TextEncoder().encode('not an image at all') })),
+      );
       assert.equal(error.transient, false);
     });
 
@@ -226,7 +278,9 @@ export function renderEngineContract<Engine extends RenderEngine>(options: Rende
       const inject = options.injectFault;
       describe("classifies its vendor's failures as the vocabulary says", () => {
         after(() => inject(null, engine));
-        for (const [fault, expected] of Object.entries(faultClassification) as Array<[RenderFault, (typeof faultClassification)[RenderFault]]>) {
+        for (const [fault, expected] of Object.entries(faultClassification) as Array<
+          [RenderFault, (typeof faultClassification)[RenderFault]]
+        >) {
           it(`${fault}: ${expected.code}, ${expected.transient ? 'transient' : 'final'}`, async () => {
             await inject(fault, engine);
             try {
@@ -236,7 +290,8 @@ export function renderEngineContract<Engine extends RenderEngine>(options: Rende
               const error = await rejectsWithRenderError(engine.render(request({ signal })));
               assert.equal(error.code, expected.code, error.message);
               assert.equal(error.transient, expected.transient, error.message);
-              if (fault === 'rate_limited') assert.equal(error.retryAfterMs, 7_000, 'Retry-After: 7 is passed on as retryAfterMs');
+              if (fault === 'rate_limited')
+                assert.equal(error.retryAfterMs, 7_000, 'Retry-After: 7 is passed on as retryAfterMs');
             } finally {
               await inject(null, engine);
             }

@@ -16,9 +16,11 @@ interface LogLine {
 
 function recordingLogger(): Logger & { lines: LogLine[] } {
   const lines: LogLine[] = [];
-  const log = (level: LogLine['level']) => (message: string, fields: Record<string, unknown> = {}) => {
-    lines.push({ level, message, fields });
-  };
+  const log =
+    (level: LogLine['level']) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      lines.push({ level, message, fields });
+    };
   return { lines, info: log('info'), warn: log('warn'), error: log('error') };
 }
 
@@ -85,7 +87,10 @@ export function schedulerContract<S extends Scheduler>(options: SchedulerContrac
       assert.ok(elapsed <= 10_000, `5 runs at 100 ms took ${elapsed} ms`);
       const first = task.starts[0]!;
       const fifth = task.starts[4]!;
-      assert.ok(fifth - first >= 4 * 100 * 0.7, `runs come about every 100 ms, not faster (4 gaps took ${fifth - first} ms)`);
+      assert.ok(
+        fifth - first >= 4 * 100 * 0.7,
+        `runs come about every 100 ms, not faster (4 gaps took ${fifth - first} ms)`,
+      );
     });
 
     it('runs several tasks, each at its own interval', testTimeout, async () => {
@@ -96,7 +101,11 @@ export function schedulerContract<S extends Scheduler>(options: SchedulerContrac
       // Ten times apart, and counted over a while: on a loaded host a stalled event loop, or a tick
       // that costs hundreds of milliseconds (Bree starts a worker thread for each), delays the fast
       // task far past 100 ms, but a scheduler that keeps each task's own interval still runs it more often.
-      await waitFor('the fast task to have run more often than the slow one', () => fast.starts.length >= slow.starts.length + 3, 10_000);
+      await waitFor(
+        'the fast task to have run more often than the slow one',
+        () => fast.starts.length >= slow.starts.length + 3,
+        10_000,
+      );
       const slowGaps = slow.starts.slice(1).map((at, i) => at - slow.starts[i]!);
       for (const gap of slowGaps) assert.ok(gap >= 1_000 * 0.7, `the slow task ran ${gap} ms after its previous run`);
     });
@@ -107,23 +116,36 @@ export function schedulerContract<S extends Scheduler>(options: SchedulerContrac
       await waitFor('3 finished runs', () => task.ends.length >= 3);
       assert.equal(task.maxActive, 1, 'at most one run at a time');
       // Skipped ticks are dropped, not queued: each run starts after the previous one ended.
-      for (let i = 1; i < task.starts.length; i++) assert.ok(task.starts[i]! >= task.ends[i - 1]!, `run ${i + 1} started before run ${i} ended`);
+      for (let i = 1; i < task.starts.length; i++)
+        assert.ok(task.starts[i]! >= task.ends[i - 1]!, `run ${i + 1} started before run ${i} ended`);
     });
 
-    it('logs a task that throws and runs it again at its next tick, without stopping other tasks', testTimeout, async () => {
-      const logger = recordingLogger();
-      const failing = countingTask('failing', 100, async () => {
-        throw new Error('sweep exploded');
-      });
-      const healthy = countingTask('healthy', 100);
-      await start([failing, healthy], logger);
-      await waitFor('3 runs of the failing task', () => failing.starts.length >= 3);
-      const errors = logger.lines.filter((line) => line.level === 'error' && JSON.stringify(line).includes('sweep exploded'));
-      assert.ok(errors.length >= 2, `each failure is logged (${errors.length} error lines for ${failing.starts.length} runs)`);
-      assert.ok(errors.every((line) => JSON.stringify(line.fields).includes('failing')), 'the log names the task');
-      const healthyRuns = healthy.starts.length;
-      await waitFor('the healthy task to keep running', () => healthy.starts.length >= healthyRuns + 2);
-    });
+    it(
+      'logs a task that throws and runs it again at its next tick, without stopping other tasks',
+      testTimeout,
+      async () => {
+        const logger = recordingLogger();
+        const failing = countingTask('failing', 100, async () => {
+          throw new Error('sweep exploded');
+        });
+        const healthy = countingTask('healthy', 100);
+        await start([failing, healthy], logger);
+        await waitFor('3 runs of the failing task', () => failing.starts.length >= 3);
+        const errors = logger.lines.filter(
+          (line) => line.level === 'error' && JSON.stringify(line).includes('sweep exploded'),
+        );
+        assert.ok(
+          errors.length >= 2,
+          `each failure is logged (${errors.length} error lines for ${failing.starts.length} runs)`,
+        );
+        assert.ok(
+          errors.every((line) => JSON.stringify(line.fields).includes('failing')),
+          'the log names the task',
+        );
+        const healthyRuns = healthy.starts.length;
+        await waitFor('the healthy task to keep running', () => healthy.starts.length >= healthyRuns + 2);
+      },
+    );
 
     it('runs tasks in this process and thread, where they share its memory', testTimeout, async () => {
       const shared = { pool: 'the main pool', touched: 0 };

@@ -12,7 +12,11 @@ export interface WaitForOptions {
  * naming `what`, after the timeout (20 s unless told). A number as the third argument is the
  * timeout, as before the options existed.
  */
-export async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, options: number | WaitForOptions = {}): Promise<void> {
+export async function waitFor(
+  what: string,
+  predicate: () => boolean | Promise<boolean>,
+  options: number | WaitForOptions = {},
+): Promise<void> {
   const { timeoutMs = 20_000, intervalMs = 10 } = typeof options === 'number' ? { timeoutMs: options } : options;
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {

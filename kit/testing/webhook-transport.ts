@@ -29,7 +29,9 @@ async function closedPort(): Promise<number> {
  * redirects reported rather than followed, and every response or network failure an outcome.
  * It runs against a real HTTPS receiver on loopback that the suite starts.
  */
-export function webhookTransportContract<Transport extends WebhookTransport>(options: WebhookTransportContractOptions<Transport>) {
+export function webhookTransportContract<Transport extends WebhookTransport>(
+  options: WebhookTransportContractOptions<Transport>,
+) {
   describe(`webhook transport contract: ${options.name}`, () => {
     let receiver: HttpsReceiver;
     let transport: Transport | undefined;
@@ -83,7 +85,10 @@ export function webhookTransportContract<Transport extends WebhookTransport>(opt
       assert.equal(outcome.error, null);
       assert.equal(outcome.responseBody, 'thanks');
       assert.equal(outcome.retryAfterMs, null);
-      assert.ok(Number.isFinite(outcome.durationMs) && outcome.durationMs >= 0 && outcome.durationMs < 5_000, `durationMs ${outcome.durationMs}`);
+      assert.ok(
+        Number.isFinite(outcome.durationMs) && outcome.durationMs >= 0 && outcome.durationMs < 5_000,
+        `durationMs ${outcome.durationMs}`,
+      );
       assert.equal(requestsTo(path).length, 1, 'exactly one request');
     });
 
@@ -138,7 +143,10 @@ export function webhookTransportContract<Transport extends WebhookTransport>(opt
       const at = new Date(Date.now() + 120_000).toUTCString();
       const unavailable = await send(delivery(`${fresh('unavailable')}?at=${encodeURIComponent(at)}`));
       assert.equal(unavailable.status, 503);
-      assert.ok(unavailable.retryAfterMs !== null && unavailable.retryAfterMs > 110_000 && unavailable.retryAfterMs <= 120_000, String(unavailable.retryAfterMs));
+      assert.ok(
+        unavailable.retryAfterMs !== null && unavailable.retryAfterMs > 110_000 && unavailable.retryAfterMs <= 120_000,
+        String(unavailable.retryAfterMs),
+      );
     });
 
     it('gives up on a receiver that never answers near timeoutMs: no status, an error', async () => {
@@ -163,8 +171,14 @@ export function webhookTransportContract<Transport extends WebhookTransport>(opt
     it('sends exactly one request per call when many calls run at once', async () => {
       const paths = Array.from({ length: 12 }, () => fresh('parallel'));
       const outcomes = await Promise.all(paths.map((path) => send(delivery(path))));
-      assert.deepEqual(outcomes.map((outcome) => outcome.status), paths.map(() => 204));
-      assert.deepEqual(paths.map((path) => requestsTo(path).length), paths.map(() => 1));
+      assert.deepEqual(
+        outcomes.map((outcome) => outcome.status),
+        paths.map(() => 204),
+      );
+      assert.deepEqual(
+        paths.map((path) => requestsTo(path).length),
+        paths.map(() => 1),
+      );
     });
   });
 }

@@ -1,7 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { assertContentTypeFitsKey, assertSafeKey, assertSafePrefix, contentTypeForKey, etagFor, isSafeKey, type FetchedObject, type ImageCdn, type ListedObject, type StoredObject, type Visibility } from '../../kit/plugin.ts';
+import {
+  assertContentTypeFitsKey,
+  assertSafeKey,
+  assertSafePrefix,
+  contentTypeForKey,
+  etagFor,
+  isSafeKey,
+  type FetchedObject,
+  type ImageCdn,
+  type ListedObject,
+  type StoredObject,
+  type Visibility,
+} from '../../kit/plugin.ts';
 
 export interface LocalCdnOptions {
   /** Directory holding `public/` and `private/`; created on first write. */
@@ -60,7 +72,8 @@ export function createLocalCdn(options: LocalCdnOptions): ImageCdn {
     assertSafeKey(key);
     const base = rootFor(visibility);
     const file = path.resolve(base, key);
-    if (!file.startsWith(base + path.sep)) throw new Error(`Blob key ${JSON.stringify(key)} resolves outside the ${visibility} store.`);
+    if (!file.startsWith(base + path.sep))
+      throw new Error(`Blob key ${JSON.stringify(key)} resolves outside the ${visibility} store.`);
     return file;
   }
 
@@ -149,7 +162,11 @@ export function createLocalCdn(options: LocalCdnOptions): ImageCdn {
         if (['ENOENT', 'EISDIR', 'ENOTDIR'].includes(errorCode(error) ?? '')) return null;
         throw error;
       }
-      return { body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength), contentType: contentTypeForKey(key), etag: etagFor(body) };
+      return {
+        body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength),
+        contentType: contentTypeForKey(key),
+        etag: etagFor(body),
+      };
     },
 
     async delete(key, visibility) {
@@ -191,7 +208,13 @@ export function createLocalCdn(options: LocalCdnOptions): ImageCdn {
           // A put's temp file that was never renamed: its process died mid-write. Listing is how sweeps
           // find what a crash left, so the bytes (a customer's photo, perhaps) go now rather than never,
           // and so does a folder they alone kept (a write that died was perhaps its first), as a delete's would.
-          if (await unlink(file).then(() => true, () => false)) await removeEmptyDirectories(entry.parentPath, base);
+          if (
+            await unlink(file).then(
+              () => true,
+              () => false,
+            )
+          )
+            await removeEmptyDirectories(entry.parentPath, base);
         }
       }
     },

@@ -6,7 +6,10 @@ export { createS3Cdn, type S3CdnOptions } from './s3-cdn.ts';
 
 const nonEmpty = v.pipe(v.string(), v.minLength(1));
 const httpUrl = v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:\/\//, 'must be http or https'));
-const prefix = v.pipe(v.string(), v.regex(/^(?:[A-Za-z0-9_.-]+\/)*$/, 'must be empty or end in "/", such as "public/"'));
+const prefix = v.pipe(
+  v.string(),
+  v.regex(/^(?:[A-Za-z0-9_.-]+\/)*$/, 'must be empty or end in "/", such as "public/"'),
+);
 
 export default definePlugin({
   name: 's3',
@@ -33,7 +36,9 @@ export default definePlugin({
     const accessKeyId = options.accessKeyId ?? env.AWS_ACCESS_KEY_ID;
     const secretAccessKey = options.secretAccessKey ?? env.AWS_SECRET_ACCESS_KEY;
     if (!accessKeyId || !secretAccessKey) {
-      throw new Error('the s3 CDN needs credentials: pluginOptions.s3.accessKeyId and secretAccessKey, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.');
+      throw new Error(
+        'the s3 CDN needs credentials: pluginOptions.s3.accessKeyId and secretAccessKey, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.',
+      );
     }
     // A session token only makes sense with the environment's own keys (temporary credentials).
     const sessionToken = options.accessKeyId ? undefined : env.AWS_SESSION_TOKEN || undefined;

@@ -1,6 +1,18 @@
 import { createHash } from 'node:crypto';
 import { AwsClient } from 'aws4fetch';
-import { assertContentTypeFitsKey, assertSafeKey, assertSafePrefix, contentTypeForKey, etagFor, isSafeKey, type FetchedObject, type ImageCdn, type ListedObject, type StoredObject, type Visibility } from '../../kit/plugin.ts';
+import {
+  assertContentTypeFitsKey,
+  assertSafeKey,
+  assertSafePrefix,
+  contentTypeForKey,
+  etagFor,
+  isSafeKey,
+  type FetchedObject,
+  type ImageCdn,
+  type ListedObject,
+  type StoredObject,
+  type Visibility,
+} from '../../kit/plugin.ts';
 
 export interface S3CdnOptions {
   bucket: string;
@@ -30,9 +42,14 @@ export interface S3CdnOptions {
 const prefixPattern = /^(?:[A-Za-z0-9_.-]+\/)*$/;
 
 function checkPrefixes(publicPrefix: string, privatePrefix: string): void {
-  for (const [name, prefix] of [['publicPrefix', publicPrefix], ['privatePrefix', privatePrefix]] as const) {
+  for (const [name, prefix] of [
+    ['publicPrefix', publicPrefix],
+    ['privatePrefix', privatePrefix],
+  ] as const) {
     if (!prefixPattern.test(prefix) || prefix.split('/').some((segment) => segment === '.' || segment === '..')) {
-      throw new Error(`S3 CDN ${name} ${JSON.stringify(prefix)} must be empty or path segments each ending in "/", such as "public/".`);
+      throw new Error(
+        `S3 CDN ${name} ${JSON.stringify(prefix)} must be empty or path segments each ending in "/", such as "public/".`,
+      );
     }
   }
   // If one prefix contained the other, a public key could name a private object
@@ -81,7 +98,8 @@ export function createS3Cdn(options: S3CdnOptions): ImageCdn {
   })();
 
   const prefixFor = (visibility: Visibility) => {
-    if (visibility !== 'public' && visibility !== 'private') throw new Error(`Unknown visibility ${JSON.stringify(visibility)}.`);
+    if (visibility !== 'public' && visibility !== 'private')
+      throw new Error(`Unknown visibility ${JSON.stringify(visibility)}.`);
     return visibility === 'public' ? publicPrefix : privatePrefix;
   };
   const objectKey = (key: string, visibility: Visibility) => {
@@ -91,16 +109,33 @@ export function createS3Cdn(options: S3CdnOptions): ImageCdn {
   // Safe keys and prefixes hold only characters that need no escaping in a URL path.
   const objectUrl = (name: string) => `${bucketBase}/${name}`;
 
-  async function request(operation: string, key: string, visibility: Visibility, init: RequestInit & { method: string }) {
+  async function request(
+    operation: string,
+    key: string,
+    visibility: Visibility,
+    init: RequestInit & { method: string },
+  ) {
     const name = objectKey(key, visibility);
     try {
-      return { name, response: await client.fetch(objectUrl(name), { ...init, signal: AbortSignal.timeout(timeoutMs) }) };
+      return {
+        name,
+        response: await client.fetch(objectUrl(name), { ...init, signal: AbortSignal.timeout(timeoutMs) }),
+      };
     } catch (error) {
-      throw new Error(`S3 ${operation} of ${visibility} object ${JSON.stringify(key)} (s3://${bucket}/${name}) failed: ${(error as Error).message}`, { cause: error });
+      throw new Error(
+        `S3 ${operation} of ${visibility} object ${JSON.stringify(key)} (s3://${bucket}/${name}) failed: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
   }
 
-  async function failure(operation: string, key: string, visibility: Visibility, name: string, response: Response): Promise<Error> {
+  async function failure(
+    operation: string,
+    key: string,
+    visibility: Visibility,
+    name: string,
+    response: Response,
+  ): Promise<Error> {
     const code = errorCode(await response.text().catch(() => ''));
     return new Error(
       `S3 ${operation} of ${visibility} object ${JSON.stringify(key)} (s3://${bucket}/${name}) failed: HTTP ${response.status}${code ? ` ${code}` : ''}`,
@@ -124,7 +159,10 @@ export function createS3Cdn(options: S3CdnOptions): ImageCdn {
       throw new Error(`S3 list of s3://${bucket}/${prefix} failed: ${(error as Error).message}`, { cause: error });
     }
     const text = await response.text();
-    if (!response.ok) throw new Error(`S3 list of s3://${bucket}/${prefix} failed: HTTP ${response.status} ${errorCode(text) ?? ''}`.trim());
+    if (!response.ok)
+      throw new Error(
+        `S3 list of s3://${bucket}/${prefix} failed: HTTP ${response.status} ${errorCode(text) ?? ''}`.trim(),
+      );
     const objects = [...text.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)].map(([, entry]) => ({
       name: /<Key>([^<]*)<\/Key>/.exec(entry!)?.[1] ?? '',
       modifiedAt: Date.parse(/<LastModified>([^<]*)<\/LastModified>/.exec(entry!)?.[1] ?? ''),
@@ -157,10 +195,19 @@ export function createS3Cdn(options: S3CdnOptions): ImageCdn {
         if (options.publicAcl) headers['x-amz-acl'] = 'public-read';
       }
       // The cast only narrows the buffer type for the DOM typings; fetch copies the bytes either way.
-      const { name, response } = await request('put', key, visibility, { method: 'PUT', headers, body: body as Uint8Array<ArrayBuffer> });
+      const { name, response } = await request('put', key, visibility, {
+        method: 'PUT',
+        headers,
+        body: body as Uint8Array<ArrayBuffer>,
+      });
       if (!response.ok) throw await failure('put', key, visibility, name, response);
       await response.body?.cancel();
-      return { key, contentType: contentTypeForKey(key), size: body.byteLength, url: visibility === 'public' ? publicUrl(key) : null };
+      return {
+        key,
+        contentType: contentTypeForKey(key),
+        size: body.byteLength,
+        url: visibility === 'public' ? publicUrl(key) : null,
+      };
     },
 
     async get(key, visibility): Promise<FetchedObject | null> {

@@ -1,6 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { digitalSourceTypeUri, type ContentCredentials, type CredentialedFormat, type ImageClaim } from '../../kit/plugin.ts';
+import {
+  digitalSourceTypeUri,
+  type ContentCredentials,
+  type CredentialedFormat,
+  type ImageClaim,
+} from '../../kit/plugin.ts';
 import type { SignerMaterial } from './signer-material.ts';
 
 /**
@@ -28,16 +33,24 @@ export function manifestDefinition(format: CredentialedFormat, claim: ImageClaim
       { action: 'c2pa.resized', softwareAgent: { name: 'Visualizer', version } },
     ];
     const { title, format: originalFormat, bytes } = claim.resizedFrom;
-    ingredients.push({ json: JSON.stringify({ title, format: mediaType[originalFormat], relationship: 'parentOf', label: 'original' }), format: mediaType[originalFormat], bytes });
+    ingredients.push({
+      json: JSON.stringify({ title, format: mediaType[originalFormat], relationship: 'parentOf', label: 'original' }),
+      format: mediaType[originalFormat],
+      bytes,
+    });
   } else if (claim.action === 'c2pa.edited') {
     // The shopper's photo is named as what was edited, without a byte of it: no hash, no thumbnail.
     actions = [
       { action: 'c2pa.opened', parameters: { ingredientIds: ['photo'] } },
       { action: 'c2pa.edited', digitalSourceType: source, softwareAgent: { name: claim.engine }, parameters: about },
     ];
-    ingredients.push({ json: JSON.stringify({ title: "The shopper's photo (not included)", relationship: 'parentOf', label: 'photo' }) });
+    ingredients.push({
+      json: JSON.stringify({ title: "The shopper's photo (not included)", relationship: 'parentOf', label: 'photo' }),
+    });
   } else {
-    actions = [{ action: 'c2pa.created', digitalSourceType: source, softwareAgent: { name: claim.engine }, parameters: about }];
+    actions = [
+      { action: 'c2pa.created', digitalSourceType: source, softwareAgent: { name: claim.engine }, parameters: about },
+    ];
   }
   const manifest = {
     claim_generator_info: [{ name: 'Visualizer', version }],
@@ -114,7 +127,12 @@ export function createC2paCredentials(
     thread.watchdog = undefined;
     if (thread.pending.size === 0) return;
     thread.watchdog = setTimeout(() => {
-      void retire(thread, new Error(`content credentials: a signature took longer than ${signTimeoutMs} ms; the signing thread was stopped`));
+      void retire(
+        thread,
+        new Error(
+          `content credentials: a signature took longer than ${signTimeoutMs} ms; the signing thread was stopped`,
+        ),
+      );
     }, signTimeoutMs);
     thread.watchdog.unref();
   }
@@ -122,27 +140,38 @@ export function createC2paCredentials(
   function idle(thread: SigningThread) {
     thread.worker.unref();
     thread.idleTimer = setTimeout(() => {
-      if (thread.pending.size === 0) void retire(thread, new Error('content credentials: the signing thread ended idle'));
+      if (thread.pending.size === 0)
+        void retire(thread, new Error('content credentials: the signing thread ended idle'));
     }, idleMs);
     thread.idleTimer.unref();
   }
 
   function start(): SigningThread {
-    const worker = new Worker(threadFile, { workerData: { keyPem: material.keyPem, chain, reserveSize }, execArgv: [] });
+    const worker = new Worker(threadFile, {
+      workerData: { keyPem: material.keyPem, chain, reserveSize },
+      execArgv: [],
+    });
     const thread: SigningThread = { worker, pending: new Map(), retired: false };
     worker.on('message', (message: { id: number; signed?: Uint8Array; error?: string; fatal?: boolean }) => {
       const request = thread.pending.get(message.id);
       if (!request) return;
       thread.pending.delete(message.id);
       // Retired before the signature is failed, so signing it again starts a fresh thread.
-      if (message.fatal) void retire(thread, new Error(`content credentials: the signing thread failed (${message.error}) and was stopped`));
+      if (message.fatal)
+        void retire(
+          thread,
+          new Error(`content credentials: the signing thread failed (${message.error}) and was stopped`),
+        );
       else if (thread.pending.size === 0) idle(thread);
       watch(thread);
       if (message.signed) request.resolve(message.signed);
       else request.reject(new Error(`content credentials: ${message.error}`));
     });
     worker.on('error', (error) => void retire(thread, error));
-    worker.on('exit', (code) => void retire(thread, new Error(`content credentials: the signing thread exited (${code})`)));
+    worker.on(
+      'exit',
+      (code) => void retire(thread, new Error(`content credentials: the signing thread exited (${code})`)),
+    );
     return thread;
   }
 
@@ -165,7 +194,9 @@ export function createC2paCredentials(
     sign(image, format, claim) {
       const definition = manifestDefinition(format, claim, version);
       const manifest = definition.manifest;
-      const ingredients = definition.ingredients.map((ingredient) => (ingredient.bytes ? { ...ingredient, bytes: sharedCopy(ingredient.bytes) } : ingredient));
+      const ingredients = definition.ingredients.map((ingredient) =>
+        ingredient.bytes ? { ...ingredient, bytes: sharedCopy(ingredient.bytes) } : ingredient,
+      );
       current ??= start();
       const thread = current;
       clearTimeout(thread.idleTimer);

@@ -4,4 +4,8 @@ import type { KeyObject } from 'node:crypto';
 export function algorithmFor(key: KeyObject): 'es256' | 'es384' | 'es512' | 'ps256' | 'ed25519';
 
 /** The COSE_Sign1 of a claim, its payload detached, exactly `reserveSize` bytes (see cose-sign1.js). */
-export function coseSigner(signer: { key: KeyObject; chain: Uint8Array[]; reserveSize: number }): (claim: Uint8Array) => Uint8Array;
+export function coseSigner(signer: {
+  key: KeyObject;
+  chain: Uint8Array[];
+  reserveSize: number;
+}): (claim: Uint8Array) => Uint8Array;

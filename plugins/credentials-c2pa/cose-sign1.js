@@ -34,7 +34,8 @@ export function algorithmFor(key) {
     const curve = key.asymmetricKeyDetails?.namedCurve;
     const byCurve = { prime256v1: 'es256', secp384r1: 'es384', secp521r1: 'es512' };
     const alg = byCurve[/** @type {keyof typeof byCurve} */ (curve)];
-    if (!alg) throw new Error(`the signing key is on the curve ${curve}, which C2PA does not allow (P-256, P-384 or P-521)`);
+    if (!alg)
+      throw new Error(`the signing key is on the curve ${curve}, which C2PA does not allow (P-256, P-384 or P-521)`);
     return /** @type {'es256' | 'es384' | 'es512'} */ (alg);
   }
   if (type === 'rsa' || type === 'rsa-pss') {
@@ -73,7 +74,12 @@ const lengthHead = (length) => (length < 24 ? 1 : length < 256 ? 2 : length < 65
  */
 export function coseSigner({ key, chain, reserveSize }) {
   const alg = algorithmFor(key);
-  const protectedHeader = encode(new Map([[1, coseAlgorithms[alg]], [33, chain.length === 1 ? chain[0] : chain]]));
+  const protectedHeader = encode(
+    new Map([
+      [1, coseAlgorithms[alg]],
+      [33, chain.length === 1 ? chain[0] : chain],
+    ]),
+  );
   /** @param {Uint8Array} claim */
   return function signClaim(claim) {
     const toBeSigned = encode(['Signature1', protectedHeader, new Uint8Array(0), claim]);
@@ -94,6 +100,8 @@ export function coseSigner({ key, chain, reserveSize }) {
         if (padded.length === reserveSize) return padded;
       }
     }
-    throw new Error(`the signature (${bare} bytes with its certificates) does not fit the ${reserveSize} bytes reserved for it`);
+    throw new Error(
+      `the signature (${bare} bytes with its certificates) does not fit the ${reserveSize} bytes reserved for it`,
+    );
   };
 }

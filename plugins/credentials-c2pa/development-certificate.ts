@@ -33,7 +33,11 @@ export async function developmentSigner(dataDir: string): Promise<{ pem: string;
   } catch (error) {
     // A data directory that cannot be written (a container's read-only one, with Postgres and S3)
     // still starts: this process signs with a development signer of its own, made for it alone.
-    return { pem, file: `memory (${file} could not be written: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, created: true };
+    return {
+      pem,
+      file: `memory (${file} could not be written: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      created: true,
+    };
   }
   try {
     await link(temporary, file);
@@ -47,7 +51,9 @@ export async function developmentSigner(dataDir: string): Promise<{ pem: string;
 }
 
 const pemBlock = (label: string, der: ArrayBuffer | Uint8Array) =>
-  `-----BEGIN ${label}-----\n${Buffer.from(der instanceof Uint8Array ? der : new Uint8Array(der)).toString('base64').replace(/.{1,64}/g, '$&\n')}-----END ${label}-----\n`;
+  `-----BEGIN ${label}-----\n${Buffer.from(der instanceof Uint8Array ? der : new Uint8Array(der))
+    .toString('base64')
+    .replace(/.{1,64}/g, '$&\n')}-----END ${label}-----\n`;
 
 async function makeDevelopmentSigner(): Promise<string> {
   // Loaded only here: a data directory makes its development signer once.
@@ -66,8 +72,10 @@ async function makeDevelopmentSigner(): Promise<string> {
       ],
     });
   // RFC 5280 §4.2.1.2, method 1: the SHA-1 of the public key's bits.
-  const keyIdentifier = async (key: webcrypto.CryptoKey) => new asn1js.OctetString({ valueHex: await subtle.digest('SHA-1', await subtle.exportKey('raw', key)) });
-  const extension = (extnID: string, critical: boolean, value: { toBER(sizeOnly?: boolean): ArrayBuffer }) => new pkijs.Extension({ extnID, critical, extnValue: value.toBER(false) });
+  const keyIdentifier = async (key: webcrypto.CryptoKey) =>
+    new asn1js.OctetString({ valueHex: await subtle.digest('SHA-1', await subtle.exportKey('raw', key)) });
+  const extension = (extnID: string, critical: boolean, value: { toBER(sizeOnly?: boolean): ArrayBuffer }) =>
+    new pkijs.Extension({ extnID, critical, extnValue: value.toBER(false) });
 
   async function certificate(options: { subject: string; publicKey: webcrypto.CryptoKey; ca: boolean; years: number }) {
     const certificate = new pkijs.Certificate();
@@ -82,20 +90,33 @@ async function makeDevelopmentSigner(): Promise<string> {
     certificate.notAfter.value = new Date(now + options.years * 365 * 86_400_000);
     await certificate.subjectPublicKeyInfo.importKey(options.publicKey);
     // keyCertSign and cRLSign for the CA; digitalSignature for the signer (RFC 5280 §4.2.1.3).
-    const keyUsage = options.ca ? new asn1js.BitString({ valueHex: new Uint8Array([0x06]).buffer, unusedBits: 1 }) : new asn1js.BitString({ valueHex: new Uint8Array([0x80]).buffer, unusedBits: 7 });
+    const keyUsage = options.ca
+      ? new asn1js.BitString({ valueHex: new Uint8Array([0x06]).buffer, unusedBits: 1 })
+      : new asn1js.BitString({ valueHex: new Uint8Array([0x80]).buffer, unusedBits: 7 });
     certificate.extensions = [
       extension('2.5.29.19', true, new pkijs.BasicConstraints({ cA: options.ca }).toSchema()),
       extension('2.5.29.15', true, keyUsage),
       extension('2.5.29.14', false, await keyIdentifier(options.publicKey)),
-      extension('2.5.29.35', false, new pkijs.AuthorityKeyIdentifier({ keyIdentifier: await keyIdentifier(caKeys.publicKey) }).toSchema()),
+      extension(
+        '2.5.29.35',
+        false,
+        new pkijs.AuthorityKeyIdentifier({ keyIdentifier: await keyIdentifier(caKeys.publicKey) }).toSchema(),
+      ),
     ];
     // id-kp-emailProtection, one of the purposes C2PA accepts for a claim signer.
-    if (!options.ca) certificate.extensions.push(extension('2.5.29.37', false, new pkijs.ExtKeyUsage({ keyPurposes: ['1.3.6.1.5.5.7.3.4'] }).toSchema()));
+    if (!options.ca)
+      certificate.extensions.push(
+        extension('2.5.29.37', false, new pkijs.ExtKeyUsage({ keyPurposes: ['1.3.6.1.5.5.7.3.4'] }).toSchema()),
+      );
     await certificate.sign(caKeys.privateKey, 'SHA-256');
     return certificate.toSchema(true).toBER(false);
   }
 
   const ca = await certificate({ subject: caName, publicKey: caKeys.publicKey, ca: true, years: 20 });
   const signer = await certificate({ subject: signerName, publicKey: signerKeys.publicKey, ca: false, years: 10 });
-  return pemBlock('PRIVATE KEY', await subtle.exportKey('pkcs8', signerKeys.privateKey)) + pemBlock('CERTIFICATE', signer) + pemBlock('CERTIFICATE', ca);
+  return (
+    pemBlock('PRIVATE KEY', await subtle.exportKey('pkcs8', signerKeys.privateKey)) +
+    pemBlock('CERTIFICATE', signer) +
+    pemBlock('CERTIFICATE', ca)
+  );
 }

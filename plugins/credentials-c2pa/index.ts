@@ -11,7 +11,8 @@ export { developmentSigner, developmentSignerFile } from './development-certific
 
 const text = v.pipe(v.string(), v.minLength(1));
 
-const packageVersion = async () => (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const packageVersion = async () =>
+  (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export default definePlugin({
   name: 'c2pa',
@@ -29,20 +30,36 @@ export default definePlugin({
     signTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 60_000),
   }),
   async register({ options, config, logger }) {
-    const chain = options.certificate ? { pem: options.certificate, source: 'VISUALIZER_C2PA_CERTIFICATE (pluginOptions.c2pa.certificate)' } : options.certificateFile ? { pem: await readFile(options.certificateFile, 'utf8'), source: options.certificateFile } : null;
-    const key = options.key ? { pem: options.key, source: 'VISUALIZER_C2PA_KEY (pluginOptions.c2pa.key)' } : options.keyFile ? { pem: await readFile(options.keyFile, 'utf8'), source: options.keyFile } : null;
+    const chain = options.certificate
+      ? { pem: options.certificate, source: 'VISUALIZER_C2PA_CERTIFICATE (pluginOptions.c2pa.certificate)' }
+      : options.certificateFile
+        ? { pem: await readFile(options.certificateFile, 'utf8'), source: options.certificateFile }
+        : null;
+    const key = options.key
+      ? { pem: options.key, source: 'VISUALIZER_C2PA_KEY (pluginOptions.c2pa.key)' }
+      : options.keyFile
+        ? { pem: await readFile(options.keyFile, 'utf8'), source: options.keyFile }
+        : null;
     if (Boolean(chain) !== Boolean(key)) {
-      throw new Error('Content Credentials need both a certificate and its key: set VISUALIZER_C2PA_CERTIFICATE_FILE and VISUALIZER_C2PA_KEY_FILE (or pluginOptions.c2pa), or neither for a development certificate.');
+      throw new Error(
+        'Content Credentials need both a certificate and its key: set VISUALIZER_C2PA_CERTIFICATE_FILE and VISUALIZER_C2PA_KEY_FILE (or pluginOptions.c2pa), or neither for a development certificate.',
+      );
     }
     let material: SignerMaterial;
     if (chain && key) {
       material = signerMaterial(key, chain, { development: false });
     } else {
       const made = await developmentSigner(config.dataDir);
-      material = signerMaterial({ pem: made.pem, source: made.file }, { pem: made.pem, source: made.file }, { development: true });
+      material = signerMaterial(
+        { pem: made.pem, source: made.file },
+        { pem: made.pem, source: made.file },
+        { development: true },
+      );
       if (made.created) logger.info('content credentials: made a development signing certificate', { file: made.file });
     }
-    const credentials = createC2paCredentials(material, await packageVersion(), { signTimeoutMs: options.signTimeoutMs });
+    const credentials = createC2paCredentials(material, await packageVersion(), {
+      signTimeoutMs: options.signTimeoutMs,
+    });
     return { credentials, dispose: () => credentials.dispose() };
   },
 });

@@ -31,7 +31,11 @@ const signingPurposes = ['1.3.6.1.4.1.62558.2.1', '1.3.6.1.5.5.7.3.36', '1.3.6.1
  * that belongs to the certificate, and a certificate C2PA accepts for signing (not a CA's, valid
  * now, for digital signatures and, when it names purposes, one of C2PA's).
  */
-export function signerMaterial(keyPem: PemSource, chainPem: PemSource, { development }: { development: boolean }): SignerMaterial {
+export function signerMaterial(
+  keyPem: PemSource,
+  chainPem: PemSource,
+  { development }: { development: boolean },
+): SignerMaterial {
   const source = chainPem.source;
   const blocks = chainPem.pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
   if (blocks.length === 0) throw new Error(`no PEM certificate in ${source}`);
@@ -48,19 +52,36 @@ export function signerMaterial(keyPem: PemSource, chainPem: PemSource, { develop
     throw new Error(`the private key in ${keyPem.source} cannot sign Content Credentials: ${(error as Error).message}`);
   }
   const certificate = chain[0]!;
-  if (!certificate.checkPrivateKey(key)) throw new Error(`the private key in ${keyPem.source} is not the signing certificate's (${source}); the signer's certificate must come first`);
-  if (certificate.ca) throw new Error(`the signing certificate (${source}) is a CA's: C2PA signs with an end-entity certificate that a CA issued`);
+  if (!certificate.checkPrivateKey(key))
+    throw new Error(
+      `the private key in ${keyPem.source} is not the signing certificate's (${source}); the signer's certificate must come first`,
+    );
+  if (certificate.ca)
+    throw new Error(
+      `the signing certificate (${source}) is a CA's: C2PA signs with an end-entity certificate that a CA issued`,
+    );
   const now = Date.now();
   if (Date.parse(certificate.validTo) < now || Date.parse(certificate.validFrom) > now) {
-    throw new Error(`the signing certificate (${source}) is not valid now (${certificate.validFrom} to ${certificate.validTo})`);
+    throw new Error(
+      `the signing certificate (${source}) is not valid now (${certificate.validFrom} to ${certificate.validTo})`,
+    );
   }
   if (!assertsDigitalSignature(new Uint8Array(certificate.raw))) {
-    throw new Error(`the signing certificate (${source}) does not have the digitalSignature key usage, which C2PA requires`);
+    throw new Error(
+      `the signing certificate (${source}) does not have the digitalSignature key usage, which C2PA requires`,
+    );
   }
   // node:crypto's `keyUsage` is the extended key usage; undefined when the certificate has none.
   const purposes = certificate.keyUsage;
   if (purposes && !purposes.some((purpose) => signingPurposes.includes(purpose))) {
-    throw new Error(`the signing certificate (${source}) is for ${purposes.join(', ')}, none of which C2PA accepts: it needs C2PA claim signing, document signing or email protection (${signingPurposes.join(', ')})`);
+    throw new Error(
+      `the signing certificate (${source}) is for ${purposes.join(', ')}, none of which C2PA accepts: it needs C2PA claim signing, document signing or email protection (${signingPurposes.join(', ')})`,
+    );
   }
-  return { key, keyPem: key.export({ type: 'pkcs8', format: 'pem' }) as string, chain, signer: { development, source, subject: certificate.subject.split('\n').join(', ') } };
+  return {
+    key,
+    keyPem: key.export({ type: 'pkcs8', format: 'pem' }) as string,
+    chain,
+    signer: { development, source, subject: certificate.subject.split('\n').join(', ') },
+  };
 }

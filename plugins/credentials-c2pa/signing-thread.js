@@ -16,11 +16,18 @@ initSync({ module: readFileSync(fileURLToPath(import.meta.resolve('@contentauth/
 
 const key = createPrivateKey(workerData.keyPem);
 const signClaim = coseSigner({ key, chain: workerData.chain, reserveSize: workerData.reserveSize });
-const signer = { alg: algorithmFor(key), reserveSize: workerData.reserveSize, sign: async (/** @type {Uint8Array} */ claim) => signClaim(claim) };
+const signer = {
+  alg: algorithmFor(key),
+  reserveSize: workerData.reserveSize,
+  sign: async (/** @type {Uint8Array} */ claim) => signClaim(claim),
+};
 // No thumbnail (the image is its own), and no second hash of what was just signed, nor of the
 // original a variant names (this thread signed it moments before; its manifest's signature is still
 // checked as it is copied in): the tests read every output back with a Reader instead.
-const context = JSON.stringify({ builder: { thumbnail: { enabled: false } }, verify: { verify_after_sign: false, verify_after_reading: false } });
+const context = JSON.stringify({
+  builder: { thumbnail: { enabled: false } },
+  verify: { verify_after_sign: false, verify_after_reading: false },
+});
 
 /**
  * @param {{ manifest: string, format: string, image: Uint8Array, ingredients: Array<{ json: string, format?: string, bytes?: Uint8Array }> }} request
@@ -30,7 +37,12 @@ async function sign({ manifest, format, image, ingredients }) {
   let signed;
   try {
     for (const ingredient of ingredients) {
-      if (ingredient.bytes) await builder.addIngredientFromBlob(ingredient.json, ingredient.format ?? format, /** @type {any} */ (new BytesBlob(ingredient.bytes)));
+      if (ingredient.bytes)
+        await builder.addIngredientFromBlob(
+          ingredient.json,
+          ingredient.format ?? format,
+          /** @type {any} */ (new BytesBlob(ingredient.bytes)),
+        );
       else builder.addIngredient(ingredient.json);
     }
     signed = await builder.sign(signer, [], format, /** @type {any} */ (new BytesBlob(image)));

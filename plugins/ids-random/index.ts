@@ -29,7 +29,8 @@ export function randomBase62(length: number): string {
 /** `ms` as `width` base62 digits; the alphabet is in ASCII order, so the strings sort as the numbers do. */
 function base62Time(ms: number, width: number): string {
   let out = '';
-  for (let rest = ms; out.length < width; rest = Math.floor(rest / alphabet.length)) out = alphabet[rest % alphabet.length] + out;
+  for (let rest = ms; out.length < width; rest = Math.floor(rest / alphabet.length))
+    out = alphabet[rest % alphabet.length] + out;
   return out;
 }
 

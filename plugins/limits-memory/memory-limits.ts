@@ -1,5 +1,13 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { flexibleRateLimiter, rateLimiterPerRule, rateWindow, type ConcurrencyCap, type Limits, type RateLimiter, type RateRule } from '../../kit/plugin.ts';
+import {
+  flexibleRateLimiter,
+  rateLimiterPerRule,
+  rateWindow,
+  type ConcurrencyCap,
+  type Limits,
+  type RateLimiter,
+  type RateRule,
+} from '../../kit/plugin.ts';
 
 /** rate-limiter-flexible's in-memory windows, counted as the shared stores count them (see rateWindow). */
 export function memoryRateLimiter(name: string, rule: RateRule): RateLimiter {

@@ -12,7 +12,10 @@ export default definePlugin({
   name: 'postgres-limits',
   provides: ['limits'],
   register({ config, logger }) {
-    if (!config.databaseUrl) throw new Error('the postgres limits need the Postgres database: set DATABASE_URL (or choose limits memory or redis).');
+    if (!config.databaseUrl)
+      throw new Error(
+        'the postgres limits need the Postgres database: set DATABASE_URL (or choose limits memory or redis).',
+      );
     const limits = createPostgresLimits(config.databaseUrl, logger);
     return { limits, dispose: () => limits.close() };
   },

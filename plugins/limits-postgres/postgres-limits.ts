@@ -1,14 +1,24 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres } from 'rate-limiter-flexible';
-import { rateLimiterPerRule, rateWindow, reservingRateLimiter, type ConcurrencyCap, type Limits, type Logger, type RateLimiter, type RateRule } from '../../kit/plugin.ts';
+import {
+  rateLimiterPerRule,
+  rateWindow,
+  reservingRateLimiter,
+  type ConcurrencyCap,
+  type Limits,
+  type Logger,
+  type RateLimiter,
+  type RateRule,
+} from '../../kit/plugin.ts';
 
 /** Tables made by the store's migration 0017 (plugins/store-kysely/migrations). */
 const ratesTable = 'limit_rates';
 const slotsTable = 'limit_slots';
 
 /** rate-limiter-flexible's key column is varchar(255); a longer key (a long visitor id) is hashed. */
-const fitKey = (key: string) => (key.length <= 160 ? key : `sha256:${createHash('sha256').update(key).digest('base64url')}`);
+const fitKey = (key: string) =>
+  key.length <= 160 ? key : `sha256:${createHash('sha256').update(key).digest('base64url')}`;
 
 /**
  * Limits in the Postgres database the deployment already has: rate-limiter-flexible's
@@ -22,7 +32,9 @@ export function createPostgresLimits(connectionString: string, logger: Logger): 
   // A few connections: each take is one short statement.
   const pool = new pg.Pool({ connectionString, max: 4, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 10_000 });
   pool.on('error', (error) => logger.warn('limits: a Postgres connection failed', { error: error.message }));
-  const unnamed = { query: (query: { text: string; values?: unknown[] }) => pool.query({ text: query.text, values: query.values }) };
+  const unnamed = {
+    query: (query: { text: string; values?: unknown[] }) => pool.query({ text: query.text, values: query.values }),
+  };
 
   const rateLimiter = (name: string, rule: RateRule): RateLimiter => {
     const window = rateWindow(rule);
@@ -53,7 +65,9 @@ export function createPostgresLimits(connectionString: string, logger: Logger): 
         await client.query('begin');
         // One acquirer of a key at a time, so two cannot both see the last free slot.
         await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [slotKey]);
-        await client.query(`delete from ${slotsTable} where slot_key = $1 and expires_at <= clock_timestamp()`, [slotKey]);
+        await client.query(`delete from ${slotsTable} where slot_key = $1 and expires_at <= clock_timestamp()`, [
+          slotKey,
+        ]);
         const inserted = await client.query(
           `insert into ${slotsTable} (slot_key, holder, expires_at)
            select $1, $2, clock_timestamp() + $4 * interval '1 millisecond'

@@ -14,7 +14,8 @@ export default definePlugin({
     commandTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 1_000),
   }),
   async register({ options, logger }) {
-    if (!options.url) throw new Error('the redis limits need the Redis URL: set REDIS_URL (or pluginOptions.redis.url).');
+    if (!options.url)
+      throw new Error('the redis limits need the Redis URL: set REDIS_URL (or pluginOptions.redis.url).');
     const limits = await createRedisLimits({ ...options, url: options.url }, logger);
     return { limits, dispose: () => limits.close() };
   },

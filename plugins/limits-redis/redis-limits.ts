@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
-import { rateLimiterPerRule, rateWindow, reservingRateLimiter, type ConcurrencyCap, type Limits, type Logger, type RateLimiter, type RateRule } from '../../kit/plugin.ts';
+import {
+  rateLimiterPerRule,
+  rateWindow,
+  reservingRateLimiter,
+  type ConcurrencyCap,
+  type Limits,
+  type Logger,
+  type RateLimiter,
+  type RateRule,
+} from '../../kit/plugin.ts';
 
 /**
  * A cap's slots are one sorted set per key: members are holders, scores the Redis time (ms) at
@@ -48,7 +57,10 @@ export interface RedisLimitsOptions {
  * (`enableOfflineQueue: false`): a take falls back at once to this process's memory, and an
  * acquire rejects, rather than a request hanging on a lost connection.
  */
-export async function createRedisLimits(options: RedisLimitsOptions, logger: Logger): Promise<Limits & { close(): Promise<void> }> {
+export async function createRedisLimits(
+  options: RedisLimitsOptions,
+  logger: Logger,
+): Promise<Limits & { close(): Promise<void> }> {
   const client = new Redis(options.url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
@@ -59,7 +71,10 @@ export async function createRedisLimits(options: RedisLimitsOptions, logger: Log
   let warned = true;
   client.on('error', (error: Error) => {
     // ioredis reconnects by itself; one line per outage is enough.
-    if (!warned) logger.warn('limits: Redis is unreachable; rate limits hold per process until it is back', { error: error.message });
+    if (!warned)
+      logger.warn('limits: Redis is unreachable; rate limits hold per process until it is back', {
+        error: error.message,
+      });
     warned = true;
   });
   client.on('ready', () => (warned = false));

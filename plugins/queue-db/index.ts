@@ -14,7 +14,10 @@ export default definePlugin({
     retryDelayMs: v.optional(millis, 1_000),
   }),
   register({ options, logger, port }) {
-    const queue = createDbQueue({ persistence: port('persistence'), clock: port('clock'), ids: port('ids'), logger }, options);
+    const queue = createDbQueue(
+      { persistence: port('persistence'), clock: port('clock'), ids: port('ids'), logger },
+      options,
+    );
     return { queue, dispose: () => queue.stop() };
   },
 });

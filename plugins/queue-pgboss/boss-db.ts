@@ -7,7 +7,8 @@ export interface BossDb {
 
 /** The raw SQL of a transaction or connection of the Postgres store; other stores have none. */
 export function sqlOf(repositories: Repositories): SqlConnection {
-  if (!repositories.sql) throw new Error('the pgboss queue needs the postgres persistence plugin (its transactions expose SQL)');
+  if (!repositories.sql)
+    throw new Error('the pgboss queue needs the postgres persistence plugin (its transactions expose SQL)');
   return repositories.sql;
 }
 

@@ -12,7 +12,10 @@ export default definePlugin({
   name: 'pgboss',
   provides: ['queue'],
   configSchema: v.object({
-    schema: v.optional(v.pipe(v.string(), v.regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')), 'pgboss'),
+    schema: v.optional(
+      v.pipe(v.string(), v.regex(/^[a-z_][a-z0-9_]*$/, 'must be a lower-case SQL identifier')),
+      'pgboss',
+    ),
     leaseMs: v.optional(positive, 60_000),
     pollIntervalMs: v.optional(positive, 1_000),
     maxAttempts: v.optional(positive, 10),

@@ -1,6 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import PgBoss from 'pg-boss';
-import { createQueueRunner, jobsChannel, type Clock, type JobQueue, type Logger, type Persistence, type QueuedJob, type QueueRunnerOptions } from '../../kit/plugin.ts';
+import {
+  createQueueRunner,
+  jobsChannel,
+  type Clock,
+  type JobQueue,
+  type Logger,
+  type Persistence,
+  type QueuedJob,
+  type QueueRunnerOptions,
+} from '../../kit/plugin.ts';
 import { inTransaction, onPool, sqlOf, type BossDb } from './boss-db.ts';
 
 /**
@@ -45,7 +54,10 @@ interface BossJob {
  * jobs, over this adapter's pg-boss calls: our retry accounting (a reschedule completes the row
  * and sends a new one carrying attempts and failures, in one transaction) and leases moved by SQL.
  */
-export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock; logger: Logger }, options: PgBossQueueOptions): JobQueue {
+export function createPgBossQueue(
+  deps: { persistence: Persistence; clock: Clock; logger: Logger },
+  options: PgBossQueueOptions,
+): JobQueue {
   const { persistence, clock, logger } = deps;
   const { schema, wakeOtherProcesses = true } = options;
   const expireInSeconds = Math.max(1, Math.ceil(options.leaseMs / 1000));
@@ -128,12 +140,26 @@ export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock
   }
 
   /** Ends this row and sends its successor, in one transaction: the job is never lost nor doubled. */
-  const reschedule = (job: QueuedJob, { delayMs, error, failed }: { delayMs: number; error: string; failed: boolean }) =>
+  const reschedule = (
+    job: QueuedJob,
+    { delayMs, error, failed }: { delayMs: number; error: string; failed: boolean },
+  ) =>
     persistence.transaction(async (tx) => {
       const db = inTransaction(tx);
-      const result = (await boss.complete(job.kind, job.id, { rescheduled: true, error: error.slice(0, 2000) }, { db: db as PgBoss.Db })) as unknown as { affected: number };
+      const result = (await boss.complete(
+        job.kind,
+        job.id,
+        { rescheduled: true, error: error.slice(0, 2000) },
+        { db: db as PgBoss.Db },
+      )) as unknown as { affected: number };
       // A row this worker no longer holds (its lease expired) is another worker's now.
-      if (result.affected === 1) await send(db, job.kind, { payload: job.payload, attempts: job.attempts, failures: job.failures + (failed ? 1 : 0) }, delayMs);
+      if (result.affected === 1)
+        await send(
+          db,
+          job.kind,
+          { payload: job.payload, attempts: job.attempts, failures: job.failures + (failed ? 1 : 0) },
+          delayMs,
+        );
     });
 
   /** Kept in the store's dead letters, like the db queue's, so `visualizer jobs dead` and `jobs retry` see every engine's. */
@@ -141,7 +167,16 @@ export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock
     persistence.transaction(async (tx) => {
       await boss.complete(job.kind, job.id, {}, { db: inTransaction(tx) as PgBoss.Db });
       const diedAt = clock.now();
-      await tx.jobs.recordDead({ id: job.id, kind: job.kind, payload: job.payload, attempts: job.attempts, failures: job.failures + 1, lastError: error, createdAt: diedAt, diedAt });
+      await tx.jobs.recordDead({
+        id: job.id,
+        kind: job.kind,
+        payload: job.payload,
+        attempts: job.attempts,
+        failures: job.failures + 1,
+        lastError: error,
+        createdAt: diedAt,
+        diedAt,
+      });
     });
 
   const toQueued = (row: BossJob): QueuedJob => ({
@@ -157,7 +192,10 @@ export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock
     const claimed: QueuedJob[] = [];
     for (const kind of kinds) {
       if (claimed.length >= limit) break;
-      const rows = (await boss.fetch(kind, { batchSize: limit - claimed.length, includeMetadata: true })) as unknown as BossJob[];
+      const rows = (await boss.fetch(kind, {
+        batchSize: limit - claimed.length,
+        includeMetadata: true,
+      })) as unknown as BossJob[];
       claimed.push(...rows.map(toQueued));
     }
     return claimed;
@@ -207,16 +245,19 @@ export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock
     async pending(kinds) {
       await start();
       const names = kinds ?? (await boss.getQueues()).map((queue) => queue.name);
-      const { rows } = await sqlOf(persistence).query(`SELECT count(*)::int AS count FROM ${schema}.job WHERE name = ANY($1::text[]) AND state < 'completed'`, [names]);
+      const { rows } = await sqlOf(persistence).query(
+        `SELECT count(*)::int AS count FROM ${schema}.job WHERE name = ANY($1::text[]) AND state < 'completed'`,
+        [names],
+      );
       return Number(rows[0]?.count ?? 0);
     },
     async hasUnfinished(tx, kind, fields) {
       await start();
       // A rescheduled job is a new row carrying the same payload; a job given up is `failed`.
-      const { rows } = await inTransaction(tx).executeSql(`SELECT 1 FROM ${schema}.job WHERE name = $1 AND state < 'completed' AND data -> 'payload' @> $2::jsonb LIMIT 1`, [
-        kind,
-        JSON.stringify(fields),
-      ]);
+      const { rows } = await inTransaction(tx).executeSql(
+        `SELECT 1 FROM ${schema}.job WHERE name = $1 AND state < 'completed' AND data -> 'payload' @> $2::jsonb LIMIT 1`,
+        [kind, JSON.stringify(fields)],
+      );
       return rows.length > 0;
     },
     // Queue depth and lag for /metrics, from pg-boss's table on the database's clock.
@@ -230,7 +271,13 @@ export function createPgBossQueue(deps: { persistence: Persistence; clock: Clock
            COALESCE(round(extract(epoch FROM now() - min(start_after) FILTER (WHERE state < 'active' AND start_after <= now())) * 1000), 0)::float8 AS lag_ms
          FROM ${schema}.job WHERE state < 'completed' GROUP BY name ORDER BY name`,
       );
-      return rows.map((row) => ({ kind: row.kind, due: row.due, running: row.running, scheduled: row.scheduled, lagMs: row.lag_ms }));
+      return rows.map((row) => ({
+        kind: row.kind,
+        due: row.due,
+        running: row.running,
+        scheduled: row.scheduled,
+        lagMs: row.lag_ms,
+      }));
     },
   };
 }

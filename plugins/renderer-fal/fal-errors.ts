@@ -22,7 +22,9 @@ export interface FalErrorBody {
 const clip = (text: string, max = 300) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 function items(body: FalErrorBody | null): FalErrorItem[] {
-  return Array.isArray(body?.detail) ? body.detail.filter((item): item is FalErrorItem => typeof item === 'object' && item !== null) : [];
+  return Array.isArray(body?.detail)
+    ? body.detail.filter((item): item is FalErrorItem => typeof item === 'object' && item !== null)
+    : [];
 }
 
 /** What a fal error says, for the log: each item's type, field and message, or the flat detail. */
@@ -47,7 +49,9 @@ const aboutPhoto = (body: FalErrorBody | null, photo: readonly InputPath[]) =>
   items(body).find((item) => {
     if (item.type === 'content_policy_violation' || !Array.isArray(item.loc)) return false;
     const loc = item.loc[0] === 'body' ? item.loc.slice(1) : item.loc;
-    return photo.some((path) => path.length <= loc.length && path.every((part, index) => String(loc[index]) === String(part)));
+    return photo.some(
+      (path) => path.length <= loc.length && path.every((part, index) => String(loc[index]) === String(part)),
+    );
   });
 
 /**
@@ -65,7 +69,9 @@ export function falError(
   const seen = `HTTP ${status}`;
   // 408, 429 and 5xx: fal's queue, a runner or the network; fal does not bill 5xx, and another try may pass.
   if (status === 408 || status === 429 || status >= 500) {
-    return new RenderError('renderer_unavailable', `fal.ai is unavailable (${seen}): ${detail}`, true, { retryAfterMs: options.retryAfterMs });
+    return new RenderError('renderer_unavailable', `fal.ai is unavailable (${seen}): ${detail}`, true, {
+      retryAfterMs: options.retryAfterMs,
+    });
   }
   // A key that is missing, wrong or revoked (401, 403), or a model id fal does not know (404): the operator's to fix.
   if (status === 401 || status === 403 || status === 404) {
@@ -74,11 +80,23 @@ export function falError(
   const blocked = flagged(body);
   if (blocked) {
     // Shown to shops: fal's `msg` is written for end users (docs.fal.ai/errors, "For Human Display").
-    return new RenderError('content_blocked', `fal.ai refused the content: ${clip(String(blocked.msg ?? 'flagged by a content checker'), 200)}`, false);
+    return new RenderError(
+      'content_blocked',
+      `fal.ai refused the content: ${clip(String(blocked.msg ?? 'flagged by a content checker'), 200)}`,
+      false,
+    );
   }
   const photo = aboutPhoto(body, options.photo);
-  if (photo) return new RenderError('photo_unusable', `fal.ai cannot use the photo: ${clip(String(photo.msg ?? photo.type), 200)}`, false);
+  if (photo)
+    return new RenderError(
+      'photo_unusable',
+      `fal.ai cannot use the photo: ${clip(String(photo.msg ?? photo.type), 200)}`,
+      false,
+    );
   // A passing fault the model reported with a 4xx: worth another attempt, like a 5xx.
-  if (options.retryable) return new RenderError('renderer_unavailable', `fal.ai failed, retryable (${seen}): ${detail}`, true, { retryAfterMs: options.retryAfterMs });
+  if (options.retryable)
+    return new RenderError('renderer_unavailable', `fal.ai failed, retryable (${seen}): ${detail}`, true, {
+      retryAfterMs: options.retryAfterMs,
+    });
   return new RenderError('render_failed', `fal.ai refused the request (${seen}): ${detail}`, false);
 }

@@ -82,7 +82,8 @@ interface Answer {
 
 const clip = (text: string, max = 200) => (text.length > max ? `${text.slice(0, max)}…` : text);
 const dataUri = (image: VendorImage) => `data:${image.mimeType};base64,${image.bytes.toString('base64')}`;
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function parse(text: string): unknown {
   try {
@@ -108,16 +109,28 @@ export function provenanceOf(models: readonly ModelMapping[]): EngineProvenance 
 
 /** The first output image's URL, or the failure the answer amounts to. */
 function outputUrl(output: unknown): string {
-  if (!isObject(output)) throw new RenderError('renderer_unavailable', 'fal.ai answered its result with something other than a JSON object.', true);
+  if (!isObject(output))
+    throw new RenderError(
+      'renderer_unavailable',
+      'fal.ai answered its result with something other than a JSON object.',
+      true,
+    );
   // Image models answer `images: [...]`; some (Kolors try-on) one `image`.
   const images = Array.isArray(output.images) ? output.images : isObject(output.image) ? [output.image] : undefined;
-  if (!images) throw new RenderError('renderer_unavailable', `fal.ai's result has no images field: ${clip(JSON.stringify(output))}`, true);
+  if (!images)
+    throw new RenderError(
+      'renderer_unavailable',
+      `fal.ai's result has no images field: ${clip(JSON.stringify(output))}`,
+      true,
+    );
   // FLUX models flag an output their safety checker caught (and send it blacked out).
   const nsfw = output.has_nsfw_concepts;
-  if (Array.isArray(nsfw) && nsfw[0] === true) throw new RenderError('content_blocked', 'fal.ai refused the content: the result was flagged as unsafe.', false);
+  if (Array.isArray(nsfw) && nsfw[0] === true)
+    throw new RenderError('content_blocked', 'fal.ai refused the content: the result was flagged as unsafe.', false);
   const first = images[0];
   if (first === undefined) throw new RenderError('render_failed', 'fal.ai returned no image.', false);
-  if (!isObject(first) || typeof first.url !== 'string') throw new RenderError('renderer_unavailable', `fal.ai's image has no url: ${clip(JSON.stringify(first))}`, true);
+  if (!isObject(first) || typeof first.url !== 'string')
+    throw new RenderError('renderer_unavailable', `fal.ai's image has no url: ${clip(JSON.stringify(first))}`, true);
   return first.url;
 }
 
@@ -126,7 +139,8 @@ export function createFalRenderer(options: FalRendererOptions): RenderEngine {
   const baseUrl = (options.baseUrl ?? 'https://queue.fal.run').replace(/\/+$/, '');
   const origin = new URL(baseUrl).origin;
   const models = new Map<Mode, ModelMapping>();
-  for (const [mode, choice] of Object.entries(options.models) as [Mode, ModelChoice | undefined][]) if (choice) models.set(mode, resolveModel(mode, choice));
+  for (const [mode, choice] of Object.entries(options.models) as [Mode, ModelChoice | undefined][])
+    if (choice) models.set(mode, resolveModel(mode, choice));
   // A key is `id:secret` when made from FAL_KEY_ID and FAL_KEY_SECRET; neither half may reach a message.
   const secrets = [apiKey, ...apiKey.split(':').filter((part) => part.length >= 8)].filter(Boolean);
   const redact = (text: string) => secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
@@ -141,7 +155,11 @@ export function createFalRenderer(options: FalRendererOptions): RenderEngine {
         // Not a URL at all: the same as one elsewhere.
       }
     }
-    throw new RenderError('renderer_unavailable', `fal.ai's ${what} is not on ${origin}: ${clip(String(url), 100)}`, true);
+    throw new RenderError(
+      'renderer_unavailable',
+      `fal.ai's ${what} is not on ${origin}: ${clip(String(url), 100)}`,
+      true,
+    );
   }
 
   async function render(request: RenderRequest): Promise<RenderResult> {
@@ -167,20 +185,30 @@ export function createFalRenderer(options: FalRendererOptions): RenderEngine {
           signal,
         });
         const retryAfterMs = parseRetryAfter(response.headers.get('retry-after') ?? undefined, Date.now()) ?? undefined;
-        const retryable = [response.headers.get('x-fal-retryable'), response.headers.get('x-fal-needs-retry')].some((value) => value?.trim().toLowerCase() === 'true');
+        const retryable = [response.headers.get('x-fal-retryable'), response.headers.get('x-fal-needs-retry')].some(
+          (value) => value?.trim().toLowerCase() === 'true',
+        );
         const text = await response.text();
         return { status: response.status, text, body: parse(text), retryAfterMs, retryable };
       } catch (error) {
         if (signal.aborted) throw stopped();
         const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-        throw new RenderError('renderer_unavailable', `fal.ai could not be reached: ${cause?.code ?? cause?.message ?? (error as Error).message}`, true);
+        throw new RenderError(
+          'renderer_unavailable',
+          `fal.ai could not be reached: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
+          true,
+        );
       }
     }
 
     // Where the photo sat in the input: its own field, or the first of the image list.
     const photoAt = [...(model.photo ? [[model.photo]] : []), ...(model.images ? [[model.images, 0]] : [])];
     const failure = (answer: Answer) =>
-      falError(answer.status, answer.body as FalErrorBody | null, answer.text, { retryAfterMs: answer.retryAfterMs, retryable: answer.retryable, photo: photoAt });
+      falError(answer.status, answer.body as FalErrorBody | null, answer.text, {
+        retryAfterMs: answer.retryAfterMs,
+        retryable: answer.retryable,
+        photo: photoAt,
+      });
 
     /** Waits, but never past the deadline, and stops at once on an abort. */
     async function wait(ms: number): Promise<void> {
@@ -199,7 +227,8 @@ export function createFalRenderer(options: FalRendererOptions): RenderEngine {
         try {
           answer = await call('GET', url);
         } catch (error) {
-          if (!(error instanceof RenderError) || error.code !== 'renderer_unavailable' || attempt >= MAX_POLL_RETRIES) throw error;
+          if (!(error instanceof RenderError) || error.code !== 'renderer_unavailable' || attempt >= MAX_POLL_RETRIES)
+            throw error;
           await wait(pollIntervalMs * 2 ** attempt);
           continue;
         }
@@ -215,27 +244,46 @@ export function createFalRenderer(options: FalRendererOptions): RenderEngine {
       if (submitted.status < 200 || submitted.status >= 300) throw failure(submitted);
       const queued = submitted.body;
       if (!isObject(queued) || typeof queued.request_id !== 'string') {
-        throw new RenderError('renderer_unavailable', `fal.ai answered the submit with something other than a queued request: ${clip(submitted.text)}`, true);
+        throw new RenderError(
+          'renderer_unavailable',
+          `fal.ai answered the submit with something other than a queued request: ${clip(submitted.text)}`,
+          true,
+        );
       }
       const statusUrl = new URL(ours(queued.status_url, 'status URL'));
       // As the SDK asks: no logs, which can be long and are not used here.
       statusUrl.searchParams.set('logs', '0');
       const responseUrl = ours(queued.response_url, 'response URL');
-      const cancelUrl = typeof queued.cancel_url === 'string' && URL.canParse(queued.cancel_url) && new URL(queued.cancel_url).origin === origin ? queued.cancel_url : undefined;
+      const cancelUrl =
+        typeof queued.cancel_url === 'string' &&
+        URL.canParse(queued.cancel_url) &&
+        new URL(queued.cancel_url).origin === origin
+          ? queued.cancel_url
+          : undefined;
 
       try {
         for (;;) {
           const answer = await read(statusUrl.href);
           if (answer.status < 200 || answer.status >= 300) throw failure(answer);
           const state = isObject(answer.body) ? answer.body.status : undefined;
-          if (typeof state !== 'string' || !STATUSES.has(state)) throw new RenderError('renderer_unavailable', `fal.ai answered a status poll with something undocumented: ${clip(answer.text)}`, true);
+          if (typeof state !== 'string' || !STATUSES.has(state))
+            throw new RenderError(
+              'renderer_unavailable',
+              `fal.ai answered a status poll with something undocumented: ${clip(answer.text)}`,
+              true,
+            );
           if (state === 'COMPLETED') break;
           await wait(pollIntervalMs);
         }
         // A COMPLETED request that failed says so in its result: the model's error, with its status.
         const result = await read(responseUrl);
         if (result.status < 200 || result.status >= 300) throw failure(result);
-        if (result.body === undefined) throw new RenderError('renderer_unavailable', `fal.ai answered its result with something other than JSON: ${clip(result.text)}`, true);
+        if (result.body === undefined)
+          throw new RenderError(
+            'renderer_unavailable',
+            `fal.ai answered its result with something other than JSON: ${clip(result.text)}`,
+            true,
+          );
         return outputUrl(result.body);
       } catch (error) {
         // The SDK cancels a request it stops waiting for; fal may still be able to drop it unbilled.
@@ -246,7 +294,11 @@ export function createFalRenderer(options: FalRendererOptions): RenderEngine {
 
     if (request.signal?.aborted) throw stopped();
     const photo = await vendorImage(request.photo, 'photo');
-    const products = await Promise.all(request.products.map((product, index) => vendorImage(product.image, `image of product ${index + 1} ("${product.productTitle}")`)));
+    const products = await Promise.all(
+      request.products.map((product, index) =>
+        vendorImage(product.image, `image of product ${index + 1} ("${product.productTitle}")`),
+      ),
+    );
     // A model that takes one garment (FASHN) puts the products on one after another: each run's
     // output, still on fal's CDN, is the next run's photo, so only the last image is downloaded.
     const runs = model.product && !model.images ? Math.max(1, products.length) : 1;
@@ -272,19 +324,34 @@ export function createFalRenderer(options: FalRendererOptions): RenderEngine {
   }
 
   /** fal's output image: a data URI (sync mode) decoded here, any URL fetched through the guarded client. */
-  async function download(url: string, signal: AbortSignal, deadline: number, stopped: () => RenderError): Promise<Uint8Array> {
+  async function download(
+    url: string,
+    signal: AbortSignal,
+    deadline: number,
+    stopped: () => RenderError,
+  ): Promise<Uint8Array> {
     const inline = /^data:image\/[\w.+-]+;base64,/i.exec(url);
     if (inline) return Buffer.from(url.slice(inline[0].length), 'base64');
     try {
-      const response = await outbound.request(url, { timeoutMs: Math.max(1, deadline - Date.now()), maxBytes: MAX_OUTPUT_BYTES, maxRedirects: 3, signal });
-      if (response.status < 200 || response.status >= 300) throw new RenderError('renderer_unavailable', `fal.ai's output image answered HTTP ${response.status}.`, true);
+      const response = await outbound.request(url, {
+        timeoutMs: Math.max(1, deadline - Date.now()),
+        maxBytes: MAX_OUTPUT_BYTES,
+        maxRedirects: 3,
+        signal,
+      });
+      if (response.status < 200 || response.status >= 300)
+        throw new RenderError('renderer_unavailable', `fal.ai's output image answered HTTP ${response.status}.`, true);
       return response.body;
     } catch (error) {
       if (error instanceof RenderError) throw error;
       if (signal.aborted) throw stopped();
       if (error instanceof OutboundError && error.code === 'timeout') throw stopped();
       // Refused by the guard (not https, a private address) or unreachable: not the image fal documents.
-      throw new RenderError('renderer_unavailable', `fal.ai's output image could not be fetched: ${error instanceof Error ? error.message : String(error)}`, true);
+      throw new RenderError(
+        'renderer_unavailable',
+        `fal.ai's output image could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
+        true,
+      );
     }
   }
 
@@ -296,7 +363,10 @@ export function createFalRenderer(options: FalRendererOptions): RenderEngine {
       try {
         return await render(request);
       } catch (error) {
-        if (error instanceof RenderError) throw new RenderError(error.code, redact(error.message), error.transient, { retryAfterMs: error.retryAfterMs });
+        if (error instanceof RenderError)
+          throw new RenderError(error.code, redact(error.message), error.transient, {
+            retryAfterMs: error.retryAfterMs,
+          });
         throw error;
       }
     },

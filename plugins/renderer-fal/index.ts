@@ -6,7 +6,10 @@ import { defaultModels } from './models.ts';
 export { createFalRenderer, provenanceOf } from './fal-renderer.ts';
 
 /** fal endpoint ids: `owner/alias` and an optional path (`fal-ai/flux-pro/kontext/max/multi`). */
-const modelId = v.pipe(v.string(), v.regex(/^[\w.-]+(\/[\w.-]+)+$/, 'must be a fal endpoint id such as fal-ai/flux-pro/kontext'));
+const modelId = v.pipe(
+  v.string(),
+  v.regex(/^[\w.-]+(\/[\w.-]+)+$/, 'must be a fal endpoint id such as fal-ai/flux-pro/kontext'),
+);
 const field = v.pipe(v.string(), v.minLength(1));
 
 /** A model whose inputs the adapter does not know, named with the fields that take each input. */
@@ -27,7 +30,10 @@ export default definePlugin({
   configSchema: v.object({
     /** Falls back to the FAL_KEY environment variable, so the key need not sit in a config file. */
     apiKey: v.optional(v.pipe(v.string(), v.minLength(1))),
-    baseUrl: v.optional(v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:\/\//, 'must be http or https')), 'https://queue.fal.run'),
+    baseUrl: v.optional(
+      v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:\/\//, 'must be http or https')),
+      'https://queue.fal.run',
+    ),
     /** The whole render, polling and download included. */
     timeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 120_000),
     pollIntervalMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(10)), 500),

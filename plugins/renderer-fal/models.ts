@@ -31,7 +31,11 @@ export interface ModelMapping {
 export const knownModels: Record<string, Omit<ModelMapping, 'id'>> = {
   // FASHN v1.6: `model_image` and `garment_image` ("URL or base64"), one garment per call;
   // `category: auto` lets it tell tops from bottoms; PNG keeps the garment's detail.
-  'fal-ai/fashn/tryon/v1.6': { photo: 'model_image', product: 'garment_image', extra: { category: 'auto', mode: 'balanced', output_format: 'png' } },
+  'fal-ai/fashn/tryon/v1.6': {
+    photo: 'model_image',
+    product: 'garment_image',
+    extra: { category: 'auto', mode: 'balanced', output_format: 'png' },
+  },
   // FLUX.1 Kontext [pro] and [max]: one `image_url` and a `prompt`; the products reach it as words only.
   'fal-ai/flux-pro/kontext': { photo: 'image_url', prompt: 'prompt', extra: { output_format: 'png' } },
   'fal-ai/flux-pro/kontext/max': { photo: 'image_url', prompt: 'prompt', extra: { output_format: 'png' } },
@@ -51,7 +55,8 @@ export type ModelChoice = string | ModelMapping;
 /** The mapping for a configured model; an unknown id without a mapping is a config error, named at start. */
 export function resolveModel(mode: Mode, choice: ModelChoice): ModelMapping {
   if (typeof choice !== 'string') {
-    if (!choice.photo && !choice.images) throw new Error(`the fal model for ${mode} (${choice.id}) needs a \`photo\` or \`images\` field in its mapping.`);
+    if (!choice.photo && !choice.images)
+      throw new Error(`the fal model for ${mode} (${choice.id}) needs a \`photo\` or \`images\` field in its mapping.`);
     return choice;
   }
   const known = knownModels[choice];

@@ -11,9 +11,14 @@ const quoted = (title: string) => JSON.stringify(oneLine(title));
  * model pages advise. `withImages` says whether the products' images follow the photo in the request
  * (a multi-image model) or reach the model by their titles only.
  */
-export function buildPrompt(request: { mode: Mode; products: Pick<RenderProduct, 'productTitle'>[]; hint: string | null }, withImages: boolean): string {
+export function buildPrompt(
+  request: { mode: Mode; products: Pick<RenderProduct, 'productTitle'>[]; hint: string | null },
+  withImages: boolean,
+): string {
   const titles = request.products.map((product) => quoted(product.productTitle)).join(', ');
-  const what = withImages ? `the product${request.products.length > 1 ? 's' : ''} shown in the other images (${titles})` : titles;
+  const what = withImages
+    ? `the product${request.products.length > 1 ? 's' : ''} shown in the other images (${titles})`
+    : titles;
   const lines =
     request.mode === 'virtual-try-on'
       ? [

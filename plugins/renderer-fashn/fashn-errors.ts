@@ -29,17 +29,29 @@ export interface FashnRuntimeError {
  * three 429s (`RateLimitExceeded`, `ConcurrencyLimitExceeded`, `OutOfCredits`) and 5xx are the
  * vendor being unavailable to us now; `OutOfCredits` is the operator's to fix, like a bad key.
  */
-export function httpError(status: number, body: FashnApiError | null, text: string, retryAfterMs: number | undefined): RenderError {
+export function httpError(
+  status: number,
+  body: FashnApiError | null,
+  text: string,
+  retryAfterMs: number | undefined,
+): RenderError {
   const name = typeof body?.error === 'string' ? body.error : undefined;
   const message = clip(typeof body?.message === 'string' ? body.message : text.trim()) || 'no details';
   const seen = `HTTP ${status}${name ? ` ${name}` : ''}`;
   // A redirect or another non-error status FASHN does not document: not its answer, as a proxy's page is not.
-  if (status < 400) return new RenderError('renderer_unavailable', `FASHN answered with an undocumented ${seen}.`, true);
+  if (status < 400)
+    return new RenderError('renderer_unavailable', `FASHN answered with an undocumented ${seen}.`, true);
   if (status === 408 || status === 429 || status >= 500) {
-    return new RenderError('renderer_unavailable', `FASHN is unavailable (${seen}): ${message}`, true, { retryAfterMs });
+    return new RenderError('renderer_unavailable', `FASHN is unavailable (${seen}): ${message}`, true, {
+      retryAfterMs,
+    });
   }
   if (status === 401 || status === 403 || status === 404) {
-    return new RenderError('renderer_unavailable', `FASHN refused this service's account or model (${seen}): ${message}`, true);
+    return new RenderError(
+      'renderer_unavailable',
+      `FASHN refused this service's account or model (${seen}): ${message}`,
+      true,
+    );
   }
   return new RenderError('render_failed', `FASHN refused the request (${seen}): ${message}`, false);
 }
@@ -61,7 +73,11 @@ export function runtimeError(error: FashnRuntimeError | null | undefined): Rende
     case 'ThirdPartyError':
       return new RenderError('content_blocked', `FASHN refused the content (${name}): ${clip(message, 200)}`, false);
     case 'PoseError':
-      return new RenderError('photo_unusable', `FASHN could not detect a body pose in the photo (${name}): ${clip(message, 200)}`, false);
+      return new RenderError(
+        'photo_unusable',
+        `FASHN could not detect a body pose in the photo (${name}): ${clip(message, 200)}`,
+        false,
+      );
     case 'PipelineError':
     case '3rdPartyProviderError':
     case 'InternalServerError':

@@ -102,7 +102,11 @@ function networkMessage(error: unknown): string {
 
 const clip = (text: string, max = 200) => (text.length > max ? `${text.slice(0, max)}…` : text);
 const undocumented = (what: string, text: string) =>
-  new RenderError('renderer_unavailable', `FASHN answered ${what} with something other than its documented JSON: ${clip(text) || 'an empty body'}`, true);
+  new RenderError(
+    'renderer_unavailable',
+    `FASHN answered ${what} with something other than its documented JSON: ${clip(text) || 'an empty body'}`,
+    true,
+  );
 
 /**
  * FASHN takes one garment a run. Two or three products are put on one after another: each run's
@@ -110,7 +114,14 @@ const undocumented = (what: string, text: string) =>
  * within the one timeout; only the last output is downloaded.
  */
 export function createFashnRenderer(options: FashnRendererOptions): RenderEngine {
-  const { apiKey, outbound, model = 'tryon-max', timeoutMs = DEFAULT_TIMEOUT_MS, pollIntervalMs = DEFAULT_POLL_INTERVAL_MS, outputFormat = 'png' } = options;
+  const {
+    apiKey,
+    outbound,
+    model = 'tryon-max',
+    timeoutMs = DEFAULT_TIMEOUT_MS,
+    pollIntervalMs = DEFAULT_POLL_INTERVAL_MS,
+    outputFormat = 'png',
+  } = options;
   const maxOutputBytes = options.maxOutputBytes ?? 64 * 1024 * 1024;
   const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
   // A vendor or proxy may echo the Authorization header in an error; no message of ours may carry it.
@@ -129,8 +140,10 @@ export function createFashnRenderer(options: FashnRendererOptions): RenderEngine
   }
 
   async function render(request: RenderRequest): Promise<RenderResult> {
-    if (request.signal?.aborted) throw new RenderError('render_timeout', 'The render was aborted before it started.', true);
-    if (request.products.length === 0) throw new RenderError('render_failed', 'A try-on needs at least one product image.', false);
+    if (request.signal?.aborted)
+      throw new RenderError('render_timeout', 'The render was aborted before it started.', true);
+    if (request.products.length === 0)
+      throw new RenderError('render_failed', 'A try-on needs at least one product image.', false);
     const deadline = Date.now() + timeoutMs;
     const timer = AbortSignal.timeout(timeoutMs);
     const signal = request.signal ? AbortSignal.any([request.signal, timer]) : timer;
@@ -151,7 +164,10 @@ export function createFashnRenderer(options: FashnRendererOptions): RenderEngine
       try {
         const response = await fetch(`${baseUrl}${path}`, {
           method,
-          headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: {
+            authorization: `Bearer ${apiKey}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
           // A redirect would carry the key elsewhere; FASHN's API does not redirect.
           redirect: 'manual',
@@ -167,10 +183,12 @@ export function createFashnRenderer(options: FashnRendererOptions): RenderEngine
     async function run(modelImage: string, product: string): Promise<string> {
       const answer = await call('POST', '/v1/run', { model_name: model, inputs: inputs(modelImage, product, request) });
       const body = parse<RunAnswer & FashnApiError>(answer.text);
-      if (answer.status < 200 || answer.status >= 300) throw httpError(answer.status, body, answer.text, answer.retryAfterMs);
+      if (answer.status < 200 || answer.status >= 300)
+        throw httpError(answer.status, body, answer.text, answer.retryAfterMs);
       if (!body) throw undocumented('a run', answer.text);
       // `error`: "Error message if prediction failed to start", beside a null or absent id.
-      if (typeof body.error === 'string' && body.error) throw new RenderError('render_failed', `FASHN did not start the try-on: ${clip(body.error, 300)}`, false);
+      if (typeof body.error === 'string' && body.error)
+        throw new RenderError('render_failed', `FASHN did not start the try-on: ${clip(body.error, 300)}`, false);
       if (typeof body.id !== 'string' || !body.id) throw undocumented('a run', answer.text);
       return body.id;
     }
@@ -228,19 +246,27 @@ export function createFashnRenderer(options: FashnRendererOptions): RenderEngine
     async function download(url: string): Promise<Uint8Array> {
       let response;
       try {
-        response = await outbound.request(url, { timeoutMs: Math.max(1, deadline - Date.now()), maxBytes: maxOutputBytes, maxRedirects: 3, signal });
+        response = await outbound.request(url, {
+          timeoutMs: Math.max(1, deadline - Date.now()),
+          maxBytes: maxOutputBytes,
+          maxRedirects: 3,
+          signal,
+        });
       } catch (error) {
         if (signal.aborted) throw stopped();
         const why = error instanceof OutboundError ? `${error.code}: ${error.message}` : networkMessage(error);
         throw new RenderError('renderer_unavailable', `FASHN's output could not be downloaded (${why})`, true);
       }
-      if (response.status < 200 || response.status >= 300) throw new RenderError('renderer_unavailable', `FASHN's output URL answered HTTP ${response.status}.`, true);
+      if (response.status < 200 || response.status >= 300)
+        throw new RenderError('renderer_unavailable', `FASHN's output URL answered HTTP ${response.status}.`, true);
       return response.body;
     }
 
     const photo = await vendorImage(request.photo, 'photo');
     const products = await Promise.all(
-      request.products.map((product, index) => vendorImage(product.image, `image of product ${index + 1} ("${product.productTitle}")`)),
+      request.products.map((product, index) =>
+        vendorImage(product.image, `image of product ${index + 1} ("${product.productTitle}")`),
+      ),
     );
     let modelImage = dataUri(photo);
     for (const product of products) modelImage = await poll(await run(modelImage, dataUri(product)));
@@ -262,7 +288,10 @@ export function createFashnRenderer(options: FashnRendererOptions): RenderEngine
       try {
         return await render(request);
       } catch (error) {
-        if (error instanceof RenderError) throw new RenderError(error.code, redact(error.message), error.transient, { retryAfterMs: error.retryAfterMs });
+        if (error instanceof RenderError)
+          throw new RenderError(error.code, redact(error.message), error.transient, {
+            retryAfterMs: error.retryAfterMs,
+          });
         throw error;
       }
     },

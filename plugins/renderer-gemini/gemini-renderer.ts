@@ -1,4 +1,13 @@
-import { fitToSize, parseRetryAfter, RenderError, vendorImage, type RenderEngine, type RenderRequest, type RenderResult, type VendorImage } from '../../kit/plugin.ts';
+import {
+  fitToSize,
+  parseRetryAfter,
+  RenderError,
+  vendorImage,
+  type RenderEngine,
+  type RenderRequest,
+  type RenderResult,
+  type VendorImage,
+} from '../../kit/plugin.ts';
 import { buildPrompt } from './prompt.ts';
 
 export interface GeminiRendererOptions {
@@ -15,9 +24,17 @@ export const ASPECT_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '
  * Finish reasons that mean Google's safety systems refused: final, and not the merchant's bug.
  * Each text reason's IMAGE_ twin means the same for the image, so both are here.
  */
-const BLOCKED = new Set(['SAFETY', 'PROHIBITED_CONTENT', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'BLOCKLIST', 'SPII', 'RECITATION', 'IMAGE_RECITATION']);
+const BLOCKED = new Set([
+  'SAFETY',
+  'PROHIBITED_CONTENT',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'BLOCKLIST',
+  'SPII',
+  'RECITATION',
+  'IMAGE_RECITATION',
+]);
 const NO_IMAGE = new Set(['NO_IMAGE', 'IMAGE_OTHER', 'OTHER']);
-
 
 interface InlineData {
   mimeType?: string;
@@ -61,18 +78,25 @@ function imageFrom(answer: GeminiResponse): Buffer {
   const candidate = answer.candidates?.[0];
   const reason = candidate?.finishReason;
   const detail = candidate?.finishMessage ? `: ${clip(candidate.finishMessage)}` : '';
-  if (reason && BLOCKED.has(reason)) throw new RenderError('content_blocked', `Gemini refused to render the image (${reason})${detail}`, false);
+  if (reason && BLOCKED.has(reason))
+    throw new RenderError('content_blocked', `Gemini refused to render the image (${reason})${detail}`, false);
   const parts = candidate?.content?.parts ?? [];
   // Thinking models send draft images marked `thought: true` before the answer; those are not the
   // result, and neither is inline data of another type.
-  const image = parts.find((part) => part.inlineData?.data && !part.thought && part.inlineData.mimeType?.toLowerCase().startsWith('image/'));
+  const image = parts.find(
+    (part) => part.inlineData?.data && !part.thought && part.inlineData.mimeType?.toLowerCase().startsWith('image/'),
+  );
   if (!image?.inlineData?.data || (reason && NO_IMAGE.has(reason))) {
     const said = parts
       .filter((part) => part.text && !part.thought)
       .map((part) => part.text)
       .join(' ');
     const explanation = detail || (said ? `: ${clip(said)}` : '');
-    throw new RenderError('render_failed', `Gemini returned no image${reason ? ` (${reason})` : ''}${explanation}`, false);
+    throw new RenderError(
+      'render_failed',
+      `Gemini returned no image${reason ? ` (${reason})` : ''}${explanation}`,
+      false,
+    );
   }
   return Buffer.from(image.inlineData.data, 'base64');
 }
@@ -86,24 +110,40 @@ function imageFrom(answer: GeminiResponse): Buffer {
 function refusesOurAccount(status: number, error: GeminiResponse['error']): boolean {
   if (status === 401 || status === 403 || status === 404) return true;
   const details: unknown[] = Array.isArray(error?.details) ? error.details : [];
-  return error?.status === 'FAILED_PRECONDITION' || details.some((detail) => String((detail as { reason?: unknown } | null)?.reason).startsWith('API_KEY_'));
+  return (
+    error?.status === 'FAILED_PRECONDITION' ||
+    details.some((detail) => String((detail as { reason?: unknown } | null)?.reason).startsWith('API_KEY_'))
+  );
 }
 
 /**
  * `status` is the HTTP status, or the code of an error object in a 2xx's body, which means the
  * same; `seen` says which it was, for the log.
  */
-function httpError(status: number, answer: GeminiResponse | null, text: string, seen = `HTTP ${status}`, retryAfterMs?: number): RenderError {
+function httpError(
+  status: number,
+  answer: GeminiResponse | null,
+  text: string,
+  seen = `HTTP ${status}`,
+  retryAfterMs?: number,
+): RenderError {
   const message = clip(answer?.error?.message ?? text.trim()) || 'no details';
   // 408: the request timed out on its way or at Google's end; another attempt may well get through.
-  if (status === 408 || status === 429 || status >= 500) return new RenderError('renderer_unavailable', `Gemini is unavailable (${seen}): ${message}`, true, { retryAfterMs });
+  if (status === 408 || status === 429 || status >= 500)
+    return new RenderError('renderer_unavailable', `Gemini is unavailable (${seen}): ${message}`, true, {
+      retryAfterMs,
+    });
   // Retried (a key being rotated, billing being fixed), then failed as the engine
   // being unavailable: `render_failed` would tell the shop its images were the problem.
-  if (refusesOurAccount(status, answer?.error)) return new RenderError('renderer_unavailable', `Gemini refused this service's account (${seen}): ${message}`, true);
+  if (refusesOurAccount(status, answer?.error))
+    return new RenderError('renderer_unavailable', `Gemini refused this service's account (${seen}): ${message}`, true);
   return new RenderError('render_failed', `Gemini refused the request (${seen}): ${message}`, false);
 }
 
-const inline = (image: VendorImage): Required<InlineData> => ({ mimeType: image.mimeType, data: image.bytes.toString('base64') });
+const inline = (image: VendorImage): Required<InlineData> => ({
+  mimeType: image.mimeType,
+  data: image.bytes.toString('base64'),
+});
 
 function parse(text: string): GeminiResponse | null {
   try {
@@ -130,7 +170,10 @@ export function createGeminiRenderer(options: GeminiRendererOptions): RenderEngi
   // Google sometimes echoes the key in errors; no message of ours may carry it to logs or customers.
   const redact = (text: string) => (apiKey ? text.split(apiKey).join('[redacted]') : text);
 
-  async function call(body: unknown, signal: AbortSignal | undefined): Promise<{ status: number; text: string; retryAfterMs?: number }> {
+  async function call(
+    body: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<{ status: number; text: string; retryAfterMs?: number }> {
     const timeout = AbortSignal.timeout(timeoutMs);
     try {
       const response = await fetch(url, {
@@ -144,17 +187,22 @@ export function createGeminiRenderer(options: GeminiRendererOptions): RenderEngi
       const retryAfterMs = parseRetryAfter(response.headers.get('retry-after') ?? undefined, Date.now()) ?? undefined;
       return { status: response.status, text: await response.text(), retryAfterMs };
     } catch (error) {
-      if (timeout.aborted) throw new RenderError('render_timeout', `Gemini did not answer within ${timeoutMs} ms.`, true);
-      if (signal?.aborted) throw new RenderError('render_timeout', 'The render was aborted before Gemini answered.', true);
+      if (timeout.aborted)
+        throw new RenderError('render_timeout', `Gemini did not answer within ${timeoutMs} ms.`, true);
+      if (signal?.aborted)
+        throw new RenderError('render_timeout', 'The render was aborted before Gemini answered.', true);
       throw new RenderError('renderer_unavailable', `Gemini could not be reached: ${networkMessage(error)}`, true);
     }
   }
 
   async function render(request: RenderRequest): Promise<RenderResult> {
-    if (request.signal?.aborted) throw new RenderError('render_timeout', 'The render was aborted before it started.', true);
+    if (request.signal?.aborted)
+      throw new RenderError('render_timeout', 'The render was aborted before it started.', true);
     const photo = await vendorImage(request.photo, 'photo');
     const products = await Promise.all(
-      request.products.map((product, index) => vendorImage(product.image, `image of product ${index + 1} ("${product.productTitle}")`)),
+      request.products.map((product, index) =>
+        vendorImage(product.image, `image of product ${index + 1} ("${product.productTitle}")`),
+      ),
     );
     const body = {
       contents: [
@@ -176,7 +224,12 @@ export function createGeminiRenderer(options: GeminiRendererOptions): RenderEngi
     const answer = parse(text);
     if (status < 200 || status >= 300) throw httpError(status, answer, text, undefined, retryAfterMs);
     // Not the documented answer (a proxy's page, a cut-off body): the engine's fault, not the images'.
-    if (!answer) throw new RenderError('renderer_unavailable', `Gemini answered with something other than JSON: ${clip(text, 200)}`, true);
+    if (!answer)
+      throw new RenderError(
+        'renderer_unavailable',
+        `Gemini answered with something other than JSON: ${clip(text, 200)}`,
+        true,
+      );
     // An error object in a 200's body (as a proxy or the API may send) is read as its code would be
     // as the status: a 503 there is as transient as a 503 status. One without a code counts as a 500.
     if (answer.error) {
@@ -200,7 +253,10 @@ export function createGeminiRenderer(options: GeminiRendererOptions): RenderEngi
       try {
         return await render(request);
       } catch (error) {
-        if (error instanceof RenderError) throw new RenderError(error.code, redact(error.message), error.transient, { retryAfterMs: error.retryAfterMs });
+        if (error instanceof RenderError)
+          throw new RenderError(error.code, redact(error.message), error.transient, {
+            retryAfterMs: error.retryAfterMs,
+          });
         throw error;
       }
     },

@@ -36,7 +36,9 @@ const quoted = (title: string) => JSON.stringify(oneLine(title));
  */
 export function buildPrompt({ mode, products, hint }: PromptInput): string {
   const plural = products.length > 1;
-  const intro = plural ? `The following ${products.length} images show products, in this order:` : 'The next image shows this product:';
+  const intro = plural
+    ? `The following ${products.length} images show products, in this order:`
+    : 'The next image shows this product:';
   const list = products
     .map((product, index) => {
       const size = mode === 'room-visualizer' ? formatDimensions(product.dimensions) : null;
@@ -58,7 +60,7 @@ export function buildPrompt({ mode, products, hint }: PromptInput): string {
           list,
           `Edit the photo to place ${plural ? 'these products' : 'this product'} in the room at a realistic scale${products.some((p) => p.dimensions) ? ' (use the real sizes given)' : ''}, where such a product naturally belongs, with perspective, lighting and shadows that match the room.`,
           'Keep the room unchanged otherwise: walls, floor, windows, existing furniture, lighting and framing.',
-          'Reproduce each product faithfully, and use only the product itself, not its image\'s background.',
+          "Reproduce each product faithfully, and use only the product itself, not its image's background.",
         ];
   lines.push('Return only the edited photo.');
   const guidance = hint ? oneLine(hint) : '';

@@ -1,6 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { OutputInfo, OverlayOptions } from 'sharp';
-import { inputDecoding, loadSharp, longSideOf, RenderError, type Mode, type ProductDimensions, type RenderEngine, type RenderRequest, type RenderResult } from '../../kit/plugin.ts';
+import {
+  inputDecoding,
+  loadSharp,
+  longSideOf,
+  RenderError,
+  type Mode,
+  type ProductDimensions,
+  type RenderEngine,
+  type RenderRequest,
+  type RenderResult,
+} from '../../kit/plugin.ts';
 
 /** The room width the whole photo is taken to show, so a 200 cm sofa spans half of it. */
 const ROOM_WIDTH_CM = 400;
@@ -115,13 +125,25 @@ async function overlay(image: Uint8Array, box: Box): Promise<Layer[]> {
   const shadow = await sharp({
     create: { width: box.width, height: box.height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0.35 } },
   })
-    .extend({ top: 2 * blur, bottom: 2 * blur, left: 2 * blur, right: 2 * blur, background: { r: 0, g: 0, b: 0, alpha: 0 } })
+    .extend({
+      top: 2 * blur,
+      bottom: 2 * blur,
+      left: 2 * blur,
+      right: 2 * blur,
+      background: { r: 0, g: 0, b: 0, alpha: 0 },
+    })
     .blur(blur)
     .png()
     .toBuffer();
   return [
     // The shadow's rectangle sits `blur` px below and right of the product.
-    { input: shadow, left: box.left - blur, top: box.top - blur, width: box.width + 4 * blur, height: box.height + 4 * blur },
+    {
+      input: shadow,
+      left: box.left - blur,
+      top: box.top - blur,
+      width: box.width + 4 * blur,
+      height: box.height + 4 * blur,
+    },
     { input: product, ...box },
   ];
 }
@@ -131,7 +153,8 @@ async function overlay(image: Uint8Array, box: Box): Promise<Layer[]> {
  * when larger than the canvas (a photo a few pixels high or wide); sharp crops the rest itself.
  */
 async function onCanvas(layer: Layer, canvas: { width: number; height: number }): Promise<OverlayOptions | null> {
-  if (layer.width <= canvas.width && layer.height <= canvas.height) return { input: layer.input, left: layer.left, top: layer.top };
+  if (layer.width <= canvas.width && layer.height <= canvas.height)
+    return { input: layer.input, left: layer.left, top: layer.top };
   const left = Math.max(0, layer.left);
   const top = Math.max(0, layer.top);
   const width = Math.min(canvas.width, layer.left + layer.width) - left;
@@ -172,7 +195,11 @@ async function productAspect(image: Uint8Array, index: number, title: string): P
     const { autoOrient } = await sharp(image).metadata();
     return autoOrient.width / autoOrient.height;
   } catch (error) {
-    throw new RenderError('render_failed', `Product image ${index + 1} ("${title}") could not be decoded: ${(error as Error).message}`, false);
+    throw new RenderError(
+      'render_failed',
+      `Product image ${index + 1} ("${title}") could not be decoded: ${(error as Error).message}`,
+      false,
+    );
   }
 }
 
@@ -194,7 +221,9 @@ async function compose(request: RenderRequest): Promise<RenderResult> {
   checkSignal(request.signal);
 
   const { width, height, channels } = base.info;
-  const aspects = await Promise.all(request.products.map((product, index) => productAspect(product.image, index, product.productTitle)));
+  const aspects = await Promise.all(
+    request.products.map((product, index) => productAspect(product.image, index, product.productTitle)),
+  );
   const boxes = layoutProducts(
     request.mode,
     { width, height },

@@ -35,14 +35,31 @@ function refusesOurAccount(status: number, problem: ProblemDetails | null): bool
 }
 
 /** A non-2xx answer of the API. `retryAfterMs` is passed on for every transient one that said it. */
-export function httpError(status: number, problem: ProblemDetails | null, raw: string, retryAfterMs: number | undefined): RenderError {
+export function httpError(
+  status: number,
+  problem: ProblemDetails | null,
+  raw: string,
+  retryAfterMs: number | undefined,
+): RenderError {
   const detail = describe(problem, raw);
   // The API answers 2xx or an error; a redirect or other 1xx–3xx is not what it documents.
-  if (status < 400) return new RenderError('renderer_unavailable', `Replicate answered HTTP ${status}, which it does not document: ${detail}`, true);
+  if (status < 400)
+    return new RenderError(
+      'renderer_unavailable',
+      `Replicate answered HTTP ${status}, which it does not document: ${detail}`,
+      true,
+    );
   if (status === 408 || status === 429 || status >= 500) {
-    return new RenderError('renderer_unavailable', `Replicate is unavailable (HTTP ${status}): ${detail}`, true, { retryAfterMs });
+    return new RenderError('renderer_unavailable', `Replicate is unavailable (HTTP ${status}): ${detail}`, true, {
+      retryAfterMs,
+    });
   }
-  if (refusesOurAccount(status, problem)) return new RenderError('renderer_unavailable', `Replicate refused this service's account (HTTP ${status}): ${detail}`, true);
+  if (refusesOurAccount(status, problem))
+    return new RenderError(
+      'renderer_unavailable',
+      `Replicate refused this service's account (HTTP ${status}): ${detail}`,
+      true,
+    );
   return new RenderError('render_failed', `Replicate refused the request (HTTP ${status}): ${detail}`, false);
 }
 
@@ -54,15 +71,19 @@ export function httpError(status: number, problem: ProblemDetails | null, raw: s
  */
 const BLOCKED = /\bE005\b|flagged as sensitive|\bnsfw\b|content polic|safety (filter|check)|moderat/i;
 /** A photo the model cannot work with: try-on models that find no person, pose or face say so. */
-const PHOTO_UNUSABLE = /\bno (person|people|human|body|pose|face)s?\b.{0,20}\b(detected|found)\b|(could not|cannot|unable to) (detect|find) (a |any )?(person|human|body|pose|face)/i;
+const PHOTO_UNUSABLE =
+  /\bno (person|people|human|body|pose|face)s?\b.{0,20}\b(detected|found)\b|(could not|cannot|unable to) (detect|find) (a |any )?(person|human|body|pose|face)/i;
 /** Replicate's own codes for a failure of its platform, not of this input: retrying may work. */
 const PLATFORM = /\b(E1000|E6716)\b/;
 
 /** A prediction whose status is `failed`, from its `error`. */
 export function failedPrediction(error: unknown): RenderError {
   const reason = typeof error === 'string' ? error.trim() : error == null ? '' : JSON.stringify(error);
-  if (BLOCKED.test(reason)) return new RenderError('content_blocked', `Replicate refused the content: ${clip(reason, 200)}`, false);
-  if (PHOTO_UNUSABLE.test(reason)) return new RenderError('photo_unusable', `The model cannot use this photo: ${clip(reason, 200)}`, false);
-  if (PLATFORM.test(reason)) return new RenderError('renderer_unavailable', `Replicate failed the prediction: ${clip(reason)}`, true);
+  if (BLOCKED.test(reason))
+    return new RenderError('content_blocked', `Replicate refused the content: ${clip(reason, 200)}`, false);
+  if (PHOTO_UNUSABLE.test(reason))
+    return new RenderError('photo_unusable', `The model cannot use this photo: ${clip(reason, 200)}`, false);
+  if (PLATFORM.test(reason))
+    return new RenderError('renderer_unavailable', `Replicate failed the prediction: ${clip(reason)}`, true);
   return new RenderError('render_failed', `Replicate's model failed: ${clip(reason) || 'no reason given'}`, false);
 }

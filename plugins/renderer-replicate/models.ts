@@ -53,10 +53,26 @@ export interface InputMapping {
  */
 export const knownModels: Record<string, InputMapping> = {
   // One input image: the products reach it through the prompt only.
-  'black-forest-labs/flux-kontext-pro': { photo: 'input_image', prompt: 'prompt', fixed: { aspect_ratio: 'match_input_image', output_format: 'png' }, makes: 'created' },
-  'black-forest-labs/flux-kontext-max': { photo: 'input_image', prompt: 'prompt', fixed: { aspect_ratio: 'match_input_image', output_format: 'png' }, makes: 'created' },
+  'black-forest-labs/flux-kontext-pro': {
+    photo: 'input_image',
+    prompt: 'prompt',
+    fixed: { aspect_ratio: 'match_input_image', output_format: 'png' },
+    makes: 'created',
+  },
+  'black-forest-labs/flux-kontext-max': {
+    photo: 'input_image',
+    prompt: 'prompt',
+    fixed: { aspect_ratio: 'match_input_image', output_format: 'png' },
+    makes: 'created',
+  },
   // Takes a list of images: the photo first, then each product.
-  'google/nano-banana': { photo: 'image_input', products: 'image_input', prompt: 'prompt', fixed: { aspect_ratio: 'match_input_image', output_format: 'png' }, makes: 'created' },
+  'google/nano-banana': {
+    photo: 'image_input',
+    products: 'image_input',
+    prompt: 'prompt',
+    fixed: { aspect_ratio: 'match_input_image', output_format: 'png' },
+    makes: 'created',
+  },
   // IDM-VTON masks the garment area of the photo and inpaints one product into it.
   'cuuupid/idm-vton': { photo: 'human_img', products: ['garm_img'], productTitles: 'garment_des', makes: 'edited' },
 };

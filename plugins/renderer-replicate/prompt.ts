@@ -14,12 +14,15 @@ const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 function size(dimensions: ProductDimensions | null): string | null {
   if (!dimensions) return null;
   const cm = (value: number) => String(Number((dimensions.unit === 'in' ? value * 2.54 : value).toFixed(1)));
-  const sides = (['width', 'height', 'depth'] as const).filter((side) => dimensions[side]).map((side) => `${side} ${cm(dimensions[side]!)} cm`);
+  const sides = (['width', 'height', 'depth'] as const)
+    .filter((side) => dimensions[side])
+    .map((side) => `${side} ${cm(dimensions[side]!)} cm`);
   return sides.length ? sides.join(', ') : null;
 }
 
 /** The products' titles, for a model field that takes a short description of what to put on. */
-export const productTitles = (products: PromptInput['products']) => products.map((product) => oneLine(product.productTitle)).join('; ');
+export const productTitles = (products: PromptInput['products']) =>
+  products.map((product) => oneLine(product.productTitle)).join('; ');
 
 /**
  * The instruction for an image-editing model: the photo is the first image, then the product
@@ -43,7 +46,7 @@ export function buildPrompt({ mode, products, hint, imagesSent }: PromptInput): 
       : [
           'The first image is a photo of a room. Edit it to place these products in the room at a realistic scale, where each naturally belongs:',
           list,
-          'Match the room\'s perspective, lighting and shadows, and keep everything else in the room and the framing unchanged.',
+          "Match the room's perspective, lighting and shadows, and keep everything else in the room and the framing unchanged.",
         ];
   if (hint) lines.push(`Styling guidance: ${oneLine(hint)}`);
   return lines.join('\n');

@@ -40,7 +40,15 @@ import {
   type VendorImage,
 } from '../../kit/plugin.ts';
 import { clip, failedPrediction, httpError, type ProblemDetails } from './failures.ts';
-import { buildInput, mappingFor, parseModelRef, productImagesSent, provenanceOf, type InputMapping, type ModelRef } from './models.ts';
+import {
+  buildInput,
+  mappingFor,
+  parseModelRef,
+  productImagesSent,
+  provenanceOf,
+  type InputMapping,
+  type ModelRef,
+} from './models.ts';
 import { buildPrompt, productTitles } from './prompt.ts';
 
 export interface ReplicateRendererOptions {
@@ -89,14 +97,21 @@ interface Plan {
 }
 
 /** The model and input mapping of each configured mode; throws (at start) for a reference or a model it cannot use. */
-export function planModes(models: ReplicateRendererOptions['models'], inputs: ReplicateRendererOptions['inputs'] = {}): Partial<Record<Mode, Plan>> {
+export function planModes(
+  models: ReplicateRendererOptions['models'],
+  inputs: ReplicateRendererOptions['inputs'] = {},
+): Partial<Record<Mode, Plan>> {
   const plans: Partial<Record<Mode, Plan>> = {};
   for (const [mode, reference] of Object.entries(models) as [Mode, string | undefined][]) {
     if (!reference) continue;
     const ref = parseModelRef(reference);
-    if (!ref) throw new Error(`the Replicate model for ${mode}, "${reference}", is not owner/name or owner/name:version.`);
+    if (!ref)
+      throw new Error(`the Replicate model for ${mode}, "${reference}", is not owner/name or owner/name:version.`);
     const mapping = mappingFor(ref, inputs[mode]);
-    if (!mapping) throw new Error(`the Replicate renderer has no input mapping for ${ref.owner}/${ref.name}: set pluginOptions.replicate.inputs["${mode}"].`);
+    if (!mapping)
+      throw new Error(
+        `the Replicate renderer has no input mapping for ${ref.owner}/${ref.name}: set pluginOptions.replicate.inputs["${mode}"].`,
+      );
     plans[mode] = { ref, mapping };
   }
   return plans;
@@ -136,7 +151,8 @@ export function createReplicateRenderer(options: ReplicateRendererOptions): Rend
   const baseUrl = (options.baseUrl ?? 'https://api.replicate.com').replace(/\/+$/, '');
   const plans = planModes(options.models, options.inputs);
   const modes = Object.keys(plans) as Mode[];
-  if (modes.length === 0) throw new Error('the Replicate renderer needs a model for at least one mode: set pluginOptions.replicate.models.');
+  if (modes.length === 0)
+    throw new Error('the Replicate renderer needs a model for at least one mode: set pluginOptions.replicate.models.');
   // A vendor may echo what it was sent; no message of ours carries the token to logs or shops.
   const redact = (message: string) => message.split(apiKey).join('[redacted]');
 
@@ -147,13 +163,23 @@ export function createReplicateRenderer(options: ReplicateRendererOptions): Rend
     aborted(): RenderError;
   }
 
-  async function api(call: Call, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}) {
+  async function api(
+    call: Call,
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) {
     const json = body !== undefined && !(body instanceof FormData);
     try {
       const response = await fetch(`${baseUrl}${path}`, {
         method,
         // FormData sets its own multipart content type, boundary included.
-        headers: { authorization: `Bearer ${apiKey}`, ...(json ? { 'content-type': 'application/json' } : {}), ...headers },
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          ...(json ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
         body: json ? JSON.stringify(body) : (body as FormData | undefined),
         // A redirect would carry the token elsewhere; the API does not redirect.
         redirect: 'manual',
@@ -170,15 +196,23 @@ export function createReplicateRenderer(options: ReplicateRendererOptions): Rend
   /** The answer as a prediction, or the error it amounts to. */
   function prediction(answer: { status: number; text: string; retryAfterMs?: number }): Prediction {
     const value = parseJson(answer.text);
-    if (answer.status < 200 || answer.status >= 300) throw httpError(answer.status, problemOf(value), answer.text, answer.retryAfterMs);
+    if (answer.status < 200 || answer.status >= 300)
+      throw httpError(answer.status, problemOf(value), answer.text, answer.retryAfterMs);
     const found = asPrediction(value);
-    if (!found) throw new RenderError('renderer_unavailable', `Replicate answered with something other than a prediction: ${clip(answer.text, 200)}`, true);
+    if (!found)
+      throw new RenderError(
+        'renderer_unavailable',
+        `Replicate answered with something other than a prediction: ${clip(answer.text, 200)}`,
+        true,
+      );
     return found;
   }
 
   async function create(call: Call, plan: Plan, input: Record<string, unknown>): Promise<Prediction> {
     const { ref } = plan;
-    const path = ref.version ? '/v1/predictions' : `/v1/models/${encodeURIComponent(ref.owner)}/${encodeURIComponent(ref.name)}/predictions`;
+    const path = ref.version
+      ? '/v1/predictions'
+      : `/v1/models/${encodeURIComponent(ref.owner)}/${encodeURIComponent(ref.name)}/predictions`;
     const body = ref.version ? { version: ref.version, input } : { input };
     const seconds = Math.floor((call.deadline - Date.now()) / 1000);
     const headers: Record<string, string> = {
@@ -206,8 +240,12 @@ export function createReplicateRenderer(options: ReplicateRendererOptions): Rend
         if (!(thrown instanceof RenderError) || thrown.code !== 'renderer_unavailable') throw thrown;
         answer = thrown;
       }
-      if (!(answer instanceof RenderError) && answer.status !== 408 && answer.status !== 429 && answer.status < 500) return prediction(answer);
-      const error = answer instanceof RenderError ? answer : httpError(answer.status, problemOf(parseJson(answer.text)), answer.text, answer.retryAfterMs);
+      if (!(answer instanceof RenderError) && answer.status !== 408 && answer.status !== 429 && answer.status < 500)
+        return prediction(answer);
+      const error =
+        answer instanceof RenderError
+          ? answer
+          : httpError(answer.status, problemOf(parseJson(answer.text)), answer.text, answer.retryAfterMs);
       if (failures >= POLL_RETRIES) throw error;
       const wait = error.retryAfterMs ?? pollIntervalMs * 2 ** (failures - 1);
       // A wait past our deadline would end in a timeout anyway: give up now, passing the wait on.
@@ -224,15 +262,29 @@ export function createReplicateRenderer(options: ReplicateRendererOptions): Rend
    */
   async function upload(call: Call, image: VendorImage, name: string, uploaded: string[]): Promise<string> {
     const form = new FormData();
-    form.append('content', new Blob([new Uint8Array(image.bytes)], { type: image.mimeType }), `${name}.${image.mimeType.slice('image/'.length)}`);
+    form.append(
+      'content',
+      new Blob([new Uint8Array(image.bytes)], { type: image.mimeType }),
+      `${name}.${image.mimeType.slice('image/'.length)}`,
+    );
     form.append('metadata', new Blob(['{}'], { type: 'application/json' }));
     const answer = await api(call, 'POST', '/v1/files', form);
     const value = parseJson(answer.text);
-    if (answer.status < 200 || answer.status >= 300) throw httpError(answer.status, problemOf(value), answer.text, answer.retryAfterMs);
+    if (answer.status < 200 || answer.status >= 300)
+      throw httpError(answer.status, problemOf(value), answer.text, answer.retryAfterMs);
     const file = value as { id?: unknown; urls?: { get?: unknown } } | null;
     const url = file?.urls?.get;
-    if (typeof file?.id !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(file.id) || typeof url !== 'string' || !url.startsWith('https:')) {
-      throw new RenderError('renderer_unavailable', `Replicate answered an upload with something other than a file: ${clip(answer.text, 200)}`, true);
+    if (
+      typeof file?.id !== 'string' ||
+      !/^[A-Za-z0-9_-]{1,100}$/.test(file.id) ||
+      typeof url !== 'string' ||
+      !url.startsWith('https:')
+    ) {
+      throw new RenderError(
+        'renderer_unavailable',
+        `Replicate answered an upload with something other than a file: ${clip(answer.text, 200)}`,
+        true,
+      );
     }
     uploaded.push(file.id);
     return url;
@@ -253,9 +305,14 @@ export function createReplicateRenderer(options: ReplicateRendererOptions): Rend
   /** The output's first image: a URL (string, or the first of an array) as the SDK reads files. */
   function outputUrl(output: unknown): string {
     const first = Array.isArray(output) ? output.find((item) => typeof item === 'string') : output;
-    if (first === undefined || first === null || first === '') throw new RenderError('render_failed', 'Replicate returned no image.', false);
+    if (first === undefined || first === null || first === '')
+      throw new RenderError('render_failed', 'Replicate returned no image.', false);
     if (typeof first !== 'string' || !/^(https:|data:)/.test(first)) {
-      throw new RenderError('renderer_unavailable', `Replicate returned an output that is not a file URL: ${clip(JSON.stringify(first), 200)}`, true);
+      throw new RenderError(
+        'renderer_unavailable',
+        `Replicate returned an output that is not a file URL: ${clip(JSON.stringify(first), 200)}`,
+        true,
+      );
     }
     return first;
   }
@@ -264,7 +321,8 @@ export function createReplicateRenderer(options: ReplicateRendererOptions): Rend
   async function download(call: Call, url: string): Promise<Uint8Array> {
     if (url.startsWith('data:')) {
       const match = /^data:[^,;]*(;[^,]*)*;base64,(.*)$/s.exec(url);
-      if (!match) throw new RenderError('renderer_unavailable', 'Replicate returned a data URI that is not base64.', true);
+      if (!match)
+        throw new RenderError('renderer_unavailable', 'Replicate returned a data URI that is not base64.', true);
       return Buffer.from(match[2]!, 'base64');
     }
     try {
@@ -274,35 +332,55 @@ export function createReplicateRenderer(options: ReplicateRendererOptions): Rend
         maxRedirects: 3,
         signal: call.signal,
       });
-      if (response.status < 200 || response.status >= 300) throw new RenderError('renderer_unavailable', `Replicate's output could not be downloaded (HTTP ${response.status}).`, true);
+      if (response.status < 200 || response.status >= 300)
+        throw new RenderError(
+          'renderer_unavailable',
+          `Replicate's output could not be downloaded (HTTP ${response.status}).`,
+          true,
+        );
       return response.body;
     } catch (error) {
       if (error instanceof RenderError) throw error;
       if (call.signal.aborted) throw call.aborted();
       const reason = error instanceof OutboundError ? `${error.code}: ${error.message}` : (error as Error).message;
-      throw new RenderError('renderer_unavailable', `Replicate's output could not be downloaded (${clip(reason, 200)}).`, true);
+      throw new RenderError(
+        'renderer_unavailable',
+        `Replicate's output could not be downloaded (${clip(reason, 200)}).`,
+        true,
+      );
     }
   }
 
   async function render(request: RenderRequest, call: Call): Promise<RenderResult> {
     const plan = plans[request.mode];
-    if (!plan) throw new RenderError('render_failed', `The Replicate renderer has no model for ${request.mode}.`, false);
+    if (!plan)
+      throw new RenderError('render_failed', `The Replicate renderer has no model for ${request.mode}.`, false);
     const photo = await vendorImage(request.photo, 'photo');
-    const products = await Promise.all(request.products.map((product, index) => vendorImage(product.image, `image of product ${index + 1} ("${product.productTitle}")`)));
+    const products = await Promise.all(
+      request.products.map((product, index) =>
+        vendorImage(product.image, `image of product ${index + 1} ("${product.productTitle}")`),
+      ),
+    );
     if (call.signal.aborted) throw call.aborted();
     // A model with a field per product image (IDM-VTON has one) gets more products than it has
     // fields over several predictions: each one's output, still on Replicate, is the next one's photo.
-    const perRun = Array.isArray(plan.mapping.products) && products.length > plan.mapping.products.length ? Math.max(1, plan.mapping.products.length) : Math.max(1, products.length);
+    const perRun =
+      Array.isArray(plan.mapping.products) && products.length > plan.mapping.products.length
+        ? Math.max(1, plan.mapping.products.length)
+        : Math.max(1, products.length);
     const uploaded: string[] = [];
     try {
-      const place = (image: VendorImage, name: string) => (image.bytes.byteLength <= MAX_INLINE_BYTES ? dataUri(image) : upload(call, image, name, uploaded));
+      const place = (image: VendorImage, name: string) =>
+        image.bytes.byteLength <= MAX_INLINE_BYTES ? dataUri(image) : upload(call, image, name, uploaded);
       let output = await place(photo, 'photo');
       for (let first = 0; first === 0 || first < products.length; first += perRun) {
         const described = request.products.slice(first, first + perRun);
         const sent = productImagesSent(plan.mapping, described.length);
         const input = buildInput(plan.mapping, {
           photo: output,
-          products: await Promise.all(products.slice(first, first + sent).map((product, index) => place(product, `product-${first + index + 1}`))),
+          products: await Promise.all(
+            products.slice(first, first + sent).map((product, index) => place(product, `product-${first + index + 1}`)),
+          ),
           prompt: buildPrompt({ mode: request.mode, products: described, hint: request.hint, imagesSent: sent }),
           titles: productTitles(described),
         });
@@ -351,7 +429,8 @@ export function createReplicateRenderer(options: ReplicateRendererOptions): Rend
     provenance,
     supports: { modes, ...(options.sizes ? { sizes: options.sizes } : {}) },
     async render(request) {
-      if (request.signal?.aborted) throw new RenderError('render_timeout', 'The render was aborted before it started.', true);
+      if (request.signal?.aborted)
+        throw new RenderError('render_timeout', 'The render was aborted before it started.', true);
       const timeout = AbortSignal.timeout(timeoutMs);
       const call: Call = {
         signal: request.signal ? AbortSignal.any([request.signal, timeout]) : timeout,
@@ -364,7 +443,10 @@ export function createReplicateRenderer(options: ReplicateRendererOptions): Rend
       try {
         return await render(request, call);
       } catch (error) {
-        if (error instanceof RenderError) throw new RenderError(error.code, redact(error.message), error.transient, { retryAfterMs: error.retryAfterMs });
+        if (error instanceof RenderError)
+          throw new RenderError(error.code, redact(error.message), error.transient, {
+            retryAfterMs: error.retryAfterMs,
+          });
         if (call.signal.aborted) throw call.aborted();
         throw error;
       }

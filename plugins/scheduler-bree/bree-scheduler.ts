@@ -35,7 +35,10 @@ export function createBreeScheduler({ logger }: BreeSchedulerOptions): Scheduler
       try {
         await task.run();
       } catch (error) {
-        logger.error('scheduled task failed', { task: task.name, error: error instanceof Error ? error.stack : String(error) });
+        logger.error('scheduled task failed', {
+          task: task.name,
+          error: error instanceof Error ? error.stack : String(error),
+        });
       } finally {
         running.delete(task.name);
       }
@@ -69,7 +72,10 @@ export function createBreeScheduler({ logger }: BreeSchedulerOptions): Scheduler
         // The tick worker needs none of our flags: `--import tsx` would only slow its start.
         worker: { execArgv: [] },
         errorHandler(error, { name }) {
-          logger.error('scheduler tick failed', { task: tasks.get(name)?.name ?? name, error: error instanceof Error ? error.message : String(error) });
+          logger.error('scheduler tick failed', {
+            task: tasks.get(name)?.name ?? name,
+            error: error instanceof Error ? error.message : String(error),
+          });
         },
         workerMessageHandler({ name, message }) {
           // The job's name says which task; the message just says its tick is due ('done' follows it).

@@ -3,7 +3,13 @@ import type { Kysely, Transaction } from 'kysely';
 /** Row shapes as stored. Later capabilities add their tables here as they start using them. */
 export interface Database {
   /** `render_retention_days` since migration 0018: null keeps renders for ever. */
-  organizations: { id: string; name: string; credit_balance: number; created_at: number; render_retention_days?: number | null };
+  organizations: {
+    id: string;
+    name: string;
+    credit_balance: number;
+    created_at: number;
+    render_retention_days?: number | null;
+  };
   stores: { id: string; organization_id: string; name: string; attribution_window_days: number; created_at: number };
   api_keys: {
     id: string;
@@ -57,7 +63,14 @@ export interface Database {
   };
   idempotency_keys: { organization_id: string; key: string; generation_id: string; created_at: number };
   /** `generation_id` since migration 0014. */
-  events: { id: string; organization_id: string; type: string; body: string; created_at: number; generation_id?: string | null };
+  events: {
+    id: string;
+    organization_id: string;
+    type: string;
+    body: string;
+    created_at: number;
+    generation_id?: string | null;
+  };
   webhook_endpoints: {
     id: string;
     organization_id: string;
@@ -185,7 +198,16 @@ export interface Database {
   /** Migration 0015: when each periodic task may run next, in the database's time. */
   scheduled_runs: { name: string; next_run_at: number };
   /** Migration 0015: jobs the queue gave up after `maxAttempts` failures. */
-  dead_jobs: { id: string; kind: string; payload: string; attempts: number; failures: number; last_error: string | null; created_at: number; died_at: number };
+  dead_jobs: {
+    id: string;
+    kind: string;
+    payload: string;
+    attempts: number;
+    failures: number;
+    last_error: string | null;
+    created_at: number;
+    died_at: number;
+  };
   processes: ProcessRow;
   /** Migration 0019: the audit record of each visitor erasure (nothing about the visitor in it). */
   visitor_erasures: {
@@ -207,7 +229,15 @@ export interface Database {
 }
 
 /** Migration 0016: running `serve` and `worker` processes; `details` is JSON. */
-export interface ProcessRow { id: string; hostname: string; role: string; pid: number; started_at: number; seen_at: number; details: string }
+export interface ProcessRow {
+  id: string;
+  hostname: string;
+  role: string;
+  pid: number;
+  started_at: number;
+  seen_at: number;
+  details: string;
+}
 
 /** A connection pool or a transaction: repositories work the same on either. */
 export type Executor = Kysely<Database> | Transaction<Database>;

@@ -70,7 +70,11 @@ export function groupCommit<DB>(db: Kysely<DB>, options: GroupCommitOptions = {}
       // Taken once the connection is ours, so units that arrived while waiting for it ride along.
       await db.transaction().execute(async (tx) => {
         let open = true;
-        if (options.lane) giveLane(tx, options.lane(() => open));
+        if (options.lane)
+          giveLane(
+            tx,
+            options.lane(() => open),
+          );
         try {
           await runBatch(tx, take(), outcomes);
         } finally {

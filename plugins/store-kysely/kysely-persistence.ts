@@ -35,7 +35,9 @@ interface RepositoryContext {
 }
 
 /** How each repository is made; `all` gives the others made on the same executor. */
-const factories: { [Name in keyof Repositories]-?: (context: RepositoryContext, all: Repositories) => Repositories[Name] } = {
+const factories: {
+  [Name in keyof Repositories]-?: (context: RepositoryContext, all: Repositories) => Repositories[Name];
+} = {
   organizations: ({ db }) => organizationRepository(db),
   stores: ({ db }) => storeRepository(db),
   apiKeys: ({ db, dialect, keys }) => apiKeyRepository(db, dialect, keys),
@@ -59,7 +61,12 @@ const factories: { [Name in keyof Repositories]-?: (context: RepositoryContext, 
   retention: ({ db }) => retentionRepository(db),
   // Raw SQL on the same connection or transaction, for a queue engine with its own tables (pg-boss).
   sql: ({ db, dialect }) =>
-    dialect === 'postgres' ? { query: (text: string, values: unknown[] = []) => db.executeQuery(CompiledQuery.raw(text, values)) as Promise<{ rows: any[] }> } : undefined,
+    dialect === 'postgres'
+      ? {
+          query: (text: string, values: unknown[] = []) =>
+            db.executeQuery(CompiledQuery.raw(text, values)) as Promise<{ rows: any[] }>,
+        }
+      : undefined,
 };
 
 const contextOf = Symbol('repository context');
@@ -86,7 +93,10 @@ function repositories(db: Executor, dialect: Dialect, keys?: KeyCache<StoredApiK
 }
 
 /** Every repository made now, as own properties (the persistence object's, made once). */
-const allMade = (lazy: Repositories): Repositories => Object.fromEntries(Object.keys(factories).map((name) => [name, lazy[name as keyof Repositories]])) as unknown as Repositories;
+const allMade = (lazy: Repositories): Repositories =>
+  Object.fromEntries(
+    Object.keys(factories).map((name) => [name, lazy[name as keyof Repositories]]),
+  ) as unknown as Repositories;
 
 type RunTransaction = <T>(work: (tx: Executor) => Promise<T>) => Promise<T>;
 
@@ -138,20 +148,27 @@ export function kyselyPersistence(
     ...allMade(repositories(db, dialect, keys)),
     // The units of one group commit share a transaction, and so its repositories.
     transaction: (work) => transaction((tx) => work(repositoriesOf(tx))),
-    migrate: () => migrateOn(async (db) => {
-      // The Migrator runs all pending migrations in one transaction under a lock: a Postgres
-      // advisory lock, or SQLite's write lock taken by BEGIN IMMEDIATE (see sqlite.ts).
-      const { error, results } = await migrator(db).migrateToLatest();
-      if (error) {
-        const failed = results?.find((result) => result.status === 'Error')?.migrationName;
-        throw new Error(`Migration ${failed ?? ''} failed: ${(error as Error).message ?? error}`, { cause: error });
-      }
-      // Indexes built concurrently cannot be built in the Migrator's transaction: after it commits.
-      return { applied: (results ?? []).map((result) => result.migrationName), indexesBuilt: await buildDeferredIndexes(db) };
-    }),
+    migrate: () =>
+      migrateOn(async (db) => {
+        // The Migrator runs all pending migrations in one transaction under a lock: a Postgres
+        // advisory lock, or SQLite's write lock taken by BEGIN IMMEDIATE (see sqlite.ts).
+        const { error, results } = await migrator(db).migrateToLatest();
+        if (error) {
+          const failed = results?.find((result) => result.status === 'Error')?.migrationName;
+          throw new Error(`Migration ${failed ?? ''} failed: ${(error as Error).message ?? error}`, { cause: error });
+        }
+        // Indexes built concurrently cannot be built in the Migrator's transaction: after it commits.
+        return {
+          applied: (results ?? []).map((result) => result.migrationName),
+          indexesBuilt: await buildDeferredIndexes(db),
+        };
+      }),
     async pendingMigrations() {
       const migrations = await migrator().getMigrations();
-      return [...migrations.filter((migration) => !migration.executedAt).map((migration) => migration.name), ...(await pendingDeferredIndexes(db)).map((name) => `index ${name}`)];
+      return [
+        ...migrations.filter((migration) => !migration.executedAt).map((migration) => migration.name),
+        ...(await pendingDeferredIndexes(db)).map((name) => `index ${name}`),
+      ];
     },
     async ping() {
       await sql`select 1`.execute(db);

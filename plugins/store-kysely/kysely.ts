@@ -9,7 +9,17 @@ import type * as KyselyModule from 'kysely';
 
 const kysely = createRequire(import.meta.url)('kysely') as typeof KyselyModule;
 
-export const { sql, Kysely, Migrator, CompiledQuery, PostgresDialect, SqliteDialect, SqliteDriver, SqliteAdapter, SqliteIntrospector } = kysely;
+export const {
+  sql,
+  Kysely,
+  Migrator,
+  CompiledQuery,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  SqliteAdapter,
+  SqliteIntrospector,
+} = kysely;
 // The classes are types as well, as when imported from 'kysely' itself.
 export type Kysely<DB> = KyselyModule.Kysely<DB>;
 export type Migrator = KyselyModule.Migrator;

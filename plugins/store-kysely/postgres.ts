@@ -9,14 +9,28 @@ const INT8 = 20;
 /** Timestamps and balances are bigint columns holding values well inside 2^53; read them as numbers. */
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === INT8
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 /** Socket errors of a server that is down or unreachable, and SQLSTATEs of one that will not serve now. */
 const unavailableCodes = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
-  '57P01', '57P02', '57P03', // admin_shutdown, crash_shutdown, cannot_connect_now
-  '53000', '53100', '53200', '53300', // insufficient resources: disk full, out of memory, too many connections
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03', // admin_shutdown, crash_shutdown, cannot_connect_now
+  '53000',
+  '53100',
+  '53200',
+  '53300', // insufficient resources: disk full, out of memory, too many connections
 ]);
 /** pg's own words for a connection it lost, or could not get from the pool in time. */
 const unavailableMessages = /timeout exceeded when trying to connect|Connection terminated|is not queryable/i;
@@ -36,7 +50,11 @@ const reconnectDelayMs = (attempt: number) => Math.min(30_000, 1_000 * 2 ** atte
  * until it succeeds (workers poll meanwhile, so a gap delays jobs but never loses them). The
  * first connection must succeed, so a worker pointed at a wrong database fails at start.
  */
-async function listenForJobs(connectionString: string, connectTimeoutMs: number, listener: (kind?: string) => void): Promise<() => Promise<void>> {
+async function listenForJobs(
+  connectionString: string,
+  connectTimeoutMs: number,
+  listener: (kind?: string) => void,
+): Promise<() => Promise<void>> {
   let client: pg.Client | undefined;
   let stopped = false;
   let retry: NodeJS.Timeout | undefined;
@@ -106,8 +124,16 @@ export interface PostgresOptions {
 }
 
 /** Runs `work` (a migration) on a short-lived pool of its own on `url`, closed afterwards. */
-async function withOwnPool<T>(url: string, connectTimeoutMs: number, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2, types, connectionTimeoutMillis: connectTimeoutMs }) }) });
+async function withOwnPool<T>(
+  url: string,
+  connectTimeoutMs: number,
+  work: (db: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: new pg.Pool({ connectionString: url, max: 2, types, connectionTimeoutMillis: connectTimeoutMs }),
+    }),
+  });
   try {
     return await work(db);
   } finally {
@@ -115,7 +141,10 @@ async function withOwnPool<T>(url: string, connectTimeoutMs: number, work: (db: 
   }
 }
 
-export function openPostgres(connectionString: string, { poolSize = 10, connectTimeoutMs = 5_000, directUrl, pooled = false }: PostgresOptions = {}): Persistence {
+export function openPostgres(
+  connectionString: string,
+  { poolSize = 10, connectTimeoutMs = 5_000, directUrl, pooled = false }: PostgresOptions = {},
+): Persistence {
   // A request waits at most connectTimeoutMs for a connection (the server unreachable, or every
   // pooled one busy), then fails as unavailable instead of hanging.
   const pool = new pg.Pool({ connectionString, max: poolSize, types, connectionTimeoutMillis: connectTimeoutMs });
@@ -130,7 +159,9 @@ export function openPostgres(connectionString: string, { poolSize = 10, connectT
   const sessionUrl = directUrl ?? (pooled ? undefined : connectionString);
   const persistence = kyselyPersistence(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres', {
     unavailable: isUnavailable,
-    ...(directUrl && { migrateOn: <T>(work: (db: Kysely<Database>) => Promise<T>) => withOwnPool(directUrl, connectTimeoutMs, work) }),
+    ...(directUrl && {
+      migrateOn: <T>(work: (db: Kysely<Database>) => Promise<T>) => withOwnPool(directUrl, connectTimeoutMs, work),
+    }),
   });
   if (!sessionUrl) {
     // Reading what is pending works through the pooler; so commands that migrate first (`orgs`,
@@ -144,8 +175,12 @@ export function openPostgres(connectionString: string, { poolSize = 10, connectT
   return {
     ...persistence,
     // Without a session, workers find jobs by polling (pollIntervalMs of the queue).
-    ...(sessionUrl && { listenForJobs: (listener: (kind?: string) => void) => listenForJobs(sessionUrl, connectTimeoutMs, listener) }),
-    poolStats: () => [{ name: 'main', total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolSize }],
+    ...(sessionUrl && {
+      listenForJobs: (listener: (kind?: string) => void) => listenForJobs(sessionUrl, connectTimeoutMs, listener),
+    }),
+    poolStats: () => [
+      { name: 'main', total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolSize },
+    ],
   };
 }
 

@@ -16,15 +16,25 @@ const marker = '\u0000value:';
 /** A query's SQL with its stand-ins found among the parameters; any stand-in Kysely did not bind is a bug. */
 function compile(query: Compilable<unknown>, used: Set<string>): Compiled {
   const { sql, parameters } = query.compile();
-  const found = parameters.map((parameter): Parameter => (typeof parameter === 'string' && parameter.startsWith(marker) ? { name: parameter.slice(marker.length) } : { value: parameter }));
+  const found = parameters.map(
+    (parameter): Parameter =>
+      typeof parameter === 'string' && parameter.startsWith(marker)
+        ? { name: parameter.slice(marker.length) }
+        : { value: parameter },
+  );
   const bound = new Set(found.flatMap((parameter) => ('name' in parameter ? [parameter.name] : [])));
   const unbound = [...used].filter((name) => !bound.has(name) || sql.includes(marker + name));
-  if (unbound.length > 0) throw new Error(`prepared query: ${unbound.join(', ')} did not become bound parameters (lists, literals and 'is null' cannot be prepared)`);
+  if (unbound.length > 0)
+    throw new Error(
+      `prepared query: ${unbound.join(', ')} did not become bound parameters (lists, literals and 'is null' cannot be prepared)`,
+    );
   return { query: CompiledQuery.raw(sql), parameters: found };
 }
 
 async function run<Row>(db: Executor, compiled: Compiled, values: Record<string, unknown>): Promise<QueryResult<Row>> {
-  const parameters = compiled.parameters.map((parameter) => ('name' in parameter ? values[parameter.name] : parameter.value));
+  const parameters = compiled.parameters.map((parameter) =>
+    'name' in parameter ? values[parameter.name] : parameter.value,
+  );
   const direct = laneOf(db)?.(compiled.query.sql, parameters);
   if (direct) return direct as QueryResult<Row>;
   return db.executeQuery({ ...compiled.query, parameters } as CompiledQuery<Row>);
@@ -39,7 +49,9 @@ async function run<Row>(db: Executor, compiled: Compiled, values: Record<string,
  * Compiled here, not prepared on the server: pg sends it as an unnamed statement, so it works
  * through a transaction-mode pooler (PgBouncer before 1.21 breaks named ones).
  */
-export function prepared<Values extends Record<string, unknown>, Row>(build: (db: Executor, values: Values, dialect: Dialect) => Compilable<Row>) {
+export function prepared<Values extends Record<string, unknown>, Row>(
+  build: (db: Executor, values: Values, dialect: Dialect) => Compilable<Row>,
+) {
   const byDialect = new Map<Dialect, Compiled>();
   return async (db: Executor, dialect: Dialect, values: Values): Promise<QueryResult<Row>> => {
     let compiled = byDialect.get(dialect);

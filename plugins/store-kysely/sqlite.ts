@@ -89,7 +89,10 @@ export function sqliteKysely<DB>(database: BetterSqlite3.Database) {
   const statements = cachedStatements(database);
   const dialect = new ImmediateSqliteDialect({ database: statements });
   const db = new Kysely<DB>({ dialect });
-  giveLane(db, sqliteLane(statements, () => !dialect.driver?.lent));
+  giveLane(
+    db,
+    sqliteLane(statements, () => !dialect.driver?.lent),
+  );
   const transaction = groupCommit(db, { lane: (open) => sqliteLane(statements, open) });
   return { db, transaction };
 }
@@ -106,7 +109,11 @@ function connect(file: string, { busyTimeoutMs = 10_000, logger }: SqliteOptions
   const { db, transaction } = sqliteKysely<Database>(database);
   // Another connection's commit (another process) changes it; this connection's own commits do not.
   const dataVersion = database.prepare('pragma data_version').pluck();
-  const persistence = kyselyPersistence(db, 'sqlite', { transaction, unavailable: isUnavailable, changeMarker: () => dataVersion.get() });
+  const persistence = kyselyPersistence(db, 'sqlite', {
+    transaction,
+    unavailable: isUnavailable,
+    changeMarker: () => dataVersion.get(),
+  });
   if (file === ':memory:') return persistence;
   const checkpointer = startWalCheckpointer(database, file, { logger });
   return {

@@ -23,13 +23,22 @@ export const backstopPages = 4000;
  *
  * If the thread fails, the connection goes back to SQLite's own automatic checkpoints.
  */
-export function startWalCheckpointer(database: BetterSqlite3.Database, file: string, { intervalMs = 100, logger }: { intervalMs?: number; logger?: Logger } = {}) {
+export function startWalCheckpointer(
+  database: BetterSqlite3.Database,
+  file: string,
+  { intervalMs = 100, logger }: { intervalMs?: number; logger?: Logger } = {},
+) {
   const thread = new Worker(threadFile, { workerData: { file, intervalMs }, execArgv: [] });
   // A process that is done must not stay up for the checkpointer.
   thread.unref();
   database.pragma(`wal_autocheckpoint = ${backstopPages}`);
   let stopping = false;
-  thread.on('error', (error) => logger?.warn('WAL checkpoint thread failed; checkpoints go back to the committing thread', { file, error: error.message }));
+  thread.on('error', (error) =>
+    logger?.warn('WAL checkpoint thread failed; checkpoints go back to the committing thread', {
+      file,
+      error: error.message,
+    }),
+  );
   const exited = new Promise<void>((resolve) =>
     thread.once('exit', () => {
       if (!stopping && database.open) database.pragma(`wal_autocheckpoint = ${sqliteDefaultPages}`);

@@ -1,5 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import { OutboundError, parseRetryAfter, type DeliveryOutcome, type DeliveryRequest, type GuardedClient, type WebhookTransport } from '../../kit/plugin.ts';
+import {
+  OutboundError,
+  parseRetryAfter,
+  type DeliveryOutcome,
+  type DeliveryRequest,
+  type GuardedClient,
+  type WebhookTransport,
+} from '../../kit/plugin.ts';
 
 /** Receivers answer with a status; their body is only kept for the attempt log, so a small cap suffices. */
 const MAX_RESPONSE_BYTES = 64 * 1024;

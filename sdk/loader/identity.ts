@@ -23,7 +23,10 @@ export function createIdentity(local: SafeStorage, session: SafeStorage): { get(
   let identity: Identity | undefined;
   return {
     get() {
-      identity ??= { visitorId: readOrCreate(local, 'visualizer.vid'), sessionId: readOrCreate(session, 'visualizer.sid') };
+      identity ??= {
+        visitorId: readOrCreate(local, 'visualizer.vid'),
+        sessionId: readOrCreate(session, 'visualizer.sid'),
+      };
       return { visitorId: identity.visitorId, sessionId: identity.sessionId };
     },
     reread() {

@@ -39,7 +39,8 @@ function scriptWidgetLoader(host: Window & Host, base: string) {
       const tag = document.createElement('script');
       tag.src = base + __WIDGET_PATH__;
       tag.async = true;
-      tag.onload = () => (host.__visualizerWidget ? resolve(host.__visualizerWidget) : reject(new Error('widget.js did not register')));
+      tag.onload = () =>
+        host.__visualizerWidget ? resolve(host.__visualizerWidget) : reject(new Error('widget.js did not register'));
       tag.onerror = () => reject(new Error(`could not load ${tag.src}`));
       document.head.appendChild(tag);
     });
@@ -50,12 +51,15 @@ function boot(host: Window & Host) {
   if (stub?.__sdk) return; // loaded twice: the first copy stays in charge
 
   const script = findScript();
-  const storeId = (script?.getAttribute('data-store-id')) || '';
+  const storeId = script?.getAttribute('data-store-id') || '';
   // The service's base: the script's URL without `/widgets/embed.js` (a deployment under a path
   // keeps its prefix); a script served under another name falls back to its origin.
   const found = script ? /^(.*)\/widgets\/embed\.js(?:[?#].*)?$/.exec(script.src) : null;
   const base = found ? found[1]! : script ? new URL(script.src).origin : '';
-  if (!storeId) console.error(`${prefix}The embed script needs a data-store-id attribute: <script src=".../widgets/embed.js" data-store-id="store_…">.`);
+  if (!storeId)
+    console.error(
+      `${prefix}The embed script needs a data-store-id attribute: <script src=".../widgets/embed.js" data-store-id="store_…">.`,
+    );
 
   const queue: QueuedCall[] = stub && Array.isArray(stub.q) ? stub.q : [];
   // A queued consent call starts it pending too: calls queued before it must not store either.
@@ -63,7 +67,9 @@ function boot(host: Window & Host) {
   const consent = script && script.getAttribute('data-consent');
   let pending = consent === 'pending' || queue.some(([name]) => name === 'consent');
   if (consent !== null && consent !== 'pending' && consent !== 'granted') {
-    console.error(`${prefix}data-consent="${consent}" is neither "pending" nor "granted"; nothing is stored until Visualizer.consent(true).`);
+    console.error(
+      `${prefix}data-consent="${consent}" is neither "pending" nor "granted"; nothing is stored until Visualizer.consent(true).`,
+    );
     pending = true;
   }
 

@@ -32,7 +32,13 @@ const fail = (message: string): Promise<boolean> => {
 };
 
 /** The SDK object; `__sdk` marks it as the real one (not the stub snippet's queue). */
-export function createSdk({ base, storeId, loadWidget, missingStoreId, consent = 'granted' }: SdkOptions): VisualizerSdk & { __sdk: true } {
+export function createSdk({
+  base,
+  storeId,
+  loadWidget,
+  missingStoreId,
+  consent = 'granted',
+}: SdkOptions): VisualizerSdk & { __sdk: true } {
   const storing = consent !== 'pending';
   const local = safeStorage('localStorage', storing);
   const session = safeStorage('sessionStorage', storing);
@@ -67,7 +73,8 @@ export function createSdk({ base, storeId, loadWidget, missingStoreId, consent =
       (response) => {
         if (response.ok) return true;
         return response.json().then(
-          (answer: { error?: { message?: string } }) => fail(`${body.type} was refused (${response.status}): ${(answer?.error?.message) || response.statusText}`),
+          (answer: { error?: { message?: string } }) =>
+            fail(`${body.type} was refused (${response.status}): ${answer?.error?.message || response.statusText}`),
           () => fail(`${body.type} was refused (${response.status}).`),
         );
       },
@@ -77,7 +84,8 @@ export function createSdk({ base, storeId, loadWidget, missingStoreId, consent =
 
   function track(event: unknown, props?: unknown): Promise<boolean> {
     try {
-      if (event !== '$conversion') return fail(`track(): unknown event ${JSON.stringify(event)}; the only event is '$conversion'.`);
+      if (event !== '$conversion')
+        return fail(`track(): unknown event ${JSON.stringify(event)}; the only event is '$conversion'.`);
       const conversion = validateConversion(props);
       if (typeof conversion === 'string') return fail(`track('$conversion'): ${conversion}`);
       if (!storeId) return fail(`track('$conversion'): not sent, ${missingStoreId}.`);
@@ -96,8 +104,10 @@ export function createSdk({ base, storeId, loadWidget, missingStoreId, consent =
   function identify(userId: unknown, traits?: unknown): Promise<boolean> {
     try {
       const id = typeof userId === 'number' && Number.isSafeInteger(userId) ? String(userId) : userId;
-      if (typeof id !== 'string' || !id.trim() || id.length > 200) return fail('identify(userId, traits?): userId must be a non-empty string of at most 200 characters.');
-      if (traits != null && (typeof traits !== 'object' || Array.isArray(traits))) return fail('identify(userId, traits?): traits must be an object of strings, numbers and booleans.');
+      if (typeof id !== 'string' || !id.trim() || id.length > 200)
+        return fail('identify(userId, traits?): userId must be a non-empty string of at most 200 characters.');
+      if (traits != null && (typeof traits !== 'object' || Array.isArray(traits)))
+        return fail('identify(userId, traits?): traits must be an object of strings, numbers and booleans.');
       if (!storeId) return fail(`identify(): not sent, ${missingStoreId}.`);
       const body: Record<string, unknown> = { type: '$identify', userId: id };
       if (traits) body.traits = traits;
@@ -147,7 +157,9 @@ export function createSdk({ base, storeId, loadWidget, missingStoreId, consent =
     },
     consent(granted) {
       if (typeof granted !== 'boolean') {
-        console.error(`${prefix}consent(granted): granted must be true or false (got ${JSON.stringify(granted)}); nothing changed.`);
+        console.error(
+          `${prefix}consent(granted): granted must be true or false (got ${JSON.stringify(granted)}); nothing changed.`,
+        );
         return false;
       }
       if (granted) {

@@ -37,7 +37,13 @@ function emitDeclarations() {
   const result = program.emit(undefined, (file, text) => emitted.set(path.resolve(file), text));
   const problems = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
   if (problems.length) {
-    throw new Error(ts.formatDiagnostics(problems, { getCanonicalFileName: (name) => name, getCurrentDirectory: () => sdkDir, getNewLine: () => '\n' }));
+    throw new Error(
+      ts.formatDiagnostics(problems, {
+        getCanonicalFileName: (name) => name,
+        getCurrentDirectory: () => sdkDir,
+        getNewLine: () => '\n',
+      }),
+    );
   }
   const pending = [path.join(distDir, 'types/package/src/index.d.ts')];
   const written = new Set<string>();
@@ -45,10 +51,13 @@ function emitDeclarations() {
     if (written.has(file)) continue;
     const text = emitted.get(file);
     if (text === undefined) throw new Error(`tsc emitted no ${path.relative(distDir, file)}`);
-    const rewritten = text.replace(/((?:from|import)\s*\(?\s*')(\.{1,2}\/[^']+)\.ts'/g, (_, head: string, specifier: string) => {
-      pending.push(path.resolve(path.dirname(file), `${specifier}.d.ts`));
-      return `${head}${specifier}.js'`;
-    });
+    const rewritten = text.replace(
+      /((?:from|import)\s*\(?\s*')(\.{1,2}\/[^']+)\.ts'/g,
+      (_, head: string, specifier: string) => {
+        pending.push(path.resolve(path.dirname(file), `${specifier}.d.ts`));
+        return `${head}${specifier}.js'`;
+      },
+    );
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, rewritten);
     written.add(file);

@@ -48,18 +48,30 @@ async function call<T>(url: string, init?: RequestInit, probe = true): Promise<T
   } catch {
     // A refusal without CORS headers (this site is not among the widget's origins) looks like a
     // network failure to the page. An opaque no-cors answer tells them apart: the server is there.
-    const reachable = probe && (await fetch(url, { mode: 'no-cors', credentials: 'omit', cache: 'no-store' }).then(
-      () => true,
-      () => false,
-    ));
-    if (reachable) throw new WidgetApiError(`${location.origin} is not among this widget's allowed origins.`, 403, 'origin_not_allowed');
+    const reachable =
+      probe &&
+      (await fetch(url, { mode: 'no-cors', credentials: 'omit', cache: 'no-store' }).then(
+        () => true,
+        () => false,
+      ));
+    if (reachable)
+      throw new WidgetApiError(
+        `${location.origin} is not among this widget's allowed origins.`,
+        403,
+        'origin_not_allowed',
+      );
     throw new WidgetApiError('Could not reach the server. Check your connection and try again.', 0, 'network');
   }
   const body = await response.json().catch(() => null);
   if (response.ok && body) return body as T;
-  const error = (body?.error) || {};
+  const error = body?.error || {};
   const param = typeof error.param === 'string' ? error.param : null;
-  throw new WidgetApiError(String(error.message || `The server answered ${response.status}.`), response.status, String(error.code || `http_${response.status}`), param);
+  throw new WidgetApiError(
+    String(error.message || `The server answered ${response.status}.`),
+    response.status,
+    String(error.code || `http_${response.status}`),
+    param,
+  );
 }
 
 export function widgetApi(base: string, widgetId: string) {
@@ -67,9 +79,18 @@ export function widgetApi(base: string, widgetId: string) {
   return {
     config: () => call<WidgetConfig>(root),
     create: (body: GenerationRequest) =>
-      call<Generation>(`${root}/generations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      call<Generation>(`${root}/generations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
     // Polling: a failed poll is a hiccup to ride out, never an origin refusal (the create passed).
-    get: (id: string, visitorId: string) => call<Generation>(`${root}/generations/${encodeURIComponent(id)}?visitorId=${encodeURIComponent(visitorId)}`, undefined, false),
+    get: (id: string, visitorId: string) =>
+      call<Generation>(
+        `${root}/generations/${encodeURIComponent(id)}?visitorId=${encodeURIComponent(visitorId)}`,
+        undefined,
+        false,
+      ),
   };
 }
 

@@ -39,13 +39,20 @@ export function explain(problem: Problem): Explanation {
     case 'daily_credit_cap_reached':
       return { words: unavailable, next: 'none' };
     case 'content_blocked':
-      return { words: 'This photo could not be used for a visualization. Please choose a different photo.', next: 'pick' };
+      return {
+        words: 'This photo could not be used for a visualization. Please choose a different photo.',
+        next: 'pick',
+      };
     case 'image_fetch_failed':
-      return { words: 'A product image could not be loaded, so the visualization failed. Please try again later.', next: 'retry' };
+      return {
+        words: 'A product image could not be loaded, so the visualization failed. Please try again later.',
+        next: 'retry',
+      };
   }
   if (aboutProduct) return { words: productRefused, next: 'none' };
   if (photoCodes.indexOf(code) >= 0 || param === 'image') return { words: photoRefused, next: 'pick' };
-  if (status === 429) return { words: 'Too many tries in a short time. Please wait a minute and try again.', next: 'retry' };
+  if (status === 429)
+    return { words: 'Too many tries in a short time. Please wait a minute and try again.', next: 'retry' };
   if (status === 403) return { words: unavailable, next: 'none' };
   // Any other refusal is of what the page gave (a retry would be refused alike), not of the photo.
   if (status >= 400 && status < 500) return { words: productRefused, next: 'none' };
@@ -55,6 +62,8 @@ export function explain(problem: Problem): Explanation {
 /** The service's reason on the console: the shopper's words above cannot tell a developer what to fix. */
 export function logProblem(problem: Problem): void {
   if (problem.code === 'network' || problem.code === 'timeout') return;
-  const what = problem.status ? `the service answered ${problem.status} ${problem.code}` : `the generation failed with ${problem.code}`;
+  const what = problem.status
+    ? `the service answered ${problem.status} ${problem.code}`
+    : `the generation failed with ${problem.code}`;
   console.error(`[Visualizer] ${what}${problem.param ? ` (param ${problem.param})` : ''}: ${problem.message}`);
 }

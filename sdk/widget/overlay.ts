@@ -33,8 +33,10 @@ const copy = {
   },
 } as const;
 
-const closeIcon = '<svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true"><path d="M6 6l12 12M18 6L6 18" stroke="currentColor" stroke-width="2.2" stroke-linecap="round"/></svg>';
-const cameraIcon = '<svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2"><path d="M4 8h3l2-3h6l2 3h3v11H4z"/><circle cx="12" cy="13" r="3.5"/></svg>';
+const closeIcon =
+  '<svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true"><path d="M6 6l12 12M18 6L6 18" stroke="currentColor" stroke-width="2.2" stroke-linecap="round"/></svg>';
+const cameraIcon =
+  '<svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2"><path d="M4 8h3l2-3h6l2 3h3v11H4z"/><circle cx="12" cy="13" r="3.5"/></svg>';
 
 const template = `
 <div class="backdrop" part="backdrop">
@@ -99,13 +101,24 @@ export interface Overlay {
 }
 
 /** Builds and shows the dialog. Everything lives in a shadow root, so page CSS neither leaks in nor out. */
-export function openOverlay(context: WidgetContext, api: WidgetApi, config: WidgetConfig | Error, data: ProductData, onClosed: () => void): Overlay {
+export function openOverlay(
+  context: WidgetContext,
+  api: WidgetApi,
+  config: WidgetConfig | Error,
+  data: ProductData,
+  onClosed: () => void,
+): Overlay {
   const host = document.createElement('visualizer-widget');
   const root = host.attachShadow({ mode: 'open' });
   root.innerHTML = `<style>${styles}</style>${template}`;
   const $ = <T extends HTMLElement>(selector: string) => root.querySelector(selector) as T;
 
-  const mode = config instanceof Error ? 'virtual-try-on' : config.mode === 'room-visualizer' ? 'room-visualizer' : 'virtual-try-on';
+  const mode =
+    config instanceof Error
+      ? 'virtual-try-on'
+      : config.mode === 'room-visualizer'
+        ? 'room-visualizer'
+        : 'virtual-try-on';
   const text = copy[mode];
   const images: ProductImage[] = data.productImages || [];
   let variation: ProductImage | null = images[0] || null;
@@ -117,7 +130,12 @@ export function openOverlay(context: WidgetContext, api: WidgetApi, config: Widg
   let adding = false;
 
   const dialog = $<HTMLDivElement>('.dialog');
-  const sections: Record<Section, HTMLElement> = { pick: $('.pick'), working: $('.working'), result: $('.result'), error: $('.error') };
+  const sections: Record<Section, HTMLElement> = {
+    pick: $('.pick'),
+    working: $('.working'),
+    result: $('.result'),
+    error: $('.error'),
+  };
   const live = $<HTMLParagraphElement>('.live');
   const productImg = $<HTMLImageElement>('.product-img');
   const photoInput = $<HTMLInputElement>('.photo-input');
@@ -143,7 +161,7 @@ export function openOverlay(context: WidgetContext, api: WidgetApi, config: Widg
   productImg.src = variation ? variation.src : data.productImage;
   cameraInput.setAttribute('capture', text.capture);
   // Phones get a second button that opens the camera directly; `capture` would hide the gallery.
-  $('.camera').hidden = !(window.matchMedia?.('(pointer: coarse)').matches);
+  $('.camera').hidden = !window.matchMedia?.('(pointer: coarse)').matches;
   if (!data.onAddToCart) $('.cart').hidden = true;
   viewCart.hidden = !data.onViewCart;
   checkout.hidden = !data.onCheckout;
@@ -265,7 +283,12 @@ export function openOverlay(context: WidgetContext, api: WidgetApi, config: Widg
         imageUrl: absoluteUrl(variation ? variation.src : data.productImage) ?? data.productImage,
       };
       if (data.productUrl) product.productUrl = absoluteUrl(data.productUrl) ?? data.productUrl;
-      let generation = await api.create({ visitorId: identity.visitorId, sessionId: identity.sessionId, image: photo, products: [product] });
+      let generation = await api.create({
+        visitorId: identity.visitorId,
+        sessionId: identity.sessionId,
+        image: photo,
+        products: [product],
+      });
       if (stale()) return;
       status.textContent = mode === 'room-visualizer' ? 'Placing it in your room…' : 'Creating your try-on…';
       announce('Creating your visualization. This usually takes less than 30 seconds.');
@@ -278,7 +301,11 @@ export function openOverlay(context: WidgetContext, api: WidgetApi, config: Widg
           generation = await api.get(generation.id, identity.visitorId);
         } catch (error) {
           // The network or the server hiccupped: keep polling until the deadline.
-          if (!(error instanceof WidgetApiError) || !(error.status === 0 || error.status === 429 || error.status >= 500)) throw error;
+          if (
+            !(error instanceof WidgetApiError) ||
+            !(error.status === 0 || error.status === 429 || error.status >= 500)
+          )
+            throw error;
         }
         if (stale()) return;
       }
@@ -305,7 +332,12 @@ export function openOverlay(context: WidgetContext, api: WidgetApi, config: Widg
     } catch (error) {
       if (token !== run || closed) return;
       photo = null;
-      return showError(error instanceof PhotoError ? error : new PhotoError('This file could not be read as a photo. Please choose a JPEG or PNG photo.'), 'pick');
+      return showError(
+        error instanceof PhotoError
+          ? error
+          : new PhotoError('This file could not be read as a photo. Please choose a JPEG or PNG photo.'),
+        'pick',
+      );
     } finally {
       input.value = ''; // the same file can be chosen again
     }
@@ -337,7 +369,8 @@ export function openOverlay(context: WidgetContext, api: WidgetApi, config: Widg
     if (closed) return;
     if (result && result.success === false) {
       message.className = 'message bad';
-      message.textContent = (typeof result.error === 'string' && result.error) || 'Could not add this to your cart. Please try again.';
+      message.textContent =
+        (typeof result.error === 'string' && result.error) || 'Could not add this to your cart. Please try again.';
     } else {
       message.className = 'message ok';
       message.textContent = quantity > 1 ? `Added ${quantity} to your cart.` : 'Added to your cart.';

@@ -5,7 +5,9 @@
  */
 export class PhotoError extends Error {}
 
-async function decode(file: Blob): Promise<{ source: CanvasImageSource; width: number; height: number; release(): void }> {
+async function decode(
+  file: Blob,
+): Promise<{ source: CanvasImageSource; width: number; height: number; release(): void }> {
   if (typeof createImageBitmap === 'function') {
     try {
       const bitmap = await createImageBitmap(file, { imageOrientation: 'from-image' });
@@ -26,7 +28,12 @@ async function decode(file: Blob): Promise<{ source: CanvasImageSource; width: n
     URL.revokeObjectURL(url);
     throw new PhotoError('This file could not be read as a photo. Please choose a JPEG or PNG photo.');
   }
-  return { source: image, width: image.naturalWidth, height: image.naturalHeight, release: () => URL.revokeObjectURL(url) };
+  return {
+    source: image,
+    width: image.naturalWidth,
+    height: image.naturalHeight,
+    release: () => URL.revokeObjectURL(url),
+  };
 }
 
 export async function photoToDataUri(file: File, maxSide = 2048, quality = 0.88): Promise<string> {

@@ -20,7 +20,12 @@ export function absoluteUrl(url: string): string | null {
 /** A key the service's image store could hold (core/domain/blob-keys.ts `keyProblem`). */
 function isStoreKey(key: string): boolean {
   const segments = key.split('/');
-  return key.length <= 512 && keyCharacters.test(key) && segments.every((part) => part !== '' && part !== '.' && part !== '..') && endsInExtension.test(key);
+  return (
+    key.length <= 512 &&
+    keyCharacters.test(key) &&
+    segments.every((part) => part !== '' && part !== '.' && part !== '..') &&
+    endsInExtension.test(key)
+  );
 }
 
 /**

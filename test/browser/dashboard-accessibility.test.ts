@@ -44,16 +44,24 @@ interface AxeViolation {
 async function seriousViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: { run(context: Document, options: unknown): Promise<{ violations: AxeViolation[] }> };
+      }
+    ).axe;
     return (await axe.run(document, { resultTypes: ['violations'] })).violations;
   });
   return violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.impact} ${violation.id} (${violation.help}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+    .map(
+      (violation) =>
+        `${violation.impact} ${violation.id} (${violation.help}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+    );
 }
 
 /** Whether the page is wider than the window (a sideways scroll on a phone). */
-const overflow = (page: Page) => page.evaluate(() => ({ scrollWidth: document.scrollingElement!.scrollWidth, innerWidth }));
+const overflow = (page: Page) =>
+  page.evaluate(() => ({ scrollWidth: document.scrollingElement!.scrollWidth, innerWidth }));
 
 async function assertFits(page: Page, where: string) {
   const { scrollWidth, innerWidth } = await overflow(page);
@@ -89,7 +97,11 @@ async function tabThrough(page: Page, limit = 150): Promise<Stop[]> {
       const back = index === 0 && visited.at(-1)!.element !== element;
       if (index === -1) index = visited.push({ element, style: styleText }) - 1;
       else if (ring) visited[index]!.style = styleText;
-      const label = element.getAttribute('aria-label') ?? (element as HTMLInputElement).labels?.[0]?.firstChild?.textContent ?? element.innerText ?? '';
+      const label =
+        element.getAttribute('aria-label') ??
+        (element as HTMLInputElement).labels?.[0]?.firstChild?.textContent ??
+        element.innerText ??
+        '';
       return { index, back, name: label.trim().replace(/\s+/g, ' '), tag: element.tagName.toLowerCase(), ring };
     });
     if (!stop) continue;
@@ -137,7 +149,12 @@ describe('dashboard accessibility', () => {
     await invitedSession(app.g.app, shop.organizationId, 'admin', 'owner@acme.example', dashboardPassword);
     const seeded = await seedDashboard(app, shop, receiver);
     generationId = seeded.generations[0]!;
-    pendingInvitation = (await app.g.app.container.cradle.accounts.invite(shop.organizationId, { email: 'new@acme.example', role: 'viewer' })).url;
+    pendingInvitation = (
+      await app.g.app.container.cradle.accounts.invite(shop.organizationId, {
+        email: 'new@acme.example',
+        role: 'viewer',
+      })
+    ).url;
   });
   after(async () => {
     for (const context of contexts) await context.close();
@@ -213,7 +230,10 @@ describe('dashboard accessibility', () => {
           const nav = page.getByRole('navigation', { name: 'Sections' });
           assert.equal(await nav.getByRole('link', { name: 'Credits' }).isVisible(), false, 'folded away at first');
           const stops = await tabThrough(page);
-          assert.ok(stops.some((stop) => stop.name === 'Menu'), 'Tab reaches the menu button');
+          assert.ok(
+            stops.some((stop) => stop.name === 'Menu'),
+            'Tab reaches the menu button',
+          );
           await page.getByRole('button', { name: 'Menu' }).focus();
           await page.keyboard.press('Enter');
           await nav.getByRole('link', { name: 'Credits' }).waitFor();
@@ -221,7 +241,12 @@ describe('dashboard accessibility', () => {
           assert.deepEqual(await seriousViolations(page), [], 'open menu');
           await assertFits(page, 'open menu');
           // The sections follow the menu button and the header's controls: Tab to Credits, Enter opens it.
-          for (let press = 0; press < 12 && (await page.evaluate(() => document.activeElement?.textContent)) !== 'Credits'; press += 1) await page.keyboard.press('Tab');
+          for (
+            let press = 0;
+            press < 12 && (await page.evaluate(() => document.activeElement?.textContent)) !== 'Credits';
+            press += 1
+          )
+            await page.keyboard.press('Tab');
           await page.keyboard.press('Enter');
           await page.getByRole('heading', { level: 1, name: 'Credits' }).waitFor();
         });
@@ -239,9 +264,17 @@ describe('dashboard accessibility', () => {
           const expected = [/^Skip to content$/, /^Sign out$/, ...mainActions[section.name]];
           if (viewport.width >= 760) expected.push(...dashboardPages.map((other) => new RegExp(`^${other.link}$`)));
           else expected.push(/^Menu$/);
-          for (const pattern of expected) assert.ok(names.some((name) => pattern.test(name)), `${section.name} at ${viewport.width}: Tab reaches ${pattern} (reached: ${names.join(' | ')})`);
+          for (const pattern of expected)
+            assert.ok(
+              names.some((name) => pattern.test(name)),
+              `${section.name} at ${viewport.width}: Tab reaches ${pattern} (reached: ${names.join(' | ')})`,
+            );
           const ringless = stops.filter((stop) => !stop.ring).map((stop) => `${stop.tag} "${stop.name}"`);
-          assert.deepEqual(ringless, [], `${section.name} at ${viewport.width}: every focused element shows a focus ring`);
+          assert.deepEqual(
+            ringless,
+            [],
+            `${section.name} at ${viewport.width}: every focused element shows a focus ring`,
+          );
         }
         // Enter on a focused section link opens it.
         if (viewport.width >= 760) {

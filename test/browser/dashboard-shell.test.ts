@@ -99,7 +99,15 @@ describe('the dashboard shell', () => {
       await page.goto(link.url);
       await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
       assert.equal(new URL(page.url()).hash, '#/overview', 'the token left the address bar');
-      const sections = { Generations: 'Generations', Developers: 'Developers', 'Stores & widgets': 'Stores & widgets', Conversions: 'Conversions', Credits: 'Credits', Team: 'Team', Overview: 'Overview' };
+      const sections = {
+        Generations: 'Generations',
+        Developers: 'Developers',
+        'Stores & widgets': 'Stores & widgets',
+        Conversions: 'Conversions',
+        Credits: 'Credits',
+        Team: 'Team',
+        Overview: 'Overview',
+      };
       for (const [link, heading] of Object.entries(sections)) {
         await page.getByRole('button', { name: 'Menu' }).click(); // 390 px wide: the sections are behind the menu
         await page.getByRole('navigation').getByRole('link', { name: link }).click();
@@ -107,7 +115,10 @@ describe('the dashboard shell', () => {
       }
       await page.getByRole('heading', { name: 'Per day', exact: true }).waitFor();
       await page.locator('.chart canvas').first().waitFor();
-      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390), 'nothing is wider than the phone');
+      assert.ok(
+        await page.evaluate(() => document.documentElement.scrollWidth <= 390),
+        'nothing is wider than the phone',
+      );
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { level: 1, name: 'Sign in to Visualizer' }).waitFor();
       assert.equal((await context.cookies()).length, 0, 'the session cookie is gone');

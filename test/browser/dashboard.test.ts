@@ -3,7 +3,16 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, recordPageErrors } from '../support/browser.ts';
 import { errorOf } from '../support/databases.ts';
-import { acceptInvitation, dashboardPages, openSection, recordOtherOrigins, settled, startDashboardApp, startWebhookReceiver, type DashboardApp } from '../support/dashboard.ts';
+import {
+  acceptInvitation,
+  dashboardPages,
+  openSection,
+  recordOtherOrigins,
+  settled,
+  startDashboardApp,
+  startWebhookReceiver,
+  type DashboardApp,
+} from '../support/dashboard.ts';
 import type { TestHttpsServer } from '../support/https-server.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -86,10 +95,18 @@ describe('the dashboard in Chromium', () => {
     assert.ok(session?.httpOnly, 'an HttpOnly session cookie');
     assert.equal(session.sameSite, 'Lax');
     // The link works once.
-    const again = await app.g.app.container.cradle.accounts.acceptInvitation({ token: new URL(shop.invitationUrl.replace('#/', '')).searchParams.get('token')!, password: 'another long password' }, { userAgent: null, ipAddress: null }).then(
-      () => 'accepted',
-      (error: { code?: string }) => error.code,
-    );
+    const again = await app.g.app.container.cradle.accounts
+      .acceptInvitation(
+        {
+          token: new URL(shop.invitationUrl.replace('#/', '')).searchParams.get('token')!,
+          password: 'another long password',
+        },
+        { userAgent: null, ipAddress: null },
+      )
+      .then(
+        () => 'accepted',
+        (error: { code?: string }) => error.code,
+      );
     assert.equal(again, 'invalid_link');
   });
 
@@ -110,7 +127,10 @@ describe('the dashboard in Chromium', () => {
     await shown.waitFor({ state: 'detached' });
     assert.equal(await page.getByText(secretKey).count(), 0, 'shown once: gone after Done');
 
-    const response = await app.g.api.post(secretKey, app.g.validBody({ metadata: { order: 'from-the-dashboard-key' } }));
+    const response = await app.g.api.post(
+      secretKey,
+      app.g.validBody({ metadata: { order: 'from-the-dashboard-key' } }),
+    );
     const text = await response.text();
     assert.equal(response.status, 202, text);
     generationId = JSON.parse(text).id;
@@ -122,7 +142,11 @@ describe('the dashboard in Chromium', () => {
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Developers' }).waitFor();
     await settled(page);
-    assert.notEqual((await page.getByRole('row').filter({ hasText: 'Checkout server' }).innerText()).includes('never'), true, 'last used is set');
+    assert.notEqual(
+      (await page.getByRole('row').filter({ hasText: 'Checkout server' }).innerText()).includes('never'),
+      true,
+      'last used is set',
+    );
   });
 
   it('creates a webhook endpoint in the UI; a delivery to a real HTTPS receiver shows with its attempt; resend delivers again', async () => {
@@ -138,21 +162,32 @@ describe('the dashboard in Chromium', () => {
 
     const created = await (await app.g.api.post(secretKey, app.g.validBody())).json();
     assert.equal((await app.g.api.settled(secretKey, created.id)).status, 'complete');
-    await waitFor('the delivery at the receiver', () => receiver.requests.some((request) => request.body.toString().includes(created.id)));
+    await waitFor('the delivery at the receiver', () =>
+      receiver.requests.some((request) => request.body.toString().includes(created.id)),
+    );
 
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Developers' }).waitFor();
     await settled(page);
-    const event = page.getByRole('region', { name: 'Events and deliveries' }).getByRole('listitem').filter({ hasText: created.id });
+    const event = page
+      .getByRole('region', { name: 'Events and deliveries' })
+      .getByRole('listitem')
+      .filter({ hasText: created.id });
     await event.getByRole('button', { name: 'Show deliveries' }).click();
     await settled(page);
     const deliveries = event.getByRole('table', { name: /^Deliveries of evt_/ });
-    await deliveries.getByRole('row').filter({ hasText: /succeeded/ }).waitFor();
+    await deliveries
+      .getByRole('row')
+      .filter({ hasText: /succeeded/ })
+      .waitFor();
     const attempts = event.getByRole('table', { name: /^Attempts of evt_/ }).getByRole('row');
     assert.equal(await attempts.count(), 2, 'a header and one attempt');
     const cells = await attempts.nth(1).getByRole('cell').allInnerTexts();
     assert.ok(cells.includes('200'), `status code shown: ${cells.join(' | ')}`);
-    assert.ok(cells.some((cell) => /^\d+ ms$/.test(cell)), `duration shown: ${cells.join(' | ')}`);
+    assert.ok(
+      cells.some((cell) => /^\d+ ms$/.test(cell)),
+      `duration shown: ${cells.join(' | ')}`,
+    );
     await attempts.nth(1).getByText('Show').click();
     await event.getByText('received, thanks').waitFor();
 
@@ -165,7 +200,12 @@ describe('the dashboard in Chromium', () => {
       await event.getByRole('button', { name: 'Hide deliveries' }).click();
       await event.getByRole('button', { name: 'Show deliveries' }).click();
       await settled(page);
-      return (await event.getByRole('table', { name: /^Attempts of evt_/ }).getByRole('row').count()) === 3;
+      return (
+        (await event
+          .getByRole('table', { name: /^Attempts of evt_/ })
+          .getByRole('row')
+          .count()) === 3
+      );
     });
   });
 
@@ -175,18 +215,31 @@ describe('the dashboard in Chromium', () => {
     const card = page.getByRole('link').filter({ hasText: generationId });
     const thumbnail = card.getByRole('img', { name: `Result of ${generationId}` });
     await thumbnail.waitFor();
-    await waitFor('the thumbnail to load', () => thumbnail.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0));
-    assert.ok(await card.getByText('Image generated by AI', { exact: true }).isVisible(), 'the thumbnail is labelled as generated by AI');
+    await waitFor('the thumbnail to load', () =>
+      thumbnail.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0),
+    );
+    assert.ok(
+      await card.getByText('Image generated by AI', { exact: true }).isVisible(),
+      'the thumbnail is labelled as generated by AI',
+    );
     await card.click();
     await page.getByRole('heading', { level: 1, name: `Generation ${generationId}` }).waitFor();
     await settled(page);
     for (const variant of ['list', 'card', 'detail']) {
       const image = page.getByRole('img', { name: new RegExp(`^${variant} variant`) });
-      await waitFor(`the ${variant} variant to load`, () => image.evaluate((element: HTMLImageElement) => element.complete && element.naturalWidth > 0));
+      await waitFor(`the ${variant} variant to load`, () =>
+        image.evaluate((element: HTMLImageElement) => element.complete && element.naturalWidth > 0),
+      );
     }
-    assert.equal(await page.locator('.variants .generated .ai-label').filter({ hasText: 'Image generated by AI' }).count(), 3, 'every variant is labelled as generated by AI');
+    assert.equal(
+      await page.locator('.variants .generated .ai-label').filter({ hasText: 'Image generated by AI' }).count(),
+      3,
+      'every variant is labelled as generated by AI',
+    );
     // Which engine rendered it, as the route recorded it (not in the API's resource).
-    const renderedBy = page.locator('dl.facts dt', { hasText: 'Rendered by' }).locator('xpath=following-sibling::dd[1]');
+    const renderedBy = page
+      .locator('dl.facts dt', { hasText: 'Rendered by' })
+      .locator('xpath=following-sibling::dd[1]');
     await waitFor('the engine to show', async () => (await renderedBy.textContent()) === 'mock');
     await page.getByRole('cell', { name: 'sku-1' }).waitFor();
     await page.getByText('from-the-dashboard-key').waitFor();
@@ -201,7 +254,19 @@ describe('the dashboard in Chromium', () => {
     const { page } = admin;
     const widget = await app.createWidget(shop.apiKey, { storeId: shop.storeId });
     const order = await app.postOrder(
-      { storeId: shop.storeId, organizationId: shop.organizationId, orderId: 'A-1001', visitorId: 'v-1', sessionId: 's-1', totalCents: 4_900, currency: 'USD', platform: 'custom', status: 'completed', orderCreatedAt: new Date().toISOString(), items: [] },
+      {
+        storeId: shop.storeId,
+        organizationId: shop.organizationId,
+        orderId: 'A-1001',
+        visitorId: 'v-1',
+        sessionId: 's-1',
+        totalCents: 4_900,
+        currency: 'USD',
+        platform: 'custom',
+        status: 'completed',
+        orderCreatedAt: new Date().toISOString(),
+        items: [],
+      },
       shop.conversionKey,
     );
     assert.equal(order.status, 200, await order.text());
@@ -222,14 +287,21 @@ describe('the dashboard in Chromium', () => {
     await page.getByText(shop.organizationId).waitFor();
     await page.getByText('Embed snippet').first().click();
     const snippet = await page.getByLabel(`Embed snippet of ${widget.id}`).innerText();
-    assert.ok(snippet.includes(widget.id) && snippet.includes(shop.storeId) && snippet.includes(`${app.base}/`), snippet);
+    assert.ok(
+      snippet.includes(widget.id) && snippet.includes(shop.storeId) && snippet.includes(`${app.base}/`),
+      snippet,
+    );
     // Conversions, credits and the team, with their rows.
     await openSection(page, dashboardPages[4]);
     await page.getByRole('rowheader', { name: 'A-1001' }).waitFor();
     await openSection(page, dashboardPages[5]);
     assert.ok((await page.getByRole('row').count()) >= 3, 'the ledger lists the grant and the spends');
     await openSection(page, dashboardPages[6]);
-    await page.getByRole('cell', { name: 'owner@acme.example' }).or(page.getByRole('rowheader', { name: 'owner@acme.example' })).first().waitFor();
+    await page
+      .getByRole('cell', { name: 'owner@acme.example' })
+      .or(page.getByRole('rowheader', { name: 'owner@acme.example' }))
+      .first()
+      .waitFor();
 
     assert.deepEqual(admin.errors, []);
     assert.deepEqual(admin.elsewhere, [], "no request left the service's origin");
@@ -240,7 +312,9 @@ describe('the dashboard in Chromium', () => {
     const widget = await app.createWidget(shop.apiKey, { storeId: shop.storeId, imageSize: '1K', dailyCreditCap: 3 });
     await app.visualize(widget.id, 'v-caps', 's-caps');
     await openSection(page, dashboardPages[3]);
-    const row = page.getByRole('listitem').filter({ has: page.getByRole('heading', { level: 3, name: new RegExp(widget.id) }) });
+    const row = page
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('heading', { level: 3, name: new RegExp(widget.id) }) });
     await row.getByText('500 generations, 3 credits').waitFor();
     await row.getByText('1 of 500 generations, 1 of 3 credits').waitFor();
 
@@ -261,7 +335,11 @@ describe('the dashboard in Chromium', () => {
     await form.getByRole('button', { name: 'Save widget' }).click();
     await row.getByText('500 generations, no credit cap').waitFor();
     await row.getByText('2 of 500 generations, 2 credits').waitFor();
-    assert.equal((await (await app.v1(shop.apiKey, `/v1/widgets/${widget.id}`)).json()).dailyCreditCap, null, 'empty: no cap');
+    assert.equal(
+      (await (await app.v1(shop.apiKey, `/v1/widgets/${widget.id}`)).json()).dailyCreditCap,
+      null,
+      'empty: no cap',
+    );
     assert.deepEqual(admin.errors, []);
   });
 
@@ -277,16 +355,26 @@ describe('the dashboard in Chromium', () => {
     assert.equal(await viewer.page.getByRole('button', { name: 'Create key' }).count(), 0);
     assert.equal(await viewer.page.getByRole('button', { name: 'Add an endpoint' }).count(), 0);
     assert.equal(await viewer.page.getByRole('button', { name: 'Revoke' }).count(), 0);
-    assert.equal(await viewer.page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Team' }).count(), 0);
+    assert.equal(
+      await viewer.page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Team' }).count(),
+      0,
+    );
     // Every page a viewer has reads without an error: none calls an admin-only route.
     for (const section of dashboardPages) {
-      await openSection(viewer.page, section.name === 'team' ? { link: 'Sessions', heading: 'Your sessions' } : section);
+      await openSection(
+        viewer.page,
+        section.name === 'team' ? { link: 'Sessions', heading: 'Your sessions' } : section,
+      );
       assert.equal(await viewer.page.getByRole('alert').count(), 0, `${section.name}: no error shown to a viewer`);
     }
     assert.equal(await viewer.page.getByRole('button', { name: 'Create invitation link' }).count(), 0);
     await viewer.page.goto(app.dashboard(`/generations/${generationId}`));
     await viewer.page.getByRole('heading', { level: 2, name: 'Metadata' }).waitFor();
-    assert.equal(await viewer.page.getByRole('button', { name: 'Delete generation' }).count(), 0, 'a viewer cannot delete a generation');
+    assert.equal(
+      await viewer.page.getByRole('button', { name: 'Delete generation' }).count(),
+      0,
+      'a viewer cannot delete a generation',
+    );
     assert.deepEqual(viewer.errors, []);
 
     const refused = await fromPage(viewer.page, 'POST', '/v1/api-keys', { kind: 'secret', name: 'sneaky' });
@@ -300,11 +388,32 @@ describe('the dashboard in Chromium', () => {
 
   it('the Privacy page finds a visitor and shows what is held; an admin erases them, a viewer cannot; the erasure is listed without the visitor', async () => {
     const widget = await app.createWidget(shop.apiKey, { storeId: shop.storeId });
-    const made = [await app.visualize(widget.id, 'v-privacy', 's-privacy-1', ['sku-7']), await app.visualize(widget.id, 'v-privacy', 's-privacy-2', ['sku-8'])];
-    const identified = await app.collect({ type: '$identify', storeId: shop.storeId, visitorId: 'v-privacy', sessionId: 's-privacy-2', userId: 'customer-77' });
+    const made = [
+      await app.visualize(widget.id, 'v-privacy', 's-privacy-1', ['sku-7']),
+      await app.visualize(widget.id, 'v-privacy', 's-privacy-2', ['sku-8']),
+    ];
+    const identified = await app.collect({
+      type: '$identify',
+      storeId: shop.storeId,
+      visitorId: 'v-privacy',
+      sessionId: 's-privacy-2',
+      userId: 'customer-77',
+    });
     assert.equal(identified.status, 202);
     const order = await app.postOrder(
-      { storeId: shop.storeId, organizationId: shop.organizationId, orderId: 'P-1', visitorId: '', sessionId: 's-privacy-1', totalCents: 1_900, currency: 'USD', platform: 'custom', status: 'completed', orderCreatedAt: new Date().toISOString(), items: [] },
+      {
+        storeId: shop.storeId,
+        organizationId: shop.organizationId,
+        orderId: 'P-1',
+        visitorId: '',
+        sessionId: 's-privacy-1',
+        totalCents: 1_900,
+        currency: 'USD',
+        platform: 'custom',
+        status: 'completed',
+        orderCreatedAt: new Date().toISOString(),
+        items: [],
+      },
       shop.conversionKey,
     );
     assert.equal(order.status, 200, await order.text());
@@ -319,7 +428,10 @@ describe('the dashboard in Chromium', () => {
     // A viewer may look, not erase.
     const viewer = await person(app);
     people.push(viewer);
-    await acceptInvitation(viewer.page, await app.cliInvite(shop.organizationId, 'privacy-viewer@acme.example', 'viewer'));
+    await acceptInvitation(
+      viewer.page,
+      await app.cliInvite(shop.organizationId, 'privacy-viewer@acme.example', 'viewer'),
+    );
     await lookUp(viewer.page, 'v-privacy');
     await viewer.page.getByText('Only admins can erase a visitor.').waitFor();
     assert.equal(await viewer.page.getByRole('button', { name: /^Erase/ }).count(), 0);
@@ -329,12 +441,24 @@ describe('the dashboard in Chromium', () => {
     await lookUp(page, 'v-privacy');
     const counts = await page.locator('.cards dd').allInnerTexts();
     assert.deepEqual(counts, ['2', '1', '1'], 'generations, identities, conversions');
-    await page.getByRole('region', { name: "The visitor's generations" }).getByRole('rowheader', { name: made[0]!.id }).waitFor();
-    await page.getByRole('region', { name: "The visitor's identities" }).getByRole('rowheader', { name: 'customer-77' }).waitFor();
-    await page.getByRole('region', { name: "The visitor's conversions" }).getByRole('rowheader', { name: 'P-1' }).waitFor();
+    await page
+      .getByRole('region', { name: "The visitor's generations" })
+      .getByRole('rowheader', { name: made[0]!.id })
+      .waitFor();
+    await page
+      .getByRole('region', { name: "The visitor's identities" })
+      .getByRole('rowheader', { name: 'customer-77' })
+      .waitFor();
+    await page
+      .getByRole('region', { name: "The visitor's conversions" })
+      .getByRole('rowheader', { name: 'P-1' })
+      .waitFor();
     const download = await page.getByRole('link', { name: 'Download as JSON' }).getAttribute('href');
     const downloaded = JSON.parse(decodeURIComponent(download!.replace(/^data:application\/json;charset=utf-8,/, '')));
-    assert.deepEqual([downloaded.visitorId, downloaded.generations.total, downloaded.identities.data[0].userId], ['v-privacy', 2, 'customer-77']);
+    assert.deepEqual(
+      [downloaded.visitorId, downloaded.generations.total, downloaded.identities.data[0].userId],
+      ['v-privacy', 2, 'customer-77'],
+    );
 
     await page.getByRole('button', { name: 'Erase this visitor…' }).click();
     await page.getByRole('button', { name: 'Erase everything about this visitor' }).click();
@@ -343,10 +467,17 @@ describe('the dashboard in Chromium', () => {
     const row = page.getByRole('region', { name: 'Erasures table' }).getByRole('row').nth(1);
     await row.getByText('complete').waitFor();
     const cells = await row.getByRole('cell').allInnerTexts();
-    assert.ok(cells.some((cell) => cell.includes('user usr_')), `the requester: ${cells.join(' | ')}`);
+    assert.ok(
+      cells.some((cell) => cell.includes('user usr_')),
+      `the requester: ${cells.join(' | ')}`,
+    );
     assert.deepEqual(cells.slice(-3), ['2', '1', '1']);
-    assert.ok(!(await page.getByRole('region', { name: 'Erasures', exact: true }).innerText()).includes('v-privacy'), 'the list names no visitor');
-    for (const generation of made) assert.equal((await app.g.api.get(shop.apiKey, `/v1/generations/${generation.id}`)).status, 404);
+    assert.ok(
+      !(await page.getByRole('region', { name: 'Erasures', exact: true }).innerText()).includes('v-privacy'),
+      'the list names no visitor',
+    );
+    for (const generation of made)
+      assert.equal((await app.g.api.get(shop.apiKey, `/v1/generations/${generation.id}`)).status, 404);
     const conversion = await app.conversion(shop.apiKey, shop.storeId, 'P-1');
     assert.deepEqual([conversion.visitorId, conversion.sessionId, conversion.totalCents], [null, null, 1_900]);
     assert.deepEqual(admin.errors, []);
@@ -396,7 +527,11 @@ describe('the dashboard in Chromium', () => {
     assert.equal((await fetch(`${app.base}/v1/session`, { headers: header })).status, 200);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in to Visualizer' }).waitFor();
-    assert.equal((await context.cookies()).some((found) => found.name === 'visualizer_session'), false, 'the cookie is cleared');
+    assert.equal(
+      (await context.cookies()).some((found) => found.name === 'visualizer_session'),
+      false,
+      'the cookie is cleared',
+    );
     await errorOf(await fetch(`${app.base}/v1/session`, { headers: header }), 401);
     // Signing in again with the password chosen from the link works.
     await page.getByLabel('Email').fill('owner@acme.example');

@@ -49,7 +49,9 @@ const violations = (page: Page) => page.evaluate(() => (window as unknown as { _
 
 /** The operation block Swagger UI draws for `method path`, once the document has loaded. */
 async function operation(page: Page, method: string, path: string) {
-  const block = page.locator(`.opblock-${method}`).filter({ has: page.locator('.opblock-summary-path', { hasText: new RegExp(`^${path.replace(/[{}]/g, '\\$&')}$`) }) });
+  const block = page.locator(`.opblock-${method}`).filter({
+    has: page.locator('.opblock-summary-path', { hasText: new RegExp(`^${path.replace(/[{}]/g, '\\$&')}$`) }),
+  });
   await block.first().waitFor();
   assert.equal(await block.count(), 1, `${method.toUpperCase()} ${path} is drawn once`);
   return block;
@@ -66,19 +68,28 @@ describe('the API reference page', () => {
       assert.equal(await page.title(), 'Visualizer API reference');
       const create = await operation(page, 'post', '/v1/generations');
       const read = await operation(page, 'get', '/v1/generations/{id}');
-      assert.match((await read.locator('.opblock-summary-description').textContent()) ?? '', /\w/, 'GET /v1/generations/{id} has its summary');
+      assert.match(
+        (await read.locator('.opblock-summary-description').textContent()) ?? '',
+        /\w/,
+        'GET /v1/generations/{id} has its summary',
+      );
 
       await create.locator('.opblock-summary-control').first().click();
-      const body = create.locator('.opblock-section-request-body .body-param__example, .opblock-section-request-body .highlight-code').first();
+      const body = create
+        .locator('.opblock-section-request-body .body-param__example, .opblock-section-request-body .highlight-code')
+        .first();
       await body.waitFor();
       const shown = JSON.parse((await body.textContent())!);
-      assert.deepEqual(shown, example, 'the request example is the document\'s');
+      assert.deepEqual(shown, example, "the request example is the document's");
 
       assert.deepEqual(await violations(page), []);
       assert.deepEqual(errors, []);
-      assert.deepEqual(elsewhere, [], 'no request left the service\'s origin');
+      assert.deepEqual(elsewhere, [], "no request left the service's origin");
       assert.ok(requested.includes(`${base}/openapi.json`), 'the page read the document from the service');
-      assert.ok(requested.some((url) => /\/docs\/assets\/[0-9a-f]{16}\/swagger-ui-bundle\.js$/.test(url)), 'Swagger UI came from the service');
+      assert.ok(
+        requested.some((url) => /\/docs\/assets\/[0-9a-f]{16}\/swagger-ui-bundle\.js$/.test(url)),
+        'Swagger UI came from the service',
+      );
     } finally {
       await context.close();
     }
@@ -96,19 +107,36 @@ describe('the API reference page', () => {
     const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
     assert.equal(scripts.length, 2);
     for (const [, attributes, content] of scripts) {
-      assert.match(attributes!, /\ssrc="docs\/assets\/[0-9a-f]{16}\/[\w.-]+\.js"/, 'every script is a file, named relative to the page');
+      assert.match(
+        attributes!,
+        /\ssrc="docs\/assets\/[0-9a-f]{16}\/[\w.-]+\.js"/,
+        'every script is a file, named relative to the page',
+      );
       assert.equal(content, '');
     }
 
-    const assets = [...html.matchAll(/(?:href|src)="(docs\/assets\/[0-9a-f]{16}\/[\w.-]+)"/g)].map((match) => match[1]!);
-    assert.deepEqual(assets.map((asset) => asset.split('/').pop()).sort(), ['favicon-16x16.png', 'favicon-32x32.png', 'reference-page.css', 'reference-page.js', 'swagger-ui-bundle.js', 'swagger-ui.css']);
+    const assets = [...html.matchAll(/(?:href|src)="(docs\/assets\/[0-9a-f]{16}\/[\w.-]+)"/g)].map(
+      (match) => match[1]!,
+    );
+    assert.deepEqual(assets.map((asset) => asset.split('/').pop()).sort(), [
+      'favicon-16x16.png',
+      'favicon-32x32.png',
+      'reference-page.css',
+      'reference-page.js',
+      'swagger-ui-bundle.js',
+      'swagger-ui.css',
+    ]);
     for (const asset of assets) {
       const file = await fetch(`${base}/${asset}`, { headers: { 'accept-encoding': 'identity' } });
       assert.equal(file.status, 200, asset);
       assert.equal(file.headers.get('cache-control'), 'public, max-age=31536000, immutable', asset);
       assert.equal(file.headers.get('x-content-type-options'), 'nosniff');
       const etag = file.headers.get('etag')!;
-      assert.equal((await fetch(`${base}/${asset}`, { headers: { 'accept-encoding': 'identity', 'if-none-match': etag } })).status, 304, asset);
+      assert.equal(
+        (await fetch(`${base}/${asset}`, { headers: { 'accept-encoding': 'identity', 'if-none-match': etag } })).status,
+        304,
+        asset,
+      );
       await file.arrayBuffer();
     }
     const bundle = assets.find((asset) => asset.endsWith('swagger-ui-bundle.js'))!;
@@ -121,7 +149,7 @@ describe('the API reference page', () => {
     assert.equal(stale.status, 404, 'an asset of another version is not served');
     assert.equal((await stale.json()).error.code, 'route_not_found');
     const unknown = await fetch(`${base}/${bundle.replace('swagger-ui-bundle.js', 'index.html')}`);
-    assert.equal(unknown.status, 404, 'only the page\'s own assets are served');
+    assert.equal(unknown.status, 404, "only the page's own assets are served");
     await unknown.arrayBuffer();
 
     const slash = await fetch(`${base}/docs/`, { redirect: 'manual' });
@@ -137,7 +165,14 @@ describe('the API reference page', () => {
       if (!incoming.url?.startsWith(`${prefix}/`)) return void outgoing.writeHead(404).end();
       const forwarded = request(
         // No pooled connections (agent: false): nothing of the proxy outlives the test.
-        { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url.slice(prefix.length), headers: incoming.headers, agent: false },
+        {
+          host: target.hostname,
+          port: target.port,
+          method: incoming.method,
+          path: incoming.url.slice(prefix.length),
+          headers: incoming.headers,
+          agent: false,
+        },
         (answer) => {
           outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(outgoing);
@@ -162,7 +197,10 @@ describe('the API reference page', () => {
       assert.deepEqual(errors, []);
       assert.deepEqual(elsewhere, []);
       assert.ok(requested.includes(`${origin}${prefix}/openapi.json`), requested.join('\n'));
-      assert.ok(requested.length > 2 && requested.every((url) => url.startsWith(`${origin}${prefix}/`)), `every request kept the prefix:\n${requested.join('\n')}`);
+      assert.ok(
+        requested.length > 2 && requested.every((url) => url.startsWith(`${origin}${prefix}/`)),
+        `every request kept the prefix:\n${requested.join('\n')}`,
+      );
     } finally {
       await context.close();
       await new Promise((resolve) => proxy.close(resolve));

@@ -19,7 +19,13 @@ import { bearer, startTestApp, type TestApp } from '../support/app.ts';
 import type { ProductData, VisualizerSdk } from '../../sdk/shared/types.ts';
 
 /** What the bundled page puts on `window` for the test to drive. */
-type ShopWindow = Window & { visualizer: VisualizerSdk; pending: VisualizerSdk; product(image: string): ProductData; refused: string; refusedConsent: string };
+type ShopWindow = Window & {
+  visualizer: VisualizerSdk;
+  pending: VisualizerSdk;
+  product(image: string): ProductData;
+  refused: string;
+  refusedConsent: string;
+};
 
 const packageDir = fileURLToPath(new URL('../../sdk/package/', import.meta.url));
 
@@ -96,7 +102,9 @@ function startShop(settings: { baseUrl: string; storeId: string }): Promise<Serv
     if (pathname === '/') return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
     if (/^\/[\w-]+\.js$/.test(pathname)) {
       try {
-        return void res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(readFileSync(path.join(bundleDir, pathname)));
+        return void res
+          .writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' })
+          .end(readFileSync(path.join(bundleDir, pathname)));
       } catch {
         // not a file of the bundle
       }
@@ -139,13 +147,18 @@ after(async () => {
 describe('@visualizer/sdk, the npm package', () => {
   it('publishes dist/ alone: the ESM entry, its declarations and the widget chunk', async () => {
     // Scripts are ignored: prepack would rebuild what `before` has just built.
-    const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: packageDir });
+    const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: packageDir,
+    });
     const [packed] = JSON.parse(stdout) as Array<{ name: string; files: Array<{ path: string }> }>;
     assert.equal(packed!.name, '@visualizer/sdk');
     const files = packed!.files.map((file) => file.path).sort();
     assert.ok(files.includes('dist/index.js'), files.join(', '));
     assert.ok(files.includes('dist/index.d.ts'), files.join(', '));
-    assert.ok(files.some((file) => /^dist\/widget-module-\w+\.js$/.test(file)), `the widget UI is a chunk of its own: ${files.join(', ')}`);
+    assert.ok(
+      files.some((file) => /^dist\/widget-module-\w+\.js$/.test(file)),
+      `the widget UI is a chunk of its own: ${files.join(', ')}`,
+    );
     assert.deepEqual(
       files.filter((file) => !file.startsWith('dist/')),
       ['README.md', 'package.json'],
@@ -169,10 +182,18 @@ describe('@visualizer/sdk, the npm package', () => {
         strict: true,
         noEmit: true,
       });
-      const problems = ts.getPreEmitDiagnostics(program).map((problem) => ts.flattenDiagnosticMessageText(problem.messageText, '\n'));
+      const problems = ts
+        .getPreEmitDiagnostics(program)
+        .map((problem) => ts.flattenDiagnosticMessageText(problem.messageText, '\n'));
       assert.deepEqual(problems, [], `${resolution}: ${problems.join('\n')}`);
-      const resolved = program.getSourceFiles().map((file) => file.fileName).filter((name) => name.includes('sdk/package'));
-      assert.ok(resolved.some((name) => name.endsWith('sdk/package/dist/index.d.ts')), `${resolution} resolves the package's types: ${resolved.join(', ')}`);
+      const resolved = program
+        .getSourceFiles()
+        .map((file) => file.fileName)
+        .filter((name) => name.includes('sdk/package'));
+      assert.ok(
+        resolved.some((name) => name.endsWith('sdk/package/dist/index.d.ts')),
+        `${resolution} resolves the package's types: ${resolved.join(', ')}`,
+      );
     }
   });
 
@@ -191,7 +212,9 @@ describe('@visualizer/sdk, the npm package', () => {
     });
     assert.equal(widgetResponse.status, 201, await widgetResponse.clone().text());
     const widgetId = (await widgetResponse.json()).id as string;
-    const tee = await sharp({ create: { width: 300, height: 300, channels: 4, background: '#aa3311ff' } }).png().toBuffer();
+    const tee = await sharp({ create: { width: 300, height: 300, channels: 4, background: '#aa3311ff' } })
+      .png()
+      .toBuffer();
     await app.container.cradle.cdn.put('sdk-package/tee.png', tee, { contentType: 'image/png', visibility: 'public' });
     const productImage = `${base}/cdn/sdk-package/tee.png`;
 
@@ -204,43 +227,81 @@ describe('@visualizer/sdk, the npm package', () => {
       const page = await context.newPage();
       await page.goto(`${shopOrigin}/`);
       await page.waitForFunction(() => !!(window as unknown as Partial<ShopWindow>).visualizer);
-      assert.match(await page.evaluate(() => (window as unknown as ShopWindow).refused), /^createVisualizer\(\): baseUrl must be/);
+      assert.match(
+        await page.evaluate(() => (window as unknown as ShopWindow).refused),
+        /^createVisualizer\(\): baseUrl must be/,
+      );
       const identity = await page.evaluate(() => (window as unknown as ShopWindow).visualizer.getIdentity());
       assert.match(identity.visitorId, /^[0-9a-f-]{36}$/);
-      const chunks = () => requested.filter((url) => url.startsWith(shopOrigin) && /\/widget-module-[\w-]+\.js$/.test(url));
+      const chunks = () =>
+        requested.filter((url) => url.startsWith(shopOrigin) && /\/widget-module-[\w-]+\.js$/.test(url));
       assert.deepEqual(chunks(), [], 'the widget UI is not loaded with the page');
 
-      assert.equal(await page.evaluate(([id, image]) => (window as unknown as ShopWindow).visualizer.open(id!, (window as unknown as ShopWindow).product(image!)), [widgetId, productImage]), true);
+      assert.equal(
+        await page.evaluate(
+          ([id, image]) =>
+            (window as unknown as ShopWindow).visualizer.open(id!, (window as unknown as ShopWindow).product(image!)),
+          [widgetId, productImage],
+        ),
+        true,
+      );
       await page.locator('visualizer-widget [role="dialog"]').waitFor();
       assert.equal(chunks().length, 1, 'open() imported the widget chunk from the shop');
-      assert.deepEqual(requested.filter((url) => new URL(url).pathname.startsWith('/widgets/')), [], 'no script is loaded from the service (its embed.js or widget.js)');
+      assert.deepEqual(
+        requested.filter((url) => new URL(url).pathname.startsWith('/widgets/')),
+        [],
+        'no script is loaded from the service (its embed.js or widget.js)',
+      );
 
-      await page.setInputFiles('visualizer-widget .photo-input', { name: 'me.jpg', mimeType: 'image/jpeg', buffer: await shopperPhoto() });
+      await page.setInputFiles('visualizer-widget .photo-input', {
+        name: 'me.jpg',
+        mimeType: 'image/jpeg',
+        buffer: await shopperPhoto(),
+      });
       const result = page.locator('visualizer-widget .result-img');
       await result.waitFor({ state: 'visible', timeout: 30_000 });
       const generationId = (await result.getAttribute('data-generation-id'))!;
-      const generation = await (await fetch(`${base}/v1/generations/${generationId}`, { headers: bearer(apiKey) })).json();
+      const generation = await (
+        await fetch(`${base}/v1/generations/${generationId}`, { headers: bearer(apiKey) })
+      ).json();
       assert.equal(generation.status, 'complete');
       assert.equal(generation.products[0].productId, 'tee');
       await page.click('visualizer-widget .close');
 
-      const order = { orderId: 'esm-1', totalCents: 2900, items: [{ productId: 'tee', quantity: 1, priceCents: 2900, totalCents: 2900 }] };
-      assert.equal(await page.evaluate((props) => (window as unknown as ShopWindow).visualizer.track('$conversion', props), order), true);
+      const order = {
+        orderId: 'esm-1',
+        totalCents: 2900,
+        items: [{ productId: 'tee', quantity: 1, priceCents: 2900, totalCents: 2900 }],
+      };
+      assert.equal(
+        await page.evaluate((props) => (window as unknown as ShopWindow).visualizer.track('$conversion', props), order),
+        true,
+      );
       assert.deepEqual(
         collected.map((entry) => entry.body),
         [{ type: '$conversion', props: { ...order, currency: 'USD', status: 'completed' }, storeId, ...identity }],
       );
-      const listed = await (await fetch(`${base}/v1/conversions?storeId=${storeId}`, { headers: bearer(apiKey) })).json();
+      const listed = await (
+        await fetch(`${base}/v1/conversions?storeId=${storeId}`, { headers: bearer(apiKey) })
+      ).json();
       assert.equal(listed.data.length, 1);
       const [conversion] = listed.data;
       assert.equal(conversion.orderId, 'esm-1');
       assert.equal(conversion.visitorId, identity.visitorId);
       assert.equal(conversion.sessionId, identity.sessionId);
       assert.equal(conversion.totalCents, 2900);
-      assert.equal(conversion.attribution?.generationId, generationId, 'attributed to the visualization made through the ESM build');
+      assert.equal(
+        conversion.attribution?.generationId,
+        generationId,
+        'attributed to the visualization made through the ESM build',
+      );
 
       const origins = new Set(requested.map((url) => new URL(url).origin));
-      assert.deepEqual([...origins].sort(), [new URL(base).origin, shopOrigin].sort(), 'the page reached the shop and the service only');
+      assert.deepEqual(
+        [...origins].sort(),
+        [new URL(base).origin, shopOrigin].sort(),
+        'the page reached the shop and the service only',
+      );
       assert.deepEqual(errors, []);
     } finally {
       await context.close();
@@ -254,15 +315,32 @@ describe('@visualizer/sdk, the npm package', () => {
       const page = await context.newPage();
       await page.goto(`${shopOrigin}/`);
       await page.waitForFunction(() => !!(window as unknown as Partial<ShopWindow>).pending);
-      assert.match(await page.evaluate(() => (window as unknown as ShopWindow).refusedConsent), /^createVisualizer\(\): consent must be 'pending' or 'granted' \(got "later"\)/);
-      const storage = () => page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length, vid: localStorage.getItem('visualizer.vid'), sid: sessionStorage.getItem('visualizer.sid') }));
+      assert.match(
+        await page.evaluate(() => (window as unknown as ShopWindow).refusedConsent),
+        /^createVisualizer\(\): consent must be 'pending' or 'granted' \(got "later"\)/,
+      );
+      const storage = () =>
+        page.evaluate(() => ({
+          local: localStorage.length,
+          session: sessionStorage.length,
+          vid: localStorage.getItem('visualizer.vid'),
+          sid: sessionStorage.getItem('visualizer.sid'),
+        }));
       const identity = await page.evaluate(() => (window as unknown as ShopWindow).pending.getIdentity());
-      assert.deepEqual(await storage(), { local: 0, session: 0, vid: null, sid: null }, 'nothing stored while consent is pending');
+      assert.deepEqual(
+        await storage(),
+        { local: 0, session: 0, vid: null, sid: null },
+        'nothing stored while consent is pending',
+      );
       assert.equal(await page.evaluate(() => (window as unknown as ShopWindow).pending.consent(true)), true);
       assert.deepEqual(await storage(), { local: 1, session: 1, vid: identity.visitorId, sid: identity.sessionId });
       assert.equal(await page.evaluate(() => (window as unknown as ShopWindow).pending.consent(false)), true);
       assert.deepEqual(await storage(), { local: 0, session: 0, vid: null, sid: null });
-      assert.deepEqual(await page.evaluate(() => (window as unknown as ShopWindow).pending.getIdentity()), identity, 'it goes on in memory');
+      assert.deepEqual(
+        await page.evaluate(() => (window as unknown as ShopWindow).pending.getIdentity()),
+        identity,
+        'it goes on in memory',
+      );
       assert.deepEqual(errors, []);
     } finally {
       await context.close();

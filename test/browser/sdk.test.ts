@@ -10,7 +10,6 @@ import { relaxedBrowserLimits } from '../support/browser-app.ts';
 import { launchChromium, recordRequests, recordPageErrors } from '../support/browser.ts';
 import { startGenerationApp, type GenerationApp } from '../support/generation-app.ts';
 
-
 let browser: Browser;
 let g: GenerationApp;
 /** Where pages are served from (the app's public URL, as the embed tag names it). */
@@ -41,7 +40,11 @@ async function sdkContext(pages: Record<string, string>, options: { initScript?:
   if (options.initScript) await context.addInitScript(options.initScript);
   await context.route(`${base}/sdk-test/**`, (route) => {
     const name = new URL(route.request().url()).pathname.slice('/sdk-test/'.length);
-    return route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: `<!doctype html><html><head><meta charset="utf-8">${pages[name] ?? ''}</head><body></body></html>` });
+    return route.fulfill({
+      status: 200,
+      contentType: 'text/html; charset=utf-8',
+      body: `<!doctype html><html><head><meta charset="utf-8">${pages[name] ?? ''}</head><body></body></html>`,
+    });
   });
   const errors = recordPageErrors(context);
   const collected = recordRequests(context, '/api/collect');
@@ -55,7 +58,9 @@ async function sdkContext(pages: Record<string, string>, options: { initScript?:
 async function openPage(context: BrowserContext, url: string): Promise<Page> {
   const page = await context.newPage();
   await page.goto(url);
-  await page.waitForFunction(() => !!(window.Visualizer && (window.Visualizer as unknown as { __sdk?: boolean }).__sdk));
+  await page.waitForFunction(
+    () => !!(window.Visualizer && (window.Visualizer as unknown as { __sdk?: boolean }).__sdk),
+  );
   return page;
 }
 
@@ -80,7 +85,9 @@ describe('embed.js serving', () => {
     assert.match(etag, /^"[\w-]+"$/, 'a strong validator');
     const loader = await plain.text();
 
-    const revalidated = await fetch(`${base}/widgets/embed.js`, { headers: { 'accept-encoding': 'identity', 'if-none-match': etag } });
+    const revalidated = await fetch(`${base}/widgets/embed.js`, {
+      headers: { 'accept-encoding': 'identity', 'if-none-match': etag },
+    });
     assert.equal(revalidated.status, 304);
     assert.equal(await revalidated.text(), '');
 
@@ -129,7 +136,11 @@ describe('browser identity', () => {
 
       const stranger = await sdkContext({ page: embedTag() });
       const strangerPage = await openPage(stranger.context, `${base}/sdk-test/page`);
-      assert.notEqual((await identityOf(strangerPage)).visitorId, first.visitorId, 'another browser is another visitor');
+      assert.notEqual(
+        (await identityOf(strangerPage)).visitorId,
+        first.visitorId,
+        'another browser is another visitor',
+      );
       await stranger.context.close();
       assert.deepEqual(errors, []);
     } finally {
@@ -145,13 +156,25 @@ describe('browser identity', () => {
     const { context, errors, collected } = await sdkContext({ page: embedTag() }, { initScript: blockStorage });
     try {
       const page = await openPage(context, `${base}/sdk-test/page`);
-      assert.equal(await page.evaluate(() => { try { void window.localStorage; return 'readable'; } catch { return 'blocked'; } }), 'blocked');
+      assert.equal(
+        await page.evaluate(() => {
+          try {
+            void window.localStorage;
+            return 'readable';
+          } catch {
+            return 'blocked';
+          }
+        }),
+        'blocked',
+      );
       const identity = await identityOf(page);
       assert.match(identity.visitorId, /^[0-9a-f-]{36}$/);
       assert.match(identity.sessionId, /^[0-9a-f-]{36}$/);
       assert.deepEqual(await identityOf(page), identity, 'stable within the page');
 
-      const sent = await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'blocked-storage-1', totalCents: 500 }));
+      const sent = await page.evaluate(() =>
+        window.Visualizer.track('$conversion', { orderId: 'blocked-storage-1', totalCents: 500 }),
+      );
       assert.equal(sent, true);
       assert.equal(collected.length, 1);
       assert.deepEqual(collected[0]!.body, {
@@ -161,7 +184,10 @@ describe('browser identity', () => {
         visitorId: identity.visitorId,
         sessionId: identity.sessionId,
       });
-      assert.equal(await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'blocked-storage-1' })), true);
+      assert.equal(
+        await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'blocked-storage-1' })),
+        true,
+      );
       assert.equal(collected.length, 1, 'deduplicated in memory when sessionStorage is blocked');
       assert.deepEqual(errors, []);
     } finally {
@@ -206,8 +232,25 @@ describe('track', () => {
     try {
       const page = await openPage(context, `${base}/sdk-test/page`);
       const items = [{ productId: 'tee-classic', quantity: 2, priceCents: 2900, totalCents: 5800 }];
-      assert.equal(await page.evaluate((list) => window.Visualizer.track('$conversion', { orderId: 'full-1', totalCents: 5800, currency: 'EUR', status: 'pending', items: list }), items), true);
-      assert.equal(await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 1234 })), true, 'a numeric order id is sent as text');
+      assert.equal(
+        await page.evaluate(
+          (list) =>
+            window.Visualizer.track('$conversion', {
+              orderId: 'full-1',
+              totalCents: 5800,
+              currency: 'EUR',
+              status: 'pending',
+              items: list,
+            }),
+          items,
+        ),
+        true,
+      );
+      assert.equal(
+        await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 1234 })),
+        true,
+        'a numeric order id is sent as text',
+      );
       assert.deepEqual(
         collected.map((entry) => (entry.body as { props: unknown }).props),
         [
@@ -255,7 +298,20 @@ describe('track', () => {
       assert.equal(collected.length, 0, 'nothing was sent');
       assert.equal(errors.length, 12, errors.join('\n'));
       assert.ok(errors.every((message) => message.startsWith('[Visualizer] ')));
-      const expected = ['props must be an object', 'props.orderId is required', 'props.orderId is required', 'props.orderId is required', 'props.totalCents', 'props.totalCents', 'props.currency', 'props.status', 'props.items must be an array', 'props.items[0].totalCents must equal priceCents × quantity (100 × 2 = 200, got 150)', 'props.items[0].productId is required', "unknown event \"purchase\""];
+      const expected = [
+        'props must be an object',
+        'props.orderId is required',
+        'props.orderId is required',
+        'props.orderId is required',
+        'props.totalCents',
+        'props.totalCents',
+        'props.currency',
+        'props.status',
+        'props.items must be an array',
+        'props.items[0].totalCents must equal priceCents × quantity (100 × 2 = 200, got 150)',
+        'props.items[0].productId is required',
+        'unknown event "purchase"',
+      ];
       expected.forEach((fragment, index) => {
         assert.ok(errors[index]!.includes(fragment), `${errors[index]} names ${fragment}`);
       });
@@ -287,7 +343,12 @@ describe('stub snippet', () => {
     try {
       const tab = await context.newPage();
       await tab.goto(`${base}/sdk-test/page`);
-      await tab.waitForFunction(() => window.results.track !== undefined && window.results.identify !== undefined && window.results.identity !== undefined);
+      await tab.waitForFunction(
+        () =>
+          window.results.track !== undefined &&
+          window.results.identify !== undefined &&
+          window.results.identity !== undefined,
+      );
       const results = await tab.evaluate(() => window.results);
       assert.equal(results.queuedBeforeLoad, 3);
       assert.equal(results.loadedBeforeTimer, false, 'the calls were made before the loader existed');
@@ -296,10 +357,18 @@ describe('stub snippet', () => {
       const identity = results.identity as Identity;
       assert.deepEqual(await identityOf(tab), identity);
       await eventually(() => collected.length === 2, 'two collect requests');
-      assert.deepEqual(collected.map((entry) => entry.body), [
-        { type: '$conversion', props: { orderId: 'stub-1', totalCents: 1200, currency: 'USD', status: 'completed', items: [] }, storeId: demo.storeId, ...identity },
-        { type: '$identify', userId: 'user-42', traits: { plan: 'gold' }, storeId: demo.storeId, ...identity },
-      ]);
+      assert.deepEqual(
+        collected.map((entry) => entry.body),
+        [
+          {
+            type: '$conversion',
+            props: { orderId: 'stub-1', totalCents: 1200, currency: 'USD', status: 'completed', items: [] },
+            storeId: demo.storeId,
+            ...identity,
+          },
+          { type: '$identify', userId: 'user-42', traits: { plan: 'gold' }, storeId: demo.storeId, ...identity },
+        ],
+      );
 
       // identify is sent once per session for the same user and traits.
       assert.equal(await tab.evaluate(() => window.Visualizer.identify('user-42', { plan: 'gold' })), true);
@@ -324,32 +393,58 @@ for (const method of ['setItem', 'removeItem', 'clear']) {
 
 /** Everything in the page's localStorage and sessionStorage. */
 const storageOf = (page: Page) =>
-  page.evaluate(() =>
-    // One expression: tsx would name a helper function with a `__name` call the page does not have.
-    Object.fromEntries(
-      (['local', 'session'] as const).map((kind) => {
-        const storage = kind === 'local' ? localStorage : sessionStorage;
-        return [kind, Object.fromEntries(Array.from({ length: storage.length }, (_, i) => storage.key(i)!).map((key) => [key, storage.getItem(key)!]))];
-      }),
-    ) as { local: Record<string, string>; session: Record<string, string> },
+  page.evaluate(
+    () =>
+      // One expression: tsx would name a helper function with a `__name` call the page does not have.
+      Object.fromEntries(
+        (['local', 'session'] as const).map((kind) => {
+          const storage = kind === 'local' ? localStorage : sessionStorage;
+          return [
+            kind,
+            Object.fromEntries(
+              Array.from({ length: storage.length }, (_, i) => storage.key(i)!).map((key) => [
+                key,
+                storage.getItem(key)!,
+              ]),
+            ),
+          ];
+        }),
+      ) as { local: Record<string, string>; session: Record<string, string> },
   );
 
-const storageWritesOf = (page: Page) => page.evaluate(() => (window as unknown as { __storageWrites: unknown[][] }).__storageWrites);
+const storageWritesOf = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __storageWrites: unknown[][] }).__storageWrites);
 
 describe('consent', () => {
-  const pendingTag = (value = 'pending') => `<script src="${base}/widgets/embed.js" data-store-id="${demo.storeId}" data-consent="${value}"></script>`;
+  const pendingTag = (value = 'pending') =>
+    `<script src="${base}/widgets/embed.js" data-store-id="${demo.storeId}" data-consent="${value}"></script>`;
 
   it('with data-consent="pending" nothing is stored until consent(true), which keeps the ids; consent(false) removes them and the page goes on in memory', async () => {
-    const { context, errors, collected } = await sdkContext({ page: pendingTag() }, { initScript: recordStorageWrites });
+    const { context, errors, collected } = await sdkContext(
+      { page: pendingTag() },
+      { initScript: recordStorageWrites },
+    );
     try {
       const page = await openPage(context, `${base}/sdk-test/page`);
       const identity = await identityOf(page);
       assert.match(identity.visitorId, /^[0-9a-f-]{36}$/);
-      assert.equal(await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'consent-1', totalCents: 100 })), true);
+      assert.equal(
+        await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'consent-1', totalCents: 100 })),
+        true,
+      );
       assert.equal(await page.evaluate(() => window.Visualizer.identify('user-consent', { plan: 'gold' })), true);
-      assert.equal(await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'consent-1', totalCents: 100 })), true);
+      assert.equal(
+        await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'consent-1', totalCents: 100 })),
+        true,
+      );
       assert.equal(collected.length, 2, 'the conversion is sent once: remembered in memory');
-      assert.ok(collected.every((entry) => (entry.body as Identity).visitorId === identity.visitorId && (entry.body as Identity).sessionId === identity.sessionId));
+      assert.ok(
+        collected.every(
+          (entry) =>
+            (entry.body as Identity).visitorId === identity.visitorId &&
+            (entry.body as Identity).sessionId === identity.sessionId,
+        ),
+      );
       assert.deepEqual(await identityOf(page), identity, 'stable within the page');
       assert.deepEqual(await storageOf(page), { local: {}, session: {} }, 'nothing stored while consent is pending');
       assert.deepEqual(await storageWritesOf(page), [], 'not even a probe was written');
@@ -361,8 +456,15 @@ describe('consent', () => {
       assert.deepEqual(JSON.parse(stored.session['visualizer.sent']!), [`${demo.storeId}:consent-1`]);
       assert.deepEqual(JSON.parse(stored.session['visualizer.uid']!), [demo.storeId, 'user-consent', { plan: 'gold' }]);
       assert.deepEqual(await identityOf(page), identity);
-      assert.equal(await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'consent-2', totalCents: 100 })), true);
-      assert.deepEqual(JSON.parse((await storageOf(page)).session['visualizer.sent']!), [`${demo.storeId}:consent-1`, `${demo.storeId}:consent-2`], 'stored from then on');
+      assert.equal(
+        await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'consent-2', totalCents: 100 })),
+        true,
+      );
+      assert.deepEqual(
+        JSON.parse((await storageOf(page)).session['visualizer.sent']!),
+        [`${demo.storeId}:consent-1`, `${demo.storeId}:consent-2`],
+        'stored from then on',
+      );
 
       // The next page starts pending again: what is stored is neither read nor written until consent.
       await page.reload();
@@ -371,7 +473,11 @@ describe('consent', () => {
       assert.notEqual(unconsented.visitorId, identity.visitorId, 'the stored id is not read while consent is pending');
       assert.deepEqual(await storageWritesOf(page), []);
       assert.equal(await page.evaluate(() => window.Visualizer.consent(true)), true);
-      assert.deepEqual(await identityOf(page), identity, 'once consent is given, the ids it stored before are the shopper\'s again');
+      assert.deepEqual(
+        await identityOf(page),
+        identity,
+        "once consent is given, the ids it stored before are the shopper's again",
+      );
       assert.equal((await storageOf(page)).local['visualizer.vid'], identity.visitorId);
 
       // Withdrawn: every key of the SDK is removed, the shop's own are left, and the SDK goes on in memory.
@@ -380,14 +486,30 @@ describe('consent', () => {
       assert.deepEqual(await storageOf(page), { local: { 'shop.cart': '[]' }, session: {} });
       assert.deepEqual(await identityOf(page), identity, 'the page keeps its ids, in memory');
       const before = collected.length;
-      assert.equal(await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'consent-2', totalCents: 100 })), true);
+      assert.equal(
+        await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'consent-2', totalCents: 100 })),
+        true,
+      );
       assert.equal(collected.length, before, 'what was sent is still remembered, in memory');
-      assert.equal(await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'consent-3', totalCents: 100 })), true);
+      assert.equal(
+        await page.evaluate(() => window.Visualizer.track('$conversion', { orderId: 'consent-3', totalCents: 100 })),
+        true,
+      );
       assert.equal(collected.length, before + 1);
       assert.deepEqual((collected.at(-1)!.body as { visitorId: string }).visitorId, identity.visitorId);
-      assert.deepEqual(await storageOf(page), { local: { 'shop.cart': '[]' }, session: {} }, 'nothing stored after consent(false)');
-      const writes = (await storageWritesOf(page)).filter(([, method, key]) => method === 'setItem' && String(key).startsWith('visualizer.'));
-      assert.deepEqual(writes.map(([, , key]) => key).sort(), ['visualizer.probe', 'visualizer.probe'], 'after the reload only consent(true) opened the storages (a probe each), and wrote nothing it had not stored before');
+      assert.deepEqual(
+        await storageOf(page),
+        { local: { 'shop.cart': '[]' }, session: {} },
+        'nothing stored after consent(false)',
+      );
+      const writes = (await storageWritesOf(page)).filter(
+        ([, method, key]) => method === 'setItem' && String(key).startsWith('visualizer.'),
+      );
+      assert.deepEqual(
+        writes.map(([, , key]) => key).sort(),
+        ['visualizer.probe', 'visualizer.probe'],
+        'after the reload only consent(true) opened the storages (a probe each), and wrote nothing it had not stored before',
+      );
 
       // Listed by the service with the in-memory ids of the first page.
       const listed = await (await g.api.get(demo.apiKey, `/v1/conversions?storeId=${demo.storeId}&limit=100`)).json();
@@ -399,7 +521,7 @@ describe('consent', () => {
     }
   });
 
-  it('a consent call queued through the stub starts the loader pending: calls queued before it store nothing, and consent(false) removes an earlier visit\'s ids', async () => {
+  it("a consent call queued through the stub starts the loader pending: calls queued before it store nothing, and consent(false) removes an earlier visit's ids", async () => {
     // An earlier visit's ids (an init script runs on about:blank too, whose storage is off limits).
     const earlierVisit = `if (location.protocol === 'http:') { localStorage.setItem('visualizer.vid', 'earlier-visitor-0001'); sessionStorage.setItem('visualizer.sid', 'earlier-session-0001'); }`;
     const page = `<script>${stubSnippet}</script>
@@ -415,7 +537,10 @@ describe('consent', () => {
     document.head.appendChild(script);
   }, 200);
 </script>`;
-    const { context, collected, errors } = await sdkContext({ page }, { initScript: `${earlierVisit}\n${recordStorageWrites}` });
+    const { context, collected, errors } = await sdkContext(
+      { page },
+      { initScript: `${earlierVisit}\n${recordStorageWrites}` },
+    );
     try {
       const tab = await context.newPage();
       await tab.goto(`${base}/sdk-test/page`);
@@ -427,7 +552,11 @@ describe('consent', () => {
       assert.notEqual(identity.visitorId, 'earlier-visitor-0001', 'the stored id is not read while consent is pending');
       assert.deepEqual(await storageOf(tab), { local: {}, session: {} }, "the earlier visit's ids are removed");
       const writes = await storageWritesOf(tab);
-      assert.deepEqual(writes.filter(([, method]) => method !== 'removeItem'), [], 'nothing was written');
+      assert.deepEqual(
+        writes.filter(([, method]) => method !== 'removeItem'),
+        [],
+        'nothing was written',
+      );
       assert.equal(collected.length, 1);
       assert.equal((collected[0]!.body as Identity).visitorId, identity.visitorId);
       assert.deepEqual(await identityOf(tab), identity);
@@ -442,16 +571,26 @@ describe('consent', () => {
     try {
       const page = await openPage(context, `${base}/sdk-test/plain`);
       const identity = await identityOf(page);
-      assert.deepEqual(await storageOf(page), { local: { 'visualizer.vid': identity.visitorId }, session: { 'visualizer.sid': identity.sessionId } });
+      assert.deepEqual(await storageOf(page), {
+        local: { 'visualizer.vid': identity.visitorId },
+        session: { 'visualizer.sid': identity.sessionId },
+      });
       assert.equal(await page.evaluate(() => (window.Visualizer.consent as (value: unknown) => boolean)('yes')), false);
-      assert.match(errors.at(-1) ?? '', /^\[Visualizer\] consent\(granted\): granted must be true or false \(got "yes"\)/);
+      assert.match(
+        errors.at(-1) ?? '',
+        /^\[Visualizer\] consent\(granted\): granted must be true or false \(got "yes"\)/,
+      );
       assert.equal(await page.evaluate(() => window.Visualizer.consent(false)), true);
       assert.deepEqual(await storageOf(page), { local: {}, session: {} });
       assert.deepEqual(await identityOf(page), identity);
 
       const typo = await openPage(context, `${base}/sdk-test/typo`);
       await identityOf(typo);
-      assert.deepEqual(await storageOf(typo), { local: {}, session: {} }, 'an unknown data-consent is taken as pending');
+      assert.deepEqual(
+        await storageOf(typo),
+        { local: {}, session: {} },
+        'an unknown data-consent is taken as pending',
+      );
       assert.match(errors.at(-1) ?? '', /^\[Visualizer\] data-consent="yes please" is neither "pending" nor "granted"/);
       assert.equal(errors.length, 2, errors.join('\n'));
     } finally {
@@ -473,13 +612,21 @@ describe('preload', () => {
       assert.equal(widgetRequests.length, 0, 'the loader alone does not fetch the UI');
       assert.equal(await page.evaluate(() => window.Visualizer.preload()), false);
       assert.equal(errors.length, 2, errors.join('\n')); // the browser's network error, then the SDK's
-      assert.match(errors[1]!, /^\[Visualizer\] preload\(\): could not load http:\/\/localhost:\d+\/widgets\/widget\.[0-9a-f]{16}\.js$/);
+      assert.match(
+        errors[1]!,
+        /^\[Visualizer\] preload\(\): could not load http:\/\/localhost:\d+\/widgets\/widget\.[0-9a-f]{16}\.js$/,
+      );
 
       await context.unroute(/\/widgets\/widget\.[0-9a-f]{16}\.js$/);
       assert.equal(await page.evaluate(() => window.Visualizer.preload()), true);
       assert.equal(await page.evaluate(() => window.Visualizer.preload()), true);
       assert.equal(widgetRequests.length, 2, 'one failed and one successful fetch; the third call reuses it');
-      assert.equal(await page.evaluate(() => typeof (window as unknown as { __visualizerWidget?: { open?: unknown } }).__visualizerWidget?.open), 'function');
+      assert.equal(
+        await page.evaluate(
+          () => typeof (window as unknown as { __visualizerWidget?: { open?: unknown } }).__visualizerWidget?.open,
+        ),
+        'function',
+      );
     } finally {
       await context.close();
     }

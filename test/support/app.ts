@@ -18,15 +18,30 @@ import { createResponseValidator } from './response-validator.ts';
  * out, for the benchmarks, which measure the service as `serve` runs it.
  */
 export async function startTestApp(
-  options: { env?: Record<string, string>; config?: Record<string, unknown>; logger?: Logger; checkResponses?: boolean } & Pick<KernelOptions, 'ports' | 'outbound'> = {},
+  options: {
+    env?: Record<string, string>;
+    config?: Record<string, unknown>;
+    logger?: Logger;
+    checkResponses?: boolean;
+  } & Pick<KernelOptions, 'ports' | 'outbound'> = {},
 ) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-app-'));
   const port = await freePort();
   const config = loadConfig({ VISUALIZER_DATA_DIR: dataDir, PORT: String(port), ...options.env }, options.config);
-  const container = await createKernel(config, { catalogue: builtinPlugins, logger: options.logger ?? silentLogger, ports: options.ports, outbound: options.outbound });
+  const container = await createKernel(config, {
+    catalogue: builtinPlugins,
+    logger: options.logger ?? silentLogger,
+    ports: options.ports,
+    outbound: options.outbound,
+  });
   await container.cradle.persistence.migrate();
   const responses = createResponseValidator();
-  const server = await startHttpServer(container, { port, host: '127.0.0.1', modules: appModules, ...(options.checkResponses === false ? {} : { wrapFetch: responses.wrapFetch }) });
+  const server = await startHttpServer(container, {
+    port,
+    host: '127.0.0.1',
+    modules: appModules,
+    ...(options.checkResponses === false ? {} : { wrapFetch: responses.wrapFetch }),
+  });
   return {
     url: server.url,
     container,

@@ -4,7 +4,10 @@ import { startGenerationApp, type GenerationApp } from './generation-app.ts';
 
 /** Generous limits for keyless endpoints: every request in these suites comes from 127.0.0.1. */
 export const relaxedBrowserLimits = {
-  conversions: { collectPerIp: { perSecond: 10_000, burst: 10_000 }, collectPerVisitor: { perSecond: 10_000, burst: 10_000 } },
+  conversions: {
+    collectPerIp: { perSecond: 10_000, burst: 10_000 },
+    collectPerVisitor: { perSecond: 10_000, burst: 10_000 },
+  },
   widgets: {
     generationsPerIp: { perSecond: 10_000, burst: 10_000 },
     generationsPerVisitor: { perSecond: 10_000, burst: 10_000 },
@@ -20,7 +23,9 @@ export { databaseMatrix, errorOf } from './databases.ts';
  * The real app with workers, a clock tests can move (`shift(ms)`; services read it when first
  * resolved, which is after this), and helpers for the calls shops and shoppers' browsers make.
  */
-export async function startBrowserApp(options: { env?: Record<string, string>; config?: Record<string, unknown> } = {}) {
+export async function startBrowserApp(
+  options: { env?: Record<string, string>; config?: Record<string, unknown> } = {},
+) {
   const g = await startGenerationApp({ env: options.env, config: { ...relaxedBrowserLimits, ...options.config } });
   let offsetMs = 0;
   g.app.container.register({ clock: asValue({ now: () => Date.now() + offsetMs }) });
@@ -45,14 +50,26 @@ export async function startBrowserApp(options: { env?: Record<string, string>; c
     v1: (apiKey: string, path: string, init: { method?: string; body?: unknown } = {}) =>
       fetch(url(path), {
         method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-        headers: { authorization: `Bearer ${apiKey}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
       }),
     async createWidget(apiKey: string, body: Record<string, unknown>) {
-      const response = await helpers.v1(apiKey, '/v1/widgets', { body: { mode: 'virtual-try-on', allowedOrigins: [shopOrigin], ...body } });
+      const response = await helpers.v1(apiKey, '/v1/widgets', {
+        body: { mode: 'virtual-try-on', allowedOrigins: [shopOrigin], ...body },
+      });
       const text = await response.text();
       assert.equal(response.status, 201, text);
-      return JSON.parse(text) as { id: string; storeId: string; mode: string; imageSize: string; allowedOrigins: string[]; dailyGenerationCap: number };
+      return JSON.parse(text) as {
+        id: string;
+        storeId: string;
+        mode: string;
+        imageSize: string;
+        allowedOrigins: string[];
+        dailyGenerationCap: number;
+      };
     },
     /** What the widget sends: JSON from the shop's page, so with its Origin. */
     widgetGeneration: (widgetId: string, body: unknown, origin: string | null = shopOrigin) =>
@@ -61,12 +78,21 @@ export async function startBrowserApp(options: { env?: Record<string, string>; c
         headers: { 'content-type': 'application/json', ...(origin ? { origin } : {}) },
         body: typeof body === 'string' ? body : JSON.stringify(body),
       }),
-    widgetBody(visitorId: string, sessionId: string, productIds: Array<string | number> = ['sku-1'], overrides: Record<string, unknown> = {}) {
+    widgetBody(
+      visitorId: string,
+      sessionId: string,
+      productIds: Array<string | number> = ['sku-1'],
+      overrides: Record<string, unknown> = {},
+    ) {
       return {
         visitorId,
         sessionId,
         image: `${g.host.url}/photo.jpg`,
-        products: productIds.map((productId) => ({ productId, productTitle: `Product ${productId}`, imageUrl: `${g.host.url}/product.png` })),
+        products: productIds.map((productId) => ({
+          productId,
+          productTitle: `Product ${productId}`,
+          imageUrl: `${g.host.url}/product.png`,
+        })),
         ...overrides,
       };
     },
@@ -74,7 +100,10 @@ export async function startBrowserApp(options: { env?: Record<string, string>; c
     async settledForVisitor(widgetId: string, id: string, visitorId: string, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const response = await fetch(url(`/api/widgets/${widgetId}/generations/${id}?visitorId=${encodeURIComponent(visitorId)}`), { headers: { origin: shopOrigin } });
+        const response = await fetch(
+          url(`/api/widgets/${widgetId}/generations/${id}?visitorId=${encodeURIComponent(visitorId)}`),
+          { headers: { origin: shopOrigin } },
+        );
         assert.equal(response.status, 200, await response.clone().text());
         const generation = await response.json();
         if (generation.status !== 'processing') return generation;
@@ -83,21 +112,42 @@ export async function startBrowserApp(options: { env?: Record<string, string>; c
       }
     },
     /** A shopper's visualization through the widget, finished. */
-    async visualize(widgetId: string, visitorId: string, sessionId: string, productIds: Array<string | number> = ['sku-1'], overrides: Record<string, unknown> = {}) {
-      const response = await helpers.widgetGeneration(widgetId, helpers.widgetBody(visitorId, sessionId, productIds, overrides));
+    async visualize(
+      widgetId: string,
+      visitorId: string,
+      sessionId: string,
+      productIds: Array<string | number> = ['sku-1'],
+      overrides: Record<string, unknown> = {},
+    ) {
+      const response = await helpers.widgetGeneration(
+        widgetId,
+        helpers.widgetBody(visitorId, sessionId, productIds, overrides),
+      );
       const text = await response.text();
       assert.equal(response.status, 202, text);
-      return helpers.settledForVisitor(widgetId, JSON.parse(text).id, visitorId) as Promise<{ id: string; status: string; createdAt: string; products: unknown[] }>;
+      return helpers.settledForVisitor(widgetId, JSON.parse(text).id, visitorId) as Promise<{
+        id: string;
+        status: string;
+        createdAt: string;
+        products: unknown[];
+      }>;
     },
     postOrder: (body: unknown, conversionKey: string | null) =>
       fetch(url('/api/webhooks/orders'), {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(conversionKey ? { authorization: `Bearer ${conversionKey}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          ...(conversionKey ? { authorization: `Bearer ${conversionKey}` } : {}),
+        },
         body: typeof body === 'string' ? body : JSON.stringify(body),
       }),
     /** What the SDK sends: a string body, so `text/plain` and no preflight. */
     collect: (body: unknown, contentType = 'text/plain;charset=UTF-8', origin = shopOrigin) =>
-      fetch(url('/api/collect'), { method: 'POST', headers: { 'content-type': contentType, origin }, body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      fetch(url('/api/collect'), {
+        method: 'POST',
+        headers: { 'content-type': contentType, origin },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
     async conversions(apiKey: string, query = '') {
       const response = await helpers.v1(apiKey, `/v1/conversions${query}`);
       const text = await response.text();

@@ -19,10 +19,20 @@ export const chromiumPath = '/usr/bin/chromium';
  * browser tests are never skipped.
  */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: install Debian's chromium package (.ci/run does).`);
+  if (!existsSync(chromiumPath))
+    throw new Error(`${chromiumPath} is missing: install Debian's chromium package (.ci/run does).`);
   return chromium.launch({
     executablePath: chromiumPath,
-    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless=new',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 

@@ -32,9 +32,16 @@ export function startCli(args: string[], env: Record<string, string>) {
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   /** Resolves once stdout matches; rejects with the output if the process exits or takes over a minute. */
   const printed = (pattern: RegExp) =>
-    waitFor(`${args.join(' ')} printing ${pattern}`, () => {
-      if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}: ${output.stderr}`);
-      return pattern.test(output.stdout);
-    }, 60_000).catch((error: Error) => Promise.reject(new Error(`${error.message}\nstdout: ${output.stdout}\nstderr: ${output.stderr}`)));
+    waitFor(
+      `${args.join(' ')} printing ${pattern}`,
+      () => {
+        if (child.exitCode !== null)
+          throw new Error(`${args.join(' ')} exited with ${child.exitCode}: ${output.stderr}`);
+        return pattern.test(output.stdout);
+      },
+      60_000,
+    ).catch((error: Error) =>
+      Promise.reject(new Error(`${error.message}\nstdout: ${output.stdout}\nstderr: ${output.stderr}`)),
+    );
   return { child, output, exited, printed };
 }

@@ -37,20 +37,30 @@ export class Cluster {
   /** Runs a one-shot CLI command (`migrate`, `orgs create …`) with the cluster's env; throws with its output when it fails. */
   async run(args: string[], env: Record<string, string> = {}): Promise<string> {
     try {
-      const { stdout } = await execFileAsync(this.bin, args, { env: { ...process.env, ...this.env, ...env }, timeout: readyTimeoutMs });
+      const { stdout } = await execFileAsync(this.bin, args, {
+        env: { ...process.env, ...this.env, ...env },
+        timeout: readyTimeoutMs,
+      });
       return stdout;
     } catch (error) {
       const failed = error as { code?: unknown; stdout?: string; stderr?: string };
-      throw new Error(`visualizer ${args.join(' ')} failed (${String(failed.code)}):\n${failed.stdout ?? ''}${failed.stderr ?? ''}`, { cause: error });
+      throw new Error(
+        `visualizer ${args.join(' ')} failed (${String(failed.code)}):\n${failed.stdout ?? ''}${failed.stderr ?? ''}`,
+        { cause: error },
+      );
     }
   }
 
   /** Starts `visualizer <args>` and resolves once its output matches `ready`; rejects (and kills it) if it exits or stalls first. */
   start(name: string, args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<ClusterProcess> {
-    const child = spawn(this.bin, args, { env: { ...process.env, ...this.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(this.bin, args, {
+      env: { ...process.env, ...this.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const exited = () => (child.exitCode !== null || child.signalCode !== null ? Promise.resolve(child.exitCode) : exit);
+    const exited = () =>
+      child.exitCode !== null || child.signalCode !== null ? Promise.resolve(child.exitCode) : exit;
     const stop = async (signal: NodeJS.Signals = 'SIGTERM', graceMs = 15_000) => {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
@@ -64,7 +74,9 @@ export class Cluster {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
-        reject(new Error(`${name} (visualizer ${args.join(' ')}) printed no ready line in ${readyTimeoutMs} ms:\n${output}`));
+        reject(
+          new Error(`${name} (visualizer ${args.join(' ')}) printed no ready line in ${readyTimeoutMs} ms:\n${output}`),
+        );
       }, readyTimeoutMs);
       const onData = (chunk: Buffer) => {
         output += chunk;
@@ -79,9 +91,20 @@ export class Cluster {
       child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        reject(new Error(`${name} (visualizer ${args.join(' ')}) exited (${code ?? signal}) before it was ready:\n${output}`));
+        reject(
+          new Error(
+            `${name} (visualizer ${args.join(' ')}) exited (${code ?? signal}) before it was ready:\n${output}`,
+          ),
+        );
       });
-      this.processes.push({ name, child, match: null as unknown as RegExpExecArray, output: () => output, exited, stop });
+      this.processes.push({
+        name,
+        child,
+        match: null as unknown as RegExpExecArray,
+        output: () => output,
+        exited,
+        stop,
+      });
     });
   }
 

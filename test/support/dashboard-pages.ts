@@ -22,7 +22,13 @@ export const dashboardViewports = [
 ] as const;
 
 /** The screenshots in docs/dashboard/: every page above, the overview's charts, the webhook events, a generation's detail and the sign-in page. */
-export const screenshotNames = ['sign-in', ...dashboardPages.map((page) => page.name), 'overview-charts', 'developers-events', 'generation'] as const;
+export const screenshotNames = [
+  'sign-in',
+  ...dashboardPages.map((page) => page.name),
+  'overview-charts',
+  'developers-events',
+  'generation',
+] as const;
 
 /** `docs/dashboard/<name>-<width>.png`, relative to docs/. */
 export const screenshotFile = (name: string, width: number) => `dashboard/${name}-${width}.png`;

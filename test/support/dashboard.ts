@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startScheduler } from '../../core/lifecycle.ts';
-import { shopOrigin, startBrowserApp, } from './browser-app.ts';
+import { shopOrigin, startBrowserApp } from './browser-app.ts';
 import { cli } from './cli.ts';
 import { startHttpsServer, type TestHttpsServer } from './https-server.ts';
 import { invitedSession } from './sessions.ts';
@@ -16,7 +16,9 @@ export { dashboardPages, dashboardViewports, screenshotFile, screenshotNames } f
  * operator's CLI needs to reach the same database, and the public URL the browser must use: the
  * session's CSRF check refuses any other Origin.
  */
-export async function startDashboardApp(options: { env?: Record<string, string>; config?: Record<string, unknown> } = {}) {
+export async function startDashboardApp(
+  options: { env?: Record<string, string>; config?: Record<string, unknown> } = {},
+) {
   const b = await startBrowserApp({
     env: options.env,
     // Deliveries retry fast so a test never waits for the production schedule.
@@ -44,7 +46,19 @@ export async function startDashboardApp(options: { env?: Record<string, string>;
     cli: run,
     /** `visualizer orgs create --admin-email`: an organization with its keys and its first admin's invitation link. */
     async cliOrganization(name: string, adminEmail: string, credits = 100) {
-      const created = JSON.parse(await run(['orgs', 'create', '--name', name, '--credits', String(credits), '--admin-email', adminEmail, '--json'])) as {
+      const created = JSON.parse(
+        await run([
+          'orgs',
+          'create',
+          '--name',
+          name,
+          '--credits',
+          String(credits),
+          '--admin-email',
+          adminEmail,
+          '--json',
+        ]),
+      ) as {
         organizationId: string;
         storeId: string;
         apiKey: string;
@@ -55,7 +69,11 @@ export async function startDashboardApp(options: { env?: Record<string, string>;
     },
     /** `visualizer users invite`: the one-time link it prints. */
     async cliInvite(organizationId: string, email: string, role: 'admin' | 'viewer') {
-      return (JSON.parse(await run(['users', 'invite', '--org', organizationId, '--email', email, '--role', role, '--json'])) as { url: string }).url;
+      return (
+        JSON.parse(
+          await run(['users', 'invite', '--org', organizationId, '--email', email, '--role', role, '--json']),
+        ) as { url: string }
+      ).url;
     },
   };
 }
@@ -97,14 +115,19 @@ export async function openSection(page: Page, section: { link: string; heading: 
   if (await toggle.isVisible()) {
     if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
   }
-  await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: section.link, exact: true }).click();
+  await page
+    .getByRole('navigation', { name: 'Sections' })
+    .getByRole('link', { name: section.link, exact: true })
+    .click();
   await page.getByRole('heading', { level: 1, name: section.heading, exact: true }).waitFor();
   await settled(page);
 }
 
 /** Waits until the page shows no "Loading…" text (lists and figures have arrived). */
 export async function settled(page: Page) {
-  await page.waitForFunction(() => !/Loading…|Loading deliveries…/.test(document.body.innerText), undefined, { timeout: 20_000 });
+  await page.waitForFunction(() => !/Loading…|Loading deliveries…/.test(document.body.innerText), undefined, {
+    timeout: 20_000,
+  });
 }
 
 /** A webhook receiver that answers 200 with a short body, on HTTPS loopback (the app trusts its CA). */
@@ -120,10 +143,21 @@ export function startWebhookReceiver(): Promise<TestHttpsServer> {
  * endpoint with deliveries, a widget, completed and failed generations (through the widget and by
  * API), orders reported (one attributed), and a second user (a viewer). Returns what it made.
  */
-export async function seedDashboard(app: DashboardApp, shop: { organizationId: string; storeId: string; apiKey: string; conversionKey: string }, receiver: TestHttpsServer) {
-  const endpoint = await app.v1(shop.apiKey, '/v1/webhook-endpoints', { body: { url: `${receiver.url}/hooks/visualizer`, description: 'Order system', enabledEvents: ['*'] } });
+export async function seedDashboard(
+  app: DashboardApp,
+  shop: { organizationId: string; storeId: string; apiKey: string; conversionKey: string },
+  receiver: TestHttpsServer,
+) {
+  const endpoint = await app.v1(shop.apiKey, '/v1/webhook-endpoints', {
+    body: { url: `${receiver.url}/hooks/visualizer`, description: 'Order system', enabledEvents: ['*'] },
+  });
   assert.equal(endpoint.status, 201, await endpoint.clone().text());
-  const widget = await app.createWidget(shop.apiKey, { storeId: shop.storeId, allowedOrigins: [shopOrigin, 'https://www.shop.example'], dailyGenerationCap: 500, dailyCreditCap: 200 });
+  const widget = await app.createWidget(shop.apiKey, {
+    storeId: shop.storeId,
+    allowedOrigins: [shopOrigin, 'https://www.shop.example'],
+    dailyGenerationCap: 500,
+    dailyCreditCap: 200,
+  });
   await app.createWidget(shop.apiKey, { storeId: shop.storeId, mode: 'room-visualizer', imageSize: '2K' });
 
   const generations: string[] = [];
@@ -134,7 +168,12 @@ export async function seedDashboard(app: DashboardApp, shop: { organizationId: s
   }
   const failed = await app.visualize(widget.id, 'v-dan', 's-v-dan', ['sku-4'], { image: `${app.g.host.url}/missing` });
   assert.equal(failed.status, 'failed');
-  const byApi = await (await app.g.api.post(shop.apiKey, app.g.validBody({ hint: 'Front view, natural light', metadata: { campaign: 'spring' } }))).json();
+  const byApi = await (
+    await app.g.api.post(
+      shop.apiKey,
+      app.g.validBody({ hint: 'Front view, natural light', metadata: { campaign: 'spring' } }),
+    )
+  ).json();
   assert.equal((await app.g.api.settled(shop.apiKey, byApi.id)).status, 'complete');
 
   const order = (orderId: string, visitorId: string, productId: string, totalCents: number) => ({
@@ -150,10 +189,20 @@ export async function seedDashboard(app: DashboardApp, shop: { organizationId: s
     orderCreatedAt: new Date().toISOString(),
     items: [{ productId, quantity: 1, priceCents: totalCents, totalCents }],
   });
-  for (const [orderId, visitorId, productId, total] of [['1001', 'v-ana', 'sku-1', 4_900], ['1002', 'v-nobody', 'sku-9', 2_500], ['1003', 'v-ben', 'sku-2', 7_450]] as const) {
+  for (const [orderId, visitorId, productId, total] of [
+    ['1001', 'v-ana', 'sku-1', 4_900],
+    ['1002', 'v-nobody', 'sku-9', 2_500],
+    ['1003', 'v-ben', 'sku-2', 7_450],
+  ] as const) {
     const response = await app.postOrder(order(orderId, visitorId, productId, total), shop.conversionKey);
     assert.equal(response.status, 200, await response.text());
   }
-  const viewer = await invitedSession(app.g.app, shop.organizationId, 'viewer', 'viewer@shop.example', dashboardPassword);
+  const viewer = await invitedSession(
+    app.g.app,
+    shop.organizationId,
+    'viewer',
+    'viewer@shop.example',
+    dashboardPassword,
+  );
   return { widgetId: widget.id, generations: [...generations, byApi.id], failedId: failed.id, viewer };
 }

@@ -59,10 +59,20 @@ export interface FakeFal {
 
 export const FAL_KEY = 'fal-test-key-7f3a9c2e:0b5d8e1f4a6c9b2d';
 
-const KNOWN = new Set(['fal-ai/fashn/tryon/v1.6', 'fal-ai/flux-pro/kontext', 'fal-ai/flux-pro/kontext/max/multi', 'custom/tryon-model']);
+const KNOWN = new Set([
+  'fal-ai/fashn/tryon/v1.6',
+  'fal-ai/flux-pro/kontext',
+  'fal-ai/flux-pro/kontext/max/multi',
+  'custom/tryon-model',
+]);
 
 /** fal's request-error shape (…/model-apis/request-errors), with its `X-Fal-Error-Type` header. */
-export const requestError = (status: number, detail: string, errorType: string, headers: Record<string, string> = {}): Reply => ({
+export const requestError = (
+  status: number,
+  detail: string,
+  errorType: string,
+  headers: Record<string, string> = {},
+): Reply => ({
   status,
   body: { detail, error_type: errorType },
   headers: { 'x-fal-error-type': errorType, ...headers },
@@ -74,24 +84,40 @@ export const modelError = (status: number, field: string, type: string, msg: str
   body: { detail: [{ loc: ['body', field], msg, type, url: `https://docs.fal.ai/errors#${type}` }] },
 });
 
-export const contentPolicyViolation = (field = 'prompt') => modelError(422, field, 'content_policy_violation', 'The content was flagged by a content checker.');
+export const contentPolicyViolation = (field = 'prompt') =>
+  modelError(422, field, 'content_policy_violation', 'The content was flagged by a content checker.');
 
 const faultReplies: Record<Exclude<RenderFault, 'timeout' | 'moderation'>, Reply> = {
-  rate_limited: { ...requestError(429, 'Rate limit exceeded, please retry later.', 'rate_limited'), headers: { 'retry-after': '7' } },
+  rate_limited: {
+    ...requestError(429, 'Rate limit exceeded, please retry later.', 'rate_limited'),
+    headers: { 'retry-after': '7' },
+  },
   unavailable: requestError(503, 'No runner could be allocated to handle the request.', 'runner_scheduling_failure'),
-  malformed: { status: 200, raw: '<html><body>502 Bad Gateway</body></html>', headers: { 'content-type': 'text/html' } },
+  malformed: {
+    status: 200,
+    raw: '<html><body>502 Bad Gateway</body></html>',
+    headers: { 'content-type': 'text/html' },
+  },
 };
 
 /** An image input as the models take it: "URL or base64" (a data URI). */
 function image(value: unknown): boolean {
-  return typeof value === 'string' && (/^data:image\/(jpeg|png|webp);base64,[A-Za-z0-9+/]+=*$/.test(value) || URL.canParse(value) && value.startsWith('https://'));
+  return (
+    typeof value === 'string' &&
+    (/^data:image\/(jpeg|png|webp);base64,[A-Za-z0-9+/]+=*$/.test(value) ||
+      (URL.canParse(value) && value.startsWith('https://')))
+  );
 }
 
 /** The input each example model requires (its model page), as fal's FastAPI validation refuses it. */
 function validate(model: string, input: Record<string, unknown>): Reply | null {
-  const missing = (field: string) => ({ status: 422, body: { detail: [{ loc: ['body', field], msg: 'Field required', type: 'missing' }] } });
+  const missing = (field: string) => ({
+    status: 422,
+    body: { detail: [{ loc: ['body', field], msg: 'Field required', type: 'missing' }] },
+  });
   if (model === 'fal-ai/fashn/tryon/v1.6' || model === 'custom/tryon-model') {
-    const [person, garment] = model === 'custom/tryon-model' ? ['human_image_url', 'garment_image_url'] : ['model_image', 'garment_image'];
+    const [person, garment] =
+      model === 'custom/tryon-model' ? ['human_image_url', 'garment_image_url'] : ['model_image', 'garment_image'];
     if (!image(input[person])) return missing(person);
     if (!image(input[garment])) return missing(garment);
     return null;
@@ -105,9 +131,19 @@ function validate(model: string, input: Record<string, unknown>): Reply | null {
 }
 
 /** The photo's size as the model sees it: the first image of the request, a data URI or one of `outputs`' URLs. */
-async function photoSize(model: string, input: Record<string, unknown>, outputs: Map<string, Buffer>): Promise<{ width: number; height: number }> {
-  const uri = String(model.includes('multi') ? (input.image_urls as string[])[0] : (input.model_image ?? input.human_image_url ?? input.image_url));
-  const bytes = uri.startsWith('data:') ? Buffer.from(uri.slice(uri.indexOf(',') + 1), 'base64') : outputs.get(new URL(uri).pathname);
+async function photoSize(
+  model: string,
+  input: Record<string, unknown>,
+  outputs: Map<string, Buffer>,
+): Promise<{ width: number; height: number }> {
+  const uri = String(
+    model.includes('multi')
+      ? (input.image_urls as string[])[0]
+      : (input.model_image ?? input.human_image_url ?? input.image_url),
+  );
+  const bytes = uri.startsWith('data:')
+    ? Buffer.from(uri.slice(uri.indexOf(',') + 1), 'base64')
+    : outputs.get(new URL(uri).pathname);
   if (!bytes) throw new Error(`the fake cannot fetch ${uri}`);
   const metadata = await sharp(bytes).metadata();
   return { width: metadata.autoOrient.width, height: metadata.autoOrient.height };
@@ -121,7 +157,10 @@ async function photoSize(model: string, input: Record<string, unknown>, outputs:
 export function outputSize(model: string, photo: { width: number; height: number }): { width: number; height: number } {
   if (model.includes('fashn') || model.startsWith('custom/')) {
     const scale = Math.min(864 / photo.width, 1296 / photo.height);
-    return { width: Math.max(16, Math.round(photo.width * scale)), height: Math.max(16, Math.round(photo.height * scale)) };
+    return {
+      width: Math.max(16, Math.round(photo.width * scale)),
+      height: Math.max(16, Math.round(photo.height * scale)),
+    };
   }
   const ratio = Math.min(21 / 9, Math.max(9 / 21, photo.width / photo.height));
   const width = Math.round(Math.sqrt(1024 * 1024 * ratio) / 16) * 16;
@@ -163,20 +202,47 @@ export async function startFakeFal(): Promise<FakeFal> {
     try {
       photo = await photoSize(job.model, job.input, outputs);
     } catch {
-      return modelError(422, 'model_image', 'file_download_error', 'Failed to download the file. Please check if the URL is accessible.');
+      return modelError(
+        422,
+        'model_image',
+        'file_download_error',
+        'Failed to download the file. Please check if the URL is accessible.',
+      );
     }
     const size = outputSize(job.model, photo);
     const path = `/files/${job.id}.png`;
-    if (!outputs.has(path)) outputs.set(path, await sharp({ create: { ...size, channels: 3, background: '#30a050' } }).png().toBuffer());
+    if (!outputs.has(path))
+      outputs.set(
+        path,
+        await sharp({ create: { ...size, channels: 3, background: '#30a050' } })
+          .png()
+          .toBuffer(),
+      );
     const url = `${cdn.url}${path}`;
     if (fake.nextResult) {
       const reply = fake.nextResult(url);
       fake.nextResult = null;
       return reply;
     }
-    const file = { url, content_type: 'image/png', file_name: `${job.id}.png`, file_size: outputs.get(path)!.length, ...size };
-    if (job.model.includes('fashn') || job.model.startsWith('custom/')) return { status: 200, body: { images: [file] } };
-    return { status: 200, body: { images: [file], timings: { inference: 3.1 }, seed: 42, has_nsfw_concepts: [false], prompt: job.input.prompt } };
+    const file = {
+      url,
+      content_type: 'image/png',
+      file_name: `${job.id}.png`,
+      file_size: outputs.get(path)!.length,
+      ...size,
+    };
+    if (job.model.includes('fashn') || job.model.startsWith('custom/'))
+      return { status: 200, body: { images: [file] } };
+    return {
+      status: 200,
+      body: {
+        images: [file],
+        timings: { inference: 3.1 },
+        seed: 42,
+        has_nsfw_concepts: [false],
+        prompt: job.input.prompt,
+      },
+    };
   }
 
   async function answer(req: http.IncomingMessage, raw: string): Promise<Reply | null> {
@@ -184,7 +250,8 @@ export async function startFakeFal(): Promise<FakeFal> {
     fake.calls.push(`${req.method} ${url.pathname}${url.search}`);
     if (fake.fault === 'timeout') return null;
     if (fake.fault && fake.fault !== 'moderation') return faultReplies[fake.fault];
-    if (req.headers.authorization !== `Key ${FAL_KEY}`) return { status: 401, body: { detail: 'Invalid Key Authorization header format. Expected a fal key.' } };
+    if (req.headers.authorization !== `Key ${FAL_KEY}`)
+      return { status: 401, body: { detail: 'Invalid Key Authorization header format. Expected a fal key.' } };
     const match = /^\/(.+)\/requests\/([\w-]+)(\/status|\/cancel)?$/.exec(url.pathname);
     if (req.method === 'POST' && !match) {
       const model = url.pathname.slice(1);
@@ -201,7 +268,17 @@ export async function startFakeFal(): Promise<FakeFal> {
       const id = `req-${++sequence}-${Date.now().toString(36)}`;
       jobs.set(id, { id, model, input, polls: 0 });
       const base = `${fake.baseUrl}/${model}/requests/${id}`;
-      return { status: 200, body: { status: 'IN_QUEUE', request_id: id, response_url: base, status_url: `${base}/status`, cancel_url: `${base}/cancel`, queue_position: 0 } };
+      return {
+        status: 200,
+        body: {
+          status: 'IN_QUEUE',
+          request_id: id,
+          response_url: base,
+          status_url: `${base}/status`,
+          cancel_url: `${base}/cancel`,
+          queue_position: 0,
+        },
+      };
     }
     const job = match ? jobs.get(match[2]!) : undefined;
     if (!match || !job || match[1] !== job.model) return { status: 404, body: { detail: 'Request not found' } };
@@ -219,7 +296,18 @@ export async function startFakeFal(): Promise<FakeFal> {
       const state = fake.progression[job.polls++];
       if (state === 'IN_QUEUE') return { status: 200, body: { status: 'IN_QUEUE', queue_position: 0, ...urls } };
       if (state === 'IN_PROGRESS') return { status: 200, body: { status: 'IN_PROGRESS', logs: [], ...urls } };
-      if (fake.fault === 'moderation') return { status: 200, body: { status: 'COMPLETED', logs: [], metrics: {}, error: 'The content was flagged by a content checker.', error_type: 'content_policy_violation', ...urls } };
+      if (fake.fault === 'moderation')
+        return {
+          status: 200,
+          body: {
+            status: 'COMPLETED',
+            logs: [],
+            metrics: {},
+            error: 'The content was flagged by a content checker.',
+            error_type: 'content_policy_violation',
+            ...urls,
+          },
+        };
       return { status: 200, body: { status: 'COMPLETED', logs: [], metrics: { inference_time: 3.1 }, ...urls } };
     }
     if (!match[3] && req.method === 'GET') {

@@ -72,8 +72,15 @@ const RATIOS = ['21:9', '1:1', '4:3', '3:2', '2:3', '5:4', '4:5', '3:4', '16:9',
 const BUDGET: Record<string, number> = { '1k': 1024 * 1024, '2k': 2048 * 2048, '4k': 4096 * 4096 };
 const STEPS = ['starting', 'in_queue', 'processing'];
 
-export const apiError = (status: number, error: string, message: string, headers?: Record<string, string>): Reply => ({ status, body: { error, message }, headers });
-export const failed = (id: string, name: string, message: string): Reply => ({ status: 200, body: { id, status: 'failed', error: { name, message } } });
+export const apiError = (status: number, error: string, message: string, headers?: Record<string, string>): Reply => ({
+  status,
+  body: { error, message },
+  headers,
+});
+export const failed = (id: string, name: string, message: string): Reply => ({
+  status: 200,
+  body: { id, status: 'failed', error: { name, message } },
+});
 
 /** tryon-max's output size: the pixel budget of its resolution at the nearest offered ratio, sides multiples of 16. */
 export function tryonMaxSize(width: number, height: number, resolution: string): [number, number] {
@@ -102,7 +109,9 @@ function outputImage(width: number, height: number, format: 'png' | 'jpeg'): Pro
  * short engine timeout measures the adapter, not the fake drawing a 4K image.
  */
 export async function prepareOutputs(width: number, height: number, format: 'png' | 'jpeg'): Promise<void> {
-  await Promise.all(['1k', '2k', '4k'].map((resolution) => outputImage(...tryonMaxSize(width, height, resolution), format)));
+  await Promise.all(
+    ['1k', '2k', '4k'].map((resolution) => outputImage(...tryonMaxSize(width, height, resolution), format)),
+  );
 }
 
 const DATA_URI = /^data:image\/(jpeg|jpg|png|webp);base64,([A-Za-z0-9+/=]+)$/;
@@ -118,7 +127,9 @@ export async function startFakeFashn(apiKey: string): Promise<FakeFashn> {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
       return;
     }
-    res.writeHead(200, { 'content-type': output.type, 'content-length': String(output.bytes.length) }).end(output.bytes);
+    res
+      .writeHead(200, { 'content-type': output.type, 'content-length': String(output.bytes.length) })
+      .end(output.bytes);
   });
 
   const fake: FakeFashn = {
@@ -161,9 +172,12 @@ export async function startFakeFashn(apiKey: string): Promise<FakeFashn> {
   async function complete(prediction: Prediction): Promise<Reply> {
     const format = prediction.run.inputs.output_format === 'jpeg' ? 'jpeg' : 'png';
     const [width, height] =
-      prediction.run.model_name === 'tryon-v1.6' ? [864, 1296] : tryonMaxSize(prediction.width, prediction.height, String(prediction.run.inputs.resolution ?? '1k'));
+      prediction.run.model_name === 'tryon-v1.6'
+        ? [864, 1296]
+        : tryonMaxSize(prediction.width, prediction.height, String(prediction.run.inputs.resolution ?? '1k'));
     const path = `/outputs/${prediction.id}.${format === 'jpeg' ? 'jpg' : 'png'}`;
-    if (!outputs.has(path)) outputs.set(path, { bytes: await outputImage(width, height, format), type: `image/${format}`, width, height });
+    if (!outputs.has(path))
+      outputs.set(path, { bytes: await outputImage(width, height, format), type: `image/${format}`, width, height });
     const url = fake.outputUrl ? fake.outputUrl(prediction.id, format) : `${cdn.url}${path}`;
     return { status: 200, body: { id: prediction.id, status: 'completed', output: [url], error: null } };
   }
@@ -181,18 +195,27 @@ export async function startFakeFashn(apiKey: string): Promise<FakeFashn> {
       fake.runReply = null;
       return reply;
     }
-    const garment = body.model_name === 'tryon-max' ? 'product_image' : body.model_name === 'tryon-v1.6' ? 'garment_image' : null;
+    const garment =
+      body.model_name === 'tryon-max' ? 'product_image' : body.model_name === 'tryon-v1.6' ? 'garment_image' : null;
     if (!garment) return apiError(400, 'BadRequest', `Invalid model_name: ${String(body.model_name)}`);
     const inputs = body.inputs ?? {};
-    if (typeof inputs.model_image !== 'string' || typeof inputs[garment] !== 'string') return apiError(400, 'BadRequest', `inputs.model_image and inputs.${garment} are required`);
-    if (body.model_name === 'tryon-max' && inputs.resolution !== undefined && !['1k', '2k', '4k'].includes(String(inputs.resolution))) {
+    if (typeof inputs.model_image !== 'string' || typeof inputs[garment] !== 'string')
+      return apiError(400, 'BadRequest', `inputs.model_image and inputs.${garment} are required`);
+    if (
+      body.model_name === 'tryon-max' &&
+      inputs.resolution !== undefined &&
+      !['1k', '2k', '4k'].includes(String(inputs.resolution))
+    ) {
       return apiError(400, 'BadRequest', 'inputs.resolution must be one of 1k, 2k, 4k');
     }
     const id = `a1b2c3d4-${String(++counter).padStart(4, '0')}-4bb3-be18-9c9fb5bd7fc1-u1`;
     const size = await modelImageSize(inputs.model_image);
     const garmentLoads = (await modelImageSize(inputs[garment])) !== null;
     // FASHN loads images in the pipeline: one it cannot load fails the prediction, not the run.
-    const failure = size && garmentLoads ? undefined : failed(id, 'ImageLoadError', `Error loading ${size ? garment : 'model_image'}: Invalid URL format`);
+    const failure =
+      size && garmentLoads
+        ? undefined
+        : failed(id, 'ImageLoadError', `Error loading ${size ? garment : 'model_image'}: Invalid URL format`);
     predictions.set(id, { id, run: body, polls: 0, width: size?.width ?? 0, height: size?.height ?? 0, failure });
     return { status: 200, body: { id, error: null } };
   }
@@ -203,8 +226,10 @@ export async function startFakeFashn(apiKey: string): Promise<FakeFashn> {
     const prediction = predictions.get(id);
     if (!prediction) return apiError(404, 'NotFound', `Prediction ${id} not found or no longer tracked`);
     if (fake.stuck) return { status: 200, body: { id, status: 'processing', output: null, error: null } };
-    if (prediction.polls < STEPS.length) return { status: 200, body: { id, status: STEPS[prediction.polls++], output: null, error: null } };
-    if (fake.fault === 'moderation') return failed(id, 'ContentModerationError', 'Prohibited content detected in the garment image.');
+    if (prediction.polls < STEPS.length)
+      return { status: 200, body: { id, status: STEPS[prediction.polls++], output: null, error: null } };
+    if (fake.fault === 'moderation')
+      return failed(id, 'ContentModerationError', 'Prohibited content detected in the garment image.');
     if (prediction.failure) return prediction.failure;
     return fake.finish ? fake.finish(prediction) : complete(prediction);
   }
@@ -212,7 +237,11 @@ export async function startFakeFashn(apiKey: string): Promise<FakeFashn> {
   const faultReplies: Record<'rate_limited' | 'unavailable' | 'malformed', Reply> = {
     rate_limited: apiError(429, 'RateLimitExceeded', 'Too many requests in the window.', { 'retry-after': '7' }),
     unavailable: apiError(500, 'InternalServerError', 'Internal server error.'),
-    malformed: { status: 200, raw: '<html><body>502 Bad Gateway</body></html>', headers: { 'content-type': 'text/html' } },
+    malformed: {
+      status: 200,
+      raw: '<html><body>502 Bad Gateway</body></html>',
+      headers: { 'content-type': 'text/html' },
+    },
   };
 
   const server = http.createServer(async (req, res) => {
@@ -221,9 +250,11 @@ export async function startFakeFashn(apiKey: string): Promise<FakeFashn> {
     if (fake.fault === 'timeout') return; // never answers
     let reply: Reply;
     const status = /^\/v1\/status\/([^/?]+)$/.exec(req.url ?? '');
-    if (req.headers.authorization !== `Bearer ${apiKey}`) reply = apiError(401, 'UnauthorizedAccess', 'Unauthorized: Invalid token');
+    if (req.headers.authorization !== `Bearer ${apiKey}`)
+      reply = apiError(401, 'UnauthorizedAccess', 'Unauthorized: Invalid token');
     else if (fake.fault && fake.fault !== 'moderation') reply = faultReplies[fake.fault];
-    else if (req.method === 'POST' && req.url === '/v1/run') reply = await runAnswer(req.headers, Buffer.concat(chunks).toString('utf8'));
+    else if (req.method === 'POST' && req.url === '/v1/run')
+      reply = await runAnswer(req.headers, Buffer.concat(chunks).toString('utf8'));
     else if (req.method === 'GET' && status) reply = await statusAnswer(decodeURIComponent(status[1]!));
     else reply = apiError(404, 'NotFound', `Cannot ${req.method} ${req.url}`);
     if (res.destroyed) return;

@@ -37,7 +37,10 @@ export interface ReceivedApiRequest {
 /** How the next prediction runs: the statuses it shows, one more per poll, and how it ends. */
 export interface Script {
   statuses?: Status[];
-  end?: { status: 'succeeded'; output?: (url: string) => unknown } | { status: 'failed'; error: unknown } | { status: 'canceled' | 'aborted' };
+  end?:
+    | { status: 'succeeded'; output?: (url: string) => unknown }
+    | { status: 'failed'; error: unknown }
+    | { status: 'canceled' | 'aborted' };
 }
 
 /** Each model's fields, and the image it makes from the photo: FLUX Kontext and Nano Banana about a megapixel in the photo's shape, IDM-VTON 768×1024. */
@@ -55,9 +58,21 @@ function megapixel(width: number, height: number): [number, number] {
 }
 
 const models: Record<string, FakeModel> = {
-  'black-forest-labs/flux-kontext-pro': { photo: (input) => input.input_image, required: ['prompt', 'input_image'], outputSize: megapixel },
-  'google/nano-banana': { photo: (input) => (input.image_input as unknown[] | undefined)?.[0], required: ['prompt'], outputSize: megapixel },
-  'cuuupid/idm-vton': { photo: (input) => input.human_img, required: ['human_img', 'garm_img'], outputSize: () => [768, 1024] },
+  'black-forest-labs/flux-kontext-pro': {
+    photo: (input) => input.input_image,
+    required: ['prompt', 'input_image'],
+    outputSize: megapixel,
+  },
+  'google/nano-banana': {
+    photo: (input) => (input.image_input as unknown[] | undefined)?.[0],
+    required: ['prompt'],
+    outputSize: megapixel,
+  },
+  'cuuupid/idm-vton': {
+    photo: (input) => input.human_img,
+    required: ['human_img', 'garm_img'],
+    outputSize: () => [768, 1024],
+  },
 };
 const versions: Record<string, string> = { [IDM_VTON_VERSION]: 'cuuupid/idm-vton' };
 
@@ -69,10 +84,18 @@ export const SENSITIVE = 'The input or output was flagged as sensitive. Please t
 /** Each contract fault as Replicate answers it. */
 const faultReplies: Record<Exclude<RenderFault, 'timeout' | 'moderation'>, Reply> = {
   // replicate.com/docs/topics/predictions/rate-limits
-  rate_limited: { status: 429, headers: { 'retry-after': '7' }, body: { detail: 'Request was throttled. Your rate limit resets in ~7s.' } },
+  rate_limited: {
+    status: 429,
+    headers: { 'retry-after': '7' },
+    body: { detail: 'Request was throttled. Your rate limit resets in ~7s.' },
+  },
   // The SDK's own test of a 503 (index.test.ts): a plain-text body.
   unavailable: { status: 503, raw: 'Service Unavailable', headers: { 'content-type': 'text/plain' } },
-  malformed: { status: 200, raw: '<html><body>502 Bad Gateway</body></html>', headers: { 'content-type': 'text/html' } },
+  malformed: {
+    status: 200,
+    raw: '<html><body>502 Bad Gateway</body></html>',
+    headers: { 'content-type': 'text/html' },
+  },
 };
 
 interface Stored {
@@ -115,17 +138,30 @@ export async function startFakeReplicate(): Promise<FakeReplicate> {
     const upload = uploads.get(path.replace(/^\/uploads\//, ''));
     const bytes = outputs.get(path) ?? upload?.bytes;
     if (!bytes) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
-    res.writeHead(200, { 'content-type': upload?.type ?? 'image/png', 'content-length': String(bytes.length) }).end(bytes);
+    res
+      .writeHead(200, { 'content-type': upload?.type ?? 'image/png', 'content-length': String(bytes.length) })
+      .end(bytes);
   });
 
-  const fake: FakeReplicate = { baseUrl: '', files, requests: [], fault: null, intercept: null, script: null, syncFinishes: false, deletedFiles: [], close: async () => {} };
+  const fake: FakeReplicate = {
+    baseUrl: '',
+    files,
+    requests: [],
+    fault: null,
+    intercept: null,
+    script: null,
+    syncFinishes: false,
+    deletedFiles: [],
+    close: async () => {},
+  };
 
   /** The photo's bytes from a data URI, an uploaded file's URL or an output's, as the model would fetch it. */
   function imageBytes(value: unknown): Buffer | null {
     if (typeof value !== 'string') return null;
     const data = /^data:image\/(jpeg|png|webp);base64,(.+)$/s.exec(value);
     if (data) return Buffer.from(data[2]!, 'base64');
-    if (value.startsWith(`${files.url}/uploads/`)) return uploads.get(value.slice(`${files.url}/uploads/`.length))?.bytes ?? null;
+    if (value.startsWith(`${files.url}/uploads/`))
+      return uploads.get(value.slice(`${files.url}/uploads/`.length))?.bytes ?? null;
     // An earlier prediction's output, as replicate.delivery serves it.
     if (value.startsWith(`${files.url}/`)) return outputs.get(value.slice(files.url.length)) ?? null;
     return null;
@@ -137,29 +173,56 @@ export async function startFakeReplicate(): Promise<FakeReplicate> {
     version: stored.version,
     input: stored.input,
     logs: '',
-    output: status === 'succeeded' && stored.end.status === 'succeeded' ? (stored.end.output ?? ((url: string) => url))(stored.output) : null,
+    output:
+      status === 'succeeded' && stored.end.status === 'succeeded'
+        ? (stored.end.output ?? ((url: string) => url))(stored.output)
+        : null,
     data_removed: false,
     error: status === 'failed' && stored.end.status === 'failed' ? stored.end.error : null,
     status,
     created_at: '2026-11-27T14:00:00.000000Z',
-    urls: { get: `${fake.baseUrl}/v1/predictions/${stored.id}`, cancel: `${fake.baseUrl}/v1/predictions/${stored.id}/cancel` },
+    urls: {
+      get: `${fake.baseUrl}/v1/predictions/${stored.id}`,
+      cancel: `${fake.baseUrl}/v1/predictions/${stored.id}/cancel`,
+    },
   });
-  const current = (stored: Stored): Status => (stored.canceled ? 'canceled' : stored.step < stored.statuses.length ? stored.statuses[stored.step]! : stored.end.status);
+  const current = (stored: Stored): Status =>
+    stored.canceled
+      ? 'canceled'
+      : stored.step < stored.statuses.length
+        ? stored.statuses[stored.step]!
+        : stored.end.status;
 
-  async function create(model: string, version: string, body: { input?: unknown }, prefer: string | undefined): Promise<Reply> {
+  async function create(
+    model: string,
+    version: string,
+    body: { input?: unknown },
+    prefer: string | undefined,
+  ): Promise<Reply> {
     const spec = models[model]!;
     const input = body.input;
-    if (!input || typeof input !== 'object') return problem(422, 'Input validation failed', '- input: Invalid type. Expected: object, given: null');
+    if (!input || typeof input !== 'object')
+      return problem(422, 'Input validation failed', '- input: Invalid type. Expected: object, given: null');
     const fields = input as Record<string, unknown>;
     const missing = spec.required.find((field) => fields[field] === undefined);
     if (missing) return problem(422, 'Input validation failed', `- input: ${missing} is required`);
     const photo = imageBytes(spec.photo(fields));
-    if (!photo) return problem(422, 'Input validation failed', '- input: the image is not a data URI or a URL of an uploaded file');
+    if (!photo)
+      return problem(
+        422,
+        'Input validation failed',
+        '- input: the image is not a data URI or a URL of an uploaded file',
+      );
     const { autoOrient } = await sharp(photo).metadata();
     const [width, height] = spec.outputSize(autoOrient.width, autoOrient.height);
     const id = `fake${String(++counter).padStart(6, '0')}abcdefghijklmn`.slice(0, 26);
     const path = `/xezq/${id}/tmp${counter}.png`;
-    outputs.set(path, await sharp({ create: { width, height, channels: 3, background: '#20c020' } }).png().toBuffer());
+    outputs.set(
+      path,
+      await sharp({ create: { width, height, channels: 3, background: '#20c020' } })
+        .png()
+        .toBuffer(),
+    );
     const script = fake.script ?? {};
     fake.script = null;
     const stored: Stored = {
@@ -181,13 +244,32 @@ export async function startFakeReplicate(): Promise<FakeReplicate> {
   async function route(request: ReceivedApiRequest, req: http.IncomingMessage, raw: Buffer): Promise<Reply> {
     const { method, path } = request;
     if (method === 'POST' && path === '/v1/files') {
-      const form = await new Request('http://fake/', { method: 'POST', headers: req.headers as Record<string, string>, body: new Uint8Array(raw) }).formData();
+      const form = await new Request('http://fake/', {
+        method: 'POST',
+        headers: req.headers as Record<string, string>,
+        body: new Uint8Array(raw),
+      }).formData();
       const content = form.get('content');
       if (!(content instanceof Blob)) return problem(400, 'Bad request', 'content is required');
-      request.body = { content: { name: (content as File).name, type: content.type, size: content.size }, metadata: form.get('metadata') ? await (form.get('metadata') as Blob).text() : null };
+      request.body = {
+        content: { name: (content as File).name, type: content.type, size: content.size },
+        metadata: form.get('metadata') ? await (form.get('metadata') as Blob).text() : null,
+      };
       const id = `file${String(++counter).padStart(8, '0')}`;
       uploads.set(id, { bytes: Buffer.from(await content.arrayBuffer()), type: content.type });
-      return { status: 201, body: { id, content_type: content.type, size: content.size, checksums: { sha256: '' }, metadata: {}, created_at: '2026-11-27T14:00:00Z', expires_at: '2026-11-28T14:00:00Z', urls: { get: `${files.url}/uploads/${id}` } } };
+      return {
+        status: 201,
+        body: {
+          id,
+          content_type: content.type,
+          size: content.size,
+          checksums: { sha256: '' },
+          metadata: {},
+          created_at: '2026-11-27T14:00:00Z',
+          expires_at: '2026-11-28T14:00:00Z',
+          urls: { get: `${files.url}/uploads/${id}` },
+        },
+      };
     }
     const file = /^\/v1\/files\/([^/]+)$/.exec(path);
     if (method === 'DELETE' && file) {
@@ -197,7 +279,8 @@ export async function startFakeReplicate(): Promise<FakeReplicate> {
     }
     const byModel = /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/.exec(path);
     if (method === 'POST' && (byModel || path === '/v1/predictions')) {
-      if (!String(req.headers['content-type']).startsWith('application/json')) return problem(415, 'Unsupported media type', 'Expected application/json');
+      if (!String(req.headers['content-type']).startsWith('application/json'))
+        return problem(415, 'Unsupported media type', 'Expected application/json');
       const body = request.body as { version?: unknown; input?: unknown } | null;
       if (!body) return problem(400, 'Bad request', 'JSON parse error');
       if (byModel) {
@@ -207,7 +290,12 @@ export async function startFakeReplicate(): Promise<FakeReplicate> {
       }
       const model = typeof body.version === 'string' ? versions[body.version] : undefined;
       // github.com/replicate/replicate-python/issues/47
-      if (!model) return problem(422, 'Invalid version or not permitted', "The specified version does not exist (or perhaps you don't have permission to use it?)");
+      if (!model)
+        return problem(
+          422,
+          'Invalid version or not permitted',
+          "The specified version does not exist (or perhaps you don't have permission to use it?)",
+        );
       return create(model, body.version as string, body, req.headers.prefer as string | undefined);
     }
     const one = /^\/v1\/predictions\/([^/]+)(\/cancel)?$/.exec(path);
@@ -236,11 +324,18 @@ export async function startFakeReplicate(): Promise<FakeReplicate> {
         body = null;
       }
     }
-    const request: ReceivedApiRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, at: Date.now() };
+    const request: ReceivedApiRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body,
+      at: Date.now(),
+    };
     let reply: Reply;
     const auth = req.headers.authorization;
     if (!auth) reply = problem(401, 'Unauthenticated', 'You did not pass an authentication token');
-    else if (auth !== `Bearer ${FAKE_TOKEN}`) reply = problem(401, 'Unauthenticated', 'You did not pass a valid authentication token');
+    else if (auth !== `Bearer ${FAKE_TOKEN}`)
+      reply = problem(401, 'Unauthenticated', 'You did not pass a valid authentication token');
     else if (fake.fault === 'timeout') {
       fake.requests.push(request);
       return; // never answers

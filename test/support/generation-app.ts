@@ -7,13 +7,31 @@ import { bearer, startTestApp } from './app.ts';
 import { startHttpsServer, testCertificates } from './https-server.ts';
 import { damagedJpeg, heicImage, truncatedJpeg } from './odd-images.ts';
 
-export const photoJpeg = await sharp({ create: { width: 800, height: 1000, channels: 3, background: '#88aacc' } }).jpeg().toBuffer();
-export const productPng = await sharp({ create: { width: 300, height: 300, channels: 4, background: '#aa3311ff' } }).png().toBuffer();
+export const photoJpeg = await sharp({ create: { width: 800, height: 1000, channels: 3, background: '#88aacc' } })
+  .jpeg()
+  .toBuffer();
+export const productPng = await sharp({ create: { width: 300, height: 300, channels: 4, background: '#aa3311ff' } })
+  .png()
+  .toBuffer();
 /** Images whose header reads but whose pixels may not (see odd-images.ts). */
 export const oddImages = { truncated: await truncatedJpeg(), damaged: await damagedJpeg(), heic: await heicImage() };
 
 /** Every field of the spec's Generation, sorted: what a resource's keys must be. */
-export const generationFields = ['completedAt', 'createdAt', 'error', 'hint', 'id', 'imageSize', 'imageUrl', 'imageVariants', 'metadata', 'mode', 'object', 'products', 'status'];
+export const generationFields = [
+  'completedAt',
+  'createdAt',
+  'error',
+  'hint',
+  'id',
+  'imageSize',
+  'imageUrl',
+  'imageVariants',
+  'metadata',
+  'mode',
+  'object',
+  'products',
+  'status',
+];
 
 /**
  * An HTTPS image host on loopback, as customers' CDNs are: `/photo.jpg`, `/product.png`,
@@ -51,7 +69,12 @@ export async function startImageHost() {
 
 /** The real app with render workers, trusting the loopback image host (allowlisted, test CA). */
 export async function startGenerationApp(
-  options: { env?: Record<string, string>; config?: Record<string, unknown>; workers?: boolean; logger?: Logger } & Pick<KernelOptions, 'ports'> = {},
+  options: {
+    env?: Record<string, string>;
+    config?: Record<string, unknown>;
+    workers?: boolean;
+    logger?: Logger;
+  } & Pick<KernelOptions, 'ports'> = {},
 ) {
   const certs = await testCertificates();
   const host = await startImageHost();
@@ -74,7 +97,11 @@ export async function startGenerationApp(
   const json = { 'content-type': 'application/json' };
   const api = {
     post: (key: string, body: unknown, headers: Record<string, string> = {}) =>
-      fetch(`${app.url}/v1/generations`, { method: 'POST', headers: { ...bearer(key), ...json, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      fetch(`${app.url}/v1/generations`, {
+        method: 'POST',
+        headers: { ...bearer(key), ...json, ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
     get: (key: string, path: string) => fetch(`${app.url}${path}`, { headers: bearer(key) }),
     /** Polls until the generation leaves `processing` (as the spec tells integrators to). */
     async settled(key: string, id: string, timeoutMs = 30_000) {

@@ -47,11 +47,22 @@ async function makeCertificates(): Promise<TestCertificates> {
   // EC keys: generated in milliseconds, unlike RSA.
   await openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', file('ca.key'));
   await openssl(
-    'req', '-x509', '-new', '-key', file('ca.key'), '-sha256', '-days', '7',
-    '-subj', '/CN=Visualizer Test CA',
-    '-addext', 'basicConstraints=critical,CA:TRUE',
-    '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
-    '-out', file('ca.pem'),
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    file('ca.key'),
+    '-sha256',
+    '-days',
+    '7',
+    '-subj',
+    '/CN=Visualizer Test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+    '-out',
+    file('ca.pem'),
   );
   await openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', file('leaf.key'));
   await openssl('req', '-new', '-key', file('leaf.key'), '-subj', '/CN=localhost', '-out', file('leaf.csr'));
@@ -66,9 +77,23 @@ async function makeCertificates(): Promise<TestCertificates> {
     ].join('\n'),
   );
   await openssl(
-    'x509', '-req', '-in', file('leaf.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'),
-    '-set_serial', `0x${Date.now().toString(16)}`, '-sha256', '-days', '7',
-    '-extfile', file('leaf.ext'), '-out', file('leaf.pem'),
+    'x509',
+    '-req',
+    '-in',
+    file('leaf.csr'),
+    '-CA',
+    file('ca.pem'),
+    '-CAkey',
+    file('ca.key'),
+    '-set_serial',
+    `0x${Date.now().toString(16)}`,
+    '-sha256',
+    '-days',
+    '7',
+    '-extfile',
+    file('leaf.ext'),
+    '-out',
+    file('leaf.pem'),
   );
   return {
     caPem: readFileSync(file('ca.pem'), 'utf8'),

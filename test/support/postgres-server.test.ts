@@ -43,7 +43,10 @@ test('startPostgresTestServer gives isolated databases and cleans up after itsel
 
     if (!externalUrl) {
       // The throwaway cluster lives in <tmpdir>/visualizer-pg-*/data; remember it to check deletion.
-      const dataDir = await withClient(first, async (c) => (await c.query('show data_directory')).rows[0].data_directory);
+      const dataDir = await withClient(
+        first,
+        async (c) => (await c.query('show data_directory')).rows[0].data_directory,
+      );
       clusterDir = path.dirname(dataDir);
       assert.match(path.basename(clusterDir), /^visualizer-pg-/);
       assert.ok(existsSync(clusterDir));
@@ -58,8 +61,9 @@ test('startPostgresTestServer gives isolated databases and cleans up after itsel
     assert.equal(existsSync(clusterDir), false, `${clusterDir} should be deleted by stop()`);
   }
   if (externalUrl) {
-    const leftovers = await withClient(externalUrl, async (c) =>
-      (await c.query('select datname from pg_database where datname = any($1)', [names])).rows,
+    const leftovers = await withClient(
+      externalUrl,
+      async (c) => (await c.query('select datname from pg_database where datname = any($1)', [names])).rows,
     );
     assert.deepEqual(leftovers, [], 'stop() should drop the databases it created');
   }
@@ -69,7 +73,10 @@ test('a throwaway cluster, as each run or file without a server starts, is delet
   const cluster = await startCluster();
   let clusterDir: string;
   try {
-    const dataDir = await withClient(cluster.adminUrl, async (c) => (await c.query('show data_directory')).rows[0].data_directory);
+    const dataDir = await withClient(
+      cluster.adminUrl,
+      async (c) => (await c.query('show data_directory')).rows[0].data_directory,
+    );
     clusterDir = path.dirname(dataDir);
     assert.match(path.basename(clusterDir), /^visualizer-pg-/);
     assert.ok(existsSync(clusterDir));

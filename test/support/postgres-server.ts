@@ -52,11 +52,7 @@ export async function startPostgresTestServer(): Promise<PostgresTestServer> {
 }
 
 /** createDatabase()/stop() against a server reachable through `adminUrl`. */
-function serverOn(
-  adminUrl: string,
-  shutdown: () => Promise<void>,
-  { dropDatabases = true } = {},
-): PostgresTestServer {
+function serverOn(adminUrl: string, shutdown: () => Promise<void>, { dropDatabases = true } = {}): PostgresTestServer {
   const created: string[] = [];
   let stopping: Promise<void> | undefined;
 
@@ -255,10 +251,7 @@ async function findRunAsUser(): Promise<Runner> {
       return (file, args) => [runuser, ['-u', CLUSTER_OS_USER, '--', file, ...args]];
     }
   }
-  return (file, args) => [
-    'su',
-    [CLUSTER_OS_USER, '-s', '/bin/sh', '-c', [file, ...args].map(shellQuote).join(' ')],
-  ];
+  return (file, args) => ['su', [CLUSTER_OS_USER, '-s', '/bin/sh', '-c', [file, ...args].map(shellQuote).join(' ')]];
 }
 
 async function execFileOrThrow(file: string, args: string[]): Promise<void> {

@@ -13,19 +13,30 @@ export function parsePrometheus(text: string): Sample[] {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\d+)?$/.exec(line);
     if (!match) throw new Error(`not a Prometheus sample: ${line}`);
     const labels: Record<string, string> = {};
-    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key!] = value!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g))
+      labels[key!] = value!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     const raw = match[3]!;
-    samples.push({ name: match[1]!, labels, value: raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : Number(raw) });
+    samples.push({
+      name: match[1]!,
+      labels,
+      value: raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : Number(raw),
+    });
   }
   return samples;
 }
 
 /** The samples named `name` whose labels include `labels`. */
 export const samplesOf = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
-  samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
+  samples.filter(
+    (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+  );
 
 /** The one sample named `name` with exactly these labels' values (others free), or undefined. */
-export const sampleValue = (samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined => {
+export const sampleValue = (
+  samples: Sample[],
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined => {
   const found = samplesOf(samples, name, labels);
   if (found.length > 1) throw new Error(`${name} ${JSON.stringify(labels)} matches ${found.length} samples`);
   return found[0]?.value;

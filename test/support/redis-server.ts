@@ -22,13 +22,30 @@ export interface RedisTestServer {
 
 export async function startRedisServer(): Promise<RedisTestServer> {
   if (!(await isExecutable(REDIS_BINARY))) {
-    throw new Error(`RedisTestServer: ${REDIS_BINARY} not found or not executable. Install it with \`apt-get install redis-server\`.`);
+    throw new Error(
+      `RedisTestServer: ${REDIS_BINARY} not found or not executable. Install it with \`apt-get install redis-server\`.`,
+    );
   }
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'visualizer-redis-'));
   const port = await freePort();
   const child: ChildProcess = spawn(
     REDIS_BINARY,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'notice'],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--daemonize',
+      'no',
+      '--loglevel',
+      'notice',
+    ],
     { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -48,7 +65,10 @@ export async function startRedisServer(): Promise<RedisTestServer> {
 
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`redis-server printed no ready line in ${readyTimeoutMs} ms:\n${output}`)), readyTimeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`redis-server printed no ready line in ${readyTimeoutMs} ms:\n${output}`)),
+        readyTimeoutMs,
+      );
       const onData = (chunk: Buffer) => {
         output = (output + chunk).slice(-8_000);
         if (/Ready to accept connections/.test(output)) {

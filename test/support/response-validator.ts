@@ -33,25 +33,31 @@ export interface Violation {
 const pointer = (...parts: string[]) => parts.map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 
 function compileRoutes(document: OpenApiDocument): Route[] {
-  return Object.entries(document.paths)
-    .map(([template, item]) => {
-      const parameters = Object.values(item).flatMap((operation) => ((operation as Operation).parameters ?? []) as Parameter[]);
-      const multi = new Set(parameters.filter((parameter) => parameter['x-multi-segment']).map((parameter) => parameter.name));
-      const segments = template.split('/').slice(1);
-      const source = segments.map((segment) => {
-        const name = /^\{(.+)\}$/.exec(segment)?.[1];
-        if (!name) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-        return multi.has(name) ? '.+' : '[^/]+';
-      });
-      return {
-        template,
-        pattern: new RegExp(`^/${source.join('/')}$`),
-        literalSegments: segments.filter((segment) => !segment.startsWith('{')).length,
-        operations: item as Partial<Record<string, Operation>>,
-      };
-    })
-    // A literal segment outranks a parameter (`/widgets/embed.js` before `/widgets/{file}`), as in the router.
-    .sort((a, b) => b.literalSegments - a.literalSegments);
+  return (
+    Object.entries(document.paths)
+      .map(([template, item]) => {
+        const parameters = Object.values(item).flatMap(
+          (operation) => ((operation as Operation).parameters ?? []) as Parameter[],
+        );
+        const multi = new Set(
+          parameters.filter((parameter) => parameter['x-multi-segment']).map((parameter) => parameter.name),
+        );
+        const segments = template.split('/').slice(1);
+        const source = segments.map((segment) => {
+          const name = /^\{(.+)\}$/.exec(segment)?.[1];
+          if (!name) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+          return multi.has(name) ? '.+' : '[^/]+';
+        });
+        return {
+          template,
+          pattern: new RegExp(`^/${source.join('/')}$`),
+          literalSegments: segments.filter((segment) => !segment.startsWith('{')).length,
+          operations: item as Partial<Record<string, Operation>>,
+        };
+      })
+      // A literal segment outranks a parameter (`/widgets/embed.js` before `/widgets/{file}`), as in the router.
+      .sort((a, b) => b.literalSegments - a.literalSegments)
+  );
 }
 
 const mediaType = (header: string | null) => (header === null ? null : header.split(';')[0]!.trim().toLowerCase());
@@ -91,7 +97,8 @@ export function createResponseValidator() {
   /** A documented answer and the JSON pointer of where it is written: its own, or the shared component it refers to. */
   const answerAt = (operation: Operation, path: string, method: string, status: string) => {
     const answer = operation.responses[status];
-    if (!answer || !('$ref' in answer)) return { spec: answer as ResponseSpec | undefined, at: pointer('paths', path, method, 'responses', status) };
+    if (!answer || !('$ref' in answer))
+      return { spec: answer as ResponseSpec | undefined, at: pointer('paths', path, method, 'responses', status) };
     const name = answer.$ref.replace('#/components/responses/', '');
     return { spec: document.components.responses[name], at: pointer('components', 'responses', name) };
   };
@@ -121,33 +128,49 @@ export function createResponseValidator() {
       if (type && isJson(type) && method !== 'head') {
         const validate = schemaAt(`/${pointer('components', 'schemas', 'Error')}`);
         const body = await bodyText(response);
-        if (!validate(safeParse(body))) fail(`an undocumented route answered JSON that is not the error envelope: ${ajv.errorsText(validate.errors)}`);
+        if (!validate(safeParse(body)))
+          fail(
+            `an undocumented route answered JSON that is not the error envelope: ${ajv.errorsText(validate.errors)}`,
+          );
       }
       return;
     }
     const where = `${method === 'head' ? 'get' : method} ${route.template}`;
     // `default` is for clients (errors answered before any route, such as a malformed request): each status a route answers is documented.
     const { spec, at } = answerAt(operation, route.template, method, String(status));
-    if (!spec) return void fail(`${where}: status ${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`);
+    if (!spec)
+      return void fail(
+        `${where}: status ${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`,
+      );
     const content = spec.content ?? {};
     // A 304 repeats the headers of the representation it stands for, without its body.
     if (status === 304) return;
     if (!type) {
-      if (Object.keys(content).length > 0 && method !== 'head') fail(`${where} ${status}: no content type, documented ${Object.keys(content).join(', ')}`);
+      if (Object.keys(content).length > 0 && method !== 'head')
+        fail(`${where} ${status}: no content type, documented ${Object.keys(content).join(', ')}`);
       return;
     }
     const documented = documentedType(content, type);
-    if (!documented) return void fail(`${where} ${status}: content type ${type} is not documented (documented: ${Object.keys(content).join(', ') || 'none'})`);
+    if (!documented)
+      return void fail(
+        `${where} ${status}: content type ${type} is not documented (documented: ${Object.keys(content).join(', ') || 'none'})`,
+      );
     // HEAD gets the GET's status and headers, never a body.
     if (!isJson(type) || method === 'head') return;
     const body = await bodyText(response);
     const validate = schemaAt(`/${at}/${pointer('content', documented, 'schema')}`);
-    if (!validate(safeParse(body))) fail(`${where} ${status}: ${ajv.errorsText(validate.errors, { dataVar: 'body' })} — body ${body.slice(0, 300)}`);
+    if (!validate(safeParse(body)))
+      fail(`${where} ${status}: ${ajv.errorsText(validate.errors, { dataVar: 'body' })} — body ${body.slice(0, 300)}`);
   }
 
   const track = (request: Request, response: Response) => {
     const checked = check(request, response).catch((error: unknown) => {
-      violations.push({ method: request.method, path: new URL(request.url).pathname, status: response.status, message: `could not check: ${String(error)}` });
+      violations.push({
+        method: request.method,
+        path: new URL(request.url).pathname,
+        status: response.status,
+        message: `could not check: ${String(error)}`,
+      });
     });
     pending.add(checked);
     void checked.finally(() => pending.delete(checked));
@@ -157,7 +180,9 @@ export function createResponseValidator() {
     violations,
     /** The errors of `value` against a schema from the document (a request example, say); none when it is valid. */
     validateAt(schema: object, value: unknown): string[] {
-      const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${documentId}#/components/`)));
+      const validate = ajv.compile(
+        JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${documentId}#/components/`)),
+      );
       return validate(value) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
     },
     /** Wraps the app's fetch handler (see `startHttpServer`'s `wrapFetch`) so each answer is checked as it leaves. */

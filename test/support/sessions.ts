@@ -46,13 +46,25 @@ export const jsonPost = (body: unknown, headers: Record<string, string> = {}): R
 });
 
 /** Invites a user through the accounts service and accepts the invitation over HTTP, as the invitee would. */
-export async function invitedSession(app: TestApp, organizationId: string, role: UserRole, email = `${role}-${Math.random().toString(36).slice(2)}@shop.example`, password = 'a long enough password') {
+export async function invitedSession(
+  app: TestApp,
+  organizationId: string,
+  role: UserRole,
+  email = `${role}-${Math.random().toString(36).slice(2)}@shop.example`,
+  password = 'a long enough password',
+) {
   const link = await app.container.cradle.accounts.invite(organizationId, { email, role });
-  const response = await fetch(`${app.url}/v1/invitations/accept`, jsonPost({ token: link.token, password }, { 'x-forwarded-for': freshAddress() }));
+  const response = await fetch(
+    `${app.url}/v1/invitations/accept`,
+    jsonPost({ token: link.token, password }, { 'x-forwarded-for': freshAddress() }),
+  );
   return sessionFrom(response, email);
 }
 
 /** Signs in with email and password over HTTP. */
 export async function signIn(app: TestApp, email: string, password: string, headers: Record<string, string> = {}) {
-  return fetch(`${app.url}/v1/session`, jsonPost({ email, password }, { 'x-forwarded-for': freshAddress(), ...headers }));
+  return fetch(
+    `${app.url}/v1/session`,
+    jsonPost({ email, password }, { 'x-forwarded-for': freshAddress(), ...headers }),
+  );
 }

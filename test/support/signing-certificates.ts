@@ -13,7 +13,11 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /** What a C2PA claim signer's certificate carries (see docs/operations.md, Content credentials). */
-export const signerExtensions = ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature', 'extendedKeyUsage=emailProtection'];
+export const signerExtensions = [
+  'basicConstraints=critical,CA:FALSE',
+  'keyUsage=critical,digitalSignature',
+  'extendedKeyUsage=emailProtection',
+];
 
 export interface Issued {
   keyPem: string;
@@ -30,7 +34,24 @@ export async function signingCertificates() {
 
   const caKey = pkcs8(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }));
   writeFileSync(file('ca.key'), caKey);
-  await openssl('req', '-x509', '-new', '-key', file('ca.key'), '-sha256', '-days', '7', '-subj', '/CN=Visualizer test C2PA CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', file('ca.pem'));
+  await openssl(
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    file('ca.key'),
+    '-sha256',
+    '-days',
+    '7',
+    '-subj',
+    '/CN=Visualizer test C2PA CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+    '-out',
+    file('ca.pem'),
+  );
   const ca = { keyPem: caKey, certPem: readFileSync(file('ca.pem'), 'utf8') };
 
   return {
@@ -40,12 +61,40 @@ export async function signingCertificates() {
       const name = `leaf${++serial}`;
       writeFileSync(file(`${name}.key`), keyPem);
       writeFileSync(file(`${name}.ext`), `${extensions.join('\n')}\n`);
-      await openssl('req', '-new', '-key', file(`${name}.key`), '-subj', `/CN=Visualizer test signer ${serial}/O=Visualizer`, '-out', file(`${name}.csr`));
-      await openssl('x509', '-req', '-in', file(`${name}.csr`), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-set_serial', String(serial), '-sha256', '-days', '7', '-extfile', file(`${name}.ext`), '-out', file(`${name}.pem`));
+      await openssl(
+        'req',
+        '-new',
+        '-key',
+        file(`${name}.key`),
+        '-subj',
+        `/CN=Visualizer test signer ${serial}/O=Visualizer`,
+        '-out',
+        file(`${name}.csr`),
+      );
+      await openssl(
+        'x509',
+        '-req',
+        '-in',
+        file(`${name}.csr`),
+        '-CA',
+        file('ca.pem'),
+        '-CAkey',
+        file('ca.key'),
+        '-set_serial',
+        String(serial),
+        '-sha256',
+        '-days',
+        '7',
+        '-extfile',
+        file(`${name}.ext`),
+        '-out',
+        file(`${name}.pem`),
+      );
       return { keyPem, chainPem: readFileSync(file(`${name}.pem`), 'utf8') + ca.certPem };
     },
   };
 }
 
 /** A new key's PEM: `privateKey` of what generateKeyPairSync returns. */
-export const pkcs8 = ({ privateKey }: { privateKey: KeyObject }) => privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+export const pkcs8 = ({ privateKey }: { privateKey: KeyObject }) =>
+  privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;

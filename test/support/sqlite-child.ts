@@ -10,7 +10,13 @@ if (action === 'migrate') {
   const balances = [];
   for (let i = 0; i < Number(count); i++) {
     balances.push(
-      await persistence.credits.debit({ organizationId: organizationId!, amount: Number(amount), reason: 'race', ledgerEntryId: randomIds.id('cle_'), at: Date.now() }),
+      await persistence.credits.debit({
+        organizationId: organizationId!,
+        amount: Number(amount),
+        reason: 'race',
+        ledgerEntryId: randomIds.id('cle_'),
+        at: Date.now(),
+      }),
     );
   }
   process.stdout.write(JSON.stringify(balances));

@@ -9,7 +9,11 @@ import { openSqlite } from '../../plugins/store-kysely/sqlite.ts';
  * The plans of the statements `run` prepares on a migrated SQLite store at `file`, those `keep`
  * selects, explained with nulls for the parameters: SQLite plans by the query's shape.
  */
-export async function sqlitePlansOf(file: string, run: (persistence: Persistence) => Promise<unknown>, keep: (sql: string) => boolean): Promise<string[]> {
+export async function sqlitePlansOf(
+  file: string,
+  run: (persistence: Persistence) => Promise<unknown>,
+  keep: (sql: string) => boolean,
+): Promise<string[]> {
   // Before the store opens: it binds `prepare` to its connection.
   const prepare = mock.method(BetterSqlite3.prototype, 'prepare');
   const persistence = openSqlite(file);
@@ -27,7 +31,9 @@ export async function sqlitePlansOf(file: string, run: (persistence: Persistence
   try {
     return statements.map((sql) => {
       const parameters = Array.from({ length: sql.match(/\?/g)?.length ?? 0 }, () => null);
-      return (raw.prepare(`explain query plan ${sql}`).all(parameters) as Array<{ detail: string }>).map((row) => row.detail).join('\n');
+      return (raw.prepare(`explain query plan ${sql}`).all(parameters) as Array<{ detail: string }>)
+        .map((row) => row.detail)
+        .join('\n');
     });
   } finally {
     raw.close();
@@ -39,7 +45,11 @@ export async function sqlitePlansOf(file: string, run: (persistence: Persistence
  * selects, explained with their parameters and sequential scans disabled: on empty tables the
  * planner would rightly scan, so forbidding that shows which index it can use.
  */
-export async function postgresPlansOf(url: string, run: (persistence: Persistence) => Promise<unknown>, keep: (sql: string) => boolean): Promise<string[]> {
+export async function postgresPlansOf(
+  url: string,
+  run: (persistence: Persistence) => Promise<unknown>,
+  keep: (sql: string) => boolean,
+): Promise<string[]> {
   const persistence = openPostgres(url);
   const query = mock.method(pg.Client.prototype, 'query');
   let sent: Array<{ sql: string; parameters: unknown[] }>;
@@ -59,7 +69,12 @@ export async function postgresPlansOf(url: string, run: (persistence: Persistenc
   try {
     await client.query('set enable_seqscan = off');
     const plans: string[] = [];
-    for (const { sql, parameters } of sent) plans.push((await client.query<{ 'QUERY PLAN': string }>(`explain ${sql}`, parameters)).rows.map((row) => row['QUERY PLAN']).join('\n'));
+    for (const { sql, parameters } of sent)
+      plans.push(
+        (await client.query<{ 'QUERY PLAN': string }>(`explain ${sql}`, parameters)).rows
+          .map((row) => row['QUERY PLAN'])
+          .join('\n'),
+      );
     return plans;
   } finally {
     await client.end();

@@ -5,7 +5,18 @@ import { openEventStream, type Connect, type EventStreamOptions } from './event-
 import { paginate } from './paginate.ts';
 import { retryingFetch, type Fetch } from './retry.ts';
 import type { paths } from './schema.ts';
-import type { CreateGenerationRequest, Generation, ListItem, ListPath, ListQuery, OrderWebhookRequest, Query, RequestBody, WebhookEvent, WebhookEventType } from './types.ts';
+import type {
+  CreateGenerationRequest,
+  Generation,
+  ListItem,
+  ListPath,
+  ListQuery,
+  OrderWebhookRequest,
+  Query,
+  RequestBody,
+  WebhookEvent,
+  WebhookEventType,
+} from './types.ts';
 import { waitForGeneration, type WaitOptions } from './wait.ts';
 
 export interface ClientOptions {
@@ -58,13 +69,22 @@ export type VisualizerClient = ReturnType<typeof createClient>;
 export function createClient(options: ClientOptions) {
   const { apiKey, baseUrl } = options;
   if (!baseUrl) throw new TypeError('baseUrl is required, e.g. https://visualizer.example.com');
-  if (apiKey === undefined && options.conversionKey === undefined) throw new TypeError('Give an apiKey (visualizer_…), a conversionKey (viz_…), or both');
-  if (apiKey?.startsWith('viz_')) throw new TypeError('apiKey is a conversion key (viz_…): pass it as conversionKey, and the secret visualizer_… key as apiKey');
+  if (apiKey === undefined && options.conversionKey === undefined)
+    throw new TypeError('Give an apiKey (visualizer_…), a conversionKey (viz_…), or both');
+  if (apiKey?.startsWith('viz_'))
+    throw new TypeError(
+      'apiKey is a conversion key (viz_…): pass it as conversionKey, and the secret visualizer_… key as apiKey',
+    );
   const maxRetries = options.maxRetries ?? 2;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new RangeError('maxRetries must be a whole number, 0 or more');
+  if (!Number.isInteger(maxRetries) || maxRetries < 0)
+    throw new RangeError('maxRetries must be a whole number, 0 or more');
 
   const base = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const send = retryingFetch(base, { maxRetries, maxRetryDelayMs: options.maxRetryDelayMs ?? 10_000, timeoutMs: options.timeoutMs ?? 60_000 });
+  const send = retryingFetch(base, {
+    maxRetries,
+    maxRetryDelayMs: options.maxRetryDelayMs ?? 10_000,
+    timeoutMs: options.timeoutMs ?? 60_000,
+  });
   const api = createFetchClient<paths>({
     baseUrl: baseUrl.replace(/\/+$/, ''),
     fetch: (request) => send(request),
@@ -75,16 +95,24 @@ export function createClient(options: ClientOptions) {
     /** Starts a generation (202, `status: processing`) or, for a key used before, answers its generation. */
     create: (body: CreateGenerationRequest, { idempotencyKey = randomUUID(), signal }: CreateGenerationOptions = {}) =>
       unwrap(api.POST('/v1/generations', { body, params: { header: { 'Idempotency-Key': idempotencyKey } }, signal })),
-    retrieve: (id: string, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/generations/{id}', { params: { path: { id } }, signal })),
+    retrieve: (id: string, { signal }: CallOptions = {}) =>
+      unwrap(api.GET('/v1/generations/{id}', { params: { path: { id } }, signal })),
     /**
      * Deletes the generation with its original, every variant and the uploaded photo (a `processing`
      * one is discarded and refunded). Deleting it again answers the same, so this call is retried
      * like an idempotent one.
      */
     delete: (id: string, { signal }: CallOptions = {}) =>
-      unwrap(api.DELETE('/v1/generations/{id}', { params: { path: { id } }, fetch: (request: Request) => send(request, { replaySafe: true }), signal })),
+      unwrap(
+        api.DELETE('/v1/generations/{id}', {
+          params: { path: { id } },
+          fetch: (request: Request) => send(request, { replaySafe: true }),
+          signal,
+        }),
+      ),
     /** One page, newest first; `paginate('/v1/generations')` walks them all. */
-    list: (query: Query<'listGenerations'> = {}, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/generations', { params: { query }, signal })),
+    list: (query: Query<'listGenerations'> = {}, { signal }: CallOptions = {}) =>
+      unwrap(api.GET('/v1/generations', { params: { query }, signal })),
     /** Polls until the generation is `complete` (resolves) or `failed` (GenerationFailedError), within a timeout (GenerationTimeoutError). */
     wait: (generation: string | Generation, waitOptions: WaitOptions = {}) =>
       waitForGeneration((id, signal) => generations.retrieve(id, { signal }), generation, waitOptions),
@@ -98,7 +126,9 @@ export function createClient(options: ClientOptions) {
       const header = lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId };
       // The document says `style: form, explode: false`: one comma-separated value.
       const querySerializer = { array: { style: 'form', explode: false } } as const;
-      const body = await unwrap(api.GET('/v1/events/stream', { params: { query, header }, querySerializer, parseAs: 'stream', signal }));
+      const body = await unwrap(
+        api.GET('/v1/events/stream', { params: { query, header }, querySerializer, parseAs: 'stream', signal }),
+      );
       return body as ReadableStream<Uint8Array>;
     };
 
@@ -107,46 +137,72 @@ export function createClient(options: ClientOptions) {
     organization: {
       retrieve: ({ signal }: CallOptions = {}) => unwrap(api.GET('/v1/organization', { signal })),
       /** `renderRetentionDays`: days to keep each render, or null for ever. */
-      update: (body: RequestBody<'updateOrganization'>, { signal }: CallOptions = {}) => unwrap(api.PATCH('/v1/organization', { body, signal })),
+      update: (body: RequestBody<'updateOrganization'>, { signal }: CallOptions = {}) =>
+        unwrap(api.PATCH('/v1/organization', { body, signal })),
     },
     credits: {
       retrieve: ({ signal }: CallOptions = {}) => unwrap(api.GET('/v1/credits', { signal })),
-      listLedger: (query: Query<'listCreditLedgerEntries'> = {}, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/credits/ledger', { params: { query }, signal })),
+      listLedger: (query: Query<'listCreditLedgerEntries'> = {}, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/credits/ledger', { params: { query }, signal })),
     },
     webhookEndpoints: {
       /** Its `secret` (`whsec_…`) is in this answer only: store it for `verifyWebhook`. */
-      create: (body: RequestBody<'createWebhookEndpoint'>, { signal }: CallOptions = {}) => unwrap(api.POST('/v1/webhook-endpoints', { body, signal })),
-      list: (query: Query<'listWebhookEndpoints'> = {}, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/webhook-endpoints', { params: { query }, signal })),
-      retrieve: (id: string, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/webhook-endpoints/{id}', { params: { path: { id } }, signal })),
+      create: (body: RequestBody<'createWebhookEndpoint'>, { signal }: CallOptions = {}) =>
+        unwrap(api.POST('/v1/webhook-endpoints', { body, signal })),
+      list: (query: Query<'listWebhookEndpoints'> = {}, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/webhook-endpoints', { params: { query }, signal })),
+      retrieve: (id: string, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/webhook-endpoints/{id}', { params: { path: { id } }, signal })),
       update: (id: string, body: RequestBody<'updateWebhookEndpoint'>, { signal }: CallOptions = {}) =>
         unwrap(api.PATCH('/v1/webhook-endpoints/{id}', { params: { path: { id } }, body, signal })),
-      delete: (id: string, { signal }: CallOptions = {}) => unwrap(api.DELETE('/v1/webhook-endpoints/{id}', { params: { path: { id } }, signal })),
-      rotateSecret: (id: string, { signal }: CallOptions = {}) => unwrap(api.POST('/v1/webhook-endpoints/{id}/rotate-secret', { params: { path: { id } }, signal })),
+      delete: (id: string, { signal }: CallOptions = {}) =>
+        unwrap(api.DELETE('/v1/webhook-endpoints/{id}', { params: { path: { id } }, signal })),
+      rotateSecret: (id: string, { signal }: CallOptions = {}) =>
+        unwrap(api.POST('/v1/webhook-endpoints/{id}/rotate-secret', { params: { path: { id } }, signal })),
     },
     events: {
-      list: (query: Query<'listEvents'> = {}, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/events', { params: { query }, signal })),
-      retrieve: (id: string, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/events/{id}', { params: { path: { id } }, signal })),
-      listAttempts: (id: string, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/events/{id}/attempts', { params: { path: { id } }, signal })),
+      list: (query: Query<'listEvents'> = {}, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/events', { params: { query }, signal })),
+      retrieve: (id: string, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/events/{id}', { params: { path: { id } }, signal })),
+      listAttempts: (id: string, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/events/{id}/attempts', { params: { path: { id } }, signal })),
       resend: (id: string, body: RequestBody<'resendEvent'> = {}, { signal }: CallOptions = {}) =>
         unwrap(api.POST('/v1/events/{id}/resend', { params: { path: { id } }, body, signal })),
       /**
        * The organization's events as they happen (Server-Sent Events), for development: a local
        * server receives them without an https endpoint. Production receivers use webhook endpoints.
        */
-      stream: ({ types, ...streamOptions }: StreamOptions = {}) => openEventStream(connectEvents(types), streamOptions, (message) => JSON.parse(message.data) as WebhookEvent),
+      stream: ({ types, ...streamOptions }: StreamOptions = {}) =>
+        openEventStream(connectEvents(types), streamOptions, (message) => JSON.parse(message.data) as WebhookEvent),
       /** The same stream as `stream`, each event as its message: `data` is the event's JSON byte for byte, e.g. to sign it again. */
-      streamMessages: ({ types, ...streamOptions }: StreamOptions = {}) => openEventStream(connectEvents(types), streamOptions, (message) => message),
+      streamMessages: ({ types, ...streamOptions }: StreamOptions = {}) =>
+        openEventStream(connectEvents(types), streamOptions, (message) => message),
     },
     conversions: {
-      list: (query: Query<'listConversions'> = {}, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/conversions', { params: { query }, signal })),
+      list: (query: Query<'listConversions'> = {}, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/conversions', { params: { query }, signal })),
       /**
        * Reports an order through the order webhook with the conversion key. Reporting the same
        * order again is how its status is updated, and a repeat of the same report changes
        * nothing, so this call is retried like an idempotent one.
        */
-      report: (order: OrderReport, { conversionKey = options.conversionKey, signal }: CallOptions & { conversionKey?: string } = {}) => {
-        if (!conversionKey) return Promise.reject(new TypeError('conversions.report needs the conversion key (viz_…): createClient({ conversionKey }) or report(order, { conversionKey })'));
-        const body = { platform: 'custom' as const, ...order, orderCreatedAt: order.orderCreatedAt instanceof Date ? order.orderCreatedAt.toISOString() : order.orderCreatedAt };
+      report: (
+        order: OrderReport,
+        { conversionKey = options.conversionKey, signal }: CallOptions & { conversionKey?: string } = {},
+      ) => {
+        if (!conversionKey)
+          return Promise.reject(
+            new TypeError(
+              'conversions.report needs the conversion key (viz_…): createClient({ conversionKey }) or report(order, { conversionKey })',
+            ),
+          );
+        const body = {
+          platform: 'custom' as const,
+          ...order,
+          orderCreatedAt:
+            order.orderCreatedAt instanceof Date ? order.orderCreatedAt.toISOString() : order.orderCreatedAt,
+        };
         return unwrap(
           api.POST('/api/webhooks/orders', {
             body,
@@ -158,18 +214,26 @@ export function createClient(options: ClientOptions) {
       },
     },
     analytics: {
-      summary: (query: Query<'getAnalyticsSummary'>, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/analytics/summary', { params: { query }, signal })),
-      daily: (query: Query<'getAnalyticsDaily'> = {}, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/analytics/daily', { params: { query }, signal })),
+      summary: (query: Query<'getAnalyticsSummary'>, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/analytics/summary', { params: { query }, signal })),
+      daily: (query: Query<'getAnalyticsDaily'> = {}, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/analytics/daily', { params: { query }, signal })),
     },
     stores: {
-      list: (query: Query<'listStores'> = {}, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/stores', { params: { query }, signal })),
-      create: (body: RequestBody<'createStore'>, { signal }: CallOptions = {}) => unwrap(api.POST('/v1/stores', { body, signal })),
+      list: (query: Query<'listStores'> = {}, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/stores', { params: { query }, signal })),
+      create: (body: RequestBody<'createStore'>, { signal }: CallOptions = {}) =>
+        unwrap(api.POST('/v1/stores', { body, signal })),
     },
     widgets: {
-      create: (body: RequestBody<'createWidget'>, { signal }: CallOptions = {}) => unwrap(api.POST('/v1/widgets', { body, signal })),
-      list: (query: Query<'listWidgets'> = {}, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/widgets', { params: { query }, signal })),
-      retrieve: (id: string, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/widgets/{id}', { params: { path: { id } }, signal })),
-      update: (id: string, body: RequestBody<'updateWidget'>, { signal }: CallOptions = {}) => unwrap(api.PATCH('/v1/widgets/{id}', { params: { path: { id } }, body, signal })),
+      create: (body: RequestBody<'createWidget'>, { signal }: CallOptions = {}) =>
+        unwrap(api.POST('/v1/widgets', { body, signal })),
+      list: (query: Query<'listWidgets'> = {}, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/widgets', { params: { query }, signal })),
+      retrieve: (id: string, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/widgets/{id}', { params: { path: { id } }, signal })),
+      update: (id: string, body: RequestBody<'updateWidget'>, { signal }: CallOptions = {}) =>
+        unwrap(api.PATCH('/v1/widgets/{id}', { params: { path: { id } }, body, signal })),
     },
     /**
      * A widget visitor's data, for GDPR requests: `retrieve` answers an access request (at most 100
@@ -179,7 +243,8 @@ export function createClient(options: ClientOptions) {
      * pending answers the same erasure, so `erase` is retried like an idempotent call.
      */
     visitors: {
-      retrieve: (visitorId: string, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/visitors/{visitorId}', { params: { path: { visitorId } }, signal })),
+      retrieve: (visitorId: string, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/visitors/{visitorId}', { params: { path: { visitorId } }, signal })),
       listGenerations: (visitorId: string, query: Query<'listVisitorGenerations'> = {}, { signal }: CallOptions = {}) =>
         unwrap(api.GET('/v1/visitors/{visitorId}/generations', { params: { path: { visitorId }, query }, signal })),
       listIdentities: (visitorId: string, query: Query<'listVisitorIdentities'> = {}, { signal }: CallOptions = {}) =>
@@ -187,25 +252,48 @@ export function createClient(options: ClientOptions) {
       listConversions: (visitorId: string, query: Query<'listVisitorConversions'> = {}, { signal }: CallOptions = {}) =>
         unwrap(api.GET('/v1/visitors/{visitorId}/conversions', { params: { path: { visitorId }, query }, signal })),
       erase: (visitorId: string, { signal }: CallOptions = {}) =>
-        unwrap(api.DELETE('/v1/visitors/{visitorId}', { params: { path: { visitorId } }, fetch: (request: Request) => send(request, { replaySafe: true }), signal })),
+        unwrap(
+          api.DELETE('/v1/visitors/{visitorId}', {
+            params: { path: { visitorId } },
+            fetch: (request: Request) => send(request, { replaySafe: true }),
+            signal,
+          }),
+        ),
     },
     /** Erasures and what each erased (never the visitor's ids): the audit trail of erasure requests. */
     visitorErasures: {
-      list: (query: Query<'listVisitorErasures'> = {}, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/visitor-erasures', { params: { query }, signal })),
-      retrieve: (id: string, { signal }: CallOptions = {}) => unwrap(api.GET('/v1/visitor-erasures/{id}', { params: { path: { id } }, signal })),
+      list: (query: Query<'listVisitorErasures'> = {}, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/visitor-erasures', { params: { query }, signal })),
+      retrieve: (id: string, { signal }: CallOptions = {}) =>
+        unwrap(api.GET('/v1/visitor-erasures/{id}', { params: { path: { id } }, signal })),
     },
     /**
      * Every item of a list, across pages: `for await (const g of client.paginate('/v1/generations', { status: 'complete' }))`.
      * `limit` sets the page size (1–100), not how many items are yielded.
      */
-    paginate: <Path extends ListPath>(path: Path, query?: ListQuery<Path>, { signal }: CallOptions = {}): AsyncGenerator<ListItem<Path>, void, undefined> => {
+    paginate: <Path extends ListPath>(
+      path: Path,
+      query?: ListQuery<Path>,
+      { signal }: CallOptions = {},
+    ): AsyncGenerator<ListItem<Path>, void, undefined> => {
       // openapi-fetch cannot relate a generic path to its parameters; ListPath guarantees the shape.
-      const get = api.GET as unknown as (path: string, init: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
-      return paginate((startingAfter) =>
-        unwrap(get(path, { params: { query: { ...query, ...(startingAfter === undefined ? {} : { starting_after: startingAfter }) } }, signal })) as Promise<{
-          data: Array<ListItem<Path> & { id: string }>;
-          has_more: boolean;
-        }>,
+      const get = api.GET as unknown as (
+        path: string,
+        init: object,
+      ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+      return paginate(
+        (startingAfter) =>
+          unwrap(
+            get(path, {
+              params: {
+                query: { ...query, ...(startingAfter === undefined ? {} : { starting_after: startingAfter }) },
+              },
+              signal,
+            }),
+          ) as Promise<{
+            data: Array<ListItem<Path> & { id: string }>;
+            has_more: boolean;
+          }>,
       );
     },
     /** The openapi-fetch client underneath, with the same key, base URL and retries; it answers `{ data, error, response }` instead of throwing. */
@@ -214,7 +302,9 @@ export function createClient(options: ClientOptions) {
 }
 
 /** The body of a 2xx answer, or the typed error for any other. */
-async function unwrap<Result extends { data?: unknown; error?: unknown; response: Response }>(call: Promise<Result>): Promise<Exclude<Result['data'], undefined>> {
+async function unwrap<Result extends { data?: unknown; error?: unknown; response: Response }>(
+  call: Promise<Result>,
+): Promise<Exclude<Result['data'], undefined>> {
   const { data, error, response } = await call;
   if (!response.ok) throw errorFromResponse(response, error);
   return data as Exclude<Result['data'], undefined>;

@@ -76,7 +76,9 @@ export function errorFromResponse(response: Response, body: unknown): Visualizer
     status: response.status,
     type,
     code: envelope?.code ?? 'unexpected_response',
-    message: envelope?.message ?? `Unexpected ${response.status} response${typeof body === 'string' && body ? `: ${body.slice(0, 200)}` : ''}`,
+    message:
+      envelope?.message ??
+      `Unexpected ${response.status} response${typeof body === 'string' && body ? `: ${body.slice(0, 200)}` : ''}`,
     param: envelope?.param ?? null,
     requestId,
     retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
@@ -93,16 +95,25 @@ function typeForStatus(status: number): ErrorType {
   return 'api_error';
 }
 
-function isEnvelope(body: unknown): body is { error: { type: ErrorType; code: string; message: string; param: string | null } } {
+function isEnvelope(
+  body: unknown,
+): body is { error: { type: ErrorType; code: string; message: string; param: string | null } } {
   if (typeof body !== 'object' || body === null || !('error' in body)) return false;
   const error = (body as { error: unknown }).error;
-  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { type?: unknown }).type === 'string';
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { code?: unknown }).code === 'string' &&
+    typeof (error as { type?: unknown }).type === 'string'
+  );
 }
 
 /** The request never got an answer (DNS, refused or reset connection, TLS), after any retries. */
 export class ConnectionError extends Error {
   constructor(method: string, url: string, cause: unknown) {
-    super(`Could not reach Visualizer (${method} ${url}): ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`Could not reach Visualizer (${method} ${url}): ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
     this.name = 'ConnectionError';
   }
 }

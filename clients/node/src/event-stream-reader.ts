@@ -14,7 +14,10 @@ const maxLineLength = 8 * 1024 * 1024;
  * it; `data` lines join with newlines; a message without data is not dispatched. An abort of
  * `signal` cancels the body and ends the messages.
  */
-export async function* readEventStream(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<StreamMessage> {
+export async function* readEventStream(
+  body: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+): AsyncGenerator<StreamMessage> {
   let buffer = '';
   let id: string | undefined;
   let event = '';

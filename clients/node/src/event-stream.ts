@@ -50,7 +50,9 @@ export type Connect = (lastEventId: string | undefined, signal: AbortSignal) => 
  * streams (429) pass with time; any other refusal (a revoked key, an unknown `Last-Event-ID`) needs the caller.
  */
 const transient = (error: unknown) =>
-  error instanceof ConnectionError || error instanceof TypeError || (error instanceof VisualizerError && (error.status === 429 || error.status >= 500));
+  error instanceof ConnectionError ||
+  error instanceof TypeError ||
+  (error instanceof VisualizerError && (error.status === 429 || error.status >= 500));
 
 /**
  * Resolves once the service answers, which it does only after noting what already happened, so
@@ -60,7 +62,11 @@ const transient = (error: unknown) =>
  * the events after the last one received, each once. A reconnection refused for a reason retrying
  * cannot fix (a 4xx other than 429) ends the iteration with its error.
  */
-export async function openEventStream<Item>(connect: Connect, options: EventStreamOptions, decode: (message: EventStreamMessage) => Item): Promise<EventStream<Item>> {
+export async function openEventStream<Item>(
+  connect: Connect,
+  options: EventStreamOptions,
+  decode: (message: EventStreamMessage) => Item,
+): Promise<EventStream<Item>> {
   const closed = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, closed.signal]) : closed.signal;
   let lastEventId = options.lastEventId;

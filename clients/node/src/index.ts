@@ -2,7 +2,15 @@
  * @visualizer/client: a typed client for the Visualizer API, for a shop's Node.js server.
  * Guide: docs/client.md in the Visualizer repository.
  */
-export { createClient, type CallOptions, type ClientOptions, type CreateGenerationOptions, type OrderReport, type StreamOptions, type VisualizerClient } from './client.ts';
+export {
+  createClient,
+  type CallOptions,
+  type ClientOptions,
+  type CreateGenerationOptions,
+  type OrderReport,
+  type StreamOptions,
+  type VisualizerClient,
+} from './client.ts';
 export {
   ApiError,
   AuthenticationError,

@@ -30,7 +30,9 @@ export interface RetryOptions {
  */
 export function retryingFetch(fetch: Fetch, policy: RetryPolicy) {
   return async (request: Request, options: RetryOptions = {}): Promise<Response> => {
-    const replaySafe = options.replaySafe ?? (request.method === 'GET' || request.method === 'HEAD' || request.headers.has('idempotency-key'));
+    const replaySafe =
+      options.replaySafe ??
+      (request.method === 'GET' || request.method === 'HEAD' || request.headers.has('idempotency-key'));
     for (let attempt = 0; ; attempt += 1) {
       const last = attempt >= policy.maxRetries;
       let response: Response;
@@ -39,7 +41,9 @@ export function retryingFetch(fetch: Fetch, policy: RetryPolicy) {
       const timer = setTimeout(() => timeout.abort(), policy.timeoutMs);
       try {
         // Each attempt sends a clone, so the body can be sent again; the last sends the original.
-        response = await fetch(new Request(last ? request : request.clone(), { signal: AbortSignal.any([request.signal, timeout.signal]) }));
+        response = await fetch(
+          new Request(last ? request : request.clone(), { signal: AbortSignal.any([request.signal, timeout.signal]) }),
+        );
       } catch (error) {
         if (request.signal.aborted || (isAbort(error) && !timeout.signal.aborted)) throw error;
         const cause = timeout.signal.aborted ? new Error(`no answer within ${policy.timeoutMs} ms`) : error;

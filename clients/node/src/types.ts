@@ -39,11 +39,15 @@ export type ErrorType = ErrorEnvelope['error']['type'];
 export type WebhookEvent = { [Type in keyof webhooks]: JsonBody<webhooks[Type]['post']> }[keyof webhooks];
 export type WebhookEventType = WebhookEvent['type'];
 
-type JsonBody<Operation> = Operation extends { requestBody?: { content: { 'application/json': infer Body } } } ? Body : never;
+type JsonBody<Operation> = Operation extends { requestBody?: { content: { 'application/json': infer Body } } }
+  ? Body
+  : never;
 
 /** The JSON body of an operation's successful (2xx) answer. */
 export type SuccessBody<Operation> = Operation extends { responses: infer Responses }
-  ? { [Status in keyof Responses]: Status extends 200 | 201 | 202 ? JsonContent<Responses[Status]> : never }[keyof Responses]
+  ? {
+      [Status in keyof Responses]: Status extends 200 | 201 | 202 ? JsonContent<Responses[Status]> : never;
+    }[keyof Responses]
   : never;
 type JsonContent<Response> = Response extends { content: { 'application/json': infer Body } } ? Body : never;
 
@@ -62,8 +66,12 @@ export type ListPath = {
         : never
     : never;
 }[keyof paths];
-export type ListQuery<Path extends ListPath> = Omit<NonNullable<paths[Path]['get']['parameters']['query']>, 'starting_after'>;
-export type ListItem<Path extends ListPath> = SuccessBody<paths[Path]['get']> extends { data: Array<infer Item> } ? Item : never;
+export type ListQuery<Path extends ListPath> = Omit<
+  NonNullable<paths[Path]['get']['parameters']['query']>,
+  'starting_after'
+>;
+export type ListItem<Path extends ListPath> =
+  SuccessBody<paths[Path]['get']> extends { data: Array<infer Item> } ? Item : never;
 
 /** One page of a list: newest first; `has_more` says whether another follows. */
 export interface Page<Item> {

@@ -24,7 +24,8 @@ export async function waitForGeneration(
 ): Promise<Generation> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const intervalMs = options.intervalMs ?? 1_000;
-  if (!(intervalMs >= 1_000)) throw new RangeError('intervalMs must be at least 1000: the service asks to be polled every 1 to 2 seconds');
+  if (!(intervalMs >= 1_000))
+    throw new RangeError('intervalMs must be at least 1000: the service asks to be polled every 1 to 2 seconds');
   if (!(timeoutMs > 0)) throw new RangeError('timeoutMs must be above 0');
   const id = typeof target === 'string' ? target : target.id;
   let generation = typeof target === 'string' ? null : target;
@@ -52,5 +53,8 @@ export async function waitForGeneration(
 }
 
 function isPassing(error: unknown): boolean {
-  return error instanceof ConnectionError || (error instanceof VisualizerError && (error.status === 429 || error.status >= 500));
+  return (
+    error instanceof ConnectionError ||
+    (error instanceof VisualizerError && (error.status === 429 || error.status >= 500))
+  );
 }

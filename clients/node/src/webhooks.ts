@@ -14,7 +14,11 @@ export type WebhookHeaders = Headers | Record<string, string | string[] | undefi
  * that is not `whsec_` + base64, a body that was already parsed), which is not the sender's fault.
  * Deliveries are at-least-once: deduplicate on `event.id` (the `webhook-id` header).
  */
-export function verifyWebhook(rawBody: string | Uint8Array | ArrayBuffer, headers: WebhookHeaders, secret: string): WebhookEvent {
+export function verifyWebhook(
+  rawBody: string | Uint8Array | ArrayBuffer,
+  headers: WebhookHeaders,
+  secret: string,
+): WebhookEvent {
   return webhookFor(secret).verify(bodyOf(rawBody), headerRecord(headers)) as WebhookEvent;
 }
 
@@ -30,13 +34,16 @@ function bodyOf(rawBody: unknown): string | Buffer {
   if (typeof rawBody === 'string' || Buffer.isBuffer(rawBody)) return rawBody;
   if (rawBody instanceof Uint8Array) return Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
   if (rawBody instanceof ArrayBuffer) return Buffer.from(rawBody);
-  throw new TypeError('rawBody must be the raw request body (string, Buffer or Uint8Array), read before any JSON parser');
+  throw new TypeError(
+    'rawBody must be the raw request body (string, Buffer or Uint8Array), read before any JSON parser',
+  );
 }
 
 /** Lower-cased names; a repeated header (an array, or node's ", "-joined form) becomes the space-separated list the scheme uses. */
 function headerRecord(headers: WebhookHeaders): Record<string, string> {
   const entries: Array<[string, string | string[] | undefined]> = [];
-  if (headers instanceof Headers) headers.forEach((value, name) => {
+  if (headers instanceof Headers)
+    headers.forEach((value, name) => {
       entries.push([name, value]);
     });
   else entries.push(...Object.entries(headers));

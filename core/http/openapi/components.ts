@@ -78,7 +78,23 @@ const named: Record<string, AnySchema> = {
 };
 
 /** Resources listed with the common envelope `{ object: 'list', data, has_more }`, named `<Resource>List`. */
-const listed = ['Generation', 'Store', 'CreditLedgerEntry', 'WebhookEndpoint', 'Event', 'WebhookDelivery', 'WebhookAttempt', 'Conversion', 'Widget', 'User', 'Session', 'ApiKey', 'VisitorGeneration', 'VisitorIdentity', 'VisitorErasure'] as const;
+const listed = [
+  'Generation',
+  'Store',
+  'CreditLedgerEntry',
+  'WebhookEndpoint',
+  'Event',
+  'WebhookDelivery',
+  'WebhookAttempt',
+  'Conversion',
+  'Widget',
+  'User',
+  'Session',
+  'ApiKey',
+  'VisitorGeneration',
+  'VisitorIdentity',
+  'VisitorErasure',
+] as const;
 export type ListedResource = (typeof listed)[number];
 
 const config: ConversionConfig = {
@@ -90,7 +106,9 @@ const config: ConversionConfig = {
   overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
   // A length limit in characters (text.ts's `maxCharacters`) is a check JSON Schema cannot read; its tag says the limit.
   overrideAction: ({ valibotAction, jsonSchema }) =>
-    'maxCharacters' in valibotAction ? { ...jsonSchema, maxLength: (valibotAction as { maxCharacters: number }).maxCharacters } : undefined,
+    'maxCharacters' in valibotAction
+      ? { ...jsonSchema, maxLength: (valibotAction as { maxCharacters: number }).maxCharacters }
+      : undefined,
   overrideSchema: ({ valibotSchema }) =>
     // Metadata is checked by a custom schema (see generation-input.ts): string values under string keys.
     valibotSchema.type === 'custom' ? { type: 'object', additionalProperties: { type: 'string' } } : undefined,
@@ -108,7 +126,10 @@ function convert(): Record<string, JsonSchema> {
       properties: {
         object: { const: 'list' },
         data: { type: 'array', items: { $ref: `#/components/schemas/${name}` } },
-        has_more: { type: 'boolean', description: 'Whether a next page exists: ask again with `starting_after` set to the last id of `data`.' },
+        has_more: {
+          type: 'boolean',
+          description: 'Whether a next page exists: ask again with `starting_after` set to the last id of `data`.',
+        },
       },
       required: ['object', 'data', 'has_more'],
     };

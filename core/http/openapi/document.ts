@@ -1,5 +1,13 @@
 import { componentSchemas } from './components.ts';
-import { addErrorCodes, csrfTokenParameter, everyOperationErrors, requestIdHeader, security, securitySchemes, sharedErrorResponses } from './helpers.ts';
+import {
+  addErrorCodes,
+  csrfTokenParameter,
+  everyOperationErrors,
+  requestIdHeader,
+  security,
+  securitySchemes,
+  sharedErrorResponses,
+} from './helpers.ts';
 import { accountPaths } from './paths/accounts.ts';
 import { apiKeyPaths } from './paths/api-keys.ts';
 import { cdnPaths } from './paths/cdn.ts';
@@ -47,7 +55,10 @@ const fragments: PathFragment[] = [
 
 /** Tags in the order a reader meets them, each said once. */
 const tags = [
-  { name: 'Generations', description: 'Render a customer photo with your products. Results arrive by webhook or polling.' },
+  {
+    name: 'Generations',
+    description: 'Render a customer photo with your products. Results arrive by webhook or polling.',
+  },
   { name: 'Stores', description: 'The storefronts of your organization.' },
   { name: 'Credits', description: 'The balance generations are paid from, and its ledger.' },
   { name: 'Organization', description: 'Your organization and its settings, such as how long renders are kept.' },
@@ -55,8 +66,15 @@ const tags = [
   { name: 'Events', description: 'Events sent to your endpoints, their deliveries and attempts.' },
   { name: 'Conversions', description: 'Orders your shop reports, and the generations they are attributed to.' },
   { name: 'Analytics', description: 'What visualizations did for a store.' },
-  { name: 'Widgets', description: 'Embeddable widgets: keyless generations from shoppers\' browsers, limited to your origins.' },
-  { name: 'Visitors', description: "A widget visitor's data: what is held about them (GDPR access requests) and erasing it (erasure requests)." },
+  {
+    name: 'Widgets',
+    description: "Embeddable widgets: keyless generations from shoppers' browsers, limited to your origins.",
+  },
+  {
+    name: 'Visitors',
+    description:
+      "A widget visitor's data: what is held about them (GDPR access requests) and erasing it (erasure requests).",
+  },
   { name: 'Dashboard', description: 'Signing in to the dashboard: the session cookie the `/v1` routes also accept.' },
   { name: 'API keys', description: 'Secret and conversion keys, managed from a dashboard session only.' },
   { name: 'Team', description: 'Dashboard users, invitations and sessions: session-only, mostly admins only.' },
@@ -114,7 +132,10 @@ function withEveryOperationErrors(paths: PathFragment): PathFragment {
  * methods that change something the CSRF header and its 403; where a secret key would also do, a
  * viewer's session gets 403 `insufficient_role` (session-only routes say their own role rules).
  */
-function withSessionAccess(paths: PathFragment, defaultSecurity: readonly Record<string, readonly string[]>[]): PathFragment {
+function withSessionAccess(
+  paths: PathFragment,
+  defaultSecurity: readonly Record<string, readonly string[]>[],
+): PathFragment {
   for (const item of Object.values(paths)) {
     for (const method of methods) {
       const operation = item[method];
@@ -124,8 +145,15 @@ function withSessionAccess(paths: PathFragment, defaultSecurity: readonly Record
       if (method === 'get' || method === 'head' || method === 'options') continue;
       const csrf = { $ref: '#/components/parameters/CsrfToken' };
       // Fragments are module-level objects and the document may be built more than once.
-      if (!operation.parameters?.some((parameter) => '$ref' in parameter && parameter.$ref === csrf.$ref)) operation.parameters = [...(operation.parameters ?? []), csrf];
-      addErrorCodes(operation.responses, 403, requirements.some((requirement) => 'secretKey' in requirement) ? ['csrf_token_invalid', 'insufficient_role'] : ['csrf_token_invalid']);
+      if (!operation.parameters?.some((parameter) => '$ref' in parameter && parameter.$ref === csrf.$ref))
+        operation.parameters = [...(operation.parameters ?? []), csrf];
+      addErrorCodes(
+        operation.responses,
+        403,
+        requirements.some((requirement) => 'secretKey' in requirement)
+          ? ['csrf_token_invalid', 'insufficient_role']
+          : ['csrf_token_invalid'],
+      );
     }
   }
   return paths;

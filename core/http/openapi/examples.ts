@@ -30,12 +30,21 @@ const exampleGeneration: GenerationRecord = {
   imageSize: '1K',
   creditsCharged: 1,
   sourceImage: 'https://shop.example/uploads/customer-photo.jpg',
-  products: [{ productId: 'sku-1042', productTitle: 'Linen shirt, sky blue', imageUrl: 'https://shop.example/images/sku-1042.jpg' }],
+  products: [
+    {
+      productId: 'sku-1042',
+      productTitle: 'Linen shirt, sky blue',
+      imageUrl: 'https://shop.example/images/sku-1042.jpg',
+    },
+  ],
   hint: null,
   metadata: { orderId: '1234' },
   imageUrl: publicUrl(`${runImages}/original.png`),
   imageVariants: Object.fromEntries(
-    (Object.keys(variantWidths) as VariantName[]).map((name) => [name, { url: publicUrl(`${runImages}/${name}.jpg`), width: variantWidths[name] }]),
+    (Object.keys(variantWidths) as VariantName[]).map((name) => [
+      name,
+      { url: publicUrl(`${runImages}/${name}.jpg`), width: variantWidths[name] },
+    ]),
   ) as unknown as ImageVariants,
   errorCode: null,
   errorMessage: null,

@@ -39,13 +39,15 @@ export const securitySchemes = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'visualizer_…',
-    description: "A secret API key (`visualizer_…`), sent as `Authorization: Bearer visualizer_…`. Server-side only: never put it in a page.",
+    description:
+      'A secret API key (`visualizer_…`), sent as `Authorization: Bearer visualizer_…`. Server-side only: never put it in a page.',
   },
   conversionKey: {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'viz_…',
-    description: "A conversion key (`viz_…`), sent as `Authorization: Bearer viz_…`. It can only report orders to `/api/webhooks/orders`.",
+    description:
+      'A conversion key (`viz_…`), sent as `Authorization: Bearer viz_…`. It can only report orders to `/api/webhooks/orders`.',
   },
   sessionCookie: {
     type: 'apiKey',
@@ -60,7 +62,8 @@ export const securitySchemes = {
 export const csrfTokenParameter: Parameter = {
   name: 'X-CSRF-Token',
   in: 'header',
-  description: "With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key.",
+  description:
+    'With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key.',
   schema: { type: 'string' },
 };
 
@@ -69,15 +72,25 @@ export type ErrorCodes = Partial<Record<number, readonly string[]>>;
 
 /** Sets every route can answer: our own failure, and a database briefly out of reach. */
 export const serverErrors: ErrorCodes = { 500: ['internal_error'], 503: ['database_unavailable'] };
-export const authenticationErrors: ErrorCodes = { 401: ['missing_api_key', 'malformed_authorization', 'invalid_api_key', 'api_key_revoked'] };
+export const authenticationErrors: ErrorCodes = {
+  401: ['missing_api_key', 'malformed_authorization', 'invalid_api_key', 'api_key_revoked'],
+};
 /** A session-only route: no key (403), no or an ended session (401), then the per-caller rate limit. */
-export const sessionErrors: ErrorCodes = { 401: ['not_signed_in', 'session_expired'], 403: ['session_required'], 429: ['rate_limited'] };
+export const sessionErrors: ErrorCodes = {
+  401: ['not_signed_in', 'session_expired'],
+  403: ['session_required'],
+  429: ['rate_limited'],
+};
 /** A session-only route for admins. */
 export const adminSessionErrors: ErrorCodes = { ...sessionErrors, 403: ['session_required', 'insufficient_role'] };
 /** A keyed route: the key, then its per-key rate limit (`rateLimits.*`). */
 export const secretKeyErrors: ErrorCodes = { ...authenticationErrors, 429: ['rate_limited'] };
 /** A JSON body read by `readValidJson`. */
-export const jsonBodyErrors: ErrorCodes = { 400: ['invalid_json', 'parameter_invalid'], 413: ['body_too_large'], 415: ['unsupported_media_type'] };
+export const jsonBodyErrors: ErrorCodes = {
+  400: ['invalid_json', 'parameter_invalid'],
+  413: ['body_too_large'],
+  415: ['unsupported_media_type'],
+};
 export const queryErrors: ErrorCodes = { 400: ['parameter_invalid'] };
 export const notFoundErrors: ErrorCodes = { 404: ['resource_missing'] };
 
@@ -100,11 +113,30 @@ const retryAfter = { description: 'Seconds to wait before retrying.', schema: { 
 
 /** One status's error envelope, its `code` narrowed to `codes`, so a client can switch on them exhaustively. */
 function errorResponse(status: number, codes: readonly string[]): Response {
-  const schema = { allOf: [ref('Error'), { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['code'], properties: { code: { enum: [...codes].sort() } } } } }] };
+  const schema = {
+    allOf: [
+      ref('Error'),
+      {
+        type: 'object',
+        required: ['error'],
+        properties: {
+          error: { type: 'object', required: ['code'], properties: { code: { enum: [...codes].sort() } } },
+        },
+      },
+    ],
+  };
   const headers: Response['headers'] = {};
-  if (status === 401) headers['www-authenticate'] = { description: 'With a missing or bad API key: `Bearer realm="visualizer"`.', schema: { type: 'string' } };
+  if (status === 401)
+    headers['www-authenticate'] = {
+      description: 'With a missing or bad API key: `Bearer realm="visualizer"`.',
+      schema: { type: 'string' },
+    };
   if (status === 429 || status === 503) headers['retry-after'] = retryAfter;
-  return { description: statusText[status] ?? 'An error.', ...(Object.keys(headers).length ? { headers } : {}), content: jsonContent(schema) };
+  return {
+    description: statusText[status] ?? 'An error.',
+    ...(Object.keys(headers).length ? { headers } : {}),
+    content: jsonContent(schema),
+  };
 }
 
 /**
@@ -124,16 +156,18 @@ const sharedErrors = {
 } as const satisfies Record<string, readonly [number, readonly string[]]>;
 
 type Reference = { $ref: string };
-const responseRef = (name: keyof typeof sharedErrors | 'UnexpectedError'): Reference => ({ $ref: `#/components/responses/${name}` });
+const responseRef = (name: keyof typeof sharedErrors | 'UnexpectedError'): Reference => ({
+  $ref: `#/components/responses/${name}`,
+});
 const requestId = { 'x-request-id': { $ref: '#/components/headers/RequestId' } };
 
 export const sharedErrorResponses: Record<string, Response> = {
-  ...(Object.fromEntries(
+  ...Object.fromEntries(
     Object.entries(sharedErrors).map(([name, [status, codes]]) => {
       const response = errorResponse(status, codes);
       return [name, { ...response, headers: { ...requestId, ...response.headers } }];
     }),
-  )),
+  ),
   UnexpectedError: {
     description:
       'Any other error, in the same envelope: say 400 `malformed_request` or 408 `request_timeout`, which answer a request that is not valid HTTP/1.1 before any route sees it.',
@@ -148,12 +182,17 @@ export const everyOperationErrors = { '431': responseRef('HeadersTooLarge'), def
 function sharedRef(status: number, codes: readonly string[]): Reference | undefined {
   const name = (Object.keys(sharedErrors) as (keyof typeof sharedErrors)[]).find((key) => {
     const [sharedStatus, sharedCodes] = sharedErrors[key];
-    return sharedStatus === status && sharedCodes.length === codes.length && sharedCodes.every((code) => codes.includes(code));
+    return (
+      sharedStatus === status &&
+      sharedCodes.length === codes.length &&
+      sharedCodes.every((code) => codes.includes(code))
+    );
   });
   return name ? responseRef(name) : undefined;
 }
 
-const errorAnswer = (status: number, codes: readonly string[]) => sharedRef(status, codes) ?? errorResponse(status, codes);
+const errorAnswer = (status: number, codes: readonly string[]) =>
+  sharedRef(status, codes) ?? errorResponse(status, codes);
 
 /** The error envelope for each status of the sets, merged: a shared component where one fits. */
 export function errorResponses(...sets: ErrorCodes[]): Record<string, Response | Reference> {
@@ -166,7 +205,8 @@ export function errorResponses(...sets: ErrorCodes[]): Record<string, Response |
     }
   }
   const responses: Record<string, Response | Reference> = {};
-  for (const status of [...merged.keys()].sort((a, b) => a - b)) responses[String(status)] = errorAnswer(status, [...merged.get(status)!]);
+  for (const status of [...merged.keys()].sort((a, b) => a - b))
+    responses[String(status)] = errorAnswer(status, [...merged.get(status)!]);
   return responses;
 }
 
@@ -177,16 +217,24 @@ function codesOf(status: number, response: Response | Reference): readonly strin
     if (!shared) throw new Error(`OpenAPI: the ${status} answer ${response.$ref} lists no codes`);
     return shared[1];
   }
-  const schema = response.content?.[jsonType]?.schema as { allOf?: [unknown, { properties: { error: { properties: { code: { enum: string[] } } } } }] } | undefined;
+  const schema = response.content?.[jsonType]?.schema as
+    | { allOf?: [unknown, { properties: { error: { properties: { code: { enum: string[] } } } } }] }
+    | undefined;
   const code = schema?.allOf?.[1]?.properties.error.properties.code;
   if (!code) throw new Error(`OpenAPI: the ${status} answer is not an error envelope`);
   return code.enum;
 }
 
 /** Adds `codes` to an operation's documented error `status` (made if absent). */
-export function addErrorCodes(responses: Record<string, Response | Reference>, status: number, codes: readonly string[]) {
+export function addErrorCodes(
+  responses: Record<string, Response | Reference>,
+  status: number,
+  codes: readonly string[],
+) {
   const existing = responses[String(status)];
-  responses[String(status)] = errorAnswer(status, [...new Set([...(existing ? codesOf(status, existing) : []), ...codes])]);
+  responses[String(status)] = errorAnswer(status, [
+    ...new Set([...(existing ? codesOf(status, existing) : []), ...codes]),
+  ]);
 }
 
 export const pageParameters: Parameter[] = [
@@ -204,18 +252,26 @@ export const pageParameters: Parameter[] = [
   },
 ];
 
-export const pathParameter = (name: string, description: string): Parameter => ({ name, in: 'path', required: true, description, schema: { type: 'string' } });
+export const pathParameter = (name: string, description: string): Parameter => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema: { type: 'string' },
+});
 
 export const idempotencyKeyParameter: Parameter = {
   name: 'Idempotency-Key',
   in: 'header',
-  description: 'Makes the create safe to retry: a key used before (keys are bound for good, per organization) answers 200 with its original generation and `Idempotent-Replayed: true`, ignoring the new body, and charges nothing. 1 to 255 printable ASCII characters without spaces.',
+  description:
+    'Makes the create safe to retry: a key used before (keys are bound for good, per organization) answers 200 with its original generation and `Idempotent-Replayed: true`, ignoring the new body, and charges nothing. 1 to 255 printable ASCII characters without spaces.',
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
   example: 'order-1234-try-on',
 };
 
 export const requestIdHeader = {
-  description: 'The request id: yours when you sent a sane `x-request-id` (8 to 128 of `[A-Za-z0-9_.:-]`), else one made up (`req_…`). Quote it when you report a problem.',
+  description:
+    'The request id: yours when you sent a sane `x-request-id` (8 to 128 of `[A-Za-z0-9_.:-]`), else one made up (`req_…`). Quote it when you report a problem.',
   schema: { type: 'string' },
 };
 

@@ -16,7 +16,11 @@ import { productSchema } from '../../domain/generation-input.ts';
  * beside the request schemas the routes do validate with, so both come from one kind of source.
  */
 
-const timestamp = v.pipe(v.string(), v.isoTimestamp(), v.description('ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.'));
+const timestamp = v.pipe(
+  v.string(),
+  v.isoTimestamp(),
+  v.description('ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.'),
+);
 const nullableTimestamp = v.nullable(timestamp);
 const id = (prefix: string) => v.pipe(v.string(), v.description(`An id issued by the service (\`${prefix}_…\`).`));
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -36,7 +40,10 @@ export const errorTypes = [
 export const errorEnvelopeSchema = v.strictObject({
   error: v.strictObject({
     type: v.picklist(errorTypes),
-    code: v.pipe(v.string(), v.description('Stable, machine-readable: branch on it. Each operation lists the codes it can answer per status.')),
+    code: v.pipe(
+      v.string(),
+      v.description('Stable, machine-readable: branch on it. Each operation lists the codes it can answer per status.'),
+    ),
     message: v.pipe(v.string(), v.description('For people; may change.')),
     param: v.pipe(v.nullable(v.string()), v.description('The request field or parameter at fault, when there is one.')),
   }),
@@ -44,7 +51,9 @@ export const errorEnvelopeSchema = v.strictObject({
 
 const variant = v.strictObject({ url: v.pipe(v.string(), v.url()), width: count });
 
-export const imageVariantsSchema = v.strictObject(Object.fromEntries(Object.keys(variantWidths).map((name) => [name, variant])) as Record<VariantName, typeof variant>);
+export const imageVariantsSchema = v.strictObject(
+  Object.fromEntries(Object.keys(variantWidths).map((name) => [name, variant])) as Record<VariantName, typeof variant>,
+);
 
 export const generationSchema = v.strictObject({
   id: id('agen'),
@@ -52,7 +61,10 @@ export const generationSchema = v.strictObject({
   status: v.picklist(generationStatuses),
   mode,
   imageSize,
-  imageUrl: v.pipe(v.nullable(v.pipe(v.string(), v.url())), v.description('The full-size image once complete; null before.')),
+  imageUrl: v.pipe(
+    v.nullable(v.pipe(v.string(), v.url())),
+    v.description('The full-size image once complete; null before.'),
+  ),
   imageVariants: v.nullable(imageVariantsSchema),
   products: v.array(productSchema),
   hint: v.nullable(v.string()),
@@ -62,7 +74,11 @@ export const generationSchema = v.strictObject({
   completedAt: nullableTimestamp,
 });
 
-export const deletedGenerationSchema = v.strictObject({ id: id('agen'), object: v.literal('generation'), deleted: v.literal(true) });
+export const deletedGenerationSchema = v.strictObject({
+  id: id('agen'),
+  object: v.literal('generation'),
+  deleted: v.literal(true),
+});
 
 export const organizationSchema = v.strictObject({
   id: id('org'),
@@ -70,7 +86,9 @@ export const organizationSchema = v.strictObject({
   name: v.string(),
   renderRetentionDays: v.pipe(
     v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))),
-    v.description('Days a render (its original, variants and uploaded photo) is kept after it was made; then it is deleted and GET answers 410 `generation_expired`. Null (the default): kept for ever.'),
+    v.description(
+      'Days a render (its original, variants and uploaded photo) is kept after it was made; then it is deleted and GET answers 410 `generation_expired`. Null (the default): kept for ever.',
+    ),
   ),
   createdAt: timestamp,
 });
@@ -94,7 +112,10 @@ export const creditLedgerEntrySchema = v.strictObject({
   delta: v.pipe(v.number(), v.integer(), v.description('Positive for grants and refunds, negative for debits.')),
   balanceAfter: v.pipe(v.number(), v.integer()),
   reason: v.pipe(v.string(), v.description('`generation`, `generation_refund`, or the reason given with a grant.')),
-  reference: v.pipe(v.nullable(v.string()), v.description('What the entry is about (a generation id); null for grants.')),
+  reference: v.pipe(
+    v.nullable(v.string()),
+    v.description('What the entry is about (a generation id); null for grants.'),
+  ),
   createdAt: timestamp,
 });
 
@@ -112,17 +133,28 @@ const endpointFields = {
 
 export const webhookEndpointSchema = v.strictObject(endpointFields);
 
-const secret = v.pipe(v.string(), v.startsWith('whsec_'), v.description('The signing secret (`whsec_` + base64): shown only when made.'));
+const secret = v.pipe(
+  v.string(),
+  v.startsWith('whsec_'),
+  v.description('The signing secret (`whsec_` + base64): shown only when made.'),
+);
 
 export const webhookEndpointWithSecretSchema = v.strictObject({ ...endpointFields, secret });
 
 export const rotatedWebhookEndpointSchema = v.strictObject({
   ...endpointFields,
   secret,
-  previousSecretExpiresAt: v.pipe(timestamp, v.description('Until then deliveries are signed with the old secret as well.')),
+  previousSecretExpiresAt: v.pipe(
+    timestamp,
+    v.description('Until then deliveries are signed with the old secret as well.'),
+  ),
 });
 
-export const deletedWebhookEndpointSchema = v.strictObject({ id: id('whe'), object: v.literal('webhook_endpoint'), deleted: v.literal(true) });
+export const deletedWebhookEndpointSchema = v.strictObject({
+  id: id('whe'),
+  object: v.literal('webhook_endpoint'),
+  deleted: v.literal(true),
+});
 
 export const eventSchema = v.strictObject({
   id: id('evt'),
@@ -143,7 +175,10 @@ export const webhookDeliverySchema = v.strictObject({
   updatedAt: timestamp,
 });
 
-export const eventWithDeliveriesSchema = v.strictObject({ ...eventSchema.entries, deliveries: v.array(webhookDeliverySchema) });
+export const eventWithDeliveriesSchema = v.strictObject({
+  ...eventSchema.entries,
+  deliveries: v.array(webhookDeliverySchema),
+});
 
 export const webhookAttemptSchema = v.strictObject({
   id: id('wha'),
@@ -170,12 +205,17 @@ export const conversionSchema = v.strictObject({
   items: v.array(v.strictObject({ productId: v.string(), quantity: count, priceCents: count, totalCents: count })),
   source: v.picklist(conversionSources),
   orderCreatedAt: timestamp,
-  attribution: v.nullable(v.strictObject({ generationId: v.string(), attributedRevenueCents: count, attributedItems: v.array(v.string()) })),
+  attribution: v.nullable(
+    v.strictObject({ generationId: v.string(), attributedRevenueCents: count, attributedItems: v.array(v.string()) }),
+  ),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
 
-const rate = v.pipe(v.nullable(v.number()), v.description('A fraction from 0 to 1, rounded to 4 places; null when there was no one to count.'));
+const rate = v.pipe(
+  v.nullable(v.number()),
+  v.description('A fraction from 0 to 1, rounded to 4 places; null when there was no one to count.'),
+);
 
 export const analyticsSummarySchema = v.strictObject({
   object: v.literal('analytics_summary'),
@@ -186,12 +226,27 @@ export const analyticsSummarySchema = v.strictObject({
   uniqueVisitorsVisualized: count,
   conversions: count,
   attributedConversions: count,
-  attributedRevenue: v.pipe(v.record(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/)), count), v.description('Attributed revenue in cents, per currency (`{ "USD": 3000 }`); currencies are never added together.')),
+  attributedRevenue: v.pipe(
+    v.record(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/)), count),
+    v.description(
+      'Attributed revenue in cents, per currency (`{ "USD": 3000 }`); currencies are never added together.',
+    ),
+  ),
   conversionRate: v.strictObject({ visualized: rate, notVisualized: rate }),
-  visitors: v.strictObject({ visualized: count, visualizedConverted: count, notVisualized: count, notVisualizedConverted: count }),
+  visitors: v.strictObject({
+    visualized: count,
+    visualizedConverted: count,
+    notVisualized: count,
+    notVisualizedConverted: count,
+  }),
 });
 
-const revenueByCurrency = v.pipe(v.record(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/)), count), v.description('Attributed revenue in cents (minor units), per currency (`{ "USD": 3000 }`); currencies are never added together.'));
+const revenueByCurrency = v.pipe(
+  v.record(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/)), count),
+  v.description(
+    'Attributed revenue in cents (minor units), per currency (`{ "USD": 3000 }`); currencies are never added together.',
+  ),
+);
 
 export const analyticsDaySchema = v.strictObject({
   date: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/), v.description('The UTC day, `YYYY-MM-DD`.')),
@@ -199,8 +254,14 @@ export const analyticsDaySchema = v.strictObject({
     v.strictObject({ processing: count, complete: count, failed: count }),
     v.description('Generations created that day, by their status now.'),
   ),
-  creditsSpent: v.pipe(count, v.description("Credits charged for that day's generations; a failed one's are refunded, so not counted.")),
-  conversions: v.pipe(count, v.description('Orders placed that day (by `orderCreatedAt`), refunded and cancelled ones left out.')),
+  creditsSpent: v.pipe(
+    count,
+    v.description("Credits charged for that day's generations; a failed one's are refunded, so not counted."),
+  ),
+  conversions: v.pipe(
+    count,
+    v.description('Orders placed that day (by `orderCreatedAt`), refunded and cancelled ones left out.'),
+  ),
   attributedConversions: v.pipe(count, v.description('Those of them attributed to a generation.')),
   attributedRevenue: revenueByCurrency,
 });
@@ -210,7 +271,10 @@ export const analyticsDailySchema = v.strictObject({
   storeId: v.pipe(v.nullable(v.string()), v.description('The store asked for; null for the whole organization.')),
   from: v.pipe(timestamp, v.description("The range's start, rounded down to midnight UTC.")),
   to: v.pipe(timestamp, v.description("The range's end (exclusive), rounded up to midnight UTC.")),
-  data: v.pipe(v.array(analyticsDaySchema), v.description('One entry per UTC day of the range, oldest first, days without activity included (zeros).')),
+  data: v.pipe(
+    v.array(analyticsDaySchema),
+    v.description('One entry per UTC day of the range, oldest first, days without activity included (zeros).'),
+  ),
 });
 
 export const widgetSchema = v.strictObject({
@@ -220,16 +284,29 @@ export const widgetSchema = v.strictObject({
   mode,
   imageSize,
   allowedOrigins: v.array(v.string()),
-  dailyGenerationCap: v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Generations the widget may make per UTC day, failed ones included.')),
+  dailyGenerationCap: v.pipe(
+    v.number(),
+    v.integer(),
+    v.minValue(1),
+    v.description('Generations the widget may make per UTC day, failed ones included.'),
+  ),
   dailyCreditCap: v.pipe(
     v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))),
-    v.description("Credits the widget's generations may spend per UTC day; a failed generation's are refunded, so not spent. null: no cap."),
+    v.description(
+      "Credits the widget's generations may spend per UTC day; a failed generation's are refunded, so not spent. null: no cap.",
+    ),
   ),
   usageToday: v.pipe(
     v.strictObject({
       date: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/), v.description('Today, the UTC day, `YYYY-MM-DD`.')),
-      generations: v.pipe(count, v.description('Generations made today, failed ones included: what `dailyGenerationCap` counts.')),
-      credits: v.pipe(count, v.description('Credits spent today (charged, less refunded): what `dailyCreditCap` counts.')),
+      generations: v.pipe(
+        count,
+        v.description('Generations made today, failed ones included: what `dailyGenerationCap` counts.'),
+      ),
+      credits: v.pipe(
+        count,
+        v.description('Credits spent today (charged, less refunded): what `dailyCreditCap` counts.'),
+      ),
     }),
     v.description('What the widget used since midnight UTC.'),
   ),
@@ -249,8 +326,14 @@ export const userSchema = v.strictObject({
   object: v.literal('user'),
   email: v.string(),
   role: userRole,
-  status: v.pipe(v.picklist(['active', 'invited']), v.description('`invited` until the user has set a password through their invitation.')),
-  invitationExpiresAt: v.pipe(nullableTimestamp, v.description("When an invited user's newest unused invitation expires; null for active users.")),
+  status: v.pipe(
+    v.picklist(['active', 'invited']),
+    v.description('`invited` until the user has set a password through their invitation.'),
+  ),
+  invitationExpiresAt: v.pipe(
+    nullableTimestamp,
+    v.description("When an invited user's newest unused invitation expires; null for active users."),
+  ),
   createdAt: timestamp,
 });
 
@@ -261,7 +344,12 @@ export const currentSessionSchema = v.strictObject({
   object: v.literal('session'),
   user: userSchema,
   organization: v.strictObject({ id: id('org'), name: v.string() }),
-  csrfToken: v.pipe(v.string(), v.description('Send it as `X-CSRF-Token` with every request made with the session cookie other than GET, HEAD and OPTIONS.')),
+  csrfToken: v.pipe(
+    v.string(),
+    v.description(
+      'Send it as `X-CSRF-Token` with every request made with the session cookie other than GET, HEAD and OPTIONS.',
+    ),
+  ),
   createdAt: timestamp,
   expiresAt: v.pipe(timestamp, v.description('The session ends then at the latest; after 7 days unused, sooner.')),
 });
@@ -283,14 +371,23 @@ export const invitationSchema = v.strictObject({
   userId: id('usr'),
   email: v.string(),
   role: userRole,
-  url: v.pipe(v.string(), v.url(), v.description('The one-time link that lets the invited person choose a password: shown once, hand it over yourself.')),
+  url: v.pipe(
+    v.string(),
+    v.url(),
+    v.description(
+      'The one-time link that lets the invited person choose a password: shown once, hand it over yourself.',
+    ),
+  ),
   expiresAt: timestamp,
 });
 
 const apiKeyFields = {
   id: id('key'),
   object: v.literal('api_key'),
-  kind: v.pipe(v.picklist(apiKeyKinds), v.description('`secret` keys call `/v1`; `conversion` keys only report orders.')),
+  kind: v.pipe(
+    v.picklist(apiKeyKinds),
+    v.description('`secret` keys call `/v1`; `conversion` keys only report orders.'),
+  ),
   name: v.nullable(v.string()),
   displayPrefix: v.pipe(v.string(), v.description('The first characters of the key, to tell keys apart.')),
   createdAt: timestamp,
@@ -299,14 +396,20 @@ const apiKeyFields = {
 };
 
 export const apiKeySchema = v.strictObject(apiKeyFields);
-export const apiKeyWithSecretSchema = v.strictObject({ ...apiKeyFields, key: v.pipe(v.string(), v.description('The key itself: shown this once, stored only as a hash.')) });
+export const apiKeyWithSecretSchema = v.strictObject({
+  ...apiKeyFields,
+  key: v.pipe(v.string(), v.description('The key itself: shown this once, stored only as a hash.')),
+});
 
 /** A generation as an access request (`GET /v1/visitors/{visitorId}`) lists it: what ties it to the visitor as well. */
 export const visitorGenerationSchema = v.strictObject({
   ...generationSchema.entries,
   storeId: v.pipe(v.nullable(v.string()), v.description('The store of the widget it was made through.')),
   widgetId: v.nullable(v.string()),
-  sessionId: v.pipe(v.nullable(v.string()), v.description("The browser session it was made in (the SDK's `sessionId`).")),
+  sessionId: v.pipe(
+    v.nullable(v.string()),
+    v.description("The browser session it was made in (the SDK's `sessionId`)."),
+  ),
 });
 
 export const visitorIdentitySchema = v.strictObject({
@@ -322,23 +425,37 @@ export const visitorIdentitySchema = v.strictObject({
 export const visitorErasureSchema = v.strictObject({
   id: id('vera'),
   object: v.literal('visitor_erasure'),
-  status: v.pipe(v.picklist(['pending', 'complete']), v.description('`pending` until every generation, identity and conversion of the visitor has been dealt with.')),
+  status: v.pipe(
+    v.picklist(['pending', 'complete']),
+    v.description('`pending` until every generation, identity and conversion of the visitor has been dealt with.'),
+  ),
   requestedBy: v.pipe(
     v.strictObject({ type: v.picklist(['api_key', 'user']), id: v.string() }),
     v.description('Who asked: the API key (`key_…`) or the dashboard user (`usr_…`).'),
   ),
   requestedAt: timestamp,
   completedAt: nullableTimestamp,
-  generationsDeleted: v.pipe(count, v.description('Generations deleted; their images are deleted by jobs of their own, soon after.')),
+  generationsDeleted: v.pipe(
+    count,
+    v.description('Generations deleted; their images are deleted by jobs of their own, soon after.'),
+  ),
   identitiesDeleted: v.pipe(count, v.description('Identity records (`identify`) deleted, one per store at most.')),
-  conversionsUnlinked: v.pipe(count, v.description('Conversions kept for your revenue figures, with their visitor and session ids removed.')),
+  conversionsUnlinked: v.pipe(
+    count,
+    v.description('Conversions kept for your revenue figures, with their visitor and session ids removed.'),
+  ),
 });
 
 const visitorItems = <T extends v.GenericSchema>(item: T, kind: string, what: string) =>
   v.pipe(
     v.strictObject({
       total: v.pipe(count, v.description(`How many ${what} there are in all.`)),
-      has_more: v.pipe(v.boolean(), v.description(`Whether there are more than listed (\`total\` > the length of \`data\`): \`GET /v1/visitors/{visitorId}/${kind}\` pages through them all.`)),
+      has_more: v.pipe(
+        v.boolean(),
+        v.description(
+          `Whether there are more than listed (\`total\` > the length of \`data\`): \`GET /v1/visitors/{visitorId}/${kind}\` pages through them all.`,
+        ),
+      ),
       data: v.pipe(v.array(item), v.description(`At most \`limit\` of them, newest first.`)),
     }),
     v.description(`The visitor's ${what}.`),
@@ -348,8 +465,23 @@ export const visitorSchema = v.strictObject({
   object: v.literal('visitor'),
   visitorId: v.string(),
   limit: v.pipe(count, v.description('The most items listed of each kind (100); `total` counts them all.')),
-  generations: visitorItems(visitorGenerationSchema, 'generations', 'generations (made through a widget with this visitor id)'),
-  identities: visitorItems(visitorIdentitySchema, 'identities', 'identities (the SDK\'s `identify` calls), one per store'),
-  conversions: visitorItems(conversionSchema, 'conversions', 'conversions (orders reported with this visitor id, or with a session id of its generations, identities or conversions)'),
-  pendingErasure: v.pipe(v.nullable(visitorErasureSchema), v.description('An erasure of this visitor still under way, or null.')),
+  generations: visitorItems(
+    visitorGenerationSchema,
+    'generations',
+    'generations (made through a widget with this visitor id)',
+  ),
+  identities: visitorItems(
+    visitorIdentitySchema,
+    'identities',
+    "identities (the SDK's `identify` calls), one per store",
+  ),
+  conversions: visitorItems(
+    conversionSchema,
+    'conversions',
+    'conversions (orders reported with this visitor id, or with a session id of its generations, identities or conversions)',
+  ),
+  pendingErasure: v.pipe(
+    v.nullable(visitorErasureSchema),
+    v.description('An erasure of this visitor still under way, or null.'),
+  ),
 });

@@ -58,7 +58,11 @@ export interface Operation {
 
 export type Method = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch';
 
-export type PathItem = { summary?: string; description?: string; parameters?: (Parameter | { $ref: string })[] } & Partial<Record<Method, Operation>>;
+export type PathItem = {
+  summary?: string;
+  description?: string;
+  parameters?: (Parameter | { $ref: string })[];
+} & Partial<Record<Method, Operation>>;
 
 /**
  * One area's routes, keyed by OpenAPI path (`/v1/generations/{id}`); each file under `paths/`

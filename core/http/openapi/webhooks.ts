@@ -8,11 +8,20 @@ import type { Header, PathFragment } from './types.ts';
  */
 
 const standardWebhookHeaders: Record<string, Header> = {
-  'webhook-id': { required: true, description: 'The event id (`evt_…`), the same on every retry: deduplicate on it.', schema: { type: 'string' } },
-  'webhook-timestamp': { required: true, description: 'Unix seconds when this attempt was signed; refuse ones too far from now.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'webhook-id': {
+    required: true,
+    description: 'The event id (`evt_…`), the same on every retry: deduplicate on it.',
+    schema: { type: 'string' },
+  },
+  'webhook-timestamp': {
+    required: true,
+    description: 'Unix seconds when this attempt was signed; refuse ones too far from now.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
   'webhook-signature': {
     required: true,
-    description: 'Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, one per active secret (two during a rotation).',
+    description:
+      'Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, one per active secret (two during a rotation).',
     schema: { type: 'string' },
   },
 };
@@ -30,12 +39,18 @@ function eventOperation(type: (typeof eventTypes)[number]) {
       description: `${described[type]} Answer any 2xx quickly (within the configured delivery timeout, 10 s by default); anything else is retried with backoff.`,
       tags: ['Webhooks'],
       security: [],
-      parameters: Object.entries(standardWebhookHeaders).map(([name, header]) => ({ name, in: 'header' as const, ...header })),
+      parameters: Object.entries(standardWebhookHeaders).map(([name, header]) => ({
+        name,
+        in: 'header' as const,
+        ...header,
+      })),
       requestBody: {
         required: true,
         content: {
           'application/json': {
-            schema: { allOf: [ref('Event'), { type: 'object', required: ['type'], properties: { type: { const: type } } }] },
+            schema: {
+              allOf: [ref('Event'), { type: 'object', required: ['type'], properties: { type: { const: type } } }],
+            },
           },
         },
       },
@@ -44,4 +59,6 @@ function eventOperation(type: (typeof eventTypes)[number]) {
   };
 }
 
-export const outgoingWebhooks: PathFragment = Object.fromEntries(eventTypes.map((type) => [type, eventOperation(type)]));
+export const outgoingWebhooks: PathFragment = Object.fromEntries(
+  eventTypes.map((type) => [type, eventOperation(type)]),
+);

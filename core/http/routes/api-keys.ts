@@ -12,7 +12,14 @@ const kind = v.picklist(apiKeyKinds, "must be 'secret' or 'conversion'");
 
 export const createApiKeyBody = v.strictObject({
   kind,
-  name: v.optional(v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), maxCharacters(200, 'must be at most 200 characters'))),
+  name: v.optional(
+    v.pipe(
+      v.string('must be a string'),
+      v.trim(),
+      v.minLength(1, 'must not be empty'),
+      maxCharacters(200, 'must be at most 200 characters'),
+    ),
+  ),
 });
 
 const listQuery = v.object({ ...pageQuerySchema.entries, kind: v.optional(kind) });
@@ -37,7 +44,11 @@ export function apiKeyRoutes(app: H3, limits: RouteLimits) {
     const caller = await requireSession(event);
     await limits.read.take(caller.id);
     const query = validate(listQuery, queryOf(event));
-    const page = await services(event).tenants.keyPage(caller.organizationId, { limit: Number(query.limit), startingAfter: query.starting_after, kind: query.kind });
+    const page = await services(event).tenants.keyPage(caller.organizationId, {
+      limit: Number(query.limit),
+      startingAfter: query.starting_after,
+      kind: query.kind,
+    });
     return { object: 'list', data: page.data.map(apiKeyResource), has_more: page.hasMore };
   });
 

@@ -32,7 +32,11 @@ export function cdnRoutes(app: H3) {
       'cache-control': 'public, max-age=31536000, immutable',
       'x-content-type-options': 'nosniff',
     };
-    if (ifNoneMatchMatches(event.req.headers.get('if-none-match'), object.etag)) return new Response(null, { status: 304, headers });
-    return new Response(object.body as Uint8Array<ArrayBuffer>, { status: 200, headers: { ...headers, 'content-length': String(object.body.length) } });
+    if (ifNoneMatchMatches(event.req.headers.get('if-none-match'), object.etag))
+      return new Response(null, { status: 304, headers });
+    return new Response(object.body as Uint8Array<ArrayBuffer>, {
+      status: 200,
+      headers: { ...headers, 'content-length': String(object.body.length) },
+    });
   });
 }

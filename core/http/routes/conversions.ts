@@ -52,7 +52,10 @@ const storeIdEntry = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.m
 const listQuery = v.pipe(
   v.object({ ...pageQuerySchema.entries, storeId: v.optional(storeIdEntry), ...rangeEntries }),
   v.forward(
-    v.check((query) => query.from === undefined || query.to === undefined || query.from < query.to, 'must be after from'),
+    v.check(
+      (query) => query.from === undefined || query.to === undefined || query.from < query.to,
+      'must be after from',
+    ),
     ['to'],
   ),
 );
@@ -62,7 +65,10 @@ const summaryQuery = v.object({ storeId: storeIdEntry, ...rangeEntries });
 const dailyQuery = v.pipe(
   v.object({ storeId: v.optional(storeIdEntry), ...rangeEntries }),
   v.forward(
-    v.check((query) => query.from === undefined || query.to === undefined || query.from < query.to, 'must be after from'),
+    v.check(
+      (query) => query.from === undefined || query.to === undefined || query.from < query.to,
+      'must be after from',
+    ),
     ['to'],
   ),
 );
@@ -122,10 +128,21 @@ export function conversionRoutes(app: H3, limits: RouteLimits, config: Config) {
     const to = Math.ceil((query.to ?? services(event).clock.now()) / dayMs) * dayMs;
     const from = Math.floor((query.from ?? to - 30 * dayMs) / dayMs) * dayMs;
     if ((to - from) / dayMs > maxDailyRangeDays) {
-      throw new ApiError('invalid_request_error', 'parameter_invalid', `to: the range must span at most ${maxDailyRangeDays} days`, 'to');
+      throw new ApiError(
+        'invalid_request_error',
+        'parameter_invalid',
+        `to: the range must span at most ${maxDailyRangeDays} days`,
+        'to',
+      );
     }
     const days = await services(event).conversions.daily(key.organizationId, { storeId: query.storeId, from, to });
-    return { object: 'analytics_daily', storeId: query.storeId ?? null, from: isoTime(from), to: isoTime(to), data: days };
+    return {
+      object: 'analytics_daily',
+      storeId: query.storeId ?? null,
+      from: isoTime(from),
+      to: isoTime(to),
+      data: days,
+    };
   });
 
   app.get('/v1/analytics/summary', async (event) => {
@@ -136,7 +153,10 @@ export function conversionRoutes(app: H3, limits: RouteLimits, config: Config) {
     const to = query.to ?? clock.now();
     const from = query.from ?? to - 30 * dayMs;
     if (from >= to) throw new ApiError('invalid_request_error', 'parameter_invalid', 'to: must be after from', 'to');
-    const { store, ...summary } = await services(event).conversions.summary(key.organizationId, query.storeId, { from, to });
+    const { store, ...summary } = await services(event).conversions.summary(key.organizationId, query.storeId, {
+      from,
+      to,
+    });
     return { object: 'analytics_summary', storeId: store.id, from: isoTime(from), to: isoTime(to), ...summary };
   });
 }

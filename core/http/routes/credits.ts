@@ -32,7 +32,10 @@ export function creditRoutes(app: H3, limits: RouteLimits) {
     const key = await requireKey(event, 'secret');
     await limits.read.take(key.id);
     const query = validate(pageQuerySchema, queryOf(event));
-    const page = await services(event).tenants.creditLedger(key.organizationId, { limit: Number(query.limit), startingAfter: query.starting_after });
+    const page = await services(event).tenants.creditLedger(key.organizationId, {
+      limit: Number(query.limit),
+      startingAfter: query.starting_after,
+    });
     return { object: 'list', data: page.data.map(ledgerEntryResource), has_more: page.hasMore };
   });
 }

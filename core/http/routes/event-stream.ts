@@ -44,7 +44,12 @@ function typesOf(event: H3Event): string[] | undefined {
   const unknown = types.find((type) => !(eventTypes as readonly string[]).includes(type));
   if (unknown !== undefined) {
     const shown = unknown.length > 64 ? `${unknown.slice(0, 64)}…` : unknown;
-    throw new ApiError('invalid_request_error', 'parameter_invalid', `types: '${escapeUnstorable(shown)}' is not an event type; use a comma-separated list of ${eventTypes.join(', ')}`, 'types');
+    throw new ApiError(
+      'invalid_request_error',
+      'parameter_invalid',
+      `types: '${escapeUnstorable(shown)}' is not an event type; use a comma-separated list of ${eventTypes.join(', ')}`,
+      'types',
+    );
   }
   return types;
 }
@@ -53,7 +58,13 @@ function typesOf(event: H3Event): string[] | undefined {
 function lastEventId(event: H3Event): string | undefined {
   const value = event.req.headers.get('last-event-id')?.trim();
   if (!value) return undefined;
-  if (!couldBeId(value)) throw new ApiError('invalid_request_error', 'parameter_invalid', 'Last-Event-ID: must be the id of an event this stream sent', 'Last-Event-ID');
+  if (!couldBeId(value))
+    throw new ApiError(
+      'invalid_request_error',
+      'parameter_invalid',
+      'Last-Event-ID: must be the id of an event this stream sent',
+      'Last-Event-ID',
+    );
   return value;
 }
 
@@ -86,9 +97,15 @@ export function eventStreamRoutes(app: H3, limits: RouteLimits, overrides: Parti
     const resumeAfter = lastEventId(event);
     const cradle = services(event);
     if ((open.get(key.id) ?? 0) >= settings.maxStreamsPerKey) {
-      throw new ApiError('rate_limit_error', 'too_many_streams', `At most ${settings.maxStreamsPerKey} event streams may be open at once per API key; close one first.`, null, {
-        retryAfterSeconds: 5,
-      });
+      throw new ApiError(
+        'rate_limit_error',
+        'too_many_streams',
+        `At most ${settings.maxStreamsPerKey} event streams may be open at once per API key; close one first.`,
+        null,
+        {
+          retryAfterSeconds: 5,
+        },
+      );
     }
     // Counted before the first await, so a burst of requests cannot all pass the check.
     open.set(key.id, (open.get(key.id) ?? 0) + 1);
@@ -112,7 +129,10 @@ export function eventStreamRoutes(app: H3, limits: RouteLimits, overrides: Parti
     const done = new AbortController();
     // A client that stops reading holds the stream in a write that never ends; past the maximum
     // duration (and a grace period) its connection is cut so it cannot keep a slot forever.
-    const cut = setTimeout(() => (event.runtime?.node?.res as ServerResponse | undefined)?.destroy(), settings.maxDurationMs + stuckGraceMs);
+    const cut = setTimeout(
+      () => (event.runtime?.node?.res as ServerResponse | undefined)?.destroy(),
+      settings.maxDurationMs + stuckGraceMs,
+    );
     cut.unref();
     let released = false;
     stream.onClosed(() => {
@@ -151,7 +171,12 @@ export function eventStreamRoutes(app: H3, limits: RouteLimits, overrides: Parti
       }
     };
     run()
-      .catch((error: unknown) => requestLogger(event).warn('event stream ended by an error', { organizationId: key.organizationId, error: String(error) }))
+      .catch((error: unknown) =>
+        requestLogger(event).warn('event stream ended by an error', {
+          organizationId: key.organizationId,
+          error: String(error),
+        }),
+      )
       .finally(() => void stream.close());
     return stream;
   });

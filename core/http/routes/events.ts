@@ -41,10 +41,21 @@ const listQuery = v.object({
   ...pageQuerySchema.entries,
   type: v.optional(v.picklist(eventTypes, `must be one of ${eventTypes.join(', ')}`)),
   /** A generation's events, for its detail view; an id that names none lists nothing. */
-  generationId: v.optional(v.pipe(v.string(), v.check(couldBeId, `must be a generation id (1 to ${maxIdLength} characters)`))),
+  generationId: v.optional(
+    v.pipe(v.string(), v.check(couldBeId, `must be a generation id (1 to ${maxIdLength} characters)`)),
+  ),
 });
 /** Exported for the OpenAPI document. */
-export const resendBody = v.strictObject({ endpointId: v.optional(v.pipe(v.string('must be a string'), v.minLength(1), v.maxLength(64), v.description('Only to this endpoint; omitted, to every enabled endpoint subscribed to the event.'))) });
+export const resendBody = v.strictObject({
+  endpointId: v.optional(
+    v.pipe(
+      v.string('must be a string'),
+      v.minLength(1),
+      v.maxLength(64),
+      v.description('Only to this endpoint; omitted, to every enabled endpoint subscribed to the event.'),
+    ),
+  ),
+});
 
 export function eventRoutes(app: H3, limits: RouteLimits) {
   const authorized = async (event: H3Event) => {
@@ -59,7 +70,12 @@ export function eventRoutes(app: H3, limits: RouteLimits) {
     const { organizationId, events } = await authorized(event);
     const query = validate(listQuery, queryOf(event));
     const limit = Number(query.limit);
-    const page = await events.list(organizationId, { limit: limit + 1, startingAfter: query.starting_after, type: query.type, generationId: query.generationId });
+    const page = await events.list(organizationId, {
+      limit: limit + 1,
+      startingAfter: query.starting_after,
+      type: query.type,
+      generationId: query.generationId,
+    });
     return { object: 'list', data: page.slice(0, limit).map(eventResource), has_more: page.length > limit };
   });
 
@@ -78,7 +94,8 @@ export function eventRoutes(app: H3, limits: RouteLimits) {
   app.post('/v1/events/:id/resend', async (event) => {
     const { organizationId, events } = await authorized(event);
     const id = eventId(event);
-    const hasBody = (event.req.headers.get('content-length') ?? '0') !== '0' || event.req.headers.has('transfer-encoding');
+    const hasBody =
+      (event.req.headers.get('content-length') ?? '0') !== '0' || event.req.headers.has('transfer-encoding');
     const body = hasBody ? await readValidJson(event, resendBody) : {};
     const deliveries = await events.resend(organizationId, id, body.endpointId);
     event.res.status = 202;

@@ -20,7 +20,10 @@ const listQuerySchema = v.pipe(
     ...createdRangeEntries,
   }),
   v.forward(
-    v.check((query) => query.from === undefined || query.to === undefined || query.from < query.to, 'must be after from'),
+    v.check(
+      (query) => query.from === undefined || query.to === undefined || query.from < query.to,
+      'must be after from',
+    ),
     ['to'],
   ),
 );
@@ -36,7 +39,11 @@ export function generationRoutes(app: H3, limits: RouteLimits) {
     const bound = idempotencyKey ? await generations.boundTo(key.organizationId, idempotencyKey) : null;
     const { generation, replayed } = bound
       ? { generation: bound, replayed: true }
-      : await generations.create({ organizationId: key.organizationId, apiKeyId: apiKeyIdOf(key) }, await readValidJson(event, createGenerationSchema, createBodyLimit), idempotencyKey);
+      : await generations.create(
+          { organizationId: key.organizationId, apiKeyId: apiKeyIdOf(key) },
+          await readValidJson(event, createGenerationSchema, createBodyLimit),
+          idempotencyKey,
+        );
     event.res.status = replayed ? 200 : 202;
     if (replayed) event.res.headers.set('idempotent-replayed', 'true');
     return generationResource(generation);
@@ -60,7 +67,9 @@ export function generationRoutes(app: H3, limits: RouteLimits) {
   app.get('/v1/generations/:id', async (event) => {
     const key = await requireKey(event, 'secret');
     await limits.read.take(key.id);
-    return generationResource(await services(event).generations.get(key.organizationId, pathId(event, 'id', 'generation')));
+    return generationResource(
+      await services(event).generations.get(key.organizationId, pathId(event, 'id', 'generation')),
+    );
   });
 
   // A secret key or an admin's session (requireKey refuses a viewer's unsafe request).

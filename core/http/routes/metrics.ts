@@ -14,7 +14,11 @@ export function metricsRoutes(app: H3, config: Config) {
   if (!config.metrics.enabled) return;
   app.get('/metrics', async (event) => {
     if (!scrapeAllowed(config.metrics.token, event.req.headers.get('authorization'))) {
-      throw new ApiError('authentication_error', 'invalid_metrics_token', "Send the metrics token as 'Authorization: Bearer <token>'.");
+      throw new ApiError(
+        'authentication_error',
+        'invalid_metrics_token',
+        "Send the metrics token as 'Authorization: Bearer <token>'.",
+      );
     }
     const body = await services(event).metrics.scrape();
     return new Response(body, { headers: { 'content-type': metricsContentType, 'cache-control': 'no-store' } });

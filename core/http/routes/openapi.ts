@@ -8,7 +8,9 @@ let document: Promise<StaticAsset> | undefined;
  * the schemas into JSON Schema, work and memory a process that is never asked for it does without.
  */
 function openApiDocument(): Promise<StaticAsset> {
-  document ??= import('../openapi/document.ts').then(({ openApiText }) => staticAsset(Buffer.from(openApiText), 'application/json; charset=utf-8'));
+  document ??= import('../openapi/document.ts').then(({ openApiText }) =>
+    staticAsset(Buffer.from(openApiText), 'application/json; charset=utf-8'),
+  );
   return document;
 }
 

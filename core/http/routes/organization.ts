@@ -18,7 +18,9 @@ export const updateOrganizationBody = v.strictObject({
           v.maxValue(maxRenderRetentionDays, `must be at most ${maxRenderRetentionDays}; null keeps renders for ever`),
         ),
       ),
-      v.description('Days to keep each render (original, variants, uploaded photo) after it was made; null keeps them for ever.'),
+      v.description(
+        'Days to keep each render (original, variants, uploaded photo) after it was made; null keeps them for ever.',
+      ),
     ),
   ),
 });
@@ -45,7 +47,9 @@ export function organizationRoutes(app: H3, limits: RouteLimits) {
     const body = await readValidJson(event, updateOrganizationBody);
     const { tenants } = services(event);
     const organization =
-      body.renderRetentionDays === undefined ? await tenants.getOrganization(caller.organizationId) : await tenants.setRenderRetention(caller.organizationId, body.renderRetentionDays);
+      body.renderRetentionDays === undefined
+        ? await tenants.getOrganization(caller.organizationId)
+        : await tenants.setRenderRetention(caller.organizationId, body.renderRetentionDays);
     return organizationResource(organization);
   });
 }

@@ -35,7 +35,8 @@ const initializer = `"use strict";
 })();
 `;
 
-const pageStyle = 'html { box-sizing: border-box; overflow-y: scroll; }\n*, *::before, *::after { box-sizing: inherit; }\nbody { margin: 0; background: #fafafa; }\n';
+const pageStyle =
+  'html { box-sizing: border-box; overflow-y: scroll; }\n*, *::before, *::after { box-sizing: inherit; }\nbody { margin: 0; background: #fafafa; }\n';
 
 const assetTypes: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -59,7 +60,9 @@ function loadAssets(): ReferenceAssets {
   for (const name of ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png', 'favicon-16x16.png']) {
     // Without the source map comment: the map is not served, and devtools would ask for it.
     const bytes = readFileSync(path.join(swaggerUiDir, name));
-    const body = name.endsWith('.png') ? bytes : Buffer.from(bytes.toString('utf8').replace(/\n?\/[/*]# sourceMappingURL=\S+(?: ?\*\/)?\s*$/, '\n'));
+    const body = name.endsWith('.png')
+      ? bytes
+      : Buffer.from(bytes.toString('utf8').replace(/\n?\/[/*]# sourceMappingURL=\S+(?: ?\*\/)?\s*$/, '\n'));
     files.set(name, asset(name, body));
   }
   files.set('reference-page.js', asset('reference-page.js', Buffer.from(initializer)));
@@ -117,26 +120,32 @@ export const referencePageCsp = [
  * version is a 404, as a stale widget bundle is.
  */
 export function referencePageRoutes(app: H3) {
-  app.get('/docs', (event) => {
-    // The router takes `/docs/` for `/docs`, but the page's relative URLs would then resolve under
-    // `/docs/`: send the reader to the page's one address (relative, so a path prefix is kept).
-    if (event.url.pathname.endsWith('/')) return new Response(null, { status: 301, headers: { location: '../docs' } });
-    return new Response(referenceAssets().html, {
-      headers: {
-        'content-type': 'text/html; charset=utf-8',
-        'cache-control': 'public, max-age=300',
-        'content-security-policy': referencePageCsp,
-        'x-content-type-options': 'nosniff',
-        'referrer-policy': 'no-referrer',
-      },
-    });
-  }, answersTrailingSlash);
+  app.get(
+    '/docs',
+    (event) => {
+      // The router takes `/docs/` for `/docs`, but the page's relative URLs would then resolve under
+      // `/docs/`: send the reader to the page's one address (relative, so a path prefix is kept).
+      if (event.url.pathname.endsWith('/'))
+        return new Response(null, { status: 301, headers: { location: '../docs' } });
+      return new Response(referenceAssets().html, {
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'public, max-age=300',
+          'content-security-policy': referencePageCsp,
+          'x-content-type-options': 'nosniff',
+          'referrer-policy': 'no-referrer',
+        },
+      });
+    },
+    answersTrailingSlash,
+  );
 
   app.get('/docs/assets/:version/:file', (event) => {
     const { version, files } = referenceAssets();
     const [, , , askedVersion, name] = event.url.pathname.split('/');
     const file = askedVersion === version && name ? files.get(name) : undefined;
-    if (!file) throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
+    if (!file)
+      throw new ApiError('not_found_error', 'route_not_found', `No route ${event.req.method} ${event.url.pathname}.`);
     return serveStaticAsset(event, file, { cacheControl: 'public, max-age=31536000, immutable' });
   });
 }

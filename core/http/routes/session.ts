@@ -13,7 +13,11 @@ import { checkOrigin, clearSessionCookie, csrfTokenFor, setSessionCookie } from 
 
 /** Passwords are checked by the accounts service (length rules with their own codes); this only bounds the body. */
 const password = v.pipe(v.string('must be a string'), v.maxLength(4096, 'must be at most 4096 characters'));
-const linkToken = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'));
+const linkToken = v.pipe(
+  v.string('must be a string'),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(200, 'must be at most 200 characters'),
+);
 
 export const signInWithPasswordBody = v.strictObject({
   email: v.pipe(v.string('must be a string'), v.maxLength(320, 'must be at most 320 characters')),
@@ -35,7 +39,12 @@ export const userResource = (user: User | ListedUser) => ({
 });
 
 /** The signed-in session as the dashboard needs it: who, which organization, and the CSRF token. */
-export const currentSessionResource = (session: Session, user: User, organization: Pick<Organization, 'id' | 'name'>, token: string) => ({
+export const currentSessionResource = (
+  session: Session,
+  user: User,
+  organization: Pick<Organization, 'id' | 'name'>,
+  token: string,
+) => ({
   id: session.id,
   object: 'session' as const,
   user: userResource(user),
@@ -46,7 +55,10 @@ export const currentSessionResource = (session: Session, user: User, organizatio
 });
 
 /** The browser and address a session starts from, shown in its session list. */
-const clientOf = (event: H3Event, config: Config) => ({ userAgent: event.req.headers.get('user-agent'), ipAddress: clientAddress(event, config.trustProxy) });
+const clientOf = (event: H3Event, config: Config) => ({
+  userAgent: event.req.headers.get('user-agent'),
+  ipAddress: clientAddress(event, config.trustProxy),
+});
 
 /**
  * Signing in and out of the dashboard. Sign-in is limited per client address and per account, and
@@ -88,7 +100,12 @@ export function sessionRoutes(app: H3, limits: RouteLimits, config: Config) {
     await limits.read.take(caller.id);
     const organization = await services(event).tenants.findOrganization(caller.organizationId);
     event.res.headers.set('cache-control', 'no-store');
-    return currentSessionResource(caller.session, caller.user, organization ?? { id: caller.organizationId, name: '' }, caller.token);
+    return currentSessionResource(
+      caller.session,
+      caller.user,
+      organization ?? { id: caller.organizationId, name: '' },
+      caller.token,
+    );
   });
 
   app.delete('/v1/session', async (event) => {

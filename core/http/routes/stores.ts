@@ -9,8 +9,15 @@ import { pageQuerySchema, queryOf } from '../params.ts';
 import type { RouteLimits } from '../rate-limit.ts';
 
 export const createStoreBody = v.strictObject({
-  name: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), maxCharacters(200, 'must be at most 200 characters')),
-  attributionWindowDays: v.optional(v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(1), v.maxValue(365))),
+  name: v.pipe(
+    v.string('must be a string'),
+    v.trim(),
+    v.minLength(1, 'must not be empty'),
+    maxCharacters(200, 'must be at most 200 characters'),
+  ),
+  attributionWindowDays: v.optional(
+    v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(1), v.maxValue(365)),
+  ),
 });
 
 export const storeResource = (store: Store) => ({
@@ -27,7 +34,10 @@ export function storeRoutes(app: H3, limits: RouteLimits) {
     const key = await requireKey(event, 'secret');
     await limits.read.take(key.id);
     const query = validate(pageQuerySchema, queryOf(event));
-    const page = await services(event).tenants.storePage(key.organizationId, { limit: Number(query.limit), startingAfter: query.starting_after });
+    const page = await services(event).tenants.storePage(key.organizationId, {
+      limit: Number(query.limit),
+      startingAfter: query.starting_after,
+    });
     return { object: 'list', data: page.data.map(storeResource), has_more: page.hasMore };
   });
 

@@ -13,7 +13,12 @@ import { userResource } from './session.ts';
 const role = v.picklist(userRoles, `must be ${userRoles.map((name) => `'${name}'`).join(' or ')}`);
 
 export const inviteUserBody = v.strictObject({
-  email: v.pipe(v.string('must be a string'), v.trim(), v.maxLength(254, 'must be at most 254 characters'), v.email('must be an email address')),
+  email: v.pipe(
+    v.string('must be a string'),
+    v.trim(),
+    v.maxLength(254, 'must be at most 254 characters'),
+    v.email('must be an email address'),
+  ),
   role,
 });
 export const updateUserBody = v.strictObject({ role });
@@ -41,7 +46,10 @@ export function userRoutes(app: H3, limits: RouteLimits, config: Config) {
     const caller = await requireSession(event, { admin: true });
     await limits.read.take(caller.id);
     const query = validate(pageQuerySchema, queryOf(event));
-    const page = await services(event).accounts.listUsers(caller.organizationId, { limit: Number(query.limit), startingAfter: query.starting_after });
+    const page = await services(event).accounts.listUsers(caller.organizationId, {
+      limit: Number(query.limit),
+      startingAfter: query.starting_after,
+    });
     return { object: 'list', data: page.data.map(userResource), has_more: page.hasMore };
   });
 
@@ -68,7 +76,14 @@ export function userRoutes(app: H3, limits: RouteLimits, config: Config) {
     const link = await services(event).accounts.invite(caller.organizationId, body);
     event.res.status = 201;
     event.res.headers.set('cache-control', 'no-store');
-    return { object: 'invitation' as const, userId: link.user.id, email: link.user.email, role: link.user.role, url: link.url, expiresAt: isoTime(link.expiresAt) };
+    return {
+      object: 'invitation' as const,
+      userId: link.user.id,
+      email: link.user.email,
+      role: link.user.role,
+      url: link.url,
+      expiresAt: isoTime(link.expiresAt),
+    };
   });
 
   app.get('/v1/sessions', async (event) => {
@@ -76,7 +91,11 @@ export function userRoutes(app: H3, limits: RouteLimits, config: Config) {
     await limits.read.take(caller.id);
     const { userId = caller.user.id } = validate(sessionsQuery, queryOf(event));
     const sessions = await services(event).accounts.listSessions(caller.organizationId, caller.user, userId);
-    return { object: 'list', data: sessions.data.map((session) => sessionResource(session, caller)), has_more: sessions.hasMore };
+    return {
+      object: 'list',
+      data: sessions.data.map((session) => sessionResource(session, caller)),
+      has_more: sessions.hasMore,
+    };
   });
 
   app.delete('/v1/sessions/:id', async (event) => {

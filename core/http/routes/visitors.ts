@@ -43,7 +43,11 @@ export const visitorErasureResource = (erasure: VisitorErasure) => ({
 
 type Access = Awaited<ReturnType<VisitorService['access']>>;
 
-const items = <T, R>(found: { data: T[]; hasMore: boolean; total: number }, resource: (item: T) => R) => ({ total: found.total, has_more: found.hasMore, data: found.data.map(resource) });
+const items = <T, R>(found: { data: T[]; hasMore: boolean; total: number }, resource: (item: T) => R) => ({
+  total: found.total,
+  has_more: found.hasMore,
+  data: found.data.map(resource),
+});
 
 export const visitorResource = (access: Access) => ({
   object: 'visitor' as const,
@@ -68,13 +72,19 @@ function visitorIdOf(event: H3Event): string {
     // Malformed percent-encoding: no visitor id.
   }
   if (!couldBeVisitorId(visitorId)) {
-    throw new ApiError('invalid_request_error', 'parameter_invalid', 'visitorId: must be 1 to 128 characters, without U+0000 (NUL)', 'visitorId');
+    throw new ApiError(
+      'invalid_request_error',
+      'parameter_invalid',
+      'visitorId: must be 1 to 128 characters, without U+0000 (NUL)',
+      'visitorId',
+    );
   }
   return visitorId;
 }
 
 /** Who asked: the API key, or the dashboard user. */
-const requesterOf = (caller: Caller): ErasureRequester => (caller.via === 'key' ? { type: 'api_key', id: caller.id } : { type: 'user', id: caller.id });
+const requesterOf = (caller: Caller): ErasureRequester =>
+  caller.via === 'key' ? { type: 'api_key', id: caller.id } : { type: 'user', id: caller.id };
 
 /** Answers carry a visitor's personal data: no cache keeps them. */
 const noStore = (event: H3Event) => event.res.headers.set('cache-control', 'no-store');
@@ -88,7 +98,12 @@ function visitorList<T>(
   app: H3,
   limits: RouteLimits,
   kind: 'generations' | 'identities' | 'conversions',
-  list: (visitors: VisitorService, organizationId: string, visitorId: string, page: VisitorPageOptions) => Promise<VisitorPage<T>>,
+  list: (
+    visitors: VisitorService,
+    organizationId: string,
+    visitorId: string,
+    page: VisitorPageOptions,
+  ) => Promise<VisitorPage<T>>,
   resource: (item: T) => object,
 ) {
   app.get(`/v1/visitors/:visitorId/${kind}`, async (event) => {
@@ -96,7 +111,10 @@ function visitorList<T>(
     await limits.read.take(caller.id);
     const visitorId = visitorIdOf(event);
     const query = validate(pageQuerySchema, queryOf(event));
-    const page = await list(services(event).visitors, caller.organizationId, visitorId, { limit: Number(query.limit), startingAfter: query.starting_after });
+    const page = await list(services(event).visitors, caller.organizationId, visitorId, {
+      limit: Number(query.limit),
+      startingAfter: query.starting_after,
+    });
     noStore(event);
     return { object: 'list', data: page.data.map(resource), has_more: page.hasMore };
   });
@@ -116,15 +134,31 @@ export function visitorRoutes(app: H3, limits: RouteLimits) {
     return visitorResource(await services(event).visitors.access(caller.organizationId, visitorId));
   });
 
-  visitorList(app, limits, 'generations', (visitors, ...args) => visitors.listGenerations(...args), visitorGenerationResource);
-  visitorList(app, limits, 'identities', (visitors, ...args) => visitors.listIdentities(...args), visitorIdentityResource);
+  visitorList(
+    app,
+    limits,
+    'generations',
+    (visitors, ...args) => visitors.listGenerations(...args),
+    visitorGenerationResource,
+  );
+  visitorList(
+    app,
+    limits,
+    'identities',
+    (visitors, ...args) => visitors.listIdentities(...args),
+    visitorIdentityResource,
+  );
   visitorList(app, limits, 'conversions', (visitors, ...args) => visitors.listConversions(...args), conversionResource);
 
   app.delete('/v1/visitors/:visitorId', async (event) => {
     const caller = await requireKey(event, 'secret');
     await limits.read.take(caller.id);
     const visitorId = visitorIdOf(event);
-    const { erasure } = await services(event).visitors.requestErasure(caller.organizationId, visitorId, requesterOf(caller));
+    const { erasure } = await services(event).visitors.requestErasure(
+      caller.organizationId,
+      visitorId,
+      requesterOf(caller),
+    );
     event.res.status = 202;
     noStore(event);
     return visitorErasureResource(erasure);
@@ -134,13 +168,18 @@ export function visitorRoutes(app: H3, limits: RouteLimits) {
     const caller = await requireKey(event, 'secret');
     await limits.read.take(caller.id);
     const query = validate(pageQuerySchema, queryOf(event));
-    const page = await services(event).visitors.listErasures(caller.organizationId, { limit: Number(query.limit), startingAfter: query.starting_after });
+    const page = await services(event).visitors.listErasures(caller.organizationId, {
+      limit: Number(query.limit),
+      startingAfter: query.starting_after,
+    });
     return { object: 'list', data: page.data.map(visitorErasureResource), has_more: page.hasMore };
   });
 
   app.get('/v1/visitor-erasures/:id', async (event) => {
     const caller = await requireKey(event, 'secret');
     await limits.read.take(caller.id);
-    return visitorErasureResource(await services(event).visitors.getErasure(caller.organizationId, pathId(event, 'id', 'visitor erasure')));
+    return visitorErasureResource(
+      await services(event).visitors.getErasure(caller.organizationId, pathId(event, 'id', 'visitor erasure')),
+    );
   });
 }

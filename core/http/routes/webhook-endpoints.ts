@@ -42,7 +42,10 @@ export function webhookEndpointRoutes(app: H3, limits: RouteLimits) {
   app.get('/v1/webhook-endpoints', async (event) => {
     const { organizationId, endpoints } = await authorized(event);
     const query = validate(pageQuerySchema, queryOf(event));
-    const page = await endpoints.list(organizationId, { limit: Number(query.limit), startingAfter: query.starting_after });
+    const page = await endpoints.list(organizationId, {
+      limit: Number(query.limit),
+      startingAfter: query.starting_after,
+    });
     return { object: 'list', data: page.data.map((endpoint) => endpointResource(endpoint)), has_more: page.hasMore };
   });
 
@@ -54,7 +57,9 @@ export function webhookEndpointRoutes(app: H3, limits: RouteLimits) {
   app.patch('/v1/webhook-endpoints/:id', async (event) => {
     const { organizationId, endpoints } = await authorized(event);
     const id = idParam(event);
-    return endpointResource(await endpoints.update(organizationId, id, await readValidJson(event, updateEndpointSchema)));
+    return endpointResource(
+      await endpoints.update(organizationId, id, await readValidJson(event, updateEndpointSchema)),
+    );
   });
 
   app.delete('/v1/webhook-endpoints/:id', async (event) => {
@@ -67,6 +72,9 @@ export function webhookEndpointRoutes(app: H3, limits: RouteLimits) {
   app.post('/v1/webhook-endpoints/:id/rotate-secret', async (event) => {
     const { organizationId, endpoints } = await authorized(event);
     const rotated = await endpoints.rotateSecret(organizationId, idParam(event));
-    return { ...endpointResource(rotated.endpoint, { withSecret: true }), previousSecretExpiresAt: isoTime(rotated.previousSecretExpiresAt) };
+    return {
+      ...endpointResource(rotated.endpoint, { withSecret: true }),
+      previousSecretExpiresAt: isoTime(rotated.previousSecretExpiresAt),
+    };
   });
 }

@@ -29,21 +29,36 @@ export const widgetResource = (widget: WidgetWithUsage) => ({
   allowedOrigins: widget.allowedOrigins,
   dailyGenerationCap: widget.dailyGenerationCap,
   dailyCreditCap: widget.dailyCreditCap,
-  usageToday: { date: utcDate(widget.usageToday.day), generations: widget.usageToday.generations, credits: widget.usageToday.credits },
+  usageToday: {
+    date: utcDate(widget.usageToday.day),
+    generations: widget.usageToday.generations,
+    credits: widget.usageToday.credits,
+  },
   createdAt: isoTime(widget.createdAt),
 });
 
 /** What a shopper's page may know of a widget. */
-const publicWidgetResource = (widget: WidgetRecord) => ({ id: widget.id, object: 'widget' as const, mode: widget.mode, imageSize: widget.imageSize });
+const publicWidgetResource = (widget: WidgetRecord) => ({
+  id: widget.id,
+  object: 'widget' as const,
+  mode: widget.mode,
+  imageSize: widget.imageSize,
+});
 
-const listQuery = v.object({ ...pageQuerySchema.entries, storeId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))) });
+const listQuery = v.object({
+  ...pageQuerySchema.entries,
+  storeId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
+});
 const visitorQuery = v.object({ visitorId: browserId });
 
 export function widgetRoutes(app: H3, limits: RouteLimits, config: Config) {
   app.post('/v1/widgets', async (event) => {
     const key = await requireKey(event, 'secret');
     await limits.read.take(key.id);
-    const widget = await services(event).widgets.create(key.organizationId, await readValidJson(event, createWidgetSchema));
+    const widget = await services(event).widgets.create(
+      key.organizationId,
+      await readValidJson(event, createWidgetSchema),
+    );
     event.res.status = 201;
     return widgetResource(widget);
   });
@@ -52,7 +67,11 @@ export function widgetRoutes(app: H3, limits: RouteLimits, config: Config) {
     const key = await requireKey(event, 'secret');
     await limits.read.take(key.id);
     const query = validate(listQuery, queryOf(event));
-    const page = await services(event).widgets.list(key.organizationId, { storeId: query.storeId, limit: Number(query.limit), startingAfter: query.starting_after });
+    const page = await services(event).widgets.list(key.organizationId, {
+      storeId: query.storeId,
+      limit: Number(query.limit),
+      startingAfter: query.starting_after,
+    });
     return { object: 'list', data: page.data.map(widgetResource), has_more: page.hasMore };
   });
 
@@ -66,7 +85,9 @@ export function widgetRoutes(app: H3, limits: RouteLimits, config: Config) {
     const key = await requireKey(event, 'secret');
     await limits.read.take(key.id);
     const id = pathId(event, 'id', 'widget');
-    return widgetResource(await services(event).widgets.update(key.organizationId, id, await readValidJson(event, updateWidgetSchema)));
+    return widgetResource(
+      await services(event).widgets.update(key.organizationId, id, await readValidJson(event, updateWidgetSchema)),
+    );
   });
 
   // Keyless endpoints the widget calls from shoppers' browsers, on the widget's allowed origins only.
@@ -84,7 +105,11 @@ export function widgetRoutes(app: H3, limits: RouteLimits, config: Config) {
     }
   };
 
-  for (const path of ['/api/widgets/:widgetId', '/api/widgets/:widgetId/generations', '/api/widgets/:widgetId/generations/:id']) {
+  for (const path of [
+    '/api/widgets/:widgetId',
+    '/api/widgets/:widgetId/generations',
+    '/api/widgets/:widgetId/generations/:id',
+  ]) {
     app.options(path, async (event) => {
       await widgetFor(event);
       return preflight(event, 'GET, POST', 600);
@@ -100,7 +125,10 @@ export function widgetRoutes(app: H3, limits: RouteLimits, config: Config) {
   app.post('/api/widgets/:widgetId/generations', async (event) => {
     const widget = await widgetFor(event);
     await limits.widgetGenerationsPerIp.take(clientAddress(event, config.trustProxy));
-    const input = validate(widgetGenerationSchema, await readJsonWithPhoto(event, { limit: generationBodyLimit, restLimit: widgetBodyLimitBesidesPhoto }));
+    const input = validate(
+      widgetGenerationSchema,
+      await readJsonWithPhoto(event, { limit: generationBodyLimit, restLimit: widgetBodyLimitBesidesPhoto }),
+    );
     await limits.widgetGenerationsPerVisitor.take(`${widget.id}:${input.visitorId}`);
     const generation = await services(event).widgets.createGeneration(widget, input);
     event.res.status = 202;
@@ -111,6 +139,8 @@ export function widgetRoutes(app: H3, limits: RouteLimits, config: Config) {
     const widget = await widgetFor(event);
     await limits.widgetReadsPerIp.take(clientAddress(event, config.trustProxy));
     const { visitorId } = validate(visitorQuery, queryOf(event));
-    return generationResource(await services(event).widgets.getGeneration(widget, visitorId, pathId(event, 'id', 'generation')));
+    return generationResource(
+      await services(event).widgets.getGeneration(widget, visitorId, pathId(event, 'id', 'generation')),
+    );
   });
 }

@@ -12,7 +12,10 @@ export interface ConversionRepository {
     options: { storeId?: string; from?: number; to?: number; limit: number; startingAfter?: string },
   ): Promise<{ data: ConversionRecord[]; hasMore: boolean }>;
   /** Counts over the store's conversions with `orderCreatedAt` in [from, to), refunded and cancelled ones left out. */
-  totals(storeId: string, range: { from: number; to: number }): Promise<{ conversions: number; attributedConversions: number; attributedRevenue: Record<string, number> }>;
+  totals(
+    storeId: string,
+    range: { from: number; to: number },
+  ): Promise<{ conversions: number; attributedConversions: number; attributedRevenue: Record<string, number> }>;
   /**
    * Per UTC day (days since the epoch, of `orderCreatedAt`) and currency, over [from, to): the
    * conversions, the attributed ones and their attributed revenue (minor units), refunded and
@@ -23,7 +26,15 @@ export interface ConversionRepository {
   daily(
     scope: { organizationId: string; storeId?: string },
     range: { from: number; to: number },
-  ): Promise<Array<{ day: number; currency: string; conversions: number; attributedConversions: number; attributedRevenue: number }>>;
+  ): Promise<
+    Array<{
+      day: number;
+      currency: string;
+      conversions: number;
+      attributedConversions: number;
+      attributedRevenue: number;
+    }>
+  >;
   /** Distinct non-empty visitor ids of the store's conversions in [from, to): all of them, and those still counting. */
   visitors(storeId: string, range: { from: number; to: number }): Promise<{ seen: string[]; converted: string[] }>;
 }

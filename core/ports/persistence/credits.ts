@@ -12,5 +12,8 @@ export interface CreditRepository {
    * Newest first, in the order the entries were written (which chains their balances);
    * `startingAfter` is the id of the previous page's last entry.
    */
-  ledger(organizationId: string, options: { limit: number; startingAfter?: string }): Promise<{ data: CreditLedgerEntry[]; hasMore: boolean }>;
+  ledger(
+    organizationId: string,
+    options: { limit: number; startingAfter?: string },
+  ): Promise<{ data: CreditLedgerEntry[]; hasMore: boolean }>;
 }

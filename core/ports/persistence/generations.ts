@@ -1,4 +1,11 @@
-import type { DeletionReason, GenerationMode, GenerationRecord, GenerationStatus, GenerationTombstone, ImageVariants } from '../../domain/generation.ts';
+import type {
+  DeletionReason,
+  GenerationMode,
+  GenerationRecord,
+  GenerationStatus,
+  GenerationTombstone,
+  ImageVariants,
+} from '../../domain/generation.ts';
 
 export interface GenerationPage {
   data: GenerationRecord[];
@@ -54,12 +61,18 @@ export interface GenerationRepository {
    * given (the caller has checked the store is the organization's). Days without any are left out.
    * One grouped query on an index by (organization or store, createdAt).
    */
-  daily(scope: { organizationId: string; storeId?: string }, range: { from: number; to: number }): Promise<GenerationDay[]>;
+  daily(
+    scope: { organizationId: string; storeId?: string },
+    range: { from: number; to: number },
+  ): Promise<GenerationDay[]>;
   /**
    * Moves a `processing` generation to `complete`, recording the engine that rendered it (by name);
    * false (and no change) when it was already terminal.
    */
-  complete(id: string, result: { imageUrl: string; imageVariants: ImageVariants; completedAt: number; engine?: string }): Promise<boolean>;
+  complete(
+    id: string,
+    result: { imageUrl: string; imageVariants: ImageVariants; completedAt: number; engine?: string },
+  ): Promise<boolean>;
   /** The name of the engine that rendered the organization's live generation; null when none did (yet) or there is none. */
   renderEngineOf(organizationId: string, id: string): Promise<string | null>;
   /** Moves a `processing` generation to `failed`; false (and no change) when it was already terminal. */
@@ -75,7 +88,11 @@ export interface GenerationRepository {
    * render committing at the same moment either commits first (the caller sees it `complete`) or
    * finds the generation no longer `processing`.
    */
-  markDeleted(organizationId: string, ids: string[], deletion: { at: number; reason: DeletionReason }): Promise<MarkedDeletion[]>;
+  markDeleted(
+    organizationId: string,
+    ids: string[],
+    deletion: { at: number; reason: DeletionReason },
+  ): Promise<MarkedDeletion[]>;
   /** The tombstone of the organization's deleted generation, or null (live, or never there). */
   tombstone(organizationId: string, id: string): Promise<GenerationTombstone | null>;
   /**

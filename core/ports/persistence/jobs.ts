@@ -15,14 +15,24 @@ export interface JobRepository {
    * due when its run time has come and it has no live lease.
    * Two concurrent claims never return the same job.
    */
-  claim(options: { kinds: string[]; workerId: string; now: number; leaseMs: number; limit: number }): Promise<QueuedJob[]>;
+  claim(options: {
+    kinds: string[];
+    workerId: string;
+    now: number;
+    leaseMs: number;
+    limit: number;
+  }): Promise<QueuedJob[]>;
   /** Removes a finished job, if `workerId` still holds it. */
   complete(id: string, workerId: string): Promise<boolean>;
   /**
    * Releases the lease and runs the job again at `runAt` (`runAt - now` from now); `failed` counts
    * the run among the job's failures (false for a run an outage postponed).
    */
-  reschedule(id: string, workerId: string, retry: { runAt: number; now: number; error: string; failed: boolean }): Promise<boolean>;
+  reschedule(
+    id: string,
+    workerId: string,
+    retry: { runAt: number; now: number; error: string; failed: boolean },
+  ): Promise<boolean>;
   /** Keeps leases alive while their jobs run: each runs out `leaseMs` from now. */
   extendLeases(ids: string[], workerId: string, lease: { now: number; leaseMs: number }): Promise<void>;
   /** Count of jobs not yet finished (queued or running); for tests and readiness checks. */

@@ -7,7 +7,10 @@ export interface UserRepository {
   /** By normalized email, with the password hash, whatever the organization: for sign-in. */
   findByEmail(email: string): Promise<StoredUser | null>;
   /** Oldest first (the first admin leads); `startingAfter` is the id of the previous page's last user. */
-  list(organizationId: string, options: { limit: number; startingAfter?: string }): Promise<{ data: User[]; hasMore: boolean }>;
+  list(
+    organizationId: string,
+    options: { limit: number; startingAfter?: string },
+  ): Promise<{ data: User[]; hasMore: boolean }>;
   /** Admins of the organization who have set a password. */
   countActiveAdmins(organizationId: string): Promise<number>;
   /**

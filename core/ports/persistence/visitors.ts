@@ -35,11 +35,23 @@ export interface VisitorCounts {
  */
 export interface VisitorDataRepository {
   /** Newest first (then by id), a page at a time. */
-  generations(organizationId: string, visitorId: string, page: VisitorPageOptions): Promise<VisitorPage<GenerationRecord>>;
+  generations(
+    organizationId: string,
+    visitorId: string,
+    page: VisitorPageOptions,
+  ): Promise<VisitorPage<GenerationRecord>>;
   /** Most recently identified first (then by store id), a page at a time; one per store at most. */
-  identities(organizationId: string, visitorId: string, page: VisitorPageOptions): Promise<VisitorPage<VisitorIdentity>>;
+  identities(
+    organizationId: string,
+    visitorId: string,
+    page: VisitorPageOptions,
+  ): Promise<VisitorPage<VisitorIdentity>>;
   /** Newest order first (then by id), a page at a time. */
-  conversions(organizationId: string, visitorId: string, page: VisitorPageOptions): Promise<VisitorPage<ConversionRecord>>;
+  conversions(
+    organizationId: string,
+    visitorId: string,
+    page: VisitorPageOptions,
+  ): Promise<VisitorPage<ConversionRecord>>;
   /** How many of each kind there are in all. */
   counts(organizationId: string, visitorId: string): Promise<VisitorCounts>;
 
@@ -54,16 +66,29 @@ export interface VisitorDataRepository {
    * the session ids and deletes the generations in the same transaction. A generation another
    * transaction took at the same moment is left to it (not resolved to).
    */
-  detachGenerations(organizationId: string, visitorId: string, limit: number): Promise<Array<{ id: string; sessionId: string | null }>>;
+  detachGenerations(
+    organizationId: string,
+    visitorId: string,
+    limit: number,
+  ): Promise<Array<{ id: string; sessionId: string | null }>>;
   /** Deletes up to `limit` of the visitor's identity records; resolves to what was deleted, with each one's session id. */
-  deleteIdentities(organizationId: string, visitorId: string, limit: number): Promise<Array<{ storeId: string; sessionId: string | null }>>;
+  deleteIdentities(
+    organizationId: string,
+    visitorId: string,
+    limit: number,
+  ): Promise<Array<{ storeId: string; sessionId: string | null }>>;
   /**
    * Removes the visitor id and the session id (`updatedAt` set to `at`) from up to `limit`
    * conversions with the visitor's id; resolves to them, each with the session id it had, so that
    * the caller records the session ids in the same transaction (orders reported without the visitor
    * id may share them). The conversions stay, with their totals, items and attribution.
    */
-  unlinkConversionsOfVisitor(organizationId: string, visitorId: string, limit: number, at: number): Promise<Array<{ id: string; sessionId: string | null }>>;
+  unlinkConversionsOfVisitor(
+    organizationId: string,
+    visitorId: string,
+    limit: number,
+    at: number,
+  ): Promise<Array<{ id: string; sessionId: string | null }>>;
   /** Removes both ids from up to `limit` conversions whose session id is one of `sessionIds`; resolves to how many. */
   unlinkConversionsOfSessions(organizationId: string, sessionIds: string[], limit: number, at: number): Promise<number>;
 }
@@ -82,7 +107,10 @@ export interface VisitorErasureRepository {
   request(erasure: VisitorErasure, visitorId: string): Promise<{ erasure: VisitorErasure; created: boolean }>;
   get(organizationId: string, id: string): Promise<VisitorErasure | null>;
   /** Newest request first; `startingAfter` is the id of the previous page's last erasure. */
-  list(organizationId: string, options: { limit: number; startingAfter?: string }): Promise<{ data: VisitorErasure[]; hasMore: boolean }>;
+  list(
+    organizationId: string,
+    options: { limit: number; startingAfter?: string },
+  ): Promise<{ data: VisitorErasure[]; hasMore: boolean }>;
   /** The organization's pending erasure of the visitor, or null. */
   pendingFor(organizationId: string, visitorId: string): Promise<VisitorErasure | null>;
   /**

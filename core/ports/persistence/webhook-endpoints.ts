@@ -5,7 +5,10 @@ export interface WebhookEndpointRepository {
   /** A live (not deleted) endpoint of the organization; inside a transaction `forUpdate` locks it (where the database can) until commit. */
   get(organizationId: string, id: string, options?: { forUpdate?: boolean }): Promise<WebhookEndpointRecord | null>;
   /** Newest first. */
-  list(organizationId: string, options: { limit: number; startingAfter?: string }): Promise<{ data: WebhookEndpointRecord[]; hasMore: boolean }>;
+  list(
+    organizationId: string,
+    options: { limit: number; startingAfter?: string },
+  ): Promise<{ data: WebhookEndpointRecord[]; hasMore: boolean }>;
   count(organizationId: string): Promise<number>;
   /** Enabled endpoints of the organization subscribed to the type (or `*`). */
   subscribedTo(organizationId: string, eventType: string): Promise<WebhookEndpointRecord[]>;

@@ -5,11 +5,20 @@ export interface WidgetRepository {
   create(widget: WidgetRecord): Promise<void>;
   get(organizationId: string, id: string): Promise<WidgetRecord | null>;
   /** Changes the given fields; null when the organization has no such widget. */
-  update(organizationId: string, id: string, changes: Partial<Pick<WidgetRecord, 'mode' | 'imageSize' | 'allowedOrigins' | 'dailyGenerationCap' | 'dailyCreditCap'>>): Promise<WidgetRecord | null>;
+  update(
+    organizationId: string,
+    id: string,
+    changes: Partial<
+      Pick<WidgetRecord, 'mode' | 'imageSize' | 'allowedOrigins' | 'dailyGenerationCap' | 'dailyCreditCap'>
+    >,
+  ): Promise<WidgetRecord | null>;
   /** The widget alone, for keyless browser calls that only carry its id. */
   findById(id: string): Promise<WidgetRecord | null>;
   /** Newest first. */
-  list(organizationId: string, options: { storeId?: string; limit: number; startingAfter?: string }): Promise<{ data: WidgetRecord[]; hasMore: boolean }>;
+  list(
+    organizationId: string,
+    options: { storeId?: string; limit: number; startingAfter?: string },
+  ): Promise<{ data: WidgetRecord[]; hasMore: boolean }>;
   /**
    * Counts a generation of the widget on `day` (UTC days since the epoch): one more generation and
    * `credits` more credits, only if the day then stays within `caps` (null: no cap); otherwise
@@ -18,7 +27,12 @@ export interface WidgetRepository {
    * processes, are ordered (the row's lock on Postgres, the write lock on SQLite), so no two can
    * both take the last of a cap. Called in the transaction that debits the generation's credits.
    */
-  countGeneration(count: { widgetId: string; day: number; credits: number; caps: WidgetCaps }): Promise<{ counted: boolean; usage: WidgetDayUsage }>;
+  countGeneration(count: {
+    widgetId: string;
+    day: number;
+    credits: number;
+    caps: WidgetCaps;
+  }): Promise<{ counted: boolean; usage: WidgetDayUsage }>;
   /** Gives `credits` back to the widget's `day` (a failed generation's refund); never below zero. */
   refundCredits(widgetId: string, day: number, credits: number): Promise<void>;
   /** What the widgets used on `day`; a widget that made nothing that day is left out. */

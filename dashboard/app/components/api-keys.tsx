@@ -11,7 +11,11 @@ type ApiKey = Schemas['ApiKey'];
 export function ApiKeys() {
   const admin = useIsAdmin();
   const notify = useNotify();
-  const keys = usePaged<ApiKey>((startingAfter) => unwrap(api.GET('/v1/api-keys', { params: { query: { limit: 20, starting_after: startingAfter } } })), 'api-keys');
+  const keys = usePaged<ApiKey>(
+    (startingAfter) =>
+      unwrap(api.GET('/v1/api-keys', { params: { query: { limit: 20, starting_after: startingAfter } } })),
+    'api-keys',
+  );
   const [kind, setKind] = useState<'secret' | 'conversion'>('secret');
   const [name, setName] = useState('');
   const [created, setCreated] = useState<string | null>(null);
@@ -21,7 +25,9 @@ export function ApiKeys() {
   return (
     <section aria-labelledby="keys-heading">
       <h2 id="keys-heading">API keys</h2>
-      <p class="muted">Secret keys call the API from your server; conversion keys only report orders (the order webhook).</p>
+      <p class="muted">
+        Secret keys call the API from your server; conversion keys only report orders (the order webhook).
+      </p>
       {admin && (
         <form
           class="inline-form"
@@ -29,7 +35,9 @@ export function ApiKeys() {
           onSubmit={(event) => {
             event.preventDefault();
             void create.run(async () => {
-              const made = await unwrap(api.POST('/v1/api-keys', { body: { kind, ...(name.trim() ? { name: name.trim() } : {}) } }));
+              const made = await unwrap(
+                api.POST('/v1/api-keys', { body: { kind, ...(name.trim() ? { name: name.trim() } : {}) } }),
+              );
               setCreated(made.key);
               setName('');
               keys.reload();
@@ -95,7 +103,9 @@ export function ApiKeys() {
                         confirmLabel={`Revoke ${key.displayPrefix}…`}
                         onConfirm={() =>
                           revoke.run(async () => {
-                            const revoked = await unwrap(api.DELETE('/v1/api-keys/{id}', { params: { path: { id: key.id } } }));
+                            const revoked = await unwrap(
+                              api.DELETE('/v1/api-keys/{id}', { params: { path: { id: key.id } } }),
+                            );
                             keys.replace((item) => item.id === key.id, revoked);
                             notify(`Key ${key.displayPrefix}… revoked.`);
                           })

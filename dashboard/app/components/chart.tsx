@@ -24,7 +24,17 @@ const styles = [
 const utc = (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC');
 
 /** A line chart of values per UTC day (uPlot, drawn on a canvas), followed by its data as a table. */
-export function DailyChart({ title, days, series, id }: { title: string; days: string[]; series: ChartSeries[]; id: string }) {
+export function DailyChart({
+  title,
+  days,
+  series,
+  id,
+}: {
+  title: string;
+  days: string[];
+  series: ChartSeries[];
+  id: string;
+}) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = box.current;
@@ -36,11 +46,23 @@ export function DailyChart({ title, days, series, id }: { title: string; days: s
         height: 220,
         tzDate: utc,
         // The legend's marks repeat each line's pattern as a border style (hollow, so the pattern shows), not only its colour.
-        legend: { markers: { width: 3, fill: '#ffffff', dash: (_self: uPlot, index: number) => styles[(index - 1 + styles.length) % styles.length]!.border } },
+        legend: {
+          markers: {
+            width: 3,
+            fill: '#ffffff',
+            dash: (_self: uPlot, index: number) => styles[(index - 1 + styles.length) % styles.length]!.border,
+          },
+        },
         scales: { x: { time: true }, y: { range: (_self, _min, max) => [0, Math.max(1, max * 1.1)] } },
-        axes: [{ stroke: '#3f4652', grid: { stroke: '#e5e7eb' } }, { stroke: '#3f4652', grid: { stroke: '#e5e7eb' }, size: 56 }],
+        axes: [
+          { stroke: '#3f4652', grid: { stroke: '#e5e7eb' } },
+          { stroke: '#3f4652', grid: { stroke: '#e5e7eb' }, size: 56 },
+        ],
         series: [
-          { label: 'Day', value: (_self, value) => (value === null ? '—' : new Date(value * 1000).toISOString().slice(0, 10)) },
+          {
+            label: 'Day',
+            value: (_self, value) => (value === null ? '—' : new Date(value * 1000).toISOString().slice(0, 10)),
+          },
           ...series.map((line, index) => {
             const style = styles[index % styles.length]!;
             return {
@@ -71,7 +93,12 @@ export function DailyChart({ title, days, series, id }: { title: string; days: s
       <figcaption id={`${id}-title`}>
         <h3>{title}</h3>
       </figcaption>
-      <div ref={box} class="chart-canvas" role="img" aria-label={`${title}: ${series.map((line) => `${line.label} ${(line.format ?? String)(total(line.values))} in total`).join('; ')}. The table below lists each day.`} />
+      <div
+        ref={box}
+        class="chart-canvas"
+        role="img"
+        aria-label={`${title}: ${series.map((line) => `${line.label} ${(line.format ?? String)(total(line.values))} in total`).join('; ')}. The table below lists each day.`}
+      />
       <details>
         <summary>{title}: data table</summary>
         <ScrollTable label={`${title}: data table`}>

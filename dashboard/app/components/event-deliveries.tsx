@@ -90,7 +90,9 @@ export function EventDeliveries({ eventId }: { eventId: string }) {
                     {attempt.responseBody ? (
                       <details>
                         <summary>Show</summary>
-                        <pre tabIndex={0} aria-label="Response body">{attempt.responseBody}</pre>
+                        <pre tabIndex={0} aria-label="Response body">
+                          {attempt.responseBody}
+                        </pre>
                       </details>
                     ) : (
                       '—'

@@ -7,7 +7,11 @@ import { ErrorText, LoadMore, Time } from './ui.tsx';
 
 /** Webhook events, newest first; each opens to its deliveries and attempts. */
 export function EventsList() {
-  const events = usePaged<Schemas['Event']>((startingAfter) => unwrap(api.GET('/v1/events', { params: { query: { limit: 20, starting_after: startingAfter } } })), 'events');
+  const events = usePaged<Schemas['Event']>(
+    (startingAfter) =>
+      unwrap(api.GET('/v1/events', { params: { query: { limit: 20, starting_after: startingAfter } } })),
+    'events',
+  );
   const [open, setOpen] = useState<string | null>(null);
   return (
     <section aria-labelledby="events-heading">
@@ -21,9 +25,15 @@ export function EventsList() {
               <code>{event.type}</code> <span class="muted">{event.id}</span>
             </h3>
             <p class="muted">
-              <Time iso={event.createdAt} /> · generation <a href={href(`/generations/${encodeURIComponent(event.data.id)}`)}>{event.data.id}</a>
+              <Time iso={event.createdAt} /> · generation{' '}
+              <a href={href(`/generations/${encodeURIComponent(event.data.id)}`)}>{event.data.id}</a>
             </p>
-            <button type="button" class="secondary small" aria-expanded={open === event.id} onClick={() => setOpen(open === event.id ? null : event.id)}>
+            <button
+              type="button"
+              class="secondary small"
+              aria-expanded={open === event.id}
+              onClick={() => setOpen(open === event.id ? null : event.id)}
+            >
               {open === event.id ? 'Hide deliveries' : 'Show deliveries'}
             </button>
             {open === event.id && <EventDeliveries eventId={event.id} />}

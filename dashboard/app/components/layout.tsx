@@ -18,7 +18,15 @@ const sections = [
 ];
 
 /** The frame of every signed-in page: who and where, the sections, sign-out. */
-export function Layout({ path, onSignedOut, children }: { path: string; onSignedOut: () => void; children: ComponentChildren }) {
+export function Layout({
+  path,
+  onSignedOut,
+  children,
+}: {
+  path: string;
+  onSignedOut: () => void;
+  children: ComponentChildren;
+}) {
   const session = useSession();
   const admin = useIsAdmin();
   const notify = useNotify();
@@ -37,7 +45,11 @@ export function Layout({ path, onSignedOut, children }: { path: string; onSigned
 
   return (
     <div class="frame">
-      <a class="skip" href="#main" onClick={(event) => (event.preventDefault(), document.getElementById('main')?.focus())}>
+      <a
+        class="skip"
+        href="#main"
+        onClick={(event) => (event.preventDefault(), document.getElementById('main')?.focus())}
+      >
         Skip to content
       </a>
       <header class="top">
@@ -45,7 +57,13 @@ export function Layout({ path, onSignedOut, children }: { path: string; onSigned
         <span class="org" title="Organization">
           {session.organization.name}
         </span>
-        <button type="button" class="menu-toggle secondary small" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+        <button
+          type="button"
+          class="menu-toggle secondary small"
+          aria-expanded={menuOpen}
+          aria-controls="nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
           Menu
         </button>
         <span class="who">
@@ -61,7 +79,11 @@ export function Layout({ path, onSignedOut, children }: { path: string; onSigned
             .filter((section) => (section.admin === undefined ? true : section.admin === admin))
             .map((section) => (
               <li key={section.label}>
-                <a href={href(section.path)} aria-current={current === section.path ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
+                <a
+                  href={href(section.path)}
+                  aria-current={current === section.path ? 'page' : undefined}
+                  onClick={() => setMenuOpen(false)}
+                >
                   {section.label}
                 </a>
               </li>

@@ -40,7 +40,13 @@ async function copyText(text: string): Promise<boolean> {
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
   const notify = useNotify();
   return (
-    <button type="button" class="secondary small" onClick={async () => notify((await copyText(text)) ? 'Copied to the clipboard.' : 'Copying failed: select the text and copy it.')}>
+    <button
+      type="button"
+      class="secondary small"
+      onClick={async () =>
+        notify((await copyText(text)) ? 'Copied to the clipboard.' : 'Copying failed: select the text and copy it.')
+      }
+    >
       {label}
     </button>
   );
@@ -67,7 +73,12 @@ export function ShownOnce({ label, value, onDone }: { label: string; value: stri
 }
 
 export function LoadMore({ hasMore, loading, onClick }: { hasMore: boolean; loading: boolean; onClick: () => void }) {
-  if (loading) return <p class="muted" aria-live="polite">Loading…</p>;
+  if (loading)
+    return (
+      <p class="muted" aria-live="polite">
+        Loading…
+      </p>
+    );
   if (!hasMore) return null;
   return (
     <button type="button" class="secondary" onClick={onClick}>
@@ -77,7 +88,17 @@ export function LoadMore({ hasMore, loading, onClick }: { hasMore: boolean; load
 }
 
 /** A destructive action asked twice, in place (no modal dialog to trap focus in). */
-export function ConfirmButton({ label, confirmLabel, onConfirm, disabled }: { label: string; confirmLabel: string; onConfirm: () => Promise<void> | void; disabled?: boolean }) {
+export function ConfirmButton({
+  label,
+  confirmLabel,
+  onConfirm,
+  disabled,
+}: {
+  label: string;
+  confirmLabel: string;
+  onConfirm: () => Promise<void> | void;
+  disabled?: boolean;
+}) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const confirm = useRef<HTMLButtonElement>(null);
@@ -119,7 +140,11 @@ export function ConfirmButton({ label, confirmLabel, onConfirm, disabled }: { la
 
 /** A status as a word plus a shape, so it does not rest on colour alone. */
 export function StatusBadge({ status }: { status: string }) {
-  const mark = /^(complete|succeeded|enabled|active)$/.test(status) ? '✓' : /^(failed|disabled|revoked)$/.test(status) ? '✕' : '…';
+  const mark = /^(complete|succeeded|enabled|active)$/.test(status)
+    ? '✓'
+    : /^(failed|disabled|revoked)$/.test(status)
+      ? '✕'
+      : '…';
   return (
     <span class={`badge badge-${status}`}>
       <span aria-hidden="true">{mark} </span>

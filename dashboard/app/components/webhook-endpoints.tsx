@@ -17,11 +17,27 @@ interface Draft {
 }
 
 /** The endpoint form, for creating and for editing: URL, description, the events it receives. */
-function EndpointForm({ initial, submitLabel, onSubmit, onCancel }: { initial: Draft; submitLabel: string; onSubmit: (draft: Draft) => Promise<void>; onCancel?: () => void }) {
+function EndpointForm({
+  initial,
+  submitLabel,
+  onSubmit,
+  onCancel,
+}: {
+  initial: Draft;
+  submitLabel: string;
+  onSubmit: (draft: Draft) => Promise<void>;
+  onCancel?: () => void;
+}) {
   const [draft, setDraft] = useState(initial);
   const action = useAction();
   const all = draft.events.includes('*');
-  const toggle = (name: EventName, on: boolean) => setDraft({ ...draft, events: on ? [...draft.events.filter((event) => event !== name), name] : draft.events.filter((event) => event !== name) });
+  const toggle = (name: EventName, on: boolean) =>
+    setDraft({
+      ...draft,
+      events: on
+        ? [...draft.events.filter((event) => event !== name), name]
+        : draft.events.filter((event) => event !== name),
+    });
   return (
     <form
       class="stacked-form"
@@ -32,20 +48,38 @@ function EndpointForm({ initial, submitLabel, onSubmit, onCancel }: { initial: D
     >
       <label>
         URL
-        <input type="url" required placeholder="https://shop.example/webhooks/visualizer" value={draft.url} onInput={(event) => setDraft({ ...draft, url: event.currentTarget.value })} />
+        <input
+          type="url"
+          required
+          placeholder="https://shop.example/webhooks/visualizer"
+          value={draft.url}
+          onInput={(event) => setDraft({ ...draft, url: event.currentTarget.value })}
+        />
       </label>
       <label>
         Description <span class="muted">(optional)</span>
-        <input type="text" maxLength={500} value={draft.description} onInput={(event) => setDraft({ ...draft, description: event.currentTarget.value })} />
+        <input
+          type="text"
+          maxLength={500}
+          value={draft.description}
+          onInput={(event) => setDraft({ ...draft, description: event.currentTarget.value })}
+        />
       </label>
       <fieldset>
         <legend>Events</legend>
         <label class="check">
-          <input type="checkbox" checked={all} onChange={(event) => toggle('*', event.currentTarget.checked)} /> Every event (<code>*</code>)
+          <input type="checkbox" checked={all} onChange={(event) => toggle('*', event.currentTarget.checked)} /> Every
+          event (<code>*</code>)
         </label>
         {eventNames.map((name) => (
           <label class="check" key={name}>
-            <input type="checkbox" disabled={all} checked={all || draft.events.includes(name)} onChange={(event) => toggle(name, event.currentTarget.checked)} /> <code>{name}</code>
+            <input
+              type="checkbox"
+              disabled={all}
+              checked={all || draft.events.includes(name)}
+              onChange={(event) => toggle(name, event.currentTarget.checked)}
+            />{' '}
+            <code>{name}</code>
           </label>
         ))}
       </fieldset>
@@ -68,14 +102,20 @@ function EndpointForm({ initial, submitLabel, onSubmit, onCancel }: { initial: D
 export function WebhookEndpoints() {
   const admin = useIsAdmin();
   const notify = useNotify();
-  const endpoints = usePaged<Endpoint>((startingAfter) => unwrap(api.GET('/v1/webhook-endpoints', { params: { query: { limit: 20, starting_after: startingAfter } } })), 'endpoints');
+  const endpoints = usePaged<Endpoint>(
+    (startingAfter) =>
+      unwrap(api.GET('/v1/webhook-endpoints', { params: { query: { limit: 20, starting_after: startingAfter } } })),
+    'endpoints',
+  );
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
   const row = useAction();
 
   const patch = (id: string, body: Schemas['UpdateWebhookEndpointRequest']) =>
-    unwrap(api.PATCH('/v1/webhook-endpoints/{id}', { params: { path: { id } }, body })).then((updated) => endpoints.replace((item) => item.id === id, updated));
+    unwrap(api.PATCH('/v1/webhook-endpoints/{id}', { params: { path: { id } }, body })).then((updated) =>
+      endpoints.replace((item) => item.id === id, updated),
+    );
 
   return (
     <section aria-labelledby="endpoints-heading">
@@ -91,7 +131,11 @@ export function WebhookEndpoints() {
           submitLabel="Create endpoint"
           onCancel={() => setCreating(false)}
           onSubmit={async (draft) => {
-            const made = await unwrap(api.POST('/v1/webhook-endpoints', { body: { url: draft.url, description: draft.description || null, enabledEvents: draft.events } }));
+            const made = await unwrap(
+              api.POST('/v1/webhook-endpoints', {
+                body: { url: draft.url, description: draft.description || null, enabledEvents: draft.events },
+              }),
+            );
             setSecret({ label: `Signing secret of ${made.url}`, value: made.secret });
             setCreating(false);
             endpoints.reload();
@@ -109,7 +153,11 @@ export function WebhookEndpoints() {
                 submitLabel="Save"
                 onCancel={() => setEditing(null)}
                 onSubmit={async (draft) => {
-                  await patch(endpoint.id, { url: draft.url, description: draft.description || null, enabledEvents: draft.events });
+                  await patch(endpoint.id, {
+                    url: draft.url,
+                    description: draft.description || null,
+                    enabledEvents: draft.events,
+                  });
                   setEditing(null);
                   notify('Endpoint saved.');
                 }}
@@ -120,7 +168,8 @@ export function WebhookEndpoints() {
                   <span class="url">{endpoint.url}</span> <StatusBadge status={endpoint.status} />
                 </h3>
                 <p class="muted">
-                  <code>{endpoint.id}</code> · events: {endpoint.enabledEvents.join(', ')} · updated {dateTime(endpoint.updatedAt)}
+                  <code>{endpoint.id}</code> · events: {endpoint.enabledEvents.join(', ')} · updated{' '}
+                  {dateTime(endpoint.updatedAt)}
                   {endpoint.description ? ` · ${endpoint.description}` : ''}
                   {endpoint.disabledReason ? ` · disabled: ${endpoint.disabledReason}` : ''}
                 </p>
@@ -147,8 +196,15 @@ export function WebhookEndpoints() {
                       confirmLabel="Rotate now"
                       onConfirm={() =>
                         row.run(async () => {
-                          const rotated = await unwrap(api.POST('/v1/webhook-endpoints/{id}/rotate-secret', { params: { path: { id: endpoint.id } } }));
-                          setSecret({ label: `New signing secret of ${endpoint.url} (the old one also signs until ${dateTime(rotated.previousSecretExpiresAt)})`, value: rotated.secret });
+                          const rotated = await unwrap(
+                            api.POST('/v1/webhook-endpoints/{id}/rotate-secret', {
+                              params: { path: { id: endpoint.id } },
+                            }),
+                          );
+                          setSecret({
+                            label: `New signing secret of ${endpoint.url} (the old one also signs until ${dateTime(rotated.previousSecretExpiresAt)})`,
+                            value: rotated.secret,
+                          });
                         })
                       }
                     />
@@ -157,7 +213,9 @@ export function WebhookEndpoints() {
                       confirmLabel={`Delete ${endpoint.url}`}
                       onConfirm={() =>
                         row.run(async () => {
-                          await unwrap(api.DELETE('/v1/webhook-endpoints/{id}', { params: { path: { id: endpoint.id } } }));
+                          await unwrap(
+                            api.DELETE('/v1/webhook-endpoints/{id}', { params: { path: { id: endpoint.id } } }),
+                          );
                           endpoints.replace((item) => item.id === endpoint.id, null);
                           notify('Endpoint deleted.');
                         })

@@ -6,7 +6,11 @@ import { href } from '../router.ts';
 
 /** Orders reported by the shop, newest first, with the visualization each is attributed to. */
 export function ConversionsPage() {
-  const list = usePaged<Schemas['Conversion']>((startingAfter) => unwrap(api.GET('/v1/conversions', { params: { query: { limit: 25, starting_after: startingAfter } } })), 'conversions');
+  const list = usePaged<Schemas['Conversion']>(
+    (startingAfter) =>
+      unwrap(api.GET('/v1/conversions', { params: { query: { limit: 25, starting_after: startingAfter } } })),
+    'conversions',
+  );
   return (
     <>
       <PageTitle>Conversions</PageTitle>
@@ -41,8 +45,20 @@ export function ConversionsPage() {
                 <td class="number">{money(conversion.totalCents, conversion.currency)}</td>
                 <td>{conversion.status}</td>
                 <td>{conversion.source}</td>
-                <td>{conversion.attribution ? <a href={href(`/generations/${encodeURIComponent(conversion.attribution.generationId)}`)}>{conversion.attribution.generationId}</a> : 'not attributed'}</td>
-                <td class="number">{conversion.attribution ? money(conversion.attribution.attributedRevenueCents, conversion.currency) : '—'}</td>
+                <td>
+                  {conversion.attribution ? (
+                    <a href={href(`/generations/${encodeURIComponent(conversion.attribution.generationId)}`)}>
+                      {conversion.attribution.generationId}
+                    </a>
+                  ) : (
+                    'not attributed'
+                  )}
+                </td>
+                <td class="number">
+                  {conversion.attribution
+                    ? money(conversion.attribution.attributedRevenueCents, conversion.currency)
+                    : '—'}
+                </td>
               </tr>
             ))}
           </tbody>

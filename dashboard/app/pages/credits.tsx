@@ -6,13 +6,18 @@ import { href } from '../router.ts';
 /** The balance, and the ledger behind it page by page. */
 export function CreditsPage() {
   const balance = useLoad(() => unwrap(api.GET('/v1/credits')), 'balance');
-  const ledger = usePaged<Schemas['CreditLedgerEntry']>((startingAfter) => unwrap(api.GET('/v1/credits/ledger', { params: { query: { limit: 25, starting_after: startingAfter } } })), 'ledger');
+  const ledger = usePaged<Schemas['CreditLedgerEntry']>(
+    (startingAfter) =>
+      unwrap(api.GET('/v1/credits/ledger', { params: { query: { limit: 25, starting_after: startingAfter } } })),
+    'ledger',
+  );
   return (
     <>
       <PageTitle>Credits</PageTitle>
       <ErrorText error={balance.error} />
       <p class="balance">
-        Balance: <strong>{balance.value ? balance.value.balance : '…'}</strong> credits <span class="muted">(a 1K image costs 1, 2K 2, 4K 3)</span>
+        Balance: <strong>{balance.value ? balance.value.balance : '…'}</strong> credits{' '}
+        <span class="muted">(a 1K image costs 1, 2K 2, 4K 3)</span>
       </p>
       <section aria-labelledby="ledger-heading">
         <h2 id="ledger-heading">Ledger</h2>
@@ -37,7 +42,13 @@ export function CreditsPage() {
                   <td class="number">{entry.delta > 0 ? `+${entry.delta}` : entry.delta}</td>
                   <td class="number">{entry.balanceAfter}</td>
                   <td>{entry.reason}</td>
-                  <td>{entry.reference?.startsWith('agen_') ? <a href={href(`/generations/${encodeURIComponent(entry.reference)}`)}>{entry.reference}</a> : (entry.reference ?? '—')}</td>
+                  <td>
+                    {entry.reference?.startsWith('agen_') ? (
+                      <a href={href(`/generations/${encodeURIComponent(entry.reference)}`)}>{entry.reference}</a>
+                    ) : (
+                      (entry.reference ?? '—')
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

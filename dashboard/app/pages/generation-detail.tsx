@@ -2,7 +2,16 @@ import { Fragment } from 'preact';
 import { api, baseUrl, unwrap } from '../api.ts';
 import { EventDeliveries } from '../components/event-deliveries.tsx';
 import { useNotify } from '../components/notices.tsx';
-import { ConfirmButton, ErrorText, GeneratedImage, PageTitle, StatusBadge, Time, ScrollTable, useAction } from '../components/ui.tsx';
+import {
+  ConfirmButton,
+  ErrorText,
+  GeneratedImage,
+  PageTitle,
+  StatusBadge,
+  Time,
+  ScrollTable,
+  useAction,
+} from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
 import { href, navigate } from '../router.ts';
 import { useIsAdmin } from '../session.ts';
@@ -42,7 +51,9 @@ function DeleteGeneration({ id, processing }: { id: string; processing: boolean 
  * of the API's Generation resource. Null when none did yet, or the answer failed.
  */
 async function renderEngineOf(id: string): Promise<string | null> {
-  const response = await fetch(`${baseUrl}/dashboard/generations/${encodeURIComponent(id)}/engine`, { credentials: 'same-origin' });
+  const response = await fetch(`${baseUrl}/dashboard/generations/${encodeURIComponent(id)}/engine`, {
+    credentials: 'same-origin',
+  });
   if (response.status !== 200) return null;
   return (await response.text()) || null;
 }
@@ -50,7 +61,10 @@ async function renderEngineOf(id: string): Promise<string | null> {
 /** One generation: every image variant, its products, hint, metadata, error, the engine that rendered it, and its events' deliveries. */
 export function GenerationDetailPage({ id }: { id: string }) {
   const generation = useLoad(() => unwrap(api.GET('/v1/generations/{id}', { params: { path: { id } } })), id);
-  const events = useLoad(() => unwrap(api.GET('/v1/events', { params: { query: { generationId: id, limit: 10 } } })), id);
+  const events = useLoad(
+    () => unwrap(api.GET('/v1/events', { params: { query: { generationId: id, limit: 10 } } })),
+    id,
+  );
   const engine = useLoad(() => renderEngineOf(id), id);
   const admin = useIsAdmin();
   const value = generation.value;
@@ -102,9 +116,14 @@ export function GenerationDetailPage({ id }: { id: string }) {
                 {value.imageVariants &&
                   (['list', 'card', 'detail'] as const).map((name) => (
                     <li key={name}>
-                      <GeneratedImage src={value.imageVariants![name].url} width={value.imageVariants![name].width} alt={`${name} variant, ${value.imageVariants![name].width} px wide`} />
+                      <GeneratedImage
+                        src={value.imageVariants![name].url}
+                        width={value.imageVariants![name].width}
+                        alt={`${name} variant, ${value.imageVariants![name].width} px wide`}
+                      />
                       <p>
-                        {name} ({value.imageVariants![name].width} px) — <a href={value.imageVariants![name].url}>open</a>
+                        {name} ({value.imageVariants![name].width} px) —{' '}
+                        <a href={value.imageVariants![name].url}>open</a>
                       </p>
                     </li>
                   ))}
@@ -131,14 +150,24 @@ export function GenerationDetailPage({ id }: { id: string }) {
                 <tbody>
                   {value.products.map((product) => (
                     <tr key={String(product.productId)}>
-                      <th scope="row">{product.productUrl ? <a href={product.productUrl}>{product.productTitle}</a> : product.productTitle}</th>
+                      <th scope="row">
+                        {product.productUrl ? (
+                          <a href={product.productUrl}>{product.productTitle}</a>
+                        ) : (
+                          product.productTitle
+                        )}
+                      </th>
                       <td>
                         <code>{String(product.productId)}</code>
                       </td>
                       <td>
                         <a href={product.imageUrl}>image</a>
                       </td>
-                      <td>{product.dimensions ? `${[product.dimensions.width, product.dimensions.height, product.dimensions.depth].filter((n) => n !== undefined).join(' × ')} ${product.dimensions.unit ?? 'cm'}` : '—'}</td>
+                      <td>
+                        {product.dimensions
+                          ? `${[product.dimensions.width, product.dimensions.height, product.dimensions.depth].filter((n) => n !== undefined).join(' × ')} ${product.dimensions.unit ?? 'cm'}`
+                          : '—'}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -166,7 +195,9 @@ export function GenerationDetailPage({ id }: { id: string }) {
       <section aria-labelledby="events-heading">
         <h2 id="events-heading">Webhook events</h2>
         <ErrorText error={events.error} />
-        {events.value && events.value.data.length === 0 && <p class="muted">No events yet (one is made when the generation completes or fails).</p>}
+        {events.value && events.value.data.length === 0 && (
+          <p class="muted">No events yet (one is made when the generation completes or fails).</p>
+        )}
         {events.value?.data.map((event) => (
           <article key={event.id} class="event">
             <h3>

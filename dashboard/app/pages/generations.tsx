@@ -16,7 +16,19 @@ function setFilter(query: URLSearchParams, name: string, value: string) {
   navigate(`/generations${search ? `?${search}` : ''}`, { replace: true });
 }
 
-function FilterSelect({ label, name, value, options, query }: { label: string; name: string; value: string; options: readonly string[]; query: URLSearchParams }) {
+function FilterSelect({
+  label,
+  name,
+  value,
+  options,
+  query,
+}: {
+  label: string;
+  name: string;
+  value: string;
+  options: readonly string[];
+  query: URLSearchParams;
+}) {
   return (
     <label>
       {label}
@@ -72,7 +84,11 @@ export function GenerationsPage({ query }: { query: URLSearchParams }) {
           <li key={generation.id}>
             <a href={href(`/generations/${encodeURIComponent(generation.id)}`)} class="card">
               {generation.imageVariants ? (
-                <GeneratedImage src={generation.imageVariants.list.url} width={generation.imageVariants.list.width} alt={`Result of ${generation.id}`} />
+                <GeneratedImage
+                  src={generation.imageVariants.list.url}
+                  width={generation.imageVariants.list.width}
+                  alt={`Result of ${generation.id}`}
+                />
               ) : (
                 <span class="placeholder" aria-hidden="true">
                   {generation.status === 'failed' ? '✕' : '…'}

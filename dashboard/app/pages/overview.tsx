@@ -30,11 +30,19 @@ export function OverviewPage() {
   const rangeKey = `${range.from}|${range.to}`;
 
   const daily = useLoad(
-    () => (valid ? unwrap(api.GET('/v1/analytics/daily', { params: { query: { ...query, storeId: chartStoreId || undefined } } })) : Promise.reject(new Error('The first day must not be after the last.'))),
+    () =>
+      valid
+        ? unwrap(
+            api.GET('/v1/analytics/daily', { params: { query: { ...query, storeId: chartStoreId || undefined } } }),
+          )
+        : Promise.reject(new Error('The first day must not be after the last.')),
     `${chartStoreId}|${rangeKey}`,
   );
   const summary = useLoad(
-    () => (summaryStore && valid ? unwrap(api.GET('/v1/analytics/summary', { params: { query: { storeId: summaryStore, ...query } } })) : Promise.resolve(null)),
+    () =>
+      summaryStore && valid
+        ? unwrap(api.GET('/v1/analytics/summary', { params: { query: { storeId: summaryStore, ...query } } }))
+        : Promise.resolve(null),
     `${summaryStore}|${rangeKey}`,
   );
   const storeOptions = (stores.value?.data ?? []).map((option) => (
@@ -69,11 +77,23 @@ export function OverviewPage() {
           <>
             <label>
               From
-              <input type="date" value={range.from} required onChange={(event) => event.currentTarget.value && setRange({ ...range, from: event.currentTarget.value })} />
+              <input
+                type="date"
+                value={range.from}
+                required
+                onChange={(event) =>
+                  event.currentTarget.value && setRange({ ...range, from: event.currentTarget.value })
+                }
+              />
             </label>
             <label>
               To (inclusive)
-              <input type="date" value={range.to} required onChange={(event) => event.currentTarget.value && setRange({ ...range, to: event.currentTarget.value })} />
+              <input
+                type="date"
+                value={range.to}
+                required
+                onChange={(event) => event.currentTarget.value && setRange({ ...range, to: event.currentTarget.value })}
+              />
             </label>
           </>
         )}
@@ -189,7 +209,12 @@ function Charts({ days }: { days: DailyFigures[] }) {
   }, [days]);
   return (
     <div class="charts">
-      <DailyChart id="chart-generations" title="Generations per day by status" days={charts.dates} series={charts.generations} />
+      <DailyChart
+        id="chart-generations"
+        title="Generations per day by status"
+        days={charts.dates}
+        series={charts.generations}
+      />
       <DailyChart id="chart-credits" title="Credits spent per day" days={charts.dates} series={charts.credits} />
       <DailyChart id="chart-conversions" title="Conversions per day" days={charts.dates} series={charts.conversions} />
       <DailyChart id="chart-revenue" title="Attributed revenue per day" days={charts.dates} series={charts.revenue} />

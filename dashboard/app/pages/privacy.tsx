@@ -22,7 +22,11 @@ export function PrivacyPage() {
   const [visitor, setVisitor] = useState<Visitor | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const erasures = usePaged<Erasure>((startingAfter) => unwrap(api.GET('/v1/visitor-erasures', { params: { query: { limit: 10, starting_after: startingAfter } } })), 'erasures');
+  const erasures = usePaged<Erasure>(
+    (startingAfter) =>
+      unwrap(api.GET('/v1/visitor-erasures', { params: { query: { limit: 10, starting_after: startingAfter } } })),
+    'erasures',
+  );
 
   const find = async (visitorId: string) => {
     setBusy(true);
@@ -41,8 +45,8 @@ export function PrivacyPage() {
     <>
       <PageTitle>Privacy</PageTitle>
       <p class="muted">
-        Answer a shopper's access or erasure request. A widget visitor is known by the id the SDK gave their browser: your page reads it with{' '}
-        <code>Visualizer.getIdentity().visitorId</code>, and orders you report carry it.
+        Answer a shopper's access or erasure request. A widget visitor is known by the id the SDK gave their browser:
+        your page reads it with <code>Visualizer.getIdentity().visitorId</code>, and orders you report carry it.
       </p>
       <form
         class="inline-form"
@@ -55,14 +59,28 @@ export function PrivacyPage() {
       >
         <label>
           Visitor id
-          <input type="search" required maxLength={256} value={typed} onInput={(event) => setTyped(event.currentTarget.value)} autoComplete="off" spellcheck={false} />
+          <input
+            type="search"
+            required
+            maxLength={256}
+            value={typed}
+            onInput={(event) => setTyped(event.currentTarget.value)}
+            autoComplete="off"
+            spellcheck={false}
+          />
         </label>
         <button type="submit" disabled={busy}>
           Look up
         </button>
       </form>
       <ErrorText error={error} />
-      {visitor && <Held visitor={visitor} onErasing={() => erasures.reload()} onErased={() => (erasures.reload(), void find(visitor.visitorId))} />}
+      {visitor && (
+        <Held
+          visitor={visitor}
+          onErasing={() => erasures.reload()}
+          onErased={() => (erasures.reload(), void find(visitor.visitorId))}
+        />
+      )}
       <Erasures list={erasures} />
     </>
   );
@@ -95,7 +113,11 @@ function Held({ visitor, onErasing, onErased }: { visitor: Visitor; onErasing: (
         <p>Nothing is held about this visitor.</p>
       ) : (
         <p class="buttons">
-          <a class="button-link" href={download} download={`visitor-${visitor.visitorId.replace(/[^\w.-]+/g, '_').slice(0, 64)}.json`}>
+          <a
+            class="button-link"
+            href={download}
+            download={`visitor-${visitor.visitorId.replace(/[^\w.-]+/g, '_').slice(0, 64)}.json`}
+          >
             Download as JSON
           </a>
           <span class="muted">for the shopper: everything listed here, as the API answers it.</span>
@@ -114,12 +136,22 @@ function Held({ visitor, onErasing, onErased }: { visitor: Visitor; onErasing: (
  * "Showing 100 of 250", when the answer left some out: the download holds only those shown, so the
  * page says where the rest are (the API's paged list of the kind) for a complete copy.
  */
-function Shown({ items, what }: { items: { total: number; data: unknown[]; has_more: boolean }; what: 'generations' | 'identities' | 'conversions' }) {
+function Shown({
+  items,
+  what,
+}: {
+  items: { total: number; data: unknown[]; has_more: boolean };
+  what: 'generations' | 'identities' | 'conversions';
+}) {
   if (!items.has_more) return null;
   return (
     <p class="muted">
-      Showing the newest {items.data.length} of {items.total} {what}. The download holds only these: for a complete copy, page through all of them with the API
-      (<code>GET /v1/visitors/{'{visitorId}'}/{what}</code>). An erasure takes them all.
+      Showing the newest {items.data.length} of {items.total} {what}. The download holds only these: for a complete
+      copy, page through all of them with the API (
+      <code>
+        GET /v1/visitors/{'{visitorId}'}/{what}
+      </code>
+      ). An erasure takes them all.
     </p>
   );
 }
@@ -263,8 +295,9 @@ function Erase({ visitor, onErasing, onErased }: { visitor: Visitor; onErasing: 
     <div class="erase">
       <h3>Erase</h3>
       <p>
-        Deletes the visitor's generations with their images and their identities, and removes the visitor and session ids from their conversions, which stay for
-        your revenue figures. The record of the erasure keeps who asked and how much was erased, never the visitor's ids.
+        Deletes the visitor's generations with their images and their identities, and removes the visitor and session
+        ids from their conversions, which stay for your revenue figures. The record of the erasure keeps who asked and
+        how much was erased, never the visitor's ids.
       </p>
       {admin ? (
         <ConfirmButton
@@ -273,7 +306,9 @@ function Erase({ visitor, onErasing, onErased }: { visitor: Visitor; onErasing: 
           onConfirm={async () => {
             setError(null);
             try {
-              const erasure = await unwrap(api.DELETE('/v1/visitors/{visitorId}', { params: { path: { visitorId: visitor.visitorId } } }));
+              const erasure = await unwrap(
+                api.DELETE('/v1/visitors/{visitorId}', { params: { path: { visitorId: visitor.visitorId } } }),
+              );
               setStarted(erasure);
               notify('Erasure started.');
               onErasing();
@@ -312,8 +347,9 @@ function ErasureProgress({ erasure, onErased }: { erasure: Erasure; onErased: ()
   }, [current]);
   return (
     <p class="erasure-progress" role="status">
-      <StatusBadge status={current.status} /> Erasure {current.status === 'complete' ? 'complete' : 'under way'}: {current.generationsDeleted} generations and{' '}
-      {current.identitiesDeleted} identities deleted, {current.conversionsUnlinked} conversions unlinked so far.
+      <StatusBadge status={current.status} /> Erasure {current.status === 'complete' ? 'complete' : 'under way'}:{' '}
+      {current.generationsDeleted} generations and {current.identitiesDeleted} identities deleted,{' '}
+      {current.conversionsUnlinked} conversions unlinked so far.
     </p>
   );
 }
@@ -322,7 +358,9 @@ function Erasures({ list }: { list: Paged<Erasure> }) {
   return (
     <section aria-labelledby="erasures-heading">
       <h2 id="erasures-heading">Erasures</h2>
-      <p class="muted">Every erasure requested, newest first: who asked, when, and how much it erased. They name no visitor.</p>
+      <p class="muted">
+        Every erasure requested, newest first: who asked, when, and how much it erased. They name no visitor.
+      </p>
       <ErrorText error={list.error} />
       {!list.loading && !list.error && list.items.length === 0 && <p class="muted">No erasure requested yet.</p>}
       {list.items.length > 0 && (

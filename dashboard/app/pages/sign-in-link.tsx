@@ -4,7 +4,13 @@ import { ErrorText, PageTitle, useAction } from '../components/ui.tsx';
 import { href } from '../router.ts';
 
 /** A one-time sign-in link (`npm start` prints one): redeemed with `POST /v1/session {token}`. */
-export function SignInLinkPage({ token, onSignedIn }: { token: string; onSignedIn: (session: SessionResource) => void }) {
+export function SignInLinkPage({
+  token,
+  onSignedIn,
+}: {
+  token: string;
+  onSignedIn: (session: SessionResource) => void;
+}) {
   const { error, run, setError } = useAction();
   useEffect(() => {
     if (!token) setError('This link has no token. Open the whole link you were given.');

@@ -18,18 +18,35 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (session: SessionResour
       >
         <label>
           Email
-          <input type="email" name="email" autocomplete="username" required value={email} onInput={(event) => setEmail(event.currentTarget.value)} />
+          <input
+            type="email"
+            name="email"
+            autocomplete="username"
+            required
+            value={email}
+            onInput={(event) => setEmail(event.currentTarget.value)}
+          />
         </label>
         <label>
           Password
-          <input type="password" name="password" autocomplete="current-password" required value={password} onInput={(event) => setPassword(event.currentTarget.value)} />
+          <input
+            type="password"
+            name="password"
+            autocomplete="current-password"
+            required
+            value={password}
+            onInput={(event) => setPassword(event.currentTarget.value)}
+          />
         </label>
         <ErrorText error={error} />
         <button type="submit" disabled={busy}>
           Sign in
         </button>
       </form>
-      <p class="muted">No account yet? An admin of your organization invites you from the Team page, or the operator with <code>visualizer users invite</code>.</p>
+      <p class="muted">
+        No account yet? An admin of your organization invites you from the Team page, or the operator with{' '}
+        <code>visualizer users invite</code>.
+      </p>
     </main>
   );
 }

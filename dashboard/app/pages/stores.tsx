@@ -10,8 +10,16 @@ type Widget = Schemas['Widget'];
 
 export function StoresPage() {
   const session = useSession();
-  const stores = usePaged<Schemas['Store']>((startingAfter) => unwrap(api.GET('/v1/stores', { params: { query: { limit: 20, starting_after: startingAfter } } })), 'stores');
-  const widgets = usePaged<Widget>((startingAfter) => unwrap(api.GET('/v1/widgets', { params: { query: { limit: 20, starting_after: startingAfter } } })), 'widgets');
+  const stores = usePaged<Schemas['Store']>(
+    (startingAfter) =>
+      unwrap(api.GET('/v1/stores', { params: { query: { limit: 20, starting_after: startingAfter } } })),
+    'stores',
+  );
+  const widgets = usePaged<Widget>(
+    (startingAfter) =>
+      unwrap(api.GET('/v1/widgets', { params: { query: { limit: 20, starting_after: startingAfter } } })),
+    'widgets',
+  );
   return (
     <>
       <PageTitle>Stores & widgets</PageTitle>
@@ -105,7 +113,8 @@ function WidgetRow({ widget, onSaved }: { widget: Widget; onSaved: (widget: Widg
             <dd>{widget.imageSize}</dd>
             <dt>Daily caps</dt>
             <dd>
-              {widget.dailyGenerationCap} generations, {widget.dailyCreditCap === null ? 'no credit cap' : `${widget.dailyCreditCap} credits`}
+              {widget.dailyGenerationCap} generations,{' '}
+              {widget.dailyCreditCap === null ? 'no credit cap' : `${widget.dailyCreditCap} credits`}
             </dd>
             <dt>Used today (UTC)</dt>
             <dd>
@@ -137,8 +146,13 @@ function UsageToday({ widget }: { widget: Widget }) {
   const { generations, credits } = widget.usageToday;
   // Full once the next generation would pass a cap (as the form's sizes say, 1K costs 1 credit, 2K 2, 4K 3).
   const cost = { '1K': 1, '2K': 2, '4K': 3 }[widget.imageSize];
-  const full = generations >= widget.dailyGenerationCap || (widget.dailyCreditCap !== null && credits + cost > widget.dailyCreditCap);
-  const spent = widget.dailyCreditCap === null ? `${credits} credit${credits === 1 ? '' : 's'}` : `${credits} of ${widget.dailyCreditCap} credits`;
+  const full =
+    generations >= widget.dailyGenerationCap ||
+    (widget.dailyCreditCap !== null && credits + cost > widget.dailyCreditCap);
+  const spent =
+    widget.dailyCreditCap === null
+      ? `${credits} credit${credits === 1 ? '' : 's'}`
+      : `${credits} of ${widget.dailyCreditCap} credits`;
   return (
     <>
       {generations} of {widget.dailyGenerationCap} generations, {spent}
@@ -147,7 +161,15 @@ function UsageToday({ widget }: { widget: Widget }) {
   );
 }
 
-function WidgetForm({ widget, onCancel, onSaved }: { widget: Widget; onCancel: () => void; onSaved: (widget: Widget) => void }) {
+function WidgetForm({
+  widget,
+  onCancel,
+  onSaved,
+}: {
+  widget: Widget;
+  onCancel: () => void;
+  onSaved: (widget: Widget) => void;
+}) {
   const notify = useNotify();
   const [origins, setOrigins] = useState(widget.allowedOrigins.join('\n'));
   const [cap, setCap] = useState(String(widget.dailyGenerationCap));
@@ -184,11 +206,24 @@ function WidgetForm({ widget, onCancel, onSaved }: { widget: Widget; onCancel: (
       </label>
       <label>
         Daily generation cap
-        <input type="number" min={1} step={1} required value={cap} onInput={(event) => setCap(event.currentTarget.value)} />
+        <input
+          type="number"
+          min={1}
+          step={1}
+          required
+          value={cap}
+          onInput={(event) => setCap(event.currentTarget.value)}
+        />
       </label>
       <label>
         Daily credit cap <span class="muted">(credits a UTC day; refunded ones do not count; empty for no cap)</span>
-        <input type="number" min={1} step={1} value={creditCap} onInput={(event) => setCreditCap(event.currentTarget.value)} />
+        <input
+          type="number"
+          min={1}
+          step={1}
+          value={creditCap}
+          onInput={(event) => setCreditCap(event.currentTarget.value)}
+        />
       </label>
       <label>
         Mode

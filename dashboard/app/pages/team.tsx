@@ -1,7 +1,17 @@
 import { useState } from 'preact/hooks';
 import { api, unwrap, type Role, type Schemas } from '../api.ts';
 import { useNotify } from '../components/notices.tsx';
-import { ConfirmButton, ErrorText, LoadMore, PageTitle, ShownOnce, StatusBadge, Time, useAction, ScrollTable } from '../components/ui.tsx';
+import {
+  ConfirmButton,
+  ErrorText,
+  LoadMore,
+  PageTitle,
+  ShownOnce,
+  StatusBadge,
+  Time,
+  useAction,
+  ScrollTable,
+} from '../components/ui.tsx';
 import { useLoad, usePaged } from '../hooks.ts';
 import { useIsAdmin, useSession } from '../session.ts';
 
@@ -24,7 +34,11 @@ export function TeamPage() {
 function Users() {
   const self = useSession().user;
   const notify = useNotify();
-  const users = usePaged<TeamUser>((startingAfter) => unwrap(api.GET('/v1/users', { params: { query: { limit: 25, starting_after: startingAfter } } })), 'users');
+  const users = usePaged<TeamUser>(
+    (startingAfter) =>
+      unwrap(api.GET('/v1/users', { params: { query: { limit: 25, starting_after: startingAfter } } })),
+    'users',
+  );
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('viewer');
   const [link, setLink] = useState<Invitation | null>(null);
@@ -62,7 +76,13 @@ function Users() {
           </button>
         </form>
         <ErrorText error={invite.error} />
-        {link && <ShownOnce label={`Invitation link for ${link.email} (send it to them; valid until ${new Date(link.expiresAt).toLocaleString()})`} value={link.url} onDone={() => setLink(null)} />}
+        {link && (
+          <ShownOnce
+            label={`Invitation link for ${link.email} (send it to them; valid until ${new Date(link.expiresAt).toLocaleString()})`}
+            value={link.url}
+            onDone={() => setLink(null)}
+          />
+        )}
       </section>
       <section aria-labelledby="users-heading">
         <h2 id="users-heading">Users</h2>
@@ -98,7 +118,9 @@ function Users() {
                         const next = event.currentTarget.value as Role;
                         void row.run(async () => {
                           try {
-                            const saved = await unwrap(api.PATCH('/v1/users/{id}', { params: { path: { id: user.id } }, body: { role: next } }));
+                            const saved = await unwrap(
+                              api.PATCH('/v1/users/{id}', { params: { path: { id: user.id } }, body: { role: next } }),
+                            );
                             users.replace((item) => item.id === user.id, saved);
                             notify(`${user.email} is now ${next}.`);
                           } catch (error) {
@@ -126,7 +148,12 @@ function Users() {
                   </td>
                   <td class="actions">
                     {user.status === 'active' && (
-                      <button type="button" class="secondary small" aria-expanded={sessionsOf === user.id} onClick={() => setSessionsOf(sessionsOf === user.id ? null : user.id)}>
+                      <button
+                        type="button"
+                        class="secondary small"
+                        aria-expanded={sessionsOf === user.id}
+                        onClick={() => setSessionsOf(sessionsOf === user.id ? null : user.id)}
+                      >
                         Sessions
                       </button>
                     )}
@@ -148,7 +175,13 @@ function Users() {
           </table>
         </ScrollTable>
         <LoadMore hasMore={users.hasMore} loading={users.loading} onClick={users.loadMore} />
-        {sessionsOf && sessionsOf !== self.id && <Sessions userId={sessionsOf} title={`Sessions of ${users.items.find((user) => user.id === sessionsOf)?.email ?? sessionsOf}`} other />}
+        {sessionsOf && sessionsOf !== self.id && (
+          <Sessions
+            userId={sessionsOf}
+            title={`Sessions of ${users.items.find((user) => user.id === sessionsOf)?.email ?? sessionsOf}`}
+            other
+          />
+        )}
       </section>
     </>
   );
@@ -156,7 +189,10 @@ function Users() {
 
 function Sessions({ userId, title, other = false }: { userId: string; title: string; other?: boolean }) {
   const notify = useNotify();
-  const sessions = useLoad(() => unwrap(api.GET('/v1/sessions', { params: { query: other ? { userId } : {} } })), userId);
+  const sessions = useLoad(
+    () => unwrap(api.GET('/v1/sessions', { params: { query: other ? { userId } : {} } })),
+    userId,
+  );
   const revoke = useAction();
   return (
     <section aria-labelledby={`sessions-${userId}`}>

@@ -77,7 +77,10 @@ describe('dedup cdn', () => {
       assert.equal(registered.servedByApp, true);
       await registered.put('a/b.png', red, { contentType: 'image/png', visibility: 'public' });
       assert.ok(statSync(path.join(dataDir, 'images/public/a/b.png')).isFile());
-      await assert.rejects(async () => dedupPlugin.register({ ...context, options: { directory: 'x' } as never }), /unknown settings: directory/);
+      await assert.rejects(
+        async () => dedupPlugin.register({ ...context, options: { directory: 'x' } as never }),
+        /unknown settings: directory/,
+      );
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -36,34 +36,63 @@ describe('remote engine plugin', () => {
   it('registers as the renderer and sends the photo, the products and its key to the API', async () => {
     assert.deepEqual(remoteEnginePlugin.provides, ['renderer']);
     const { renderer } = await remoteEnginePlugin.register(pluginContext({ baseUrl: remote.url, apiKey }));
-    const result = await renderer.render({ mode: 'virtual-try-on', imageSize: '1K', photo, products: [product(image, { productTitle: 'Blue coat' })], hint: 'open collar' });
+    const result = await renderer.render({
+      mode: 'virtual-try-on',
+      imageSize: '1K',
+      photo,
+      products: [product(image, { productTitle: 'Blue coat' })],
+      hint: 'open collar',
+    });
     assert.equal(result.contentType, 'image/jpeg');
     const sent = remote.received.at(-1)!;
     assert.equal(sent.authorization, `Bearer ${apiKey}`);
     assert.deepEqual(
-      { mode: sent.body.mode, size: sent.body.size, hint: sent.body.hint, photo: sent.body.photo.mimeType, products: sent.body.products.map(({ title, mimeType }) => [title, mimeType]) },
-      { mode: 'virtual-try-on', size: '1K', hint: 'open collar', photo: 'image/jpeg', products: [['Blue coat', 'image/png']] },
+      {
+        mode: sent.body.mode,
+        size: sent.body.size,
+        hint: sent.body.hint,
+        photo: sent.body.photo.mimeType,
+        products: sent.body.products.map(({ title, mimeType }) => [title, mimeType]),
+      },
+      {
+        mode: 'virtual-try-on',
+        size: '1K',
+        hint: 'open collar',
+        photo: 'image/jpeg',
+        products: [['Blue coat', 'image/png']],
+      },
     );
   });
 
   it("fails as renderer_unavailable, not as the shop's error, when the API refuses the key", async () => {
     const { renderer } = await remoteEnginePlugin.register(pluginContext({ baseUrl: remote.url, apiKey: 'revoked' }));
-    const error = await renderer.render({ mode: 'room-visualizer', imageSize: '1K', photo, products: [product(image)], hint: null }).then(
-      () => assert.fail('expected the render to fail'),
-      (error: unknown) => error,
-    );
+    const error = await renderer
+      .render({ mode: 'room-visualizer', imageSize: '1K', photo, products: [product(image)], hint: null })
+      .then(
+        () => assert.fail('expected the render to fail'),
+        (error: unknown) => error,
+      );
     assert.ok(error instanceof RenderError);
     assert.equal(error.code, 'renderer_unavailable');
     assert.equal(error.transient, true);
   });
 
   it('refuses options it cannot work with', async () => {
-    await assert.rejects(async () => remoteEnginePlugin.register(pluginContext({ apiKey })), /baseUrl must be an http or https URL/);
-    await assert.rejects(async () => remoteEnginePlugin.register(pluginContext({ baseUrl: remote.url, apiKey, region: 'eu' } as never)), /unknown settings: region/);
+    await assert.rejects(
+      async () => remoteEnginePlugin.register(pluginContext({ apiKey })),
+      /baseUrl must be an http or https URL/,
+    );
+    await assert.rejects(
+      async () => remoteEnginePlugin.register(pluginContext({ baseUrl: remote.url, apiKey, region: 'eu' } as never)),
+      /unknown settings: region/,
+    );
     const saved = process.env.REMOTE_ENGINE_API_KEY;
     delete process.env.REMOTE_ENGINE_API_KEY;
     try {
-      await assert.rejects(async () => remoteEnginePlugin.register(pluginContext({ baseUrl: remote.url })), /needs an API key/);
+      await assert.rejects(
+        async () => remoteEnginePlugin.register(pluginContext({ baseUrl: remote.url })),
+        /needs an API key/,
+      );
     } finally {
       if (saved !== undefined) process.env.REMOTE_ENGINE_API_KEY = saved;
     }

@@ -6,7 +6,13 @@ import type { RenderFault } from 'visualizer/testing';
 /** One request the fake received, for tests to check what the engine sent. */
 export interface ReceivedRender {
   authorization: string | undefined;
-  body: { mode: string; size: string; hint: string | null; photo: { mimeType: string }; products: Array<{ title: string; mimeType: string }> };
+  body: {
+    mode: string;
+    size: string;
+    hint: string | null;
+    photo: { mimeType: string };
+    products: Array<{ title: string; mimeType: string }>;
+  };
 }
 
 export interface FakeRemote {
@@ -33,9 +39,13 @@ export async function startFakeRemote({ apiKey }: { apiKey: string }): Promise<F
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
-    if (request.method !== 'POST' || request.url !== '/v1/renders') return json(response, 404, { error: { code: 'not_found', message: 'No such route.' } });
-    if (request.headers.authorization !== `Bearer ${apiKey}`) return json(response, 401, { error: { code: 'unauthorized', message: 'Unknown API key.' } });
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ReceivedRender['body'] & { photo: { data: string; mimeType: string } };
+    if (request.method !== 'POST' || request.url !== '/v1/renders')
+      return json(response, 404, { error: { code: 'not_found', message: 'No such route.' } });
+    if (request.headers.authorization !== `Bearer ${apiKey}`)
+      return json(response, 401, { error: { code: 'unauthorized', message: 'Unknown API key.' } });
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ReceivedRender['body'] & {
+      photo: { data: string; mimeType: string };
+    };
     fake.received.push({ authorization: request.headers.authorization, body });
     switch (fake.fault) {
       case 'rate_limited':
@@ -45,7 +55,9 @@ export async function startFakeRemote({ apiKey }: { apiKey: string }): Promise<F
       case 'timeout':
         return; // No answer: the engine's own timeout must end the wait.
       case 'moderation':
-        return json(response, 422, { error: { code: 'moderation', message: 'The photo shows content this API does not render.' } });
+        return json(response, 422, {
+          error: { code: 'moderation', message: 'The photo shows content this API does not render.' },
+        });
       case 'malformed':
         return response.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Bad gateway</body></html>');
       case null:
@@ -54,7 +66,9 @@ export async function startFakeRemote({ apiKey }: { apiKey: string }): Promise<F
   }
 
   const server = createServer((request, response) => {
-    handle(request, response).catch((error: Error) => json(response, 500, { error: { code: 'internal', message: error.message } }));
+    handle(request, response).catch((error: Error) =>
+      json(response, 500, { error: { code: 'internal', message: error.message } }),
+    );
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

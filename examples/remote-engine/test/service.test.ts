@@ -28,12 +28,17 @@ describe('visualizer serve with the remote engine', { timeout: 120_000 }, () => 
   before(async () => {
     remote = await startFakeRemote({ apiKey: 'service-key' });
     const scarf = await productImage('#2e8b57');
-    shop = await startHttpsReceiver((_request, response) => void response.writeHead(200, { 'content-type': 'image/png' }).end(scarf));
+    shop = await startHttpsReceiver(
+      (_request, response) => void response.writeHead(200, { 'content-type': 'image/png' }).end(scarf),
+    );
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-remote-engine-serve-'));
     const caFile = path.join(dataDir, 'test-ca.pem');
     writeFileSync(caFile, shop.caPem);
     const configFile = path.join(dataDir, 'visualizer.json');
-    writeFileSync(configFile, JSON.stringify({ pluginOptions: { 'remote-engine': { baseUrl: remote.url, timeoutMs: 30_000 } } }));
+    writeFileSync(
+      configFile,
+      JSON.stringify({ pluginOptions: { 'remote-engine': { baseUrl: remote.url, timeoutMs: 30_000 } } }),
+    );
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       PORT: '0',
@@ -48,7 +53,11 @@ describe('visualizer serve with the remote engine', { timeout: 120_000 }, () => 
       NODE_EXTRA_CA_CERTS: caFile,
     };
     for (const name of ['DATABASE_URL', 'VISUALIZER_PUBLIC_URL', 'VISUALIZER_CDN']) delete env[name];
-    server = spawn(path.join(exampleDir, 'node_modules/.bin/visualizer'), ['serve'], { cwd: exampleDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    server = spawn(path.join(exampleDir, 'node_modules/.bin/visualizer'), ['serve'], {
+      cwd: exampleDir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     server.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
     const lines = createInterface({ input: server.stdout! });
     lines.on('line', (line) => {
@@ -56,7 +65,9 @@ describe('visualizer serve with the remote engine', { timeout: 120_000 }, () => 
       apiKey ??= /^\s*apiKey\s+(visualizer_\S+)/.exec(line)?.[1] as string;
       baseUrl ??= /^Visualizer listening on (\S+) /.exec(line)?.[1] as string;
     });
-    const exited = once(server, 'exit').then(([code]) => assert.fail(`serve exited with ${code}:\n${output.join('\n')}`));
+    const exited = once(server, 'exit').then(([code]) =>
+      assert.fail(`serve exited with ${code}:\n${output.join('\n')}`),
+    );
     await Promise.race([waitFor('serve to listen', () => Boolean(baseUrl), 60_000), exited]);
     assert.ok(apiKey, `the first start printed the development organization's key:\n${output.join('\n')}`);
   });
@@ -79,7 +90,9 @@ describe('visualizer serve with the remote engine', { timeout: 120_000 }, () => 
         mode: 'virtual-try-on',
         image: `data:image/jpeg;base64,${(await gradientPhoto()).toString('base64')}`,
         imageSize: '1K',
-        products: [{ productId: 'sku-1', productTitle: 'Green scarf', imageUrl: `${shop.url}/products/green-scarf.png` }],
+        products: [
+          { productId: 'sku-1', productTitle: 'Green scarf', imageUrl: `${shop.url}/products/green-scarf.png` },
+        ],
       }),
     });
     const accepted = (await created.json()) as { id: string };
@@ -87,11 +100,17 @@ describe('visualizer serve with the remote engine', { timeout: 120_000 }, () => 
 
     let generation: { status: string; imageUrl: string | null } = { status: 'processing', imageUrl: null };
     // One request a quarter second: the API's read limit is for shops, not for a test's loop.
-    await waitFor('the generation to finish', async () => {
-      const response = await fetch(`${baseUrl}/v1/generations/${accepted.id}`, { headers: { authorization: `Bearer ${apiKey}` } });
-      generation = (await response.json()) as typeof generation;
-      return generation.status !== 'processing';
-    }, { timeoutMs: 60_000, intervalMs: 250 });
+    await waitFor(
+      'the generation to finish',
+      async () => {
+        const response = await fetch(`${baseUrl}/v1/generations/${accepted.id}`, {
+          headers: { authorization: `Bearer ${apiKey}` },
+        });
+        generation = (await response.json()) as typeof generation;
+        return generation.status !== 'processing';
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
     assert.equal(generation.status, 'complete', `${JSON.stringify(generation)}\n${output.join('\n')}`);
     // The stored result, from the service's own CDN route (its public URL names localhost).
     const result = await fetch(`${baseUrl}${new URL(generation.imageUrl!).pathname}`);
@@ -100,6 +119,9 @@ describe('visualizer serve with the remote engine', { timeout: 120_000 }, () => 
     await result.arrayBuffer();
     assert.equal(remote.received.length, 1, 'one request reached the remote API');
     assert.equal(remote.received[0]!.authorization, 'Bearer service-key', 'with the key from REMOTE_ENGINE_API_KEY');
-    assert.deepEqual(remote.received[0]!.body.products.map(({ title }) => title), ['Green scarf']);
+    assert.deepEqual(
+      remote.received[0]!.body.products.map(({ title }) => title),
+      ['Green scarf'],
+    );
   });
 });

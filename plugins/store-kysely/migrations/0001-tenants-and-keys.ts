@@ -22,7 +22,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('attribution_window_days', 'integer', (col) => col.notNull().defaultTo(7))
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .execute();
-  await db.schema.createIndex('stores_by_organization').on('stores').columns(['organization_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('stores_by_organization')
+    .on('stores')
+    .columns(['organization_id', 'created_at'])
+    .execute();
 
   // Secret (`visualizer_`) and conversion (`viz_`) keys share one table: same lifecycle, told apart by `kind`.
   await db.schema
@@ -37,7 +41,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('revoked_at', 'bigint')
     .addColumn('last_used_at', 'bigint')
     .execute();
-  await db.schema.createIndex('api_keys_by_organization').on('api_keys').columns(['organization_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('api_keys_by_organization')
+    .on('api_keys')
+    .columns(['organization_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('credit_ledger')
@@ -49,7 +57,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('reference', 'text')
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .execute();
-  await db.schema.createIndex('credit_ledger_by_organization').on('credit_ledger').columns(['organization_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('credit_ledger_by_organization')
+    .on('credit_ledger')
+    .columns(['organization_id', 'created_at'])
+    .execute();
 }
 
 function sqlNonNegative(column: string) {

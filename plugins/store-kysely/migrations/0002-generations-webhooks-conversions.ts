@@ -30,9 +30,21 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .addColumn('completed_at', 'bigint')
     .execute();
-  await db.schema.createIndex('generations_by_organization').on('generations').columns(['organization_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('generations_by_visitor').on('generations').columns(['store_id', 'visitor_id', 'created_at']).execute();
-  await db.schema.createIndex('generations_by_session').on('generations').columns(['store_id', 'session_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('generations_by_organization')
+    .on('generations')
+    .columns(['organization_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('generations_by_visitor')
+    .on('generations')
+    .columns(['store_id', 'visitor_id', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('generations_by_session')
+    .on('generations')
+    .columns(['store_id', 'session_id', 'created_at'])
+    .execute();
 
   // Keys are scoped per organization: the same key in two organizations names two actions.
   await db.schema
@@ -59,7 +71,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .addColumn('updated_at', 'bigint', (col) => col.notNull())
     .execute();
-  await db.schema.createIndex('webhook_endpoints_by_organization').on('webhook_endpoints').columns(['organization_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('webhook_endpoints_by_organization')
+    .on('webhook_endpoints')
+    .columns(['organization_id', 'created_at'])
+    .execute();
 
   // The outbox: an event row is written in the same transaction as the change that causes it.
   await db.schema
@@ -70,7 +86,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('body', 'text', (col) => col.notNull())
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .execute();
-  await db.schema.createIndex('events_by_organization').on('events').columns(['organization_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('events_by_organization')
+    .on('events')
+    .columns(['organization_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('event_deliveries')
@@ -84,7 +104,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .addColumn('updated_at', 'bigint', (col) => col.notNull())
     .execute();
-  await db.schema.createIndex('event_deliveries_due').on('event_deliveries').columns(['status', 'next_attempt_at']).execute();
+  await db.schema
+    .createIndex('event_deliveries_due')
+    .on('event_deliveries')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
   await db.schema.createIndex('event_deliveries_by_event').on('event_deliveries').columns(['event_id']).execute();
 
   await db.schema
@@ -97,7 +121,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('duration_ms', 'integer', (col) => col.notNull())
     .addColumn('response_body', 'text')
     .execute();
-  await db.schema.createIndex('delivery_attempts_by_delivery').on('delivery_attempts').columns(['delivery_id', 'attempted_at']).execute();
+  await db.schema
+    .createIndex('delivery_attempts_by_delivery')
+    .on('delivery_attempts')
+    .columns(['delivery_id', 'attempted_at'])
+    .execute();
 
   // One row per (store, order): server and browser reports of the same order merge into it.
   await db.schema
@@ -120,5 +148,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'bigint', (col) => col.notNull())
     .addUniqueConstraint('conversions_store_order', ['store_id', 'order_id'])
     .execute();
-  await db.schema.createIndex('conversions_by_organization').on('conversions').columns(['organization_id', 'order_created_at']).execute();
+  await db.schema
+    .createIndex('conversions_by_organization')
+    .on('conversions')
+    .columns(['organization_id', 'order_created_at'])
+    .execute();
 }

@@ -17,11 +17,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('daily_generation_cap', 'integer', (col) => col.notNull())
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .execute();
-  await db.schema.createIndex('widgets_by_organization').on('widgets').columns(['organization_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('widgets_by_organization')
+    .on('widgets')
+    .columns(['organization_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema.alterTable('conversions').addColumn('attributed_revenue_cents', 'bigint').execute();
   await db.schema.alterTable('conversions').addColumn('attributed_items', 'text').execute();
-  await db.schema.createIndex('conversions_by_store').on('conversions').columns(['store_id', 'order_created_at']).execute();
+  await db.schema
+    .createIndex('conversions_by_store')
+    .on('conversions')
+    .columns(['store_id', 'order_created_at'])
+    .execute();
 
   // One row per visitor of a store: the latest user id and traits `identify` linked to it.
   await db.schema
@@ -36,7 +44,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'bigint', (col) => col.notNull())
     .addPrimaryKeyConstraint('visitor_identities_pk', ['store_id', 'visitor_id'])
     .execute();
-  await db.schema.createIndex('visitor_identities_by_update').on('visitor_identities').columns(['store_id', 'updated_at']).execute();
+  await db.schema
+    .createIndex('visitor_identities_by_update')
+    .on('visitor_identities')
+    .columns(['store_id', 'updated_at'])
+    .execute();
 
   await db.schema.createIndex('generations_by_widget').on('generations').columns(['widget_id', 'created_at']).execute();
   await db.schema.createIndex('generations_by_store').on('generations').columns(['store_id', 'created_at']).execute();

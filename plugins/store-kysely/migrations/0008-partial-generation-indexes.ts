@@ -18,6 +18,11 @@ const partial = [
 export async function up(db: Kysely<any>): Promise<void> {
   for (const index of partial) {
     await db.schema.dropIndex(index.name).execute();
-    await db.schema.createIndex(index.name).on('generations').columns([...index.columns]).where(index.present, 'is not', null).execute();
+    await db.schema
+      .createIndex(index.name)
+      .on('generations')
+      .columns([...index.columns])
+      .where(index.present, 'is not', null)
+      .execute();
   }
 }

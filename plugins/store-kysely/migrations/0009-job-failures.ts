@@ -6,5 +6,8 @@ import type { Kysely } from 'kysely';
  * retries for the engine's own transient errors afterwards.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('jobs').addColumn('failures', 'integer', (col) => col.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('jobs')
+    .addColumn('failures', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
 }

@@ -15,7 +15,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   else await postgresUp(db);
   // Listing an organization's ledger now reads this index backwards; the one by time served nothing else.
   await db.schema.dropIndex('credit_ledger_by_organization').ifExists().execute();
-  await db.schema.createIndex('credit_ledger_by_organization').on('credit_ledger').columns(['organization_id', 'seq']).execute();
+  await db.schema
+    .createIndex('credit_ledger_by_organization')
+    .on('credit_ledger')
+    .columns(['organization_id', 'seq'])
+    .execute();
 }
 
 /**
@@ -53,5 +57,7 @@ async function postgresUp(db: Kysely<any>): Promise<void> {
     where credit_ledger.id = numbered.id`.execute(db);
   await sql`alter table credit_ledger alter column seq set not null`.execute(db);
   await sql`alter table credit_ledger alter column seq add generated always as identity`.execute(db);
-  await sql`select setval(pg_get_serial_sequence('credit_ledger', 'seq'), (select coalesce(max(seq), 0) + 1 from credit_ledger), false)`.execute(db);
+  await sql`select setval(pg_get_serial_sequence('credit_ledger', 'seq'), (select coalesce(max(seq), 0) + 1 from credit_ledger), false)`.execute(
+    db,
+  );
 }

@@ -7,7 +7,10 @@ import { sql } from '../kysely.ts';
  * instead of the one pair 0002 made, which a second rotation overwrote.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('webhook_endpoints').addColumn('previous_secrets', 'text', (col) => col.notNull().defaultTo('[]')).execute();
+  await db.schema
+    .alterTable('webhook_endpoints')
+    .addColumn('previous_secrets', 'text', (col) => col.notNull().defaultTo('[]'))
+    .execute();
   // Plain concatenation builds the same JSON on both dialects: secrets are `whsec_` + base64, which
   // holds no character JSON escapes. An expired one is copied too; signing skips it.
   await sql`

@@ -19,7 +19,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   // Sign-in asks for an email alone, so it names one user whatever the organization.
   await db.schema.createIndex('users_by_email').on('users').column('email').unique().execute();
   // The team page lists an organization's users oldest first, paged by (created_at, id).
-  await db.schema.createIndex('users_by_organization').on('users').columns(['organization_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('users_by_organization')
+    .on('users')
+    .columns(['organization_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('user_tokens')
@@ -34,7 +38,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('user_tokens_by_hash').on('user_tokens').column('token_hash').unique().execute();
   // Pending invitations of a page of users, and a removed user's tokens.
-  await db.schema.createIndex('user_tokens_by_user').on('user_tokens').columns(['user_id', 'purpose', 'expires_at']).execute();
+  await db.schema
+    .createIndex('user_tokens_by_user')
+    .on('user_tokens')
+    .columns(['user_id', 'purpose', 'expires_at'])
+    .execute();
 
   await db.schema
     .createTable('sessions')

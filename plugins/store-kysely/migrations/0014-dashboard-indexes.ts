@@ -16,8 +16,21 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('events').addColumn('generation_id', 'text').execute();
   // Every event so far reports a generation, whose resource is the body's `data`.
   const generationIdOfBody =
-    db.introspection instanceof SqliteIntrospector ? sql`json_extract(body, '$.data.id')` : sql`(body::jsonb) -> 'data' ->> 'id'`;
+    db.introspection instanceof SqliteIntrospector
+      ? sql`json_extract(body, '$.data.id')`
+      : sql`(body::jsonb) -> 'data' ->> 'id'`;
   await sql`update events set generation_id = ${generationIdOfBody} where type like 'generation.%'`.execute(db);
-  await db.schema.createIndex('events_by_generation').ifNotExists().on('events').columns(['organization_id', 'generation_id', 'created_at', 'id']).where('generation_id', 'is not', null).execute();
-  await db.schema.createIndex('generations_by_status').ifNotExists().on('generations').columns(['organization_id', 'status', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('events_by_generation')
+    .ifNotExists()
+    .on('events')
+    .columns(['organization_id', 'generation_id', 'created_at', 'id'])
+    .where('generation_id', 'is not', null)
+    .execute();
+  await db.schema
+    .createIndex('generations_by_status')
+    .ifNotExists()
+    .on('generations')
+    .columns(['organization_id', 'status', 'created_at', 'id'])
+    .execute();
 }

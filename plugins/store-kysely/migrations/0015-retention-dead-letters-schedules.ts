@@ -36,5 +36,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // Existing tables that live traffic writes: built without blocking it (see create-index-concurrently.ts).
   await createIndexConcurrently(db, { name: 'events_by_age', table: 'events', columns: ['created_at', 'id'] });
-  await createIndexConcurrently(db, { name: 'idempotency_keys_by_age', table: 'idempotency_keys', columns: ['created_at'] });
+  await createIndexConcurrently(db, {
+    name: 'idempotency_keys_by_age',
+    table: 'idempotency_keys',
+    columns: ['created_at'],
+  });
 }

@@ -12,7 +12,9 @@ export const liveSafe = true;
 
 export async function up(db: Kysely<any>): Promise<void> {
   if (db.introspection instanceof SqliteIntrospector) return;
-  await sql`create table if not exists limit_rates (key varchar(255) primary key, points integer not null default 0, expire bigint)`.execute(db);
+  await sql`create table if not exists limit_rates (key varchar(255) primary key, points integer not null default 0, expire bigint)`.execute(
+    db,
+  );
   await sql`create table if not exists limit_slots (
     slot_key text not null,
     holder text not null,

@@ -25,6 +25,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     await db.schema.alterTable('generations').addColumn('deleted_at', 'bigint').execute();
     await db.schema.alterTable('generations').addColumn('deletion_reason', 'text').execute();
   });
-  await withLockTimeout(db, 'organizations', () => db.schema.alterTable('organizations').addColumn('render_retention_days', 'integer').execute());
-  await createIndexConcurrently(db, { name: 'generations_live_by_age', table: 'generations', columns: ['organization_id', 'created_at'], where: 'deleted_at is null' });
+  await withLockTimeout(db, 'organizations', () =>
+    db.schema.alterTable('organizations').addColumn('render_retention_days', 'integer').execute(),
+  );
+  await createIndexConcurrently(db, {
+    name: 'generations_live_by_age',
+    table: 'generations',
+    columns: ['organization_id', 'created_at'],
+    where: 'deleted_at is null',
+  });
 }

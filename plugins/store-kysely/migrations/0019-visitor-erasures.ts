@@ -39,7 +39,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn('conversions_unlinked', 'integer', (col) => col.notNull().defaultTo(0))
       .execute(),
   );
-  await db.schema.createIndex('visitor_erasures_by_organization').on('visitor_erasures').columns(['organization_id', 'requested_at', 'id']).execute();
+  await db.schema
+    .createIndex('visitor_erasures_by_organization')
+    .on('visitor_erasures')
+    .columns(['organization_id', 'requested_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('visitor_erasure_subjects')
@@ -57,6 +61,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 
   // Conversions are written by live traffic: built without blocking it (see create-index-concurrently.ts).
-  await createIndexConcurrently(db, { name: 'conversions_by_visitor', table: 'conversions', columns: ['organization_id', 'visitor_id'], where: 'visitor_id is not null' });
-  await createIndexConcurrently(db, { name: 'conversions_by_session', table: 'conversions', columns: ['organization_id', 'session_id'], where: 'session_id is not null' });
+  await createIndexConcurrently(db, {
+    name: 'conversions_by_visitor',
+    table: 'conversions',
+    columns: ['organization_id', 'visitor_id'],
+    where: 'visitor_id is not null',
+  });
+  await createIndexConcurrently(db, {
+    name: 'conversions_by_session',
+    table: 'conversions',
+    columns: ['organization_id', 'session_id'],
+    where: 'session_id is not null',
+  });
 }

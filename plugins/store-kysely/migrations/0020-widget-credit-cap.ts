@@ -21,7 +21,9 @@ export const liveSafe = true;
 const dayMs = 86_400_000;
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await withLockTimeout(db, 'widgets', () => db.schema.alterTable('widgets').addColumn('daily_credit_cap', 'integer').execute());
+  await withLockTimeout(db, 'widgets', () =>
+    db.schema.alterTable('widgets').addColumn('daily_credit_cap', 'integer').execute(),
+  );
   await db.schema
     .createTable('widget_daily_usage')
     .addColumn('widget_id', 'text', (col) => col.notNull().references('widgets.id'))

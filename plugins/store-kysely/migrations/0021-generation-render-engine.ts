@@ -11,5 +11,7 @@ import { withLockTimeout } from './create-index-concurrently.ts';
 export const liveSafe = true;
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await withLockTimeout(db, 'generations', () => db.schema.alterTable('generations').addColumn('render_engine', 'text').execute());
+  await withLockTimeout(db, 'generations', () =>
+    db.schema.alterTable('generations').addColumn('render_engine', 'text').execute(),
+  );
 }

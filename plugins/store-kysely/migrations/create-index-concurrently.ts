@@ -39,9 +39,14 @@ function indexStatement(index: IndexDefinition, concurrently: boolean): RawBuild
  */
 export async function createIndexConcurrently(db: Kysely<any>, index: IndexDefinition): Promise<void> {
   if (isSqlite(db)) return void (await indexStatement(index, false).execute(db));
-  if (!db.isTransaction) return buildIndex(db, index.name, index.table, indexStatement(index, true).compile(db).sql, defaultLockTimeoutMs);
-  await sql`create table if not exists deferred_indexes (name text primary key, table_name text not null, statement text not null, created_at bigint not null)`.execute(db);
-  await sql`insert into deferred_indexes (name, table_name, statement, created_at) values (${index.name}, ${index.table}, ${indexStatement(index, true).compile(db).sql}, ${Date.now()}) on conflict (name) do nothing`.execute(db);
+  if (!db.isTransaction)
+    return buildIndex(db, index.name, index.table, indexStatement(index, true).compile(db).sql, defaultLockTimeoutMs);
+  await sql`create table if not exists deferred_indexes (name text primary key, table_name text not null, statement text not null, created_at bigint not null)`.execute(
+    db,
+  );
+  await sql`insert into deferred_indexes (name, table_name, statement, created_at) values (${index.name}, ${index.table}, ${indexStatement(index, true).compile(db).sql}, ${Date.now()}) on conflict (name) do nothing`.execute(
+    db,
+  );
 }
 
 /** Postgres' SQLSTATE for a lock not granted within `lock_timeout`. */
@@ -58,20 +63,37 @@ const lockTimeoutError = (what: string, table: string, ms: number, cause: unknow
     { cause },
   );
 
-async function buildIndex(db: Kysely<any>, name: string, table: string, statement: string, lockTimeoutMs: number): Promise<void> {
+async function buildIndex(
+  db: Kysely<any>,
+  name: string,
+  table: string,
+  statement: string,
+  lockTimeoutMs: number,
+): Promise<void> {
   await db.connection().execute((connection) => buildIndexOn(connection, name, table, statement, lockTimeoutMs));
 }
 
 /** On one connection (outside any transaction): `lock_timeout` is a setting of the session. */
-async function buildIndexOn(connection: Kysely<any>, name: string, table: string, statement: string, lockTimeoutMs: number): Promise<void> {
+async function buildIndexOn(
+  connection: Kysely<any>,
+  name: string,
+  table: string,
+  statement: string,
+  lockTimeoutMs: number,
+): Promise<void> {
   await sql`select set_config('lock_timeout', ${`${lockTimeoutMs}ms`}, false)`.execute(connection);
   try {
     // A build that failed half-way leaves an invalid index that `if not exists` would keep.
-    const invalid = await sql<{ invalid: boolean }>`select not i.indisvalid as invalid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = ${name}`.execute(connection);
+    const invalid = await sql<{
+      invalid: boolean;
+    }>`select not i.indisvalid as invalid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = ${name}`.execute(
+      connection,
+    );
     if (invalid.rows[0]?.invalid) await sql`drop index concurrently if exists ${sql.id(name)}`.execute(connection);
     await sql.raw(statement).execute(connection);
   } catch (error) {
-    if ((error as { code?: unknown }).code === lockNotAvailable) throw lockTimeoutError(`Index ${name} not built`, table, lockTimeoutMs, error);
+    if ((error as { code?: unknown }).code === lockNotAvailable)
+      throw lockTimeoutError(`Index ${name} not built`, table, lockTimeoutMs, error);
     throw error;
   } finally {
     await sql`reset lock_timeout`.execute(connection);
@@ -82,7 +104,8 @@ async function buildIndexOn(connection: Kysely<any>, name: string, table: string
 const buildLockKey = 7_306_116_001;
 
 const hasDeferredIndexes = async (db: Kysely<any>) =>
-  (await sql<{ found: string | null }>`select to_regclass('deferred_indexes')::text as found`.execute(db)).rows[0]?.found != null;
+  (await sql<{ found: string | null }>`select to_regclass('deferred_indexes')::text as found`.execute(db)).rows[0]
+    ?.found != null;
 
 /** Names of indexes recorded by migrations and not built yet (Postgres; none on SQLite). */
 export async function pendingDeferredIndexes(db: Kysely<any>): Promise<string[]> {
@@ -95,15 +118,26 @@ export async function pendingDeferredIndexes(db: Kysely<any>): Promise<string[]>
  * Builds the indexes migrations deferred, one at a time, each `concurrently` outside any
  * transaction; forgets each once built. Returns the names built.
  */
-export async function buildDeferredIndexes(db: Kysely<any>, { lockTimeoutMs = defaultLockTimeoutMs } = {}): Promise<string[]> {
+export async function buildDeferredIndexes(
+  db: Kysely<any>,
+  { lockTimeoutMs = defaultLockTimeoutMs } = {},
+): Promise<string[]> {
   if (isSqlite(db) || !(await hasDeferredIndexes(db))) return [];
   return db.connection().execute(async (connection) => {
     // Another migrate building the same index could otherwise find it half-built and drop it.
     // Polled, not waited for: a build `concurrently` waits for every open statement, including
     // one blocked in pg_advisory_lock behind this very build, which would deadlock.
-    while (!(await sql<{ locked: boolean }>`select pg_try_advisory_lock(${buildLockKey}) as locked`.execute(connection)).rows[0]?.locked) await sleep(100);
+    while (
+      !(await sql<{ locked: boolean }>`select pg_try_advisory_lock(${buildLockKey}) as locked`.execute(connection))
+        .rows[0]?.locked
+    )
+      await sleep(100);
     try {
-      const { rows } = await sql<{ name: string; table_name: string; statement: string }>`select name, table_name, statement from deferred_indexes order by created_at, name`.execute(connection);
+      const { rows } = await sql<{
+        name: string;
+        table_name: string;
+        statement: string;
+      }>`select name, table_name, statement from deferred_indexes order by created_at, name`.execute(connection);
       for (const row of rows) {
         await buildIndexOn(connection, row.name, row.table_name, row.statement, lockTimeoutMs);
         await sql`delete from deferred_indexes where name = ${row.name}`.execute(connection);
@@ -120,14 +154,20 @@ export async function buildDeferredIndexes(db: Kysely<any>, { lockTimeoutMs = de
  * timeout on Postgres, so it fails with a clear message instead of queueing live traffic behind
  * it. SQLite runs it as is.
  */
-export async function withLockTimeout<T>(db: Kysely<any>, table: string, work: () => Promise<T>, lockTimeoutMs = defaultLockTimeoutMs): Promise<T> {
+export async function withLockTimeout<T>(
+  db: Kysely<any>,
+  table: string,
+  work: () => Promise<T>,
+  lockTimeoutMs = defaultLockTimeoutMs,
+): Promise<T> {
   if (isSqlite(db)) return work();
   // `set local` lasts until the migration's transaction ends; outside one, until reset below.
   await sql`select set_config('lock_timeout', ${`${lockTimeoutMs}ms`}, ${db.isTransaction})`.execute(db);
   try {
     return await work();
   } catch (error) {
-    if ((error as { code?: unknown }).code === lockNotAvailable) throw lockTimeoutError('Schema change failed', table, lockTimeoutMs, error);
+    if ((error as { code?: unknown }).code === lockNotAvailable)
+      throw lockTimeoutError('Schema change failed', table, lockTimeoutMs, error);
     throw error;
   } finally {
     if (!db.isTransaction) await sql`reset lock_timeout`.execute(db).catch(() => {});

@@ -6,7 +6,9 @@ import { prepared } from '../prepared.ts';
 import { afterCursor } from './paginate.ts';
 
 /** Every authenticated request runs this. */
-const byHash = prepared((db, values: { keyHash: string }) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', values.keyHash));
+const byHash = prepared((db, values: { keyHash: string }) =>
+  db.selectFrom('api_keys').selectAll().where('key_hash', '=', values.keyHash),
+);
 
 const toApiKey = (row: Database['api_keys']): ApiKey => ({
   id: row.id,
@@ -29,7 +31,12 @@ export function apiKeyRepository(db: Executor, dialect: Dialect, cache?: KeyCach
     return row ? { ...toApiKey(row), keyHash: row.key_hash } : null;
   };
   const findOwned = (organizationId: string, keyId: string) =>
-    db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('organization_id', '=', organizationId).executeTakeFirst();
+    db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', keyId)
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
 
   return {
     async create(key) {
@@ -47,13 +54,18 @@ export function apiKeyRepository(db: Executor, dialect: Dialect, cache?: KeyCach
       await db.insertInto('api_keys').values(row).execute();
       return toApiKey(row);
     },
-    findByHash: (keyHash) => (cache && !db.isTransaction ? cache.find(keyHash, () => readByHash(keyHash)) : readByHash(keyHash)),
+    findByHash: (keyHash) =>
+      cache && !db.isTransaction ? cache.find(keyHash, () => readByHash(keyHash)) : readByHash(keyHash),
     async list(organizationId, { limit, startingAfter, kind }) {
       let query = db.selectFrom('api_keys').selectAll().where('organization_id', '=', organizationId);
       if (kind) query = query.where('kind', '=', kind);
       const paged = await afterCursor(db, 'api_keys', query, organizationId, startingAfter);
       if (!paged) return { data: [], hasMore: false };
-      const rows = await paged.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      const rows = await paged
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute();
       return { data: rows.slice(0, limit).map(toApiKey), hasMore: rows.length > limit };
     },
     async revoke(organizationId, keyId, at) {

@@ -68,7 +68,11 @@ export function conversionRepository(db: Executor, dialect: Dialect): Conversion
     },
 
     async findByOrder(storeId, orderId, options = {}) {
-      let query = db.selectFrom('conversions').selectAll().where('store_id', '=', storeId).where('order_id', '=', orderId);
+      let query = db
+        .selectFrom('conversions')
+        .selectAll()
+        .where('store_id', '=', storeId)
+        .where('order_id', '=', orderId);
       // SQLite transactions already hold the write lock (BEGIN IMMEDIATE); Postgres locks the row.
       if (options.forUpdate && dialect === 'postgres') query = query.forUpdate();
       const row = await query.executeTakeFirst();
@@ -76,7 +80,14 @@ export function conversionRepository(db: Executor, dialect: Dialect): Conversion
     },
 
     async update(record) {
-      const { id, organization_id: _org, store_id: _store, order_id: _order, created_at: _created, ...changes } = toRow(record);
+      const {
+        id,
+        organization_id: _org,
+        store_id: _store,
+        order_id: _order,
+        created_at: _created,
+        ...changes
+      } = toRow(record);
       await db.updateTable('conversions').set(changes).where('id', '=', id).execute();
     },
 
@@ -94,10 +105,17 @@ export function conversionRepository(db: Executor, dialect: Dialect): Conversion
           .executeTakeFirst();
         if (!cursor) return { data: [], hasMore: false };
         query = query.where((eb) =>
-          eb.or([eb('order_created_at', '<', cursor.order_created_at), eb.and([eb('order_created_at', '=', cursor.order_created_at), eb('id', '<', cursor.id)])]),
+          eb.or([
+            eb('order_created_at', '<', cursor.order_created_at),
+            eb.and([eb('order_created_at', '=', cursor.order_created_at), eb('id', '<', cursor.id)]),
+          ]),
         );
       }
-      const rows = await query.orderBy('order_created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      const rows = await query
+        .orderBy('order_created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute();
       return { data: rows.slice(0, limit).map(toRecord), hasMore: rows.length > limit };
     },
 
@@ -139,7 +157,10 @@ export function conversionRepository(db: Executor, dialect: Dialect): Conversion
           eb.fn.sum<number | string | null>('attributed_revenue_cents').as('revenue'),
         ]);
       // conversions_by_store or conversions_by_organization, both (…, order_created_at).
-      query = storeId === undefined ? query.where('organization_id', '=', organizationId) : query.where('store_id', '=', storeId);
+      query =
+        storeId === undefined
+          ? query.where('organization_id', '=', organizationId)
+          : query.where('store_id', '=', storeId);
       const rows = await query
         .where('order_created_at', '>=', from)
         .where('order_created_at', '<', to)

@@ -46,7 +46,12 @@ export function creditRepository(db: Executor, dialect: Dialect): CreditReposito
       : (db as Kysely<Database>).transaction().execute((tx) => applyIn(tx, change, delta, requireCover));
   }
 
-  async function applyIn(db: Executor, change: CreditChange, delta: number, requireCover: boolean): Promise<number | null> {
+  async function applyIn(
+    db: Executor,
+    change: CreditChange,
+    delta: number,
+    requireCover: boolean,
+  ): Promise<number | null> {
     const { organizationId } = change;
     const updated = requireCover
       ? await debitCovered(db, dialect, { organizationId, delta, cover: -delta })
@@ -77,12 +82,20 @@ export function creditRepository(db: Executor, dialect: Dialect): CreditReposito
       let query = db.selectFrom('credit_ledger').selectAll().where('organization_id', '=', organizationId);
       if (startingAfter) {
         // The cursor is an entry of this organization, or the page is empty (as for other lists).
-        const cursor = await db.selectFrom('credit_ledger').select('seq').where('id', '=', startingAfter).where('organization_id', '=', organizationId).executeTakeFirst();
+        const cursor = await db
+          .selectFrom('credit_ledger')
+          .select('seq')
+          .where('id', '=', startingAfter)
+          .where('organization_id', '=', organizationId)
+          .executeTakeFirst();
         if (!cursor) return { data: [], hasMore: false };
         query = query.where('seq', '<', cursor.seq!);
       }
       // Newest first by the order of writing, which chains the balances; times may be out of order.
-      const rows = await query.orderBy('seq', 'desc').limit(limit + 1).execute();
+      const rows = await query
+        .orderBy('seq', 'desc')
+        .limit(limit + 1)
+        .execute();
       return { data: rows.slice(0, limit).map(toEntry), hasMore: rows.length > limit };
     },
   };

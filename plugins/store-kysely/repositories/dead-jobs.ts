@@ -15,7 +15,10 @@ const deadJob = (row: Database['dead_jobs']): DeadJob => ({
 });
 
 /** The dead-letter half of the job repository: jobs given up, kept in `dead_jobs` (migration 0015). */
-export function deadJobMethods(db: Executor, dialect: Dialect): Pick<JobRepository, 'bury' | 'recordDead' | 'listDead' | 'takeDead'> {
+export function deadJobMethods(
+  db: Executor,
+  dialect: Dialect,
+): Pick<JobRepository, 'bury' | 'recordDead' | 'listDead' | 'takeDead'> {
   return {
     async bury(id, workerId, { error, diedAt }) {
       const lastError = error.slice(0, 2000);
@@ -34,7 +37,16 @@ export function deadJobMethods(db: Executor, dialect: Dialect): Pick<JobReposito
         .expression((eb) =>
           eb
             .selectFrom('jobs')
-            .select(['id', 'kind', 'payload', 'attempts', sql<number>`failures + 1`.as('failures'), sql<string>`${lastError}`.as('last_error'), 'created_at', sql<number>`${diedAt}`.as('died_at')])
+            .select([
+              'id',
+              'kind',
+              'payload',
+              'attempts',
+              sql<number>`failures + 1`.as('failures'),
+              sql<string>`${lastError}`.as('last_error'),
+              'created_at',
+              sql<number>`${diedAt}`.as('died_at'),
+            ])
             .where('id', '=', id)
             .where('locked_by', '=', workerId),
         )

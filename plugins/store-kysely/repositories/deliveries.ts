@@ -6,10 +6,28 @@ import { toEvent } from './events.ts';
 import { toEndpoint } from './webhook-endpoints.ts';
 
 const endpointColumns = [
-  'id', 'organization_id', 'url', 'description', 'enabled_events', 'status', 'disabled_reason', 'secret',
-  'previous_secrets', 'failing_since', 'deleted_at', 'created_at', 'updated_at',
+  'id',
+  'organization_id',
+  'url',
+  'description',
+  'enabled_events',
+  'status',
+  'disabled_reason',
+  'secret',
+  'previous_secrets',
+  'failing_since',
+  'deleted_at',
+  'created_at',
+  'updated_at',
 ] as const satisfies ReadonlyArray<keyof Database['webhook_endpoints']>;
-const eventColumns = ['id', 'organization_id', 'type', 'body', 'created_at', 'generation_id'] as const satisfies ReadonlyArray<keyof Database['events']>;
+const eventColumns = [
+  'id',
+  'organization_id',
+  'type',
+  'body',
+  'created_at',
+  'generation_id',
+] as const satisfies ReadonlyArray<keyof Database['events']>;
 
 /** The delivery, its endpoint and its event in one read: every attempt starts with it. */
 const forAttempt = prepared((db, values: { id: string }) =>
@@ -17,7 +35,9 @@ const forAttempt = prepared((db, values: { id: string }) =>
     .selectFrom('event_deliveries as d')
     .leftJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
     // The event must belong to the endpoint's organization, as every event read is scoped.
-    .leftJoin('events as e', (join) => join.onRef('e.id', '=', 'd.event_id').onRef('e.organization_id', '=', 'w.organization_id'))
+    .leftJoin('events as e', (join) =>
+      join.onRef('e.id', '=', 'd.event_id').onRef('e.organization_id', '=', 'w.organization_id'),
+    )
     .selectAll('d')
     .select(endpointColumns.map((column) => `w.${column} as w_${column}` as const))
     .select(eventColumns.map((column) => `e.${column} as e_${column}` as const))
@@ -25,17 +45,24 @@ const forAttempt = prepared((db, values: { id: string }) =>
 );
 const insertDelivery = preparedInsert('event_deliveries');
 const insertAttempt = preparedInsert('delivery_attempts');
-const updateDelivery = prepared((db, values: Pick<Database['event_deliveries'], 'id' | 'status' | 'attempt_count' | 'next_attempt_at' | 'last_error' | 'updated_at'>) =>
-  db
-    .updateTable('event_deliveries')
-    .set({
-      status: values.status,
-      attempt_count: values.attempt_count,
-      next_attempt_at: values.next_attempt_at,
-      last_error: values.last_error,
-      updated_at: values.updated_at,
-    })
-    .where('id', '=', values.id),
+const updateDelivery = prepared(
+  (
+    db,
+    values: Pick<
+      Database['event_deliveries'],
+      'id' | 'status' | 'attempt_count' | 'next_attempt_at' | 'last_error' | 'updated_at'
+    >,
+  ) =>
+    db
+      .updateTable('event_deliveries')
+      .set({
+        status: values.status,
+        attempt_count: values.attempt_count,
+        next_attempt_at: values.next_attempt_at,
+        last_error: values.last_error,
+        updated_at: values.updated_at,
+      })
+      .where('id', '=', values.id),
 );
 
 /** Reads the columns a joined row carries under `prefix` back as a row of their own table (null if the join found none). */
@@ -101,7 +128,13 @@ export function deliveryRepository(db: Executor, dialect: Dialect): DeliveryRepo
       };
     },
     async forEvent(eventId) {
-      const rows = await db.selectFrom('event_deliveries').selectAll().where('event_id', '=', eventId).orderBy('created_at').orderBy('id').execute();
+      const rows = await db
+        .selectFrom('event_deliveries')
+        .selectAll()
+        .where('event_id', '=', eventId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
       return rows.map(toDelivery);
     },
     async update(delivery) {

@@ -19,10 +19,22 @@ export const toEvent = (row: Database['events']): OutboxEvent => ({
 export function eventRepository(db: Executor, dialect: Dialect): EventRepository {
   return {
     async append(event) {
-      await insertEvent(db, dialect, { id: event.id, organization_id: event.organizationId, type: event.type, body: event.body, created_at: event.createdAt, generation_id: event.generationId ?? null });
+      await insertEvent(db, dialect, {
+        id: event.id,
+        organization_id: event.organizationId,
+        type: event.type,
+        body: event.body,
+        created_at: event.createdAt,
+        generation_id: event.generationId ?? null,
+      });
     },
     async get(organizationId, id) {
-      const row = await db.selectFrom('events').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+      const row = await db
+        .selectFrom('events')
+        .selectAll()
+        .where('id', '=', id)
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirst();
       return row ? toEvent(row) : null;
     },
     async list(organizationId, { limit, startingAfter, type, generationId }) {
@@ -32,11 +44,7 @@ export function eventRepository(db: Executor, dialect: Dialect): EventRepository
       if (generationId) query = query.where('generation_id', '=', generationId);
       const paged = await afterCursor(db, 'events', query, organizationId, startingAfter);
       if (!paged) return [];
-      const rows = await paged
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit)
-        .execute();
+      const rows = await paged.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
       return rows.map(toEvent);
     },
     async since(organizationId, { from, types, limit }) {

@@ -7,7 +7,12 @@ import { afterCursor } from './paginate.ts';
 
 const insertGeneration = preparedInsert('generations');
 const byId = prepared((db, values: { id: string; organizationId: string }) =>
-  db.selectFrom('generations').selectAll().where('id', '=', values.id).where('organization_id', '=', values.organizationId).where('deleted_at', 'is', null),
+  db
+    .selectFrom('generations')
+    .selectAll()
+    .where('id', '=', values.id)
+    .where('organization_id', '=', values.organizationId)
+    .where('deleted_at', 'is', null),
 );
 
 type Row = Database['generations'];
@@ -98,7 +103,11 @@ export function generationRepository(db: Executor, dialect: Dialect): Generation
     async list(organizationId, { limit, startingAfter, status, mode, from, to }) {
       // generations_by_status (organization, status, time, id) or generations_by_organization
       // (organization, time, id) serve the filter, the range and the order; mode is checked per row.
-      let query = db.selectFrom('generations').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
+      let query = db
+        .selectFrom('generations')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .where('deleted_at', 'is', null);
       if (status) query = query.where('status', '=', status);
       if (mode) query = query.where('mode', '=', mode);
       if (from !== undefined) query = query.where('created_at', '>=', from);
@@ -106,15 +115,27 @@ export function generationRepository(db: Executor, dialect: Dialect): Generation
       const paged = await afterCursor(db, 'generations', query, organizationId, startingAfter);
       if (!paged) return { data: [], hasMore: false };
       query = paged;
-      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      const rows = await query
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute();
       return { data: rows.slice(0, limit).map(toRecord), hasMore: rows.length > limit };
     },
     async daily({ organizationId, storeId }, { from, to }) {
       let query = db
         .selectFrom('generations')
-        .select((eb) => [dayOf('created_at').as('day'), 'status', eb.fn.countAll<number | string>().as('count'), eb.fn.sum<number | string>('credits_charged').as('credits')]);
+        .select((eb) => [
+          dayOf('created_at').as('day'),
+          'status',
+          eb.fn.countAll<number | string>().as('count'),
+          eb.fn.sum<number | string>('credits_charged').as('credits'),
+        ]);
       // A store's generations by generations_by_store (partial: `store_id = ?` implies its condition).
-      query = storeId === undefined ? query.where('organization_id', '=', organizationId) : query.where('store_id', '=', storeId);
+      query =
+        storeId === undefined
+          ? query.where('organization_id', '=', organizationId)
+          : query.where('store_id', '=', storeId);
       const rows = await query
         .where('created_at', '>=', from)
         .where('created_at', '<', to)
@@ -122,25 +143,47 @@ export function generationRepository(db: Executor, dialect: Dialect): Generation
         .orderBy(dayOf('created_at'))
         .orderBy('status')
         .execute();
-      return rows.map((row) => ({ day: Number(row.day), status: row.status as GenerationRecord['status'], count: Number(row.count), credits: Number(row.credits) }));
+      return rows.map((row) => ({
+        day: Number(row.day),
+        status: row.status as GenerationRecord['status'],
+        count: Number(row.count),
+        credits: Number(row.credits),
+      }));
     },
     async complete(id, result) {
       const outcome = await db
         .updateTable('generations')
-        .set({ status: 'complete', image_url: result.imageUrl, image_variants: JSON.stringify(result.imageVariants), completed_at: result.completedAt, render_engine: result.engine ?? null })
+        .set({
+          status: 'complete',
+          image_url: result.imageUrl,
+          image_variants: JSON.stringify(result.imageVariants),
+          completed_at: result.completedAt,
+          render_engine: result.engine ?? null,
+        })
         .where('id', '=', id)
         .where('status', '=', 'processing')
         .executeTakeFirst();
       return Number(outcome.numUpdatedRows) === 1;
     },
     async renderEngineOf(organizationId, id) {
-      const row = await db.selectFrom('generations').select('render_engine').where('id', '=', id).where('organization_id', '=', organizationId).where('deleted_at', 'is', null).executeTakeFirst();
+      const row = await db
+        .selectFrom('generations')
+        .select('render_engine')
+        .where('id', '=', id)
+        .where('organization_id', '=', organizationId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
       return row?.render_engine ?? null;
     },
     async fail(id, error) {
       const outcome = await db
         .updateTable('generations')
-        .set({ status: 'failed', error_code: error.code, error_message: error.message, completed_at: error.completedAt })
+        .set({
+          status: 'failed',
+          error_code: error.code,
+          error_message: error.message,
+          completed_at: error.completedAt,
+        })
         .where('id', '=', id)
         .where('status', '=', 'processing')
         .executeTakeFirst();
@@ -175,7 +218,13 @@ export function generationRepository(db: Executor, dialect: Dialect): Generation
         .where('organization_id', '=', organizationId)
         .where('id', 'in', found)
         .execute();
-      return rows.map((row) => ({ id: row.id, status: row.status as GenerationStatus, creditsCharged: Number(row.credits_charged), widgetId: row.widget_id, createdAt: Number(row.created_at) }));
+      return rows.map((row) => ({
+        id: row.id,
+        status: row.status as GenerationStatus,
+        creditsCharged: Number(row.credits_charged),
+        widgetId: row.widget_id,
+        createdAt: Number(row.created_at),
+      }));
     },
     async tombstone(organizationId, id) {
       const row = await db
@@ -185,7 +234,13 @@ export function generationRepository(db: Executor, dialect: Dialect): Generation
         .where('organization_id', '=', organizationId)
         .where('deleted_at', 'is not', null)
         .executeTakeFirst();
-      return row ? { id: row.id, deletedAt: Number(row.deleted_at), reason: (row.deletion_reason ?? 'deleted') as DeletionReason } : null;
+      return row
+        ? {
+            id: row.id,
+            deletedAt: Number(row.deleted_at),
+            reason: (row.deletion_reason ?? 'deleted') as DeletionReason,
+          }
+        : null;
     },
     async expired(organizationId, before, limit) {
       // generations_live_by_age (organization, time) where deleted_at is null: tombstones are not in it.

@@ -4,12 +4,21 @@ import type { Executor } from '../database.ts';
 import { prepared } from '../prepared.ts';
 
 const boundTo = prepared((db, values: { organizationId: string; key: string }) =>
-  db.selectFrom('idempotency_keys').select('generation_id').where('organization_id', '=', values.organizationId).where('key', '=', values.key),
+  db
+    .selectFrom('idempotency_keys')
+    .select('generation_id')
+    .where('organization_id', '=', values.organizationId)
+    .where('key', '=', values.key),
 );
 const bindKey = prepared((db, values: { organizationId: string; key: string; generationId: string; at: number }) =>
   db
     .insertInto('idempotency_keys')
-    .values({ organization_id: values.organizationId, key: values.key, generation_id: values.generationId, created_at: values.at })
+    .values({
+      organization_id: values.organizationId,
+      key: values.key,
+      generation_id: values.generationId,
+      created_at: values.at,
+    })
     .onConflict((conflict) => conflict.columns(['organization_id', 'key']).doNothing()),
 );
 

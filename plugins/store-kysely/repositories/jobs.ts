@@ -8,16 +8,17 @@ import { deadJobMethods } from './dead-jobs.ts';
 
 const insertJob = preparedInsert('jobs');
 /** Postgres: the run time is the caller's delay from the server's now (database-clock.ts). */
-const insertJobOnDatabaseClock = prepared((db, values: { id: string; kind: string; payload: string; delayMs: number; createdAt: number }) =>
-  db.insertInto('jobs').values({
-    id: values.id,
-    kind: values.kind,
-    payload: values.payload,
-    run_at: sql<number>`${databaseNow} + ${values.delayMs}::int8`,
-    attempts: 0,
-    failures: 0,
-    created_at: values.createdAt,
-  }),
+const insertJobOnDatabaseClock = prepared(
+  (db, values: { id: string; kind: string; payload: string; delayMs: number; createdAt: number }) =>
+    db.insertInto('jobs').values({
+      id: values.id,
+      kind: values.kind,
+      payload: values.payload,
+      run_at: sql<number>`${databaseNow} + ${values.delayMs}::int8`,
+      attempts: 0,
+      failures: 0,
+      created_at: values.createdAt,
+    }),
 );
 const completeJob = prepared((db, values: { id: string; workerId: string }) =>
   db.deleteFrom('jobs').where('id', '=', values.id).where('locked_by', '=', values.workerId),
@@ -31,7 +32,10 @@ const completeJob = prepared((db, values: { id: string; workerId: string }) =>
  * counts as a failure, so a job that kills its worker every time is not retried for ever.
  */
 function claimQuery(kindCount: number) {
-  type Values = { workerId: string; now: number; leaseMs: number; leaseEnd: number; limit: number } & Record<`kind${number}`, string>;
+  type Values = { workerId: string; now: number; leaseMs: number; leaseEnd: number; limit: number } & Record<
+    `kind${number}`,
+    string
+  >;
   return prepared((db, values: Values, dialect) => {
     // Postgres measures due times and leases on its own clock; SQLite on the caller's.
     const now = dialect === 'postgres' ? databaseNow : values.now;
@@ -39,7 +43,11 @@ function claimQuery(kindCount: number) {
     let due = db
       .selectFrom('jobs')
       .select('id')
-      .where('kind', 'in', Array.from({ length: kindCount }, (_, index) => values[`kind${index}`]!))
+      .where(
+        'kind',
+        'in',
+        Array.from({ length: kindCount }, (_, index) => values[`kind${index}`]!),
+      )
       .where('run_at', '<=', now)
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
       .orderBy('run_at')
@@ -67,7 +75,13 @@ export function jobRepository(db: Executor, dialect: Dialect): JobRepository {
     async enqueue(job) {
       if (dialect === 'postgres') {
         const delayMs = Math.round(job.runAt - job.createdAt);
-        await insertJobOnDatabaseClock(db, dialect, { id: job.id, kind: job.kind, payload: JSON.stringify(job.payload), delayMs, createdAt: job.createdAt });
+        await insertJobOnDatabaseClock(db, dialect, {
+          id: job.id,
+          kind: job.kind,
+          payload: JSON.stringify(job.payload),
+          delayMs,
+          createdAt: job.createdAt,
+        });
         await sql`select pg_notify(${jobsChannel}, ${job.kind})`.execute(db);
         return;
       }
@@ -90,8 +104,21 @@ export function jobRepository(db: Executor, dialect: Dialect): JobRepository {
       let query = claimQueries.get(kinds.length);
       if (!query) claimQueries.set(kinds.length, (query = claimQuery(kinds.length)));
       const kindValues = Object.fromEntries(kinds.map((kind, index) => [`kind${index}`, kind]));
-      const { rows } = await query(db, dialect, { workerId, now, leaseMs, leaseEnd: now + leaseMs, limit, ...kindValues });
-      return rows.map((row) => ({ id: row.id, kind: row.kind, payload: JSON.parse(row.payload), attempts: Number(row.attempts), failures: Number(row.failures) }));
+      const { rows } = await query(db, dialect, {
+        workerId,
+        now,
+        leaseMs,
+        leaseEnd: now + leaseMs,
+        limit,
+        ...kindValues,
+      });
+      return rows.map((row) => ({
+        id: row.id,
+        kind: row.kind,
+        payload: JSON.parse(row.payload),
+        attempts: Number(row.attempts),
+        failures: Number(row.failures),
+      }));
     },
 
     async complete(id, workerId) {
@@ -102,7 +129,13 @@ export function jobRepository(db: Executor, dialect: Dialect): JobRepository {
     async reschedule(id, workerId, { runAt, now, error, failed }) {
       const result = await db
         .updateTable('jobs')
-        .set({ locked_by: null, locked_until: null, run_at: dialect === 'postgres' ? sql<number>`${databaseNow} + ${Math.round(runAt - now)}::int8` : runAt, last_error: error.slice(0, 2000), failures: failed ? sql`failures + 1` : sql`failures` })
+        .set({
+          locked_by: null,
+          locked_until: null,
+          run_at: dialect === 'postgres' ? sql<number>`${databaseNow} + ${Math.round(runAt - now)}::int8` : runAt,
+          last_error: error.slice(0, 2000),
+          failures: failed ? sql`failures + 1` : sql`failures`,
+        })
         .where('id', '=', id)
         .where('locked_by', '=', workerId)
         .executeTakeFirst();
@@ -112,15 +145,26 @@ export function jobRepository(db: Executor, dialect: Dialect): JobRepository {
     async extendLeases(ids, workerId, { now, leaseMs }) {
       if (ids.length === 0) return;
       const until = dialect === 'postgres' ? sql<number>`${databaseNow} + ${leaseMs}::int8` : now + leaseMs;
-      await db.updateTable('jobs').set({ locked_until: until, run_at: until }).where('id', 'in', ids).where('locked_by', '=', workerId).execute();
+      await db
+        .updateTable('jobs')
+        .set({ locked_until: until, run_at: until })
+        .where('id', 'in', ids)
+        .where('locked_by', '=', workerId)
+        .execute();
     },
 
     async hasUnfinished(kind, fields) {
       // The fields are read from the payload's JSON text (jobs of one kind are few: `jobs_due` finds them).
       let query = db.selectFrom('jobs').select('id').where('kind', '=', kind);
       for (const [name, value] of Object.entries(fields)) {
-        if (!/^\w+$/.test(name)) throw new Error(`hasUnfinished: a payload field is named by letters, digits and _, not ${JSON.stringify(name)}`);
-        const field = dialect === 'postgres' ? sql<string>`(payload::jsonb ->> ${name}::text)` : sql<string>`json_extract(payload, ${`$.${name}`})`;
+        if (!/^\w+$/.test(name))
+          throw new Error(
+            `hasUnfinished: a payload field is named by letters, digits and _, not ${JSON.stringify(name)}`,
+          );
+        const field =
+          dialect === 'postgres'
+            ? sql<string>`(payload::jsonb ->> ${name}::text)`
+            : sql<string>`json_extract(payload, ${`$.${name}`})`;
         query = query.where(field, '=', value);
       }
       return (await query.limit(1).executeTakeFirst()) !== undefined;

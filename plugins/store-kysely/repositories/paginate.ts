@@ -23,6 +23,9 @@ export async function afterCursor<T extends PagedTable, O>(
     .executeTakeFirst();
   if (!cursor) return null;
   return (query as SelectQueryBuilder<Database, PagedTable, O>).where((eb) =>
-    eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]),
+    eb.or([
+      eb('created_at', '<', cursor.created_at),
+      eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)]),
+    ]),
   ) as unknown as SelectQueryBuilder<Database, T, O>;
 }

@@ -35,7 +35,13 @@ export function processRepository(db: Executor): ProcessRepository {
       await db.deleteFrom('processes').where('id', '=', id).execute();
     },
     async listSeenSince(since) {
-      const rows = await db.selectFrom('processes').selectAll().where('seen_at', '>=', since).orderBy('started_at').orderBy('id').execute();
+      const rows = await db
+        .selectFrom('processes')
+        .selectAll()
+        .where('seen_at', '>=', since)
+        .orderBy('started_at')
+        .orderBy('id')
+        .execute();
       return rows.map(toProcess);
     },
     async pruneSeenBefore(before) {

@@ -11,7 +11,14 @@ export function retentionRepository(db: Executor): RetentionRepository {
         .select('id')
         .where('created_at', '<', before)
         .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('event_deliveries').select('event_deliveries.id').whereRef('event_deliveries.event_id', '=', 'events.id').where('event_deliveries.status', '=', 'pending'))),
+          not(
+            exists(
+              selectFrom('event_deliveries')
+                .select('event_deliveries.id')
+                .whereRef('event_deliveries.event_id', '=', 'events.id')
+                .where('event_deliveries.status', '=', 'pending'),
+            ),
+          ),
         )
         .orderBy('created_at')
         .limit(limit)
@@ -19,19 +26,36 @@ export function retentionRepository(db: Executor): RetentionRepository {
       const ids = rows.map((row) => row.id);
       if (ids.length === 0) return 0;
       // The pending check again at each delete: a delivery resent meanwhile keeps its event and history.
-      const ended = db.selectFrom('event_deliveries').select('id').where('event_id', 'in', ids).where('status', '!=', 'pending');
+      const ended = db
+        .selectFrom('event_deliveries')
+        .select('id')
+        .where('event_id', 'in', ids)
+        .where('status', '!=', 'pending');
       await db.deleteFrom('delivery_attempts').where('delivery_id', 'in', ended).execute();
       await db.deleteFrom('event_deliveries').where('event_id', 'in', ids).where('status', '!=', 'pending').execute();
       const deleted = await db
         .deleteFrom('events')
         .where('id', 'in', ids)
-        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('event_deliveries').select('event_deliveries.id').whereRef('event_deliveries.event_id', '=', 'events.id'))))
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('event_deliveries')
+                .select('event_deliveries.id')
+                .whereRef('event_deliveries.event_id', '=', 'events.id'),
+            ),
+          ),
+        )
         .executeTakeFirst();
       return Number(deleted.numDeletedRows);
     },
 
     async pruneIdempotencyKeys(before, limit) {
-      const oldest = db.selectFrom('idempotency_keys').select(['organization_id', 'key']).where('created_at', '<', before).orderBy('created_at').limit(limit);
+      const oldest = db
+        .selectFrom('idempotency_keys')
+        .select(['organization_id', 'key'])
+        .where('created_at', '<', before)
+        .orderBy('created_at')
+        .limit(limit);
       const deleted = await db
         .deleteFrom('idempotency_keys')
         .where((eb) => eb(eb.refTuple('organization_id', 'key'), 'in', oldest.$asTuple('organization_id', 'key')))
@@ -40,7 +64,12 @@ export function retentionRepository(db: Executor): RetentionRepository {
     },
 
     async pruneDeadJobs(before, limit) {
-      const oldest = db.selectFrom('dead_jobs').select('id').where('died_at', '<', before).orderBy('died_at').limit(limit);
+      const oldest = db
+        .selectFrom('dead_jobs')
+        .select('id')
+        .where('died_at', '<', before)
+        .orderBy('died_at')
+        .limit(limit);
       const deleted = await db.deleteFrom('dead_jobs').where('id', 'in', oldest).executeTakeFirst();
       return Number(deleted.numDeletedRows);
     },

@@ -5,7 +5,9 @@ import type { Executor } from '../database.ts';
 
 /** The database's time in epoch milliseconds, so every process claims on one clock. */
 const databaseNow = (dialect: Dialect) =>
-  dialect === 'postgres' ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint` : sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
+  dialect === 'postgres'
+    ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`
+    : sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
 
 /**
  * A tick that comes this much early still claims its run: one process's ticks wander by the
@@ -24,7 +26,9 @@ export function scheduleRepository(db: Executor, dialect: Dialect): ScheduleRepo
       const rows = await db
         .insertInto('scheduled_runs')
         .values({ name, next_run_at: next })
-        .onConflict((conflict) => conflict.column('name').doUpdateSet({ next_run_at: next }).where('scheduled_runs.next_run_at', '<=', now))
+        .onConflict((conflict) =>
+          conflict.column('name').doUpdateSet({ next_run_at: next }).where('scheduled_runs.next_run_at', '<=', now),
+        )
         .returning('name')
         .execute();
       return rows.length === 1;

@@ -4,7 +4,9 @@ import type { Database, Executor } from '../database.ts';
 import { prepared } from '../prepared.ts';
 
 /** Every request the dashboard makes runs this. */
-const byHash = prepared((db, values: { tokenHash: string }) => db.selectFrom('sessions').selectAll().where('token_hash', '=', values.tokenHash));
+const byHash = prepared((db, values: { tokenHash: string }) =>
+  db.selectFrom('sessions').selectAll().where('token_hash', '=', values.tokenHash),
+);
 
 const toSession = (row: Database['sessions']): Session => ({
   id: row.id,
@@ -43,7 +45,12 @@ export function sessionRepository(db: Executor, dialect: Dialect): SessionReposi
       return row ? toSession(row) : null;
     },
     async get(organizationId, id) {
-      const row = await db.selectFrom('sessions').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+      const row = await db
+        .selectFrom('sessions')
+        .selectAll()
+        .where('id', '=', id)
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirst();
       return row ? toSession(row) : null;
     },
     async listActive(organizationId, userId, now, limit) {
@@ -62,7 +69,12 @@ export function sessionRepository(db: Executor, dialect: Dialect): SessionReposi
     },
     async touch(id, at) {
       // Never moves lastSeenAt back, should two requests of one session touch it out of order.
-      await db.updateTable('sessions').set({ last_seen_at: at }).where('id', '=', id).where('last_seen_at', '<', at).execute();
+      await db
+        .updateTable('sessions')
+        .set({ last_seen_at: at })
+        .where('id', '=', id)
+        .where('last_seen_at', '<', at)
+        .execute();
     },
     async revoke(organizationId, id, at) {
       const result = await db
@@ -75,7 +87,12 @@ export function sessionRepository(db: Executor, dialect: Dialect): SessionReposi
       return Number(result.numUpdatedRows) > 0;
     },
     async revokeAllForUser(userId, at) {
-      const result = await db.updateTable('sessions').set({ revoked_at: at }).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+      const result = await db
+        .updateTable('sessions')
+        .set({ revoked_at: at })
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
   };

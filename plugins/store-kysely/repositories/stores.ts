@@ -39,9 +39,19 @@ export function storeRepository(db: Executor): StoreRepository {
       return row ? toStore(row) : null;
     },
     async list(organizationId, { limit, startingAfter }) {
-      const query = await afterCursor(db, 'stores', db.selectFrom('stores').selectAll().where('organization_id', '=', organizationId), organizationId, startingAfter);
+      const query = await afterCursor(
+        db,
+        'stores',
+        db.selectFrom('stores').selectAll().where('organization_id', '=', organizationId),
+        organizationId,
+        startingAfter,
+      );
       if (!query) return { data: [], hasMore: false };
-      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      const rows = await query
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute();
       return { data: rows.slice(0, limit).map(toStore), hasMore: rows.length > limit };
     },
   };

@@ -30,7 +30,12 @@ const toToken = (row: Database['user_tokens']): UserToken => ({
 
 export function userRepository(db: Executor): UserRepository {
   const get = async (organizationId: string, id: string) => {
-    const row = await db.selectFrom('users').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+    const row = await db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', id)
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
     return row ? toUser(row) : null;
   };
   return {
@@ -64,10 +69,17 @@ export function userRepository(db: Executor): UserRepository {
         // A cursor that is not one of the organization's users (removed since, or another's) ends the list.
         if (!cursor) return { data: [], hasMore: false };
         query = query.where((eb) =>
-          eb.or([eb('created_at', '>', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '>', cursor.id)])]),
+          eb.or([
+            eb('created_at', '>', cursor.created_at),
+            eb.and([eb('created_at', '=', cursor.created_at), eb('id', '>', cursor.id)]),
+          ]),
         );
       }
-      const rows = await query.orderBy('created_at').orderBy('id').limit(limit + 1).execute();
+      const rows = await query
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(limit + 1)
+        .execute();
       return { data: rows.slice(0, limit).map(toUser), hasMore: rows.length > limit };
     },
     async countActiveAdmins(organizationId) {
@@ -83,22 +95,44 @@ export function userRepository(db: Executor): UserRepository {
     async lockTeam(organizationId) {
       // A no-op update takes the organization row's lock on Postgres until the transaction ends;
       // SQLite's transactions already run one at a time.
-      await db.updateTable('organizations').set((eb) => ({ name: eb.ref('name') })).where('id', '=', organizationId).execute();
+      await db
+        .updateTable('organizations')
+        .set((eb) => ({ name: eb.ref('name') }))
+        .where('id', '=', organizationId)
+        .execute();
     },
     async setRole(organizationId, id, role) {
-      await db.updateTable('users').set({ role }).where('id', '=', id).where('organization_id', '=', organizationId).execute();
+      await db
+        .updateTable('users')
+        .set({ role })
+        .where('id', '=', id)
+        .where('organization_id', '=', organizationId)
+        .execute();
       return get(organizationId, id);
     },
     async setPassword(id, passwordHash, at) {
-      await db.updateTable('users').set({ password_hash: passwordHash, password_set_at: at }).where('id', '=', id).execute();
+      await db
+        .updateTable('users')
+        .set({ password_hash: passwordHash, password_set_at: at })
+        .where('id', '=', id)
+        .execute();
     },
     async remove(organizationId, id) {
-      const owned = await db.selectFrom('users').select('id').where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+      const owned = await db
+        .selectFrom('users')
+        .select('id')
+        .where('id', '=', id)
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirst();
       if (!owned) return false;
       // Children first: the foreign keys refuse a user whose tokens or sessions remain.
       await db.deleteFrom('user_tokens').where('user_id', '=', id).execute();
       await db.deleteFrom('sessions').where('user_id', '=', id).execute();
-      const deleted = await db.deleteFrom('users').where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+      const deleted = await db
+        .deleteFrom('users')
+        .where('id', '=', id)
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirst();
       return Number(deleted.numDeletedRows) > 0;
     },
 
@@ -123,7 +157,12 @@ export function userRepository(db: Executor): UserRepository {
     },
     async useToken(id, at) {
       // One conditional update: of any number of racing callers, exactly one sees a row change.
-      const result = await db.updateTable('user_tokens').set({ used_at: at }).where('id', '=', id).where('used_at', 'is', null).executeTakeFirst();
+      const result = await db
+        .updateTable('user_tokens')
+        .set({ used_at: at })
+        .where('id', '=', id)
+        .where('used_at', 'is', null)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
     async pendingInvitations(organizationId, userIds, now) {

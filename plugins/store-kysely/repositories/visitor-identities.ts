@@ -29,13 +29,23 @@ export function visitorIdentityRepository(db: Executor): VisitorIdentityReposito
         .insertInto('visitor_identities')
         .values(values)
         .onConflict((conflict) =>
-          conflict.columns(['store_id', 'visitor_id']).doUpdateSet({ session_id: values.session_id, user_id: values.user_id, traits: values.traits, updated_at: values.updated_at }),
+          conflict.columns(['store_id', 'visitor_id']).doUpdateSet({
+            session_id: values.session_id,
+            user_id: values.user_id,
+            traits: values.traits,
+            updated_at: values.updated_at,
+          }),
         )
         .execute();
     },
 
     async get(storeId, visitorId) {
-      const row = await db.selectFrom('visitor_identities').selectAll().where('store_id', '=', storeId).where('visitor_id', '=', visitorId).executeTakeFirst();
+      const row = await db
+        .selectFrom('visitor_identities')
+        .selectAll()
+        .where('store_id', '=', storeId)
+        .where('visitor_id', '=', visitorId)
+        .executeTakeFirst();
       return row ? toIdentity(row) : null;
     },
 

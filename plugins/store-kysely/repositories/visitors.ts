@@ -1,5 +1,10 @@
 import type { UpdateQueryBuilder, UpdateResult } from 'kysely';
-import type { ErasureProgress, VisitorDataRepository, VisitorErasure, VisitorErasureRepository } from '../../../kit/plugin.ts';
+import type {
+  ErasureProgress,
+  VisitorDataRepository,
+  VisitorErasure,
+  VisitorErasureRepository,
+} from '../../../kit/plugin.ts';
 import type { Dialect } from '../dialect.ts';
 import type { Database, Executor } from '../database.ts';
 import { toRecord as toConversion } from './conversions.ts';
@@ -13,13 +18,20 @@ import { toIdentity } from './visitor-identities.ts';
  * store of the widget or page that recorded it. Conversions have indexes by (organization,
  * visitor) and (organization, session) of their own (migration 0019).
  */
-const storesOf = (db: Executor, organizationId: string) => db.selectFrom('stores').select('id').where('organization_id', '=', organizationId);
+const storesOf = (db: Executor, organizationId: string) =>
+  db.selectFrom('stores').select('id').where('organization_id', '=', organizationId);
 
 const visitorGenerations = (db: Executor, organizationId: string, visitorId: string) =>
-  db.selectFrom('generations').where('store_id', 'in', storesOf(db, organizationId)).where('visitor_id', '=', visitorId);
+  db
+    .selectFrom('generations')
+    .where('store_id', 'in', storesOf(db, organizationId))
+    .where('visitor_id', '=', visitorId);
 
 const visitorIdentities = (db: Executor, organizationId: string, visitorId: string) =>
-  db.selectFrom('visitor_identities').where('store_id', 'in', storesOf(db, organizationId)).where('visitor_id', '=', visitorId);
+  db
+    .selectFrom('visitor_identities')
+    .where('store_id', 'in', storesOf(db, organizationId))
+    .where('visitor_id', '=', visitorId);
 
 /**
  * The session ids the visitor's generations, identities and conversions carry: a conversion
@@ -72,15 +84,21 @@ const counted = (row: { count: number | string | bigint } | undefined) => Number
 async function unlink(
   db: Executor,
   ids: ReturnType<typeof conversionIds>,
-  still: (query: UpdateQueryBuilder<Database, 'conversions', 'conversions', UpdateResult>) => UpdateQueryBuilder<Database, 'conversions', 'conversions', UpdateResult>,
+  still: (
+    query: UpdateQueryBuilder<Database, 'conversions', 'conversions', UpdateResult>,
+  ) => UpdateQueryBuilder<Database, 'conversions', 'conversions', UpdateResult>,
   at: number,
 ): Promise<number> {
-  const query = db.updateTable('conversions').set({ visitor_id: null, session_id: null, updated_at: at }).where('id', 'in', ids);
+  const query = db
+    .updateTable('conversions')
+    .set({ visitor_id: null, session_id: null, updated_at: at })
+    .where('id', 'in', ids);
   const result = await still(query).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
-const conversionIds = (db: Executor, organizationId: string) => db.selectFrom('conversions').select('id').where('organization_id', '=', organizationId);
+const conversionIds = (db: Executor, organizationId: string) =>
+  db.selectFrom('conversions').select('id').where('organization_id', '=', organizationId);
 
 export function visitorDataRepository(db: Executor, dialect: Dialect): VisitorDataRepository {
   return {
@@ -89,56 +107,103 @@ export function visitorDataRepository(db: Executor, dialect: Dialect): VisitorDa
     async generations(organizationId, visitorId, { limit, startingAfter }) {
       let query = visitorGenerations(db, organizationId, visitorId).selectAll();
       if (startingAfter) {
-        const cursor = await visitorGenerations(db, organizationId, visitorId).select(['created_at', 'id']).where('id', '=', startingAfter).executeTakeFirst();
+        const cursor = await visitorGenerations(db, organizationId, visitorId)
+          .select(['created_at', 'id'])
+          .where('id', '=', startingAfter)
+          .executeTakeFirst();
         if (!cursor) return { data: [], hasMore: false };
-        query = query.where((eb) => eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]));
+        query = query.where((eb) =>
+          eb.or([
+            eb('created_at', '<', cursor.created_at),
+            eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)]),
+          ]),
+        );
       }
-      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      const rows = await query
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute();
       return { data: rows.slice(0, limit).map(toGeneration), hasMore: rows.length > limit };
     },
 
     async identities(organizationId, visitorId, { limit, startingAfter }) {
       let query = visitorIdentities(db, organizationId, visitorId).selectAll();
       if (startingAfter) {
-        const cursor = await visitorIdentities(db, organizationId, visitorId).select(['updated_at', 'store_id']).where('store_id', '=', startingAfter).executeTakeFirst();
+        const cursor = await visitorIdentities(db, organizationId, visitorId)
+          .select(['updated_at', 'store_id'])
+          .where('store_id', '=', startingAfter)
+          .executeTakeFirst();
         if (!cursor) return { data: [], hasMore: false };
-        query = query.where((eb) => eb.or([eb('updated_at', '<', cursor.updated_at), eb.and([eb('updated_at', '=', cursor.updated_at), eb('store_id', '>', cursor.store_id)])]));
+        query = query.where((eb) =>
+          eb.or([
+            eb('updated_at', '<', cursor.updated_at),
+            eb.and([eb('updated_at', '=', cursor.updated_at), eb('store_id', '>', cursor.store_id)]),
+          ]),
+        );
       }
-      const rows = await query.orderBy('updated_at', 'desc').orderBy('store_id').limit(limit + 1).execute();
+      const rows = await query
+        .orderBy('updated_at', 'desc')
+        .orderBy('store_id')
+        .limit(limit + 1)
+        .execute();
       return { data: rows.slice(0, limit).map(toIdentity), hasMore: rows.length > limit };
     },
 
     async conversions(organizationId, visitorId, { limit, startingAfter }) {
       let query = visitorConversions(db, organizationId, visitorId).selectAll();
       if (startingAfter) {
-        const cursor = await visitorConversions(db, organizationId, visitorId).select(['order_created_at', 'id']).where('id', '=', startingAfter).executeTakeFirst();
+        const cursor = await visitorConversions(db, organizationId, visitorId)
+          .select(['order_created_at', 'id'])
+          .where('id', '=', startingAfter)
+          .executeTakeFirst();
         if (!cursor) return { data: [], hasMore: false };
         query = query.where((eb) =>
-          eb.or([eb('order_created_at', '<', cursor.order_created_at), eb.and([eb('order_created_at', '=', cursor.order_created_at), eb('id', '<', cursor.id)])]),
+          eb.or([
+            eb('order_created_at', '<', cursor.order_created_at),
+            eb.and([eb('order_created_at', '=', cursor.order_created_at), eb('id', '<', cursor.id)]),
+          ]),
         );
       }
-      const rows = await query.orderBy('order_created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      const rows = await query
+        .orderBy('order_created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute();
       return { data: rows.slice(0, limit).map(toConversion), hasMore: rows.length > limit };
     },
 
     async counts(organizationId, visitorId) {
       const [generations, identities, conversions] = await Promise.all([
-        visitorGenerations(db, organizationId, visitorId).select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirst(),
-        visitorIdentities(db, organizationId, visitorId).select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirst(),
-        visitorConversions(db, organizationId, visitorId).select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirst(),
+        visitorGenerations(db, organizationId, visitorId)
+          .select((eb) => eb.fn.countAll<number | string>().as('count'))
+          .executeTakeFirst(),
+        visitorIdentities(db, organizationId, visitorId)
+          .select((eb) => eb.fn.countAll<number | string>().as('count'))
+          .executeTakeFirst(),
+        visitorConversions(db, organizationId, visitorId)
+          .select((eb) => eb.fn.countAll<number | string>().as('count'))
+          .executeTakeFirst(),
       ]);
       return { generations: counted(generations), identities: counted(identities), conversions: counted(conversions) };
     },
 
     async detachGenerations(organizationId, visitorId, limit) {
-      const found = await visitorGenerations(db, organizationId, visitorId).select(['id', 'session_id']).limit(limit).execute();
+      const found = await visitorGenerations(db, organizationId, visitorId)
+        .select(['id', 'session_id'])
+        .limit(limit)
+        .execute();
       if (found.length === 0) return [];
       // Only rows that still carry the visitor id are taken: on Postgres a transaction that took
       // one first holds its lock, and this update then finds it changed and leaves it.
       const taken = await db
         .updateTable('generations')
         .set({ visitor_id: null, session_id: null })
-        .where('id', 'in', found.map((row) => row.id))
+        .where(
+          'id',
+          'in',
+          found.map((row) => row.id),
+        )
         .where('visitor_id', '=', visitorId)
         .returning('id')
         .execute();
@@ -152,7 +217,11 @@ export function visitorDataRepository(db: Executor, dialect: Dialect): VisitorDa
       // The session ids as they are when deleted (an identify may have changed them since the select).
       const deleted = await db
         .deleteFrom('visitor_identities')
-        .where('store_id', 'in', found.map((row) => row.store_id))
+        .where(
+          'store_id',
+          'in',
+          found.map((row) => row.store_id),
+        )
         .where('visitor_id', '=', visitorId)
         .returning(['store_id', 'session_id'])
         .execute();
@@ -161,14 +230,21 @@ export function visitorDataRepository(db: Executor, dialect: Dialect): VisitorDa
 
     async unlinkConversionsOfVisitor(organizationId, visitorId, limit, at) {
       // Read with their session ids first (on Postgres locked, so the ids read are those removed).
-      let query = conversionIds(db, organizationId).select('session_id').where('visitor_id', '=', visitorId).limit(limit);
+      let query = conversionIds(db, organizationId)
+        .select('session_id')
+        .where('visitor_id', '=', visitorId)
+        .limit(limit);
       if (dialect === 'postgres') query = query.forUpdate();
       const found = await query.execute();
       if (found.length === 0) return [];
       const taken = await db
         .updateTable('conversions')
         .set({ visitor_id: null, session_id: null, updated_at: at })
-        .where('id', 'in', found.map((row) => row.id))
+        .where(
+          'id',
+          'in',
+          found.map((row) => row.id),
+        )
         .where('visitor_id', '=', visitorId)
         .returning('id')
         .execute();
@@ -178,7 +254,12 @@ export function visitorDataRepository(db: Executor, dialect: Dialect): VisitorDa
 
     async unlinkConversionsOfSessions(organizationId, sessionIds, limit, at) {
       if (sessionIds.length === 0) return 0;
-      return unlink(db, conversionIds(db, organizationId).where('session_id', 'in', sessionIds).limit(limit), (query) => query.where('session_id', 'in', sessionIds), at);
+      return unlink(
+        db,
+        conversionIds(db, organizationId).where('session_id', 'in', sessionIds).limit(limit),
+        (query) => query.where('session_id', 'in', sessionIds),
+        at,
+      );
     },
   };
 }
@@ -210,7 +291,11 @@ const toRow = (erasure: VisitorErasure): ErasureRow => ({
   conversions_unlinked: erasure.conversionsUnlinked,
 });
 
-const countColumns = { generationsDeleted: 'generations_deleted', identitiesDeleted: 'identities_deleted', conversionsUnlinked: 'conversions_unlinked' } as const;
+const countColumns = {
+  generationsDeleted: 'generations_deleted',
+  identitiesDeleted: 'identities_deleted',
+  conversionsUnlinked: 'conversions_unlinked',
+} as const;
 
 export function visitorErasureRepository(db: Executor, dialect: Dialect): VisitorErasureRepository {
   async function pendingFor(organizationId: string, visitorId: string) {
@@ -242,12 +327,18 @@ export function visitorErasureRepository(db: Executor, dialect: Dialect): Visito
         if (pending) return { erasure: pending, created: false };
         // On Postgres the erasure the insert collided with can complete (deleting its work) before
         // it is read: none is pending any more, so the insert is tried again (its statement sees that).
-        if (attempt === 2) throw new Error('a pending erasure of the visitor conflicted twice, and then could not be read');
+        if (attempt === 2)
+          throw new Error('a pending erasure of the visitor conflicted twice, and then could not be read');
       }
     },
 
     async get(organizationId, id) {
-      const row = await db.selectFrom('visitor_erasures').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+      const row = await db
+        .selectFrom('visitor_erasures')
+        .selectAll()
+        .where('id', '=', id)
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirst();
       return row ? toErasure(row) : null;
     },
 
@@ -261,16 +352,28 @@ export function visitorErasureRepository(db: Executor, dialect: Dialect): Visito
           .where('organization_id', '=', organizationId)
           .executeTakeFirst();
         if (!cursor) return { data: [], hasMore: false };
-        query = query.where((eb) => eb.or([eb('requested_at', '<', cursor.requested_at), eb.and([eb('requested_at', '=', cursor.requested_at), eb('id', '<', cursor.id)])]));
+        query = query.where((eb) =>
+          eb.or([
+            eb('requested_at', '<', cursor.requested_at),
+            eb.and([eb('requested_at', '=', cursor.requested_at), eb('id', '<', cursor.id)]),
+          ]),
+        );
       }
-      const rows = await query.orderBy('requested_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      const rows = await query
+        .orderBy('requested_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute();
       return { data: rows.slice(0, limit).map(toErasure), hasMore: rows.length > limit };
     },
 
     pendingFor,
 
     async subject(id, options = {}) {
-      let query = db.selectFrom('visitor_erasure_subjects').select(['organization_id', 'visitor_id']).where('erasure_id', '=', id);
+      let query = db
+        .selectFrom('visitor_erasure_subjects')
+        .select(['organization_id', 'visitor_id'])
+        .where('erasure_id', '=', id);
       // SQLite transactions already hold the write lock (BEGIN IMMEDIATE); Postgres locks the row.
       if (options.forUpdate && dialect === 'postgres') query = query.forUpdate();
       const row = await query.executeTakeFirst();
@@ -288,13 +391,23 @@ export function visitorErasureRepository(db: Executor, dialect: Dialect): Visito
     },
 
     async sessions(id, limit) {
-      const rows = await db.selectFrom('visitor_erasure_sessions').select('session_id').where('erasure_id', '=', id).orderBy('session_id').limit(limit).execute();
+      const rows = await db
+        .selectFrom('visitor_erasure_sessions')
+        .select('session_id')
+        .where('erasure_id', '=', id)
+        .orderBy('session_id')
+        .limit(limit)
+        .execute();
       return rows.map((row) => row.session_id);
     },
 
     async removeSessions(id, sessionIds) {
       if (sessionIds.length === 0) return;
-      await db.deleteFrom('visitor_erasure_sessions').where('erasure_id', '=', id).where('session_id', 'in', sessionIds).execute();
+      await db
+        .deleteFrom('visitor_erasure_sessions')
+        .where('erasure_id', '=', id)
+        .where('session_id', 'in', sessionIds)
+        .execute();
     },
 
     async progress(id, counts: ErasureProgress) {
@@ -303,7 +416,9 @@ export function visitorErasureRepository(db: Executor, dialect: Dialect): Visito
       // Added in the statement, so concurrent batches (a job run twice after a lost lease) both count.
       await db
         .updateTable('visitor_erasures')
-        .set((eb) => Object.fromEntries(changes.map((name) => [countColumns[name], eb(countColumns[name], '+', counts[name]!)])))
+        .set((eb) =>
+          Object.fromEntries(changes.map((name) => [countColumns[name], eb(countColumns[name], '+', counts[name]!)])),
+        )
         .where('id', '=', id)
         .execute();
     },
@@ -313,7 +428,12 @@ export function visitorErasureRepository(db: Executor, dialect: Dialect): Visito
       // update) to commit, so the session ids deleted next include any that batch recorded.
       const subject = await db.deleteFrom('visitor_erasure_subjects').where('erasure_id', '=', id).executeTakeFirst();
       if (Number(subject.numDeletedRows) !== 1) return false;
-      await db.updateTable('visitor_erasures').set({ status: 'complete', completed_at: at }).where('id', '=', id).where('status', '=', 'pending').execute();
+      await db
+        .updateTable('visitor_erasures')
+        .set({ status: 'complete', completed_at: at })
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .execute();
       await db.deleteFrom('visitor_erasure_sessions').where('erasure_id', '=', id).execute();
       return true;
     },

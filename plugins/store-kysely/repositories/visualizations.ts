@@ -1,4 +1,9 @@
-import type { AttributionCandidate, GenerationStatus, ProductInput, VisualizationRepository } from '../../../kit/plugin.ts';
+import type {
+  AttributionCandidate,
+  GenerationStatus,
+  ProductInput,
+  VisualizationRepository,
+} from '../../../kit/plugin.ts';
 import type { Executor } from '../database.ts';
 
 /** Generations as attribution and reports read them: by store, visitor or session, and time. */
@@ -40,8 +45,15 @@ export function visualizationRepository(db: Executor): VisualizationRepository {
         .where('status', '=', 'complete')
         .where('created_at', '>=', from)
         .where('created_at', '<', to);
-      const count = await inRange.select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow();
-      const visitors = await inRange.select('visitor_id').distinct().where('visitor_id', 'is not', null).where('visitor_id', '!=', '').execute();
+      const count = await inRange
+        .select((eb) => eb.fn.countAll<number | string>().as('count'))
+        .executeTakeFirstOrThrow();
+      const visitors = await inRange
+        .select('visitor_id')
+        .distinct()
+        .where('visitor_id', 'is not', null)
+        .where('visitor_id', '!=', '')
+        .execute();
       return { visualizations: Number(count.count), visitorIds: visitors.map((row) => row.visitor_id!) };
     },
   };

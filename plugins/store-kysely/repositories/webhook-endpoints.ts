@@ -36,11 +36,18 @@ const toRow = (record: WebhookEndpointRecord): Omit<Row, 'deleted_at'> => ({
 
 export function webhookEndpointRepository(db: Executor, dialect: 'sqlite' | 'postgres'): WebhookEndpointRepository {
   const live = (organizationId: string) =>
-    db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
+    db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('deleted_at', 'is', null);
 
   return {
     async create(endpoint) {
-      await db.insertInto('webhook_endpoints').values({ ...toRow(endpoint), deleted_at: null }).execute();
+      await db
+        .insertInto('webhook_endpoints')
+        .values({ ...toRow(endpoint), deleted_at: null })
+        .execute();
     },
     async get(organizationId, id, options = {}) {
       let query = live(organizationId).where('id', '=', id);
@@ -52,7 +59,11 @@ export function webhookEndpointRepository(db: Executor, dialect: 'sqlite' | 'pos
     async list(organizationId, { limit, startingAfter }) {
       const paged = await afterCursor(db, 'webhook_endpoints', live(organizationId), organizationId, startingAfter);
       if (!paged) return { data: [], hasMore: false };
-      const rows = await paged.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      const rows = await paged
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute();
       return { data: rows.slice(0, limit).map(toEndpoint), hasMore: rows.length > limit };
     },
     async count(organizationId) {
@@ -67,11 +78,18 @@ export function webhookEndpointRepository(db: Executor, dialect: 'sqlite' | 'pos
     async subscribedTo(organizationId, eventType) {
       // Subscriptions are few per organization; filtering the JSON list here keeps SQL portable.
       const rows = await live(organizationId).where('status', '=', 'enabled').orderBy('created_at').execute();
-      return rows.map(toEndpoint).filter((endpoint) => endpoint.enabledEvents.includes('*') || endpoint.enabledEvents.includes(eventType));
+      return rows
+        .map(toEndpoint)
+        .filter((endpoint) => endpoint.enabledEvents.includes('*') || endpoint.enabledEvents.includes(eventType));
     },
     async update(endpoint) {
       const { id, organization_id, created_at, ...changes } = toRow(endpoint);
-      await db.updateTable('webhook_endpoints').set(changes).where('id', '=', id).where('organization_id', '=', organization_id).execute();
+      await db
+        .updateTable('webhook_endpoints')
+        .set(changes)
+        .where('id', '=', id)
+        .where('organization_id', '=', organization_id)
+        .execute();
     },
     async delete(organizationId, id, at) {
       const result = await db
@@ -84,10 +102,20 @@ export function webhookEndpointRepository(db: Executor, dialect: 'sqlite' | 'pos
       return Number(result.numUpdatedRows) === 1;
     },
     async markFailing(id, at) {
-      await db.updateTable('webhook_endpoints').set({ failing_since: at }).where('id', '=', id).where('failing_since', 'is', null).execute();
+      await db
+        .updateTable('webhook_endpoints')
+        .set({ failing_since: at })
+        .where('id', '=', id)
+        .where('failing_since', 'is', null)
+        .execute();
     },
     async markHealthy(id) {
-      await db.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', '=', id).where('failing_since', 'is not', null).execute();
+      await db
+        .updateTable('webhook_endpoints')
+        .set({ failing_since: null })
+        .where('id', '=', id)
+        .where('failing_since', 'is not', null)
+        .execute();
     },
     async disable(id, reason, at) {
       await db

@@ -18,17 +18,28 @@ const toRecord = (row: Row): WidgetRecord => ({
   createdAt: Number(row.created_at),
 });
 
-const toUsage = (row: { generations: number | string; credits: number | string }): WidgetDayUsage => ({ generations: Number(row.generations), credits: Number(row.credits) });
+const toUsage = (row: { generations: number | string; credits: number | string }): WidgetDayUsage => ({
+  generations: Number(row.generations),
+  credits: Number(row.credits),
+});
 
 async function usageOn(db: Executor, widgetIds: string[], day: number): Promise<Map<string, WidgetDayUsage>> {
   const usage = new Map<string, WidgetDayUsage>();
   if (widgetIds.length === 0) return usage;
-  const rows = await db.selectFrom('widget_daily_usage').select(['widget_id', 'generations', 'credits']).where('widget_id', 'in', widgetIds).where('day', '=', day).execute();
+  const rows = await db
+    .selectFrom('widget_daily_usage')
+    .select(['widget_id', 'generations', 'credits'])
+    .where('widget_id', 'in', widgetIds)
+    .where('day', '=', day)
+    .execute();
   for (const row of rows) usage.set(row.widget_id, toUsage(row));
   return usage;
 }
 
-export function widgetRepository(db: Executor, generationById: (organizationId: string, id: string) => Promise<GenerationRecord | null>): WidgetRepository {
+export function widgetRepository(
+  db: Executor,
+  generationById: (organizationId: string, id: string) => Promise<GenerationRecord | null>,
+): WidgetRepository {
   return {
     async create(widget) {
       await db
@@ -48,7 +59,12 @@ export function widgetRepository(db: Executor, generationById: (organizationId: 
     },
 
     async get(organizationId, id) {
-      const row = await db.selectFrom('widgets').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+      const row = await db
+        .selectFrom('widgets')
+        .selectAll()
+        .where('id', '=', id)
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirst();
       return row ? toRecord(row) : null;
     },
 
@@ -60,9 +76,19 @@ export function widgetRepository(db: Executor, generationById: (organizationId: 
       if (changes.dailyGenerationCap !== undefined) values.daily_generation_cap = changes.dailyGenerationCap;
       if (changes.dailyCreditCap !== undefined) values.daily_credit_cap = changes.dailyCreditCap;
       if (Object.keys(values).length > 0) {
-        await db.updateTable('widgets').set(values).where('id', '=', id).where('organization_id', '=', organizationId).execute();
+        await db
+          .updateTable('widgets')
+          .set(values)
+          .where('id', '=', id)
+          .where('organization_id', '=', organizationId)
+          .execute();
       }
-      const row = await db.selectFrom('widgets').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
+      const row = await db
+        .selectFrom('widgets')
+        .selectAll()
+        .where('id', '=', id)
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirst();
       return row ? toRecord(row) : null;
     },
 
@@ -77,16 +103,22 @@ export function widgetRepository(db: Executor, generationById: (organizationId: 
       const paged = await afterCursor(db, 'widgets', query, organizationId, startingAfter);
       if (!paged) return { data: [], hasMore: false };
       query = paged;
-      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      const rows = await query
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute();
       return { data: rows.slice(0, limit).map(toRecord), hasMore: rows.length > limit };
     },
 
     async countGeneration({ widgetId, day, credits, caps }) {
       const current = async () => (await usageOn(db, [widgetId], day)).get(widgetId) ?? { generations: 0, credits: 0 };
       // A first generation of the day inserts its row, which only a cap below one generation's cost could refuse.
-      if ((caps.generations !== null && caps.generations < 1) || (caps.credits !== null && caps.credits < credits)) return { counted: false, usage: await current() };
+      if ((caps.generations !== null && caps.generations < 1) || (caps.credits !== null && caps.credits < credits))
+        return { counted: false, usage: await current() };
       const within: Array<Expression<SqlBool>> = [];
-      if (caps.generations !== null) within.push(sql<SqlBool>`widget_daily_usage.generations + 1 <= ${caps.generations}`);
+      if (caps.generations !== null)
+        within.push(sql<SqlBool>`widget_daily_usage.generations + 1 <= ${caps.generations}`);
       if (caps.credits !== null) within.push(sql<SqlBool>`widget_daily_usage.credits + ${credits} <= ${caps.credits}`);
       // One statement: Postgres locks the conflicting row, SQLite the whole database, while the caps
       // are checked against the row's latest values, so racing calls each see the one before.

@@ -10,7 +10,14 @@
 import { createSdk } from '../../loader/sdk.ts';
 import type { VisualizerSdk } from '../../shared/types.ts';
 
-export type { AddToCartResult, CartProduct, Identity, ProductData, ProductImage, VisualizerSdk } from '../../shared/types.ts';
+export type {
+  AddToCartResult,
+  CartProduct,
+  Identity,
+  ProductData,
+  ProductImage,
+  VisualizerSdk,
+} from '../../shared/types.ts';
 
 export interface VisualizerOptions {
   /**
@@ -37,7 +44,9 @@ function serviceBase(baseUrl: unknown): string {
     url = null;
   }
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    throw new TypeError(`createVisualizer(): baseUrl must be the service's absolute http(s) URL, such as 'https://visualizer.example' (got ${JSON.stringify(baseUrl)}).`);
+    throw new TypeError(
+      `createVisualizer(): baseUrl must be the service's absolute http(s) URL, such as 'https://visualizer.example' (got ${JSON.stringify(baseUrl)}).`,
+    );
   }
   return url.origin + url.pathname.replace(/\/+$/, '');
 }
@@ -54,7 +63,9 @@ export function createVisualizer(options: VisualizerOptions): VisualizerSdk {
   // biome-ignore lint/complexity/useOptionalChain: see above.
   const storeId = options && options.storeId;
   if (typeof storeId !== 'string' || !storeId.trim()) {
-    throw new TypeError(`createVisualizer(): storeId must be your store's id, such as 'store_…' (got ${JSON.stringify(storeId)}).`);
+    throw new TypeError(
+      `createVisualizer(): storeId must be your store's id, such as 'store_…' (got ${JSON.stringify(storeId)}).`,
+    );
   }
   const consent = options.consent ?? 'granted';
   if (consent !== 'pending' && consent !== 'granted') {

@@ -1,9 +1,23 @@
-import { adminSessionErrors, errorResponses, jsonBody, jsonBodyErrors, notFoundErrors, ok, pageParameters, pathParameter, queryErrors, security, serverErrors, sessionErrors } from '../helpers.ts';
+import {
+  adminSessionErrors,
+  errorResponses,
+  jsonBody,
+  jsonBodyErrors,
+  notFoundErrors,
+  ok,
+  pageParameters,
+  pathParameter,
+  queryErrors,
+  security,
+  serverErrors,
+  sessionErrors,
+} from '../helpers.ts';
 import type { PathFragment, Response } from '../types.ts';
 
 const setCookie: Response['headers'] = {
   'set-cookie': {
-    description: '`visualizer_session=…; Path=…; Max-Age=…; HttpOnly; SameSite=Lax`, plus `Secure` when the public URL is https.',
+    description:
+      '`visualizer_session=…; Path=…; Max-Age=…; HttpOnly; SameSite=Lax`, plus `Secure` when the public URL is https.',
     schema: { type: 'string' },
   },
 };
@@ -22,10 +36,16 @@ export const accountPaths: PathFragment = {
         'With an email and password, or with the `token` of a one-time sign-in link. Sets the session cookie. An unknown email and a wrong password get the same answer (401 `invalid_credentials`). Limited per email address and per client address (`accounts.*` in the config); refused from a page of another origin.',
       tags: ['Dashboard'],
       security: security.none,
-      requestBody: jsonBody('CreateSessionRequest', { email: 'ada@shop.example', password: 'correct horse battery staple' }),
+      requestBody: jsonBody('CreateSessionRequest', {
+        email: 'ada@shop.example',
+        password: 'correct horse battery staple',
+      }),
       responses: {
         '200': ok('Signed in: the session, and its cookie.', 'CurrentSession', setCookie),
-        ...errorResponses(serverErrors, jsonBodyErrors, signInErrors, { 400: ['invalid_link'], 401: ['invalid_credentials'] }),
+        ...errorResponses(serverErrors, jsonBodyErrors, signInErrors, {
+          400: ['invalid_link'],
+          401: ['invalid_credentials'],
+        }),
       },
     },
     get: {
@@ -42,20 +62,29 @@ export const accountPaths: PathFragment = {
       description: 'Ends the session and clears its cookie.',
       tags: ['Dashboard'],
       security: security.session,
-      responses: { '204': { description: 'Signed out.', headers: setCookie }, ...errorResponses(serverErrors, { 401: sessionErrors[401]!, 403: sessionErrors[403]! }) },
+      responses: {
+        '204': { description: 'Signed out.', headers: setCookie },
+        ...errorResponses(serverErrors, { 401: sessionErrors[401]!, 403: sessionErrors[403]! }),
+      },
     },
   },
   '/v1/invitations/accept': {
     post: {
       operationId: 'acceptInvitation',
       summary: 'Accept an invitation',
-      description: "Sets the invited user's password with the invitation's one-time `token` and signs them in (other sessions of the user end). A link works once.",
+      description:
+        "Sets the invited user's password with the invitation's one-time `token` and signs them in (other sessions of the user end). A link works once.",
       tags: ['Dashboard'],
       security: security.none,
-      requestBody: jsonBody('AcceptInvitationRequest', { token: 'Xb3kP9sT1vW3yZ5cD8aXbQ4mR7kP9sT1', password: 'correct horse battery staple' }),
+      requestBody: jsonBody('AcceptInvitationRequest', {
+        token: 'Xb3kP9sT1vW3yZ5cD8aXbQ4mR7kP9sT1',
+        password: 'correct horse battery staple',
+      }),
       responses: {
         '200': ok('Signed in: the session, and its cookie.', 'CurrentSession', setCookie),
-        ...errorResponses(serverErrors, jsonBodyErrors, signInErrors, { 400: ['invalid_link', 'password_too_short', 'password_too_long'] }),
+        ...errorResponses(serverErrors, jsonBodyErrors, signInErrors, {
+          400: ['invalid_link', 'password_too_short', 'password_too_long'],
+        }),
       },
     },
   },
@@ -67,7 +96,10 @@ export const accountPaths: PathFragment = {
       tags: ['Team'],
       security: security.session,
       parameters: pageParameters,
-      responses: { '200': ok('A page of users.', 'UserList'), ...errorResponses(serverErrors, adminSessionErrors, queryErrors) },
+      responses: {
+        '200': ok('A page of users.', 'UserList'),
+        ...errorResponses(serverErrors, adminSessionErrors, queryErrors),
+      },
     },
   },
   '/v1/users/{id}': {
@@ -81,17 +113,24 @@ export const accountPaths: PathFragment = {
       requestBody: jsonBody('UpdateUserRequest', { role: 'viewer' }),
       responses: {
         '200': ok('The user.', 'User'),
-        ...errorResponses(serverErrors, adminSessionErrors, jsonBodyErrors, notFoundErrors, { 400: ['invalid_role'], 409: ['last_admin'] }),
+        ...errorResponses(serverErrors, adminSessionErrors, jsonBodyErrors, notFoundErrors, {
+          400: ['invalid_role'],
+          409: ['last_admin'],
+        }),
       },
     },
     delete: {
       operationId: 'deleteUser',
       summary: 'Remove a user',
-      description: 'Admins only. Deletes the user with their links and sessions; never the last admin who has set a password.',
+      description:
+        'Admins only. Deletes the user with their links and sessions; never the last admin who has set a password.',
       tags: ['Team'],
       security: security.session,
       parameters: [userId],
-      responses: { '200': ok('The user is gone.', 'DeletedUser'), ...errorResponses(serverErrors, adminSessionErrors, notFoundErrors, { 409: ['last_admin'] }) },
+      responses: {
+        '200': ok('The user is gone.', 'DeletedUser'),
+        ...errorResponses(serverErrors, adminSessionErrors, notFoundErrors, { 409: ['last_admin'] }),
+      },
     },
   },
   '/v1/invitations': {
@@ -105,7 +144,10 @@ export const accountPaths: PathFragment = {
       requestBody: jsonBody('InviteUserRequest', { email: 'grace@shop.example', role: 'viewer' }),
       responses: {
         '201': ok('The invitation, with its link shown once.', 'Invitation'),
-        ...errorResponses(serverErrors, adminSessionErrors, jsonBodyErrors, { 400: ['invalid_email', 'invalid_role'], 409: ['email_taken'] }),
+        ...errorResponses(serverErrors, adminSessionErrors, jsonBodyErrors, {
+          400: ['invalid_email', 'invalid_role'],
+          409: ['email_taken'],
+        }),
       },
     },
   },
@@ -113,10 +155,18 @@ export const accountPaths: PathFragment = {
     get: {
       operationId: 'listSessions',
       summary: 'List sessions',
-      description: "Your own sessions that have not ended, the 100 most recent (`has_more` says whether there are more); an admin may ask for another user's of the organization.",
+      description:
+        "Your own sessions that have not ended, the 100 most recent (`has_more` says whether there are more); an admin may ask for another user's of the organization.",
       tags: ['Team'],
       security: security.session,
-      parameters: [{ name: 'userId', in: 'query', description: "Whose sessions (admins only, when not yours).", schema: { type: 'string', minLength: 1, maxLength: 64 } }],
+      parameters: [
+        {
+          name: 'userId',
+          in: 'query',
+          description: 'Whose sessions (admins only, when not yours).',
+          schema: { type: 'string', minLength: 1, maxLength: 64 },
+        },
+      ],
       responses: {
         '200': ok('The sessions, all on one page.', 'SessionList'),
         ...errorResponses(serverErrors, sessionErrors, queryErrors, notFoundErrors, { 403: ['insufficient_role'] }),
@@ -127,7 +177,8 @@ export const accountPaths: PathFragment = {
     delete: {
       operationId: 'deleteSessionById',
       summary: 'Revoke a session',
-      description: "Ends one of your sessions (its browser is signed out), or for an admin any session of the organization. Revoking the current one also clears its cookie.",
+      description:
+        'Ends one of your sessions (its browser is signed out), or for an admin any session of the organization. Revoking the current one also clears its cookie.',
       tags: ['Team'],
       security: security.session,
       parameters: [pathParameter('id', 'The session id (`ses_…`).')],

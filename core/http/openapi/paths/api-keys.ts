@@ -1,4 +1,17 @@
-import { adminSessionErrors, errorResponses, jsonBody, jsonBodyErrors, notFoundErrors, ok, pageParameters, pathParameter, queryErrors, security, serverErrors, sessionErrors } from '../helpers.ts';
+import {
+  adminSessionErrors,
+  errorResponses,
+  jsonBody,
+  jsonBodyErrors,
+  notFoundErrors,
+  ok,
+  pageParameters,
+  pathParameter,
+  queryErrors,
+  security,
+  serverErrors,
+  sessionErrors,
+} from '../helpers.ts';
 import { apiKeyKinds } from '../../../domain/api-keys.ts';
 import type { PathFragment } from '../types.ts';
 
@@ -8,11 +21,18 @@ export const apiKeyPaths: PathFragment = {
     get: {
       operationId: 'listApiKeys',
       summary: 'List API keys',
-      description: 'Secret and conversion keys of your organization, revoked ones included, newest first. Any dashboard user.',
+      description:
+        'Secret and conversion keys of your organization, revoked ones included, newest first. Any dashboard user.',
       tags: ['API keys'],
       security: security.session,
-      parameters: [...pageParameters, { name: 'kind', in: 'query', description: 'Only keys of this kind.', schema: { enum: [...apiKeyKinds] } }],
-      responses: { '200': ok('A page of keys.', 'ApiKeyList'), ...errorResponses(serverErrors, sessionErrors, queryErrors) },
+      parameters: [
+        ...pageParameters,
+        { name: 'kind', in: 'query', description: 'Only keys of this kind.', schema: { enum: [...apiKeyKinds] } },
+      ],
+      responses: {
+        '200': ok('A page of keys.', 'ApiKeyList'),
+        ...errorResponses(serverErrors, sessionErrors, queryErrors),
+      },
     },
     post: {
       operationId: 'createApiKey',
@@ -21,7 +41,10 @@ export const apiKeyPaths: PathFragment = {
       tags: ['API keys'],
       security: security.session,
       requestBody: jsonBody('CreateApiKeyRequest', { kind: 'secret', name: 'production server' }),
-      responses: { '201': ok('The new key, with the key itself.', 'ApiKeyWithSecret'), ...errorResponses(serverErrors, adminSessionErrors, jsonBodyErrors) },
+      responses: {
+        '201': ok('The new key, with the key itself.', 'ApiKeyWithSecret'),
+        ...errorResponses(serverErrors, adminSessionErrors, jsonBodyErrors),
+      },
     },
   },
   '/v1/api-keys/{id}': {
@@ -32,7 +55,10 @@ export const apiKeyPaths: PathFragment = {
       tags: ['API keys'],
       security: security.session,
       parameters: [pathParameter('id', 'The key id (`key_…`).')],
-      responses: { '200': ok('The revoked key.', 'ApiKey'), ...errorResponses(serverErrors, adminSessionErrors, notFoundErrors) },
+      responses: {
+        '200': ok('The revoked key.', 'ApiKey'),
+        ...errorResponses(serverErrors, adminSessionErrors, notFoundErrors),
+      },
     },
   },
 };

@@ -22,7 +22,8 @@ export const cdnPaths: PathFragment = {
           name: 'key',
           in: 'path',
           required: true,
-          description: 'The object key, slashes included, as the image URLs of a generation name it (`gen/agen_…/…/detail.webp`).',
+          description:
+            'The object key, slashes included, as the image URLs of a generation name it (`gen/agen_…/…/detail.webp`).',
           schema: { type: 'string', maxLength: MAX_KEY_LENGTH, pattern: allowedKeyCharacters.source },
           example: exampleCdnKey,
           'x-multi-segment': true,
@@ -30,8 +31,15 @@ export const cdnPaths: PathFragment = {
         ifNoneMatchParameter,
       ],
       responses: {
-        '200': { description: 'The image.', headers: cachedFileHeaders, content: Object.fromEntries(imageTypes.map((type) => [type, image])) },
-        '304': { description: 'Not modified: the `If-None-Match` validator still matches.', headers: cachedFileHeaders },
+        '200': {
+          description: 'The image.',
+          headers: cachedFileHeaders,
+          content: Object.fromEntries(imageTypes.map((type) => [type, image])),
+        },
+        '304': {
+          description: 'Not modified: the `If-None-Match` validator still matches.',
+          headers: cachedFileHeaders,
+        },
         ...errorResponses({ 404: ['resource_missing'], 500: ['internal_error'], 503: ['storage_unavailable'] }),
       },
     },

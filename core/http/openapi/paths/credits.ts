@@ -14,10 +14,14 @@ export const creditPaths: PathFragment = {
     get: {
       operationId: 'listCreditLedgerEntries',
       summary: 'List credit ledger entries',
-      description: 'Every change to the balance (debits for generations, refunds of failed ones, grants), newest first.',
+      description:
+        'Every change to the balance (debits for generations, refunds of failed ones, grants), newest first.',
       tags: ['Credits'],
       parameters: pageParameters,
-      responses: { '200': ok('A page of ledger entries.', 'CreditLedgerEntryList'), ...errorResponses(serverErrors, secretKeyErrors, queryErrors) },
+      responses: {
+        '200': ok('A page of ledger entries.', 'CreditLedgerEntryList'),
+        ...errorResponses(serverErrors, secretKeyErrors, queryErrors),
+      },
     },
   },
 };

@@ -33,7 +33,8 @@ export const eventStreamPaths: PathFragment = {
         {
           name: 'Last-Event-ID',
           in: 'header',
-          description: 'The id of the last event received on a previous stream: this one sends the events after it (in creation order) first. Deduplicate by id around a reconnection.',
+          description:
+            'The id of the last event received on a previous stream: this one sends the events after it (in creation order) first. Deduplicate by id around a reconnection.',
           schema: { type: 'string', minLength: 1, maxLength: 64 },
         },
       ],
@@ -47,7 +48,10 @@ export const eventStreamPaths: PathFragment = {
             },
           },
         },
-        ...errorResponses(serverErrors, secretKeyErrors, queryErrors, notFoundErrors, { 400: ['parameter_invalid'], 429: ['too_many_streams'] }),
+        ...errorResponses(serverErrors, secretKeyErrors, queryErrors, notFoundErrors, {
+          400: ['parameter_invalid'],
+          429: ['too_many_streams'],
+        }),
       },
     },
   },

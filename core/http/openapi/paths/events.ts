@@ -1,4 +1,15 @@
-import { jsonBody, errorResponses, jsonBodyErrors, notFoundErrors, ok, pageParameters, pathParameter, queryErrors, secretKeyErrors, serverErrors } from '../helpers.ts';
+import {
+  jsonBody,
+  errorResponses,
+  jsonBodyErrors,
+  notFoundErrors,
+  ok,
+  pageParameters,
+  pathParameter,
+  queryErrors,
+  secretKeyErrors,
+  serverErrors,
+} from '../helpers.ts';
 import { eventTypes } from '../../../domain/generation.ts';
 import type { PathFragment } from '../types.ts';
 
@@ -14,15 +25,24 @@ export const eventPaths: PathFragment = {
       tags,
       parameters: [
         ...pageParameters,
-        { name: 'type', in: 'query', description: 'Only events of this type.', schema: { type: 'string', enum: [...eventTypes] } },
+        {
+          name: 'type',
+          in: 'query',
+          description: 'Only events of this type.',
+          schema: { type: 'string', enum: [...eventTypes] },
+        },
         {
           name: 'generationId',
           in: 'query',
-          description: "Only the events reporting this generation (`agen_…`); its deliveries' attempts are at `/v1/events/{id}/attempts`.",
+          description:
+            "Only the events reporting this generation (`agen_…`); its deliveries' attempts are at `/v1/events/{id}/attempts`.",
           schema: { type: 'string', minLength: 1, maxLength: 64 },
         },
       ],
-      responses: { '200': ok('A page of events.', 'EventList'), ...errorResponses(serverErrors, secretKeyErrors, queryErrors) },
+      responses: {
+        '200': ok('A page of events.', 'EventList'),
+        ...errorResponses(serverErrors, secretKeyErrors, queryErrors),
+      },
     },
   },
   '/v1/events/{id}': {
@@ -31,7 +51,10 @@ export const eventPaths: PathFragment = {
       summary: 'Get an event and its deliveries',
       tags,
       parameters: [eventId],
-      responses: { '200': ok('The event with one delivery per endpoint.', 'EventWithDeliveries'), ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors) },
+      responses: {
+        '200': ok('The event with one delivery per endpoint.', 'EventWithDeliveries'),
+        ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors),
+      },
     },
   },
   '/v1/events/{id}/attempts': {
@@ -41,20 +64,29 @@ export const eventPaths: PathFragment = {
       description: 'Every HTTP attempt of every delivery of the event, oldest first, in one page.',
       tags,
       parameters: [eventId],
-      responses: { '200': ok('The attempts.', 'WebhookAttemptList'), ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors) },
+      responses: {
+        '200': ok('The attempts.', 'WebhookAttemptList'),
+        ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors),
+      },
     },
   },
   '/v1/events/{id}/resend': {
     post: {
       operationId: 'resendEvent',
       summary: 'Resend an event',
-      description: 'Queues a new delivery of the event to one endpoint, or to every enabled endpoint subscribed to it. The body is optional.',
+      description:
+        'Queues a new delivery of the event to one endpoint, or to every enabled endpoint subscribed to it. The body is optional.',
       tags,
       parameters: [eventId],
-      requestBody: { ...jsonBody('ResendEventRequest', { endpointId: 'whe_2aXbQ4mR7kP9sT1vW3yZ5cD8' }), required: false },
+      requestBody: {
+        ...jsonBody('ResendEventRequest', { endpointId: 'whe_2aXbQ4mR7kP9sT1vW3yZ5cD8' }),
+        required: false,
+      },
       responses: {
         '202': ok('The deliveries queued.', 'WebhookDeliveryList'),
-        ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors, jsonBodyErrors, { 400: ['endpoint_disabled'] }),
+        ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors, jsonBodyErrors, {
+          400: ['endpoint_disabled'],
+        }),
       },
     },
   },

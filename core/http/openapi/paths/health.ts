@@ -6,7 +6,8 @@ export const healthPaths: PathFragment = {
     get: {
       operationId: 'getHealth',
       summary: 'Liveness: the server answers',
-      description: 'Answers as soon as the server accepts requests; it checks nothing else. For a load balancer or an orchestrator.',
+      description:
+        'Answers as soon as the server accepts requests; it checks nothing else. For a load balancer or an orchestrator.',
       tags: ['Health'],
       security: security.none,
       responses: { '200': ok('The server is up.', 'Health'), ...errorResponses({ 500: ['internal_error'] }) },
@@ -19,7 +20,10 @@ export const healthPaths: PathFragment = {
       description: 'Also pings the database: route traffic here only while it answers 200.',
       tags: ['Health'],
       security: security.none,
-      responses: { '200': ok('Ready for traffic.', 'Readiness'), ...errorResponses({ 500: ['internal_error'], 503: ['database_unavailable'] }) },
+      responses: {
+        '200': ok('Ready for traffic.', 'Readiness'),
+        ...errorResponses({ 500: ['internal_error'], 503: ['database_unavailable'] }),
+      },
     },
   },
   '/metrics': {
@@ -31,7 +35,10 @@ export const healthPaths: PathFragment = {
       tags: ['Health'],
       security: security.none,
       responses: {
-        '200': { description: 'The Prometheus text format (version 0.0.4).', content: { 'text/plain': { schema: { type: 'string' } } } },
+        '200': {
+          description: 'The Prometheus text format (version 0.0.4).',
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
         ...errorResponses({ 401: ['invalid_metrics_token'], 404: ['route_not_found'], 500: ['internal_error'] }),
       },
     },

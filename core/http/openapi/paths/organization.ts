@@ -19,7 +19,10 @@ export const organizationPaths: PathFragment = {
         'Sets `renderRetentionDays`: each render (original, variants, uploaded photo) is deleted that many days after it was made, by the retention sweep (hourly by default), and GET then answers 410 `generation_expired`; null keeps renders for ever (the default). A shorter period applies to renders already made. With the session cookie, admins only.',
       tags,
       requestBody: jsonBody('UpdateOrganizationRequest', { renderRetentionDays: 30 }),
-      responses: { '200': ok('The organization as it is now.', 'Organization'), ...errorResponses(serverErrors, secretKeyErrors, jsonBodyErrors) },
+      responses: {
+        '200': ok('The organization as it is now.', 'Organization'),
+        ...errorResponses(serverErrors, secretKeyErrors, jsonBodyErrors),
+      },
     },
   },
 };

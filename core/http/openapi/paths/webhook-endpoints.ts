@@ -1,4 +1,15 @@
-import { errorResponses, jsonBody, jsonBodyErrors, notFoundErrors, ok, pageParameters, pathParameter, queryErrors, secretKeyErrors, serverErrors } from '../helpers.ts';
+import {
+  errorResponses,
+  jsonBody,
+  jsonBodyErrors,
+  notFoundErrors,
+  ok,
+  pageParameters,
+  pathParameter,
+  queryErrors,
+  secretKeyErrors,
+  serverErrors,
+} from '../helpers.ts';
 import type { PathFragment } from '../types.ts';
 
 const tags = ['Webhook endpoints'];
@@ -9,9 +20,14 @@ export const webhookEndpointPaths: PathFragment = {
     post: {
       operationId: 'createWebhookEndpoint',
       summary: 'Create a webhook endpoint',
-      description: 'Events are signed with the returned `secret` (Standard Webhooks); it is shown only here and on rotation.',
+      description:
+        'Events are signed with the returned `secret` (Standard Webhooks); it is shown only here and on rotation.',
       tags,
-      requestBody: jsonBody('CreateWebhookEndpointRequest', { url: 'https://shop.example/hooks/visualizer', enabledEvents: ['generation.completed', 'generation.failed'], description: 'Production' }),
+      requestBody: jsonBody('CreateWebhookEndpointRequest', {
+        url: 'https://shop.example/hooks/visualizer',
+        enabledEvents: ['generation.completed', 'generation.failed'],
+        description: 'Production',
+      }),
       responses: {
         '201': ok('The new endpoint, with its signing secret.', 'WebhookEndpointWithSecret'),
         ...errorResponses(serverErrors, secretKeyErrors, jsonBodyErrors, { 400: ['endpoint_limit_reached'] }),
@@ -23,7 +39,10 @@ export const webhookEndpointPaths: PathFragment = {
       description: 'Newest first.',
       tags,
       parameters: pageParameters,
-      responses: { '200': ok('A page of endpoints.', 'WebhookEndpointList'), ...errorResponses(serverErrors, secretKeyErrors, queryErrors) },
+      responses: {
+        '200': ok('A page of endpoints.', 'WebhookEndpointList'),
+        ...errorResponses(serverErrors, secretKeyErrors, queryErrors),
+      },
     },
   },
   '/v1/webhook-endpoints/{id}': {
@@ -32,16 +51,23 @@ export const webhookEndpointPaths: PathFragment = {
       summary: 'Get a webhook endpoint',
       tags,
       parameters: [endpointId],
-      responses: { '200': ok('The endpoint (without its secret).', 'WebhookEndpoint'), ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors) },
+      responses: {
+        '200': ok('The endpoint (without its secret).', 'WebhookEndpoint'),
+        ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors),
+      },
     },
     patch: {
       operationId: 'updateWebhookEndpoint',
       summary: 'Update a webhook endpoint',
-      description: 'Changes any of `url`, `enabledEvents`, `description`, `status`; enabling a disabled endpoint clears `disabledReason`.',
+      description:
+        'Changes any of `url`, `enabledEvents`, `description`, `status`; enabling a disabled endpoint clears `disabledReason`.',
       tags,
       parameters: [endpointId],
       requestBody: jsonBody('UpdateWebhookEndpointRequest', { status: 'enabled' }),
-      responses: { '200': ok('The updated endpoint.', 'WebhookEndpoint'), ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors, jsonBodyErrors) },
+      responses: {
+        '200': ok('The updated endpoint.', 'WebhookEndpoint'),
+        ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors, jsonBodyErrors),
+      },
     },
     delete: {
       operationId: 'deleteWebhookEndpoint',
@@ -49,17 +75,24 @@ export const webhookEndpointPaths: PathFragment = {
       description: 'Pending deliveries to it are dropped.',
       tags,
       parameters: [endpointId],
-      responses: { '200': ok('Deleted.', 'DeletedWebhookEndpoint'), ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors) },
+      responses: {
+        '200': ok('Deleted.', 'DeletedWebhookEndpoint'),
+        ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors),
+      },
     },
   },
   '/v1/webhook-endpoints/{id}/rotate-secret': {
     post: {
       operationId: 'rotateWebhookEndpointSecret',
       summary: "Rotate a webhook endpoint's secret",
-      description: 'Makes a new secret; for 24 hours deliveries carry signatures of both, so you can deploy the new one without losing events.',
+      description:
+        'Makes a new secret; for 24 hours deliveries carry signatures of both, so you can deploy the new one without losing events.',
       tags,
       parameters: [endpointId],
-      responses: { '200': ok('The endpoint with its new secret.', 'RotatedWebhookEndpoint'), ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors) },
+      responses: {
+        '200': ok('The endpoint with its new secret.', 'RotatedWebhookEndpoint'),
+        ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors),
+      },
     },
   },
 };
