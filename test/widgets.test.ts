@@ -280,8 +280,17 @@ for (const [database, environment] of matrix.databases) {
         (await errorOf(await b.widgetGeneration(widget.id, b.widgetBody('v-none', 's-none'), null), 403)).code,
         'origin_not_allowed',
       );
+      // Any page may read that a widget does not exist, so the widget can say so rather than fail on CORS.
       const unknown = await keyless('/api/widgets/wdg_unknown');
+      assert.equal(unknown.headers.get('access-control-allow-origin'), '*');
       assert.equal((await errorOf(unknown, 404)).param, 'widgetId');
+      const unknownPreflight = await keyless('/api/widgets/wdg_unknown/generations', {
+        method: 'OPTIONS',
+        origin: 'https://evil.example',
+        headers: { 'access-control-request-method': 'POST' },
+      });
+      assert.equal(unknownPreflight.headers.get('access-control-allow-origin'), '*');
+      assert.equal((await errorOf(unknownPreflight, 404)).code, 'resource_missing');
     });
 
     it('answers CORS preflights for allowed origins', async () => {

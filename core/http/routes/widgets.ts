@@ -5,6 +5,7 @@ import { browserId } from '../../domain/conversion-input.ts';
 import { generationResource } from '../../domain/generation.ts';
 import { maxImageBytes } from '../../domain/generation-input.ts';
 import { createWidgetSchema, updateWidgetSchema, widgetGenerationSchema } from '../../domain/widget-input.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { utcDate, type WidgetRecord } from '../../domain/widget.ts';
 import type { WidgetWithUsage } from '../../services/widgets.ts';
 import { readValidJson, validate } from '../body.ts';
@@ -100,7 +101,8 @@ export function widgetRoutes(app: H3, limits: RouteLimits, config: Config) {
       allowWidgetOrigin(event, widget);
       return widget;
     } catch (error) {
-      if ((error as { status?: number }).status === 404) setAlways(event, 'access-control-allow-origin', '*');
+      if (error instanceof ApiError && error.code === 'resource_missing')
+        setAlways(event, 'access-control-allow-origin', '*');
       throw error;
     }
   };
