@@ -123,10 +123,12 @@ describe('a keyless body built to stall the server', () => {
     return slowest;
   }
 
-  it('answers a 12 MB body of a million keys, once and 20 at once from one address, while /healthz answers within 100 ms', async () => {
+  it('answers a 12 MB body of a million keys, once and 20 at once from one address, while /healthz answers within a second', async () => {
     const sender = await startSender();
-    // Other processes on a busy machine can hold this one for tens of milliseconds; a blocked event
-    // loop (what this guards against) stalls every attempt, so one attempt within 100 ms suffices.
+    // Parsing such a body on the event loop holds it for seconds (JSON.parse of a million keys), in
+    // every attempt; a loaded CI host delays /healthz by a hundred milliseconds or so beside 20
+    // streams. So one attempt under a second tells the two apart.
+    const boundMs = 1_000;
     const attempts: Array<{ once: number | string; burst: number | string }> = [];
     const shown = (ms: number) => (Number.isFinite(ms) ? Math.round(ms) : 'no answer');
     try {
@@ -138,14 +140,14 @@ describe('a keyless body built to stall the server', () => {
         const once = await slowestHealthCheck(async () => (first = await sender.send(1, address)));
         const burst = await slowestHealthCheck(async () => (rest = await sender.send(20, address)));
         attempts.push({ once: shown(once), burst: shown(burst) });
-        if (once >= 100 || burst >= 100) continue;
+        if (once >= boundMs || burst >= boundMs) continue;
         assert.deepEqual(first, [413]);
         // The address's burst of 20 widget generations: the one above and 19 more, then 429.
         assert.deepEqual(rest.toSorted(), [...Array(19).fill(413), 429]);
         return;
       }
       assert.fail(
-        `/healthz took 100 ms or more beside such bodies in every attempt (slowest answers, ms): ${JSON.stringify(attempts)}`,
+        `/healthz took ${boundMs} ms or more beside such bodies in every attempt (slowest answers, ms): ${JSON.stringify(attempts)}`,
       );
     } finally {
       sender.stop();

@@ -113,7 +113,8 @@ describe('visualizer serve with the dedup cdn', { timeout: 120_000 }, () => {
     );
     assert.equal(generation.status, 'complete', JSON.stringify(generation));
     const { imageUrl } = generation;
-    assert.ok(imageUrl?.startsWith(`${publicUrl}/cdn/gen/`), `the result is on the app-served CDN: ${imageUrl}`);
+    assert.ok(imageUrl, 'the complete generation has its image');
+    assert.ok(imageUrl.startsWith(`${publicUrl}/cdn/gen/`), `the result is on the app-served CDN: ${imageUrl}`);
 
     const result = await fetchPublic(imageUrl);
     assert.equal(result.status, 200);
