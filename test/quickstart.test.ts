@@ -110,7 +110,10 @@ describe('the README quickstart', () => {
 
     const port = await freePort();
     const receiverPort = await freePort();
-    const script = blocks.join('\n').replaceAll(':3000', `:${port}`).replaceAll('4000', String(receiverPort));
+    // In one pass: replaced one after the other, a service port such as 40005 had its 4000 replaced too.
+    const script = blocks
+      .join('\n')
+      .replaceAll(/:3000\b|\b4000\b/g, (found) => (found === ':3000' ? `:${port}` : String(receiverPort)));
 
     const env: NodeJS.ProcessEnv = {};
     for (const [name, value] of Object.entries(process.env)) {
