@@ -10,6 +10,7 @@ import { utcDate, type WidgetRecord } from '../../domain/widget.ts';
 import type { WidgetWithUsage } from '../../services/widgets.ts';
 import { readValidJson, validate } from '../body.ts';
 import { allowWidgetOrigin, clientAddress, preflight, setAlways } from '../browser-access.ts';
+import { httpAnswerOf } from '../error-status.ts';
 import { readJsonWithPhoto } from '../photo-body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
@@ -101,7 +102,7 @@ export function widgetRoutes(app: H3, limits: RouteLimits, config: Config) {
       allowWidgetOrigin(event, widget);
       return widget;
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'resource_missing')
+      if (error instanceof ApiError && httpAnswerOf(error).status === 404)
         setAlways(event, 'access-control-allow-origin', '*');
       throw error;
     }
