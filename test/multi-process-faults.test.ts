@@ -69,8 +69,9 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
     await responses.assertNoViolations();
   });
 
+  // A bound for a hung run, not a speed check: it takes about a minute, and beside other suites on a loaded host twice that.
   it('completes every accepted generation once, charges it once, delivers its webhook, and shares one widget limit', {
-    timeout: 110_000,
+    timeout: 240_000,
   }, async () => {
     // Addresses, not `localhost`: the guard allows exactly these two loopback ports and nothing else.
     const imageOrigin = `https://127.0.0.1:${images!.port}`;

@@ -304,7 +304,7 @@ describe('webhooks', () => {
       assert.equal(event.deliveries[0].attemptCount, 3);
     });
 
-    it('an always-failing receiver gets exactly 5 attempts, with growing gaps', async () => {
+    it('an always-failing receiver gets exactly 5 attempts, each at least its scheduled gap after the last', async () => {
       const { requests, event, eventId } = await deliverTo('/always-500');
       assert.equal(requests.length, 5);
       assert.equal(event.deliveries[0].status, 'failed');
@@ -315,7 +315,7 @@ describe('webhooks', () => {
       }>;
       const times = attempts.map((attempt) => Date.parse(attempt.attemptedAt));
       const gaps = times.slice(1).map((time, index) => time - times[index]!);
-      for (let i = 1; i < gaps.length; i++) assert.ok(gaps[i]! > gaps[i - 1]!, `gaps grow: ${gaps}`);
+      // Lower bounds only: a loaded host delays any attempt, so a measured gap can exceed the next one's.
       gaps.forEach((gap, index) => {
         assert.ok(gap >= schedule[index + 1]! * 0.8, `gap ${index} honours the schedule: ${gaps}`);
       });
