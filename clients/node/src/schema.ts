@@ -1131,22 +1131,6 @@ export interface components {
             createdAt: string;
             completedAt: string | null;
         };
-        CreateGenerationRequest: {
-            /** @enum {string} */
-            mode: "virtual-try-on" | "room-visualizer";
-            /** @description The customer photo: an https URL (at most 2048 characters) or a `data:image/<type>;base64,<data>` URI, at most 10 MB decoded. */
-            image: string | unknown | unknown;
-            products: components["schemas"]["Product"][];
-            hint?: string | null;
-            /**
-             * @default 1K
-             * @enum {string}
-             */
-            imageSize?: "1K" | "2K" | "4K";
-            metadata?: {
-                [key: string]: string;
-            } | null;
-        };
         DeletedGeneration: {
             /** @description An id issued by the service (`agen_…`). */
             id: string;
@@ -1169,10 +1153,6 @@ export interface components {
              */
             createdAt: string;
         };
-        UpdateOrganizationRequest: {
-            /** @description Days to keep each render (original, variants, uploaded photo) after it was made; null keeps them for ever. */
-            renderRetentionDays?: number | null;
-        };
         Store: {
             /** @description An id issued by the service (`store_…`). */
             id: string;
@@ -1185,10 +1165,6 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
              */
             createdAt: string;
-        };
-        CreateStoreRequest: {
-            name: string;
-            attributionWindowDays?: number;
         };
         CreditBalance: {
             /** @constant */
@@ -1300,20 +1276,6 @@ export interface components {
             /** @constant */
             deleted: true;
         };
-        CreateWebhookEndpointRequest: {
-            /** Format: uri */
-            url: string;
-            enabledEvents: ("*" | "generation.completed" | "generation.failed")[];
-            description?: string | null;
-        };
-        UpdateWebhookEndpointRequest: {
-            /** Format: uri */
-            url?: string;
-            enabledEvents?: ("*" | "generation.completed" | "generation.failed")[];
-            description?: string | null;
-            /** @enum {string} */
-            status?: "enabled" | "disabled";
-        };
         Event: {
             /** @description An id issued by the service (`evt_…`). */
             id: string;
@@ -1338,10 +1300,6 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["Generation"];
             deliveries: components["schemas"]["WebhookDelivery"][];
-        };
-        ResendEventRequest: {
-            /** @description Only to this endpoint; omitted, to every enabled endpoint subscribed to the event. */
-            endpointId?: string;
         };
         WebhookDelivery: {
             /** @description An id issued by the service (`whd_…`). */
@@ -1423,63 +1381,6 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
              */
             updatedAt: string;
-        };
-        OrderWebhookRequest: {
-            orderId: string;
-            storeId: string;
-            organizationId: string;
-            visitorId: string;
-            sessionId: string;
-            totalCents: number;
-            currency: string;
-            /** @constant */
-            platform: "custom";
-            /** @enum {string} */
-            status: "pending" | "processing" | "on-hold" | "completed" | "refunded" | "cancelled";
-            orderCreatedAt: string;
-            items: {
-                productId: string | number;
-                quantity: number;
-                priceCents: number;
-                totalCents: number;
-            }[];
-        };
-        CollectRequest: {
-            /** @constant */
-            type: "$conversion";
-            storeId: string;
-            visitorId: string;
-            sessionId: string;
-            props: {
-                orderId: string;
-                /** @default 0 */
-                totalCents?: number;
-                /** @default USD */
-                currency?: string;
-                /**
-                 * @default completed
-                 * @enum {string}
-                 */
-                status?: "pending" | "processing" | "on-hold" | "completed" | "refunded" | "cancelled";
-                /** @default [] */
-                items?: {
-                    productId: string | number;
-                    quantity: number;
-                    priceCents: number;
-                    totalCents: number;
-                }[];
-            };
-        } | {
-            /** @constant */
-            type: "$identify";
-            storeId: string;
-            visitorId: string;
-            sessionId: string;
-            userId: string;
-            /** @default {} */
-            traits?: {
-                [key: string]: string | number | boolean;
-            };
         };
         AnalyticsSummary: {
             /** @constant */
@@ -1584,33 +1485,6 @@ export interface components {
              */
             createdAt: string;
         };
-        CreateWidgetRequest: {
-            storeId: string;
-            /** @enum {string} */
-            mode: "virtual-try-on" | "room-visualizer";
-            /**
-             * @default 1K
-             * @enum {string}
-             */
-            imageSize?: "1K" | "2K" | "4K";
-            allowedOrigins: string[];
-            /** @default 500 */
-            dailyGenerationCap?: number;
-            /** @default null */
-            dailyCreditCap?: number | null;
-        };
-        UpdateWidgetRequest: {
-            /** @enum {string} */
-            mode?: "virtual-try-on" | "room-visualizer";
-            /**
-             * @default 1K
-             * @enum {string}
-             */
-            imageSize?: "1K" | "2K" | "4K";
-            allowedOrigins?: string[];
-            dailyGenerationCap?: number;
-            dailyCreditCap?: number | null;
-        };
         PublicWidget: {
             /** @description An id issued by the service (`wdg_…`). */
             id: string;
@@ -1620,14 +1494,6 @@ export interface components {
             mode: "virtual-try-on" | "room-visualizer";
             /** @enum {string} */
             imageSize: "1K" | "2K" | "4K";
-        };
-        WidgetGenerationRequest: {
-            visitorId: string;
-            sessionId: string;
-            /** @description The customer photo: an https URL (at most 2048 characters) or a `data:image/<type>;base64,<data>` URI, at most 10 MB decoded. */
-            image: string | unknown | unknown;
-            products: components["schemas"]["Product"][];
-            hint?: string | null;
         };
         User: {
             /** @description An id issued by the service (`usr_…`). */
@@ -1774,31 +1640,6 @@ export interface components {
             /** @description The key itself: shown this once, stored only as a hash. */
             key: string;
         };
-        CreateSessionRequest: {
-            email: string;
-            password: string;
-        } | {
-            token: string;
-        };
-        AcceptInvitationRequest: {
-            token: string;
-            password: string;
-        };
-        InviteUserRequest: {
-            /** Format: email */
-            email: string;
-            /** @enum {string} */
-            role: "admin" | "viewer";
-        };
-        UpdateUserRequest: {
-            /** @enum {string} */
-            role: "admin" | "viewer";
-        };
-        CreateApiKeyRequest: {
-            /** @enum {string} */
-            kind: "secret" | "conversion";
-            name?: string;
-        };
         Visitor: {
             /** @constant */
             object: "visitor";
@@ -1932,6 +1773,165 @@ export interface components {
         Success: {
             /** @constant */
             success: true;
+        };
+        CreateGenerationRequest: {
+            /** @enum {string} */
+            mode: "virtual-try-on" | "room-visualizer";
+            /** @description The customer photo: an https URL (at most 2048 characters) or a `data:image/<type>;base64,<data>` URI, at most 10 MB decoded. */
+            image: string | unknown | unknown;
+            products: components["schemas"]["Product"][];
+            hint?: string | null;
+            /**
+             * @default 1K
+             * @enum {string}
+             */
+            imageSize?: "1K" | "2K" | "4K";
+            metadata?: {
+                [key: string]: string;
+            } | null;
+        };
+        CreateStoreRequest: {
+            name: string;
+            attributionWindowDays?: number;
+        };
+        UpdateOrganizationRequest: {
+            /** @description Days to keep each render (original, variants, uploaded photo) after it was made; null keeps them for ever. */
+            renderRetentionDays?: number | null;
+        };
+        CreateWebhookEndpointRequest: {
+            /** Format: uri */
+            url: string;
+            enabledEvents: ("*" | "generation.completed" | "generation.failed")[];
+            description?: string | null;
+        };
+        UpdateWebhookEndpointRequest: {
+            /** Format: uri */
+            url?: string;
+            enabledEvents?: ("*" | "generation.completed" | "generation.failed")[];
+            description?: string | null;
+            /** @enum {string} */
+            status?: "enabled" | "disabled";
+        };
+        ResendEventRequest: {
+            /** @description Only to this endpoint; omitted, to every enabled endpoint subscribed to the event. */
+            endpointId?: string;
+        };
+        OrderWebhookRequest: {
+            orderId: string;
+            storeId: string;
+            organizationId: string;
+            visitorId: string;
+            sessionId: string;
+            totalCents: number;
+            currency: string;
+            /** @constant */
+            platform: "custom";
+            /** @enum {string} */
+            status: "pending" | "processing" | "on-hold" | "completed" | "refunded" | "cancelled";
+            orderCreatedAt: string;
+            items: {
+                productId: string | number;
+                quantity: number;
+                priceCents: number;
+                totalCents: number;
+            }[];
+        };
+        CollectRequest: {
+            /** @constant */
+            type: "$conversion";
+            storeId: string;
+            visitorId: string;
+            sessionId: string;
+            props: {
+                orderId: string;
+                /** @default 0 */
+                totalCents?: number;
+                /** @default USD */
+                currency?: string;
+                /**
+                 * @default completed
+                 * @enum {string}
+                 */
+                status?: "pending" | "processing" | "on-hold" | "completed" | "refunded" | "cancelled";
+                /** @default [] */
+                items?: {
+                    productId: string | number;
+                    quantity: number;
+                    priceCents: number;
+                    totalCents: number;
+                }[];
+            };
+        } | {
+            /** @constant */
+            type: "$identify";
+            storeId: string;
+            visitorId: string;
+            sessionId: string;
+            userId: string;
+            /** @default {} */
+            traits?: {
+                [key: string]: string | number | boolean;
+            };
+        };
+        CreateWidgetRequest: {
+            storeId: string;
+            /** @enum {string} */
+            mode: "virtual-try-on" | "room-visualizer";
+            /**
+             * @default 1K
+             * @enum {string}
+             */
+            imageSize?: "1K" | "2K" | "4K";
+            allowedOrigins: string[];
+            /** @default 500 */
+            dailyGenerationCap?: number;
+            /** @default null */
+            dailyCreditCap?: number | null;
+        };
+        UpdateWidgetRequest: {
+            /** @enum {string} */
+            mode?: "virtual-try-on" | "room-visualizer";
+            /**
+             * @default 1K
+             * @enum {string}
+             */
+            imageSize?: "1K" | "2K" | "4K";
+            allowedOrigins?: string[];
+            dailyGenerationCap?: number;
+            dailyCreditCap?: number | null;
+        };
+        WidgetGenerationRequest: {
+            visitorId: string;
+            sessionId: string;
+            /** @description The customer photo: an https URL (at most 2048 characters) or a `data:image/<type>;base64,<data>` URI, at most 10 MB decoded. */
+            image: string | unknown | unknown;
+            products: components["schemas"]["Product"][];
+            hint?: string | null;
+        };
+        CreateSessionRequest: {
+            email: string;
+            password: string;
+        } | {
+            token: string;
+        };
+        AcceptInvitationRequest: {
+            token: string;
+            password: string;
+        };
+        UpdateUserRequest: {
+            /** @enum {string} */
+            role: "admin" | "viewer";
+        };
+        InviteUserRequest: {
+            /** Format: email */
+            email: string;
+            /** @enum {string} */
+            role: "admin" | "viewer";
+        };
+        CreateApiKeyRequest: {
+            /** @enum {string} */
+            kind: "secret" | "conversion";
+            name?: string;
         };
         GenerationList: {
             /** @constant */

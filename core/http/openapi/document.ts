@@ -8,30 +8,35 @@ import {
   securitySchemes,
   sharedErrorResponses,
 } from './helpers.ts';
-import { accountPaths } from './paths/accounts.ts';
-import { apiKeyPaths } from './paths/api-keys.ts';
-import { cdnPaths } from './paths/cdn.ts';
-import { conversionPaths } from './paths/conversions.ts';
-import { creditPaths } from './paths/credits.ts';
-import { eventPaths } from './paths/events.ts';
-import { eventStreamPaths } from './paths/event-stream.ts';
-import { generationPaths } from './paths/generations.ts';
-import { healthPaths } from './paths/health.ts';
+import { apiKeyPaths } from '../routes/api-keys.ts';
+import { cdnPaths } from '../routes/cdn.ts';
+import { conversionPaths } from '../routes/conversions.ts';
+import { creditPaths } from '../routes/credits.ts';
+import { eventPaths } from '../routes/events.ts';
+import { eventStreamPaths } from '../routes/event-stream.ts';
+import { generationPaths } from '../routes/generations.ts';
+import { healthPaths } from '../routes/health.ts';
+import { metricsPaths } from '../routes/metrics.ts';
+import { organizationPaths } from '../routes/organization.ts';
+import { referencePagePaths } from '../routes/reference-page.ts';
+import { sessionPaths } from '../routes/session.ts';
+import { storePaths } from '../routes/stores.ts';
+import { userPaths } from '../routes/users.ts';
+import { visitorPaths } from '../routes/visitors.ts';
+import { webhookEndpointPaths } from '../routes/webhook-endpoints.ts';
+import { widgetPaths } from '../routes/widgets.ts';
 import { openApiPaths } from './paths/openapi.ts';
-import { organizationPaths } from './paths/organization.ts';
-import { referencePagePaths } from './paths/reference-page.ts';
+import { requestSchemasOf } from './request-schemas.ts';
 import { sdkBundlePaths } from './paths/sdk-bundles.ts';
-import { storePaths } from './paths/stores.ts';
-import { webhookEndpointPaths } from './paths/webhook-endpoints.ts';
-import { visitorPaths } from './paths/visitors.ts';
-import { widgetPaths } from './paths/widgets.ts';
 import type { Method, OpenApiDocument, PathFragment } from './types.ts';
 import { outgoingWebhooks } from './webhooks.ts';
 
 /**
- * Every public route, one fragment per area. To document a new area, add its file under
- * `paths/` and list its fragment here; the coverage test (test/openapi.test.ts) fails until a
- * route the app registers is in one of them.
+ * Every public route, one fragment per area, each exported by the route file beside its handlers
+ * (`routes/<area>.ts`). Two live here: the SDK's bundles, served by an app module the core may
+ * not import, and this document's own route, whose file loads this one. A new area's fragment is
+ * listed here; the coverage test (test/openapi.test.ts) fails until every route the app registers
+ * is in one of them.
  */
 const fragments: PathFragment[] = [
   generationPaths,
@@ -44,9 +49,11 @@ const fragments: PathFragment[] = [
   conversionPaths,
   widgetPaths,
   visitorPaths,
-  accountPaths,
+  sessionPaths,
+  userPaths,
   apiKeyPaths,
   healthPaths,
+  metricsPaths,
   cdnPaths,
   sdkBundlePaths,
   openApiPaths,
@@ -160,6 +167,9 @@ function withSessionAccess(
 }
 
 export function buildOpenApiDocument(): OpenApiDocument {
+  const paths = withEveryOperationErrors(
+    withRequestIdHeader(withSessionAccess(mergePaths(fragments), security.secretKey)),
+  );
   return {
     openapi: '3.1.0',
     info: {
@@ -172,10 +182,10 @@ export function buildOpenApiDocument(): OpenApiDocument {
     servers: [{ url: '.', description: "The service's public URL." }],
     security: security.secretKey.map((requirement) => ({ ...requirement })),
     tags,
-    paths: withEveryOperationErrors(withRequestIdHeader(withSessionAccess(mergePaths(fragments), security.secretKey))),
+    paths,
     webhooks: outgoingWebhooks,
     components: {
-      schemas: componentSchemas,
+      schemas: componentSchemas(requestSchemasOf(paths)),
       securitySchemes,
       parameters: { CsrfToken: csrfTokenParameter },
       headers: { RequestId: requestIdHeader },

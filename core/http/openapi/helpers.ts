@@ -1,7 +1,9 @@
+import type * as v from 'valibot';
 import { ref, type SchemaName } from './components.ts';
+import { requestSchema } from './request-schemas.ts';
 import type { JsonSchema, MediaType, Parameter, RequestBody, Response } from './types.ts';
 
-/** Builders the path fragments share, so every route says the common things the same way. */
+/** Builders the routes' documents share, so every route says the common things the same way. */
 
 export const jsonType = 'application/json';
 
@@ -9,11 +11,16 @@ export const jsonContent = (schema: JsonSchema, example?: unknown): Record<strin
   [jsonType]: example === undefined ? { schema } : { schema, example },
 });
 
-/** A JSON request body of a named schema, with the example a reader can paste. */
-export const jsonBody = (name: SchemaName, example: unknown, description?: string): RequestBody => ({
+/** A JSON request body: the schema the route validates it with, named `name`, and an example a reader can paste. */
+export const jsonBody = (
+  name: string,
+  schema: v.GenericSchema,
+  example: unknown,
+  description?: string,
+): RequestBody => ({
   ...(description ? { description } : {}),
   required: true,
-  content: jsonContent(ref(name), example),
+  content: jsonContent(requestSchema(name, schema), example),
 });
 
 /** A successful JSON answer of a named schema. */
