@@ -1,5 +1,7 @@
 import type * as v from 'valibot';
+import { pageQuerySchema } from '../params.ts';
 import { ref, type SchemaName } from './components.ts';
+import { queryParameters } from './query-parameters.ts';
 import { requestSchema } from './request-schemas.ts';
 import type { JsonSchema, MediaType, Parameter, RequestBody, Response } from './types.ts';
 
@@ -244,20 +246,15 @@ export function addErrorCodes(
   ]);
 }
 
-export const pageParameters: Parameter[] = [
-  {
-    name: 'limit',
-    in: 'query',
-    description: 'How many items to return, 1 to 100.',
-    schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
-  },
-  {
-    name: 'starting_after',
-    in: 'query',
+/** How every list is paged, in words; the bounds and the default are `pageQuerySchema`'s. */
+export const pageNotes = {
+  limit: { description: 'How many items to return, 1 to 100.' },
+  starting_after: {
     description: 'The id of the last item of the previous page; the page continues after it (newest first).',
-    schema: { type: 'string', minLength: 1, maxLength: 64 },
   },
-];
+};
+
+export const pageParameters: Parameter[] = queryParameters(pageQuerySchema, pageNotes);
 
 export const pathParameter = (name: string, description: string): Parameter => ({
   name,

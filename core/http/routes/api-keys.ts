@@ -14,13 +14,14 @@ import {
   jsonBodyErrors,
   notFoundErrors,
   ok,
-  pageParameters,
+  pageNotes,
   pathParameter,
   queryErrors,
   security,
   serverErrors,
   sessionErrors,
 } from '../openapi/helpers.ts';
+import { queryParameters } from '../openapi/query-parameters.ts';
 import type { PathFragment } from '../openapi/types.ts';
 
 const kind = v.picklist(apiKeyKinds, "must be 'secret' or 'conversion'");
@@ -60,10 +61,7 @@ export const apiKeyPaths: PathFragment = {
         'Secret and conversion keys of your organization, revoked ones included, newest first. Any dashboard user.',
       tags: ['API keys'],
       security: security.session,
-      parameters: [
-        ...pageParameters,
-        { name: 'kind', in: 'query', description: 'Only keys of this kind.', schema: { enum: [...apiKeyKinds] } },
-      ],
+      parameters: queryParameters(listQuery, { ...pageNotes, kind: { description: 'Only keys of this kind.' } }),
       responses: {
         '200': ok('A page of keys.', 'ApiKeyList'),
         ...errorResponses(serverErrors, sessionErrors, queryErrors),

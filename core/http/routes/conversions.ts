@@ -17,13 +17,14 @@ import {
   jsonBody,
   jsonBodyErrors,
   ok,
-  pageParameters,
+  pageNotes,
   queryErrors,
   secretKeyErrors,
   security,
   serverErrors,
 } from '../openapi/helpers.ts';
-import type { Parameter, PathFragment } from '../openapi/types.ts';
+import { queryParameters } from '../openapi/query-parameters.ts';
+import type { PathFragment } from '../openapi/types.ts';
 
 /** Browser events are small; 200 items with long ids fit well within it. */
 export const collectBodyLimit = 64 * 1024;
@@ -98,22 +99,15 @@ const isoQueryTimeSchema = {
 };
 /** The examples make one range the routes accept together: `to` after `from`, within 366 days. */
 const rangeExamples = { from: '2025-03-01', to: '2025-04-01' };
-export const range: Parameter[] = [
-  {
-    name: 'from',
-    in: 'query',
-    description: 'Start of the range (inclusive).',
-    schema: isoQueryTimeSchema,
-    example: rangeExamples.from,
-  },
-  {
-    name: 'to',
-    in: 'query',
+/** `rangeEntries` in words; their schema is written here, as `parseIsoTime` checks them with code. */
+export const rangeNotes = {
+  from: { description: 'Start of the range (inclusive).', schema: isoQueryTimeSchema, example: rangeExamples.from },
+  to: {
     description: 'End of the range (exclusive); must be after `from`.',
     schema: isoQueryTimeSchema,
     example: rangeExamples.to,
   },
-];
+};
 
 const browserCors = {
   'access-control-allow-origin': { description: 'Always `*`: any page may report.', schema: { type: 'string' } },
@@ -203,16 +197,11 @@ export const conversionPaths: PathFragment = {
       summary: 'List conversions',
       description: 'Orders reported by your server and the browser SDK, with their attribution, newest first.',
       tags: ['Conversions'],
-      parameters: [
-        ...pageParameters,
-        {
-          name: 'storeId',
-          in: 'query',
-          description: 'Only orders of this store.',
-          schema: { type: 'string', minLength: 1, maxLength: 64 },
-        },
-        ...range,
-      ],
+      parameters: queryParameters(listQuery, {
+        ...pageNotes,
+        storeId: { description: 'Only orders of this store.' },
+        ...rangeNotes,
+      }),
       responses: {
         '200': ok('A page of conversions.', 'ConversionList'),
         ...errorResponses(serverErrors, secretKeyErrors, queryErrors, { 404: ['resource_missing'] }),
@@ -223,32 +212,16 @@ export const conversionPaths: PathFragment = {
     get: {
       operationId: 'getAnalyticsDaily',
       summary: 'Get daily figures',
-      description:
-        "Per UTC day: generations by status, credits spent, conversions, attributed conversions and attributed revenue per currency, every day of the range present. The range is rounded out to whole UTC days (`from` down to its midnight, `to` up to the next) and spans at most 366 days; by default the 30 days ending with today. The organization's figures, or one store's (a store's generations are those made through its widgets).",
+      description: `Per UTC day: generations by status, credits spent, conversions, attributed conversions and attributed revenue per currency, every day of the range present. The range is rounded out to whole UTC days (\`from\` down to its midnight, \`to\` up to the next) and spans at most ${maxDailyRangeDays} days; by default the 30 days ending with today. The organization's figures, or one store's (a store's generations are those made through its widgets).`,
       tags: ['Analytics'],
-      parameters: [
-        {
-          name: 'storeId',
-          in: 'query',
-          description: 'Only this store.',
-          schema: { type: 'string', minLength: 1, maxLength: 64 },
+      parameters: queryParameters(dailyQuery, {
+        storeId: { description: 'Only this store.' },
+        from: { ...rangeNotes.from, description: 'Start of the range (inclusive); by default 30 days before `to`.' },
+        to: {
+          ...rangeNotes.to,
+          description: `End of the range (exclusive); must be after \`from\`, at most ${maxDailyRangeDays} days after it; by default the end of today (UTC).`,
         },
-        {
-          name: 'from',
-          in: 'query',
-          description: 'Start of the range (inclusive); by default 30 days before `to`.',
-          schema: isoQueryTimeSchema,
-          example: rangeExamples.from,
-        },
-        {
-          name: 'to',
-          in: 'query',
-          description:
-            'End of the range (exclusive); must be after `from`, at most 366 days after it; by default the end of today (UTC).',
-          schema: isoQueryTimeSchema,
-          example: rangeExamples.to,
-        },
-      ],
+      }),
       responses: {
         '200': ok('The figures per day.', 'AnalyticsDaily'),
         ...errorResponses(serverErrors, secretKeyErrors, queryErrors, { 404: ['resource_missing'] }),
@@ -261,16 +234,7 @@ export const conversionPaths: PathFragment = {
       summary: "Get a store's analytics summary",
       description: 'Visualizations, conversions and attributed revenue over [from, to); the last 30 days by default.',
       tags: ['Analytics'],
-      parameters: [
-        {
-          name: 'storeId',
-          in: 'query',
-          required: true,
-          description: 'The store.',
-          schema: { type: 'string', minLength: 1, maxLength: 64 },
-        },
-        ...range,
-      ],
+      parameters: queryParameters(summaryQuery, { storeId: { description: 'The store.' }, ...rangeNotes }),
       responses: {
         '200': ok('The summary.', 'AnalyticsSummary'),
         ...errorResponses(serverErrors, secretKeyErrors, queryErrors, { 404: ['resource_missing'] }),

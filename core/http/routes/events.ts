@@ -15,12 +15,13 @@ import {
   jsonBodyErrors,
   notFoundErrors,
   ok,
-  pageParameters,
+  pageNotes,
   pathParameter,
   queryErrors,
   secretKeyErrors,
   serverErrors,
 } from '../openapi/helpers.ts';
+import { queryParameters } from '../openapi/query-parameters.ts';
 import type { PathFragment } from '../openapi/types.ts';
 
 /** The event exactly as its deliveries carry it. */
@@ -80,22 +81,14 @@ export const eventPaths: PathFragment = {
       summary: 'List events',
       description: 'The events sent to your webhook endpoints, newest first, exactly as deliveries carry them.',
       tags,
-      parameters: [
-        ...pageParameters,
-        {
-          name: 'type',
-          in: 'query',
-          description: 'Only events of this type.',
-          schema: { type: 'string', enum: [...eventTypes] },
-        },
-        {
-          name: 'generationId',
-          in: 'query',
+      parameters: queryParameters(listQuery, {
+        ...pageNotes,
+        type: { description: 'Only events of this type.' },
+        generationId: {
           description:
             "Only the events reporting this generation (`agen_…`); its deliveries' attempts are at `/v1/events/{id}/attempts`.",
-          schema: { type: 'string', minLength: 1, maxLength: 64 },
         },
-      ],
+      }),
       responses: {
         '200': ok('A page of events.', 'EventList'),
         ...errorResponses(serverErrors, secretKeyErrors, queryErrors),

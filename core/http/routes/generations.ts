@@ -15,14 +15,15 @@ import {
   jsonBodyErrors,
   notFoundErrors,
   ok,
-  pageParameters,
+  pageNotes,
   pathParameter,
   queryErrors,
   secretKeyErrors,
   serverErrors,
 } from '../openapi/helpers.ts';
+import { queryParameters } from '../openapi/query-parameters.ts';
 import type { PathFragment } from '../openapi/types.ts';
-import { range } from './conversions.ts';
+import { rangeNotes } from './conversions.ts';
 
 /** A 10 MB photo as base64 is 13.4 MB; the rest of the body is small. */
 const createBodyLimit = Math.ceil((maxImageBytes * 4) / 3) + 512 * 1024;
@@ -44,10 +45,10 @@ const listQuerySchema = v.pipe(
 );
 
 /** The conversions list's `from`/`to`, applied to `createdAt`. */
-const createdRange = range.map((parameter) => ({
-  ...parameter,
-  description: `${parameter.description} Compared with \`createdAt\`.`,
-}));
+const createdRange = {
+  from: { ...rangeNotes.from, description: `${rangeNotes.from.description} Compared with \`createdAt\`.` },
+  to: { ...rangeNotes.to, description: `${rangeNotes.to.description} Compared with \`createdAt\`.` },
+};
 
 export const createGenerationExample = {
   mode: 'virtual-try-on',
@@ -107,22 +108,12 @@ export const generationPaths: PathFragment = {
       summary: 'List generations',
       description: 'Newest first. The filters combine, and page like the unfiltered list.',
       tags: ['Generations'],
-      parameters: [
-        ...pageParameters,
-        {
-          name: 'status',
-          in: 'query',
-          description: 'Only generations in this status.',
-          schema: { enum: [...generationStatuses], type: 'string' },
-        },
-        {
-          name: 'mode',
-          in: 'query',
-          description: 'Only generations of this mode.',
-          schema: { enum: [...generationModes], type: 'string' },
-        },
+      parameters: queryParameters(listQuerySchema, {
+        ...pageNotes,
+        status: { description: 'Only generations in this status.' },
+        mode: { description: 'Only generations of this mode.' },
         ...createdRange,
-      ],
+      }),
       responses: {
         '200': ok('A page of generations.', 'GenerationList'),
         ...errorResponses(serverErrors, secretKeyErrors, queryErrors),

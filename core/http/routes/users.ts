@@ -23,6 +23,7 @@ import {
   serverErrors,
   sessionErrors,
 } from '../openapi/helpers.ts';
+import { queryParameters } from '../openapi/query-parameters.ts';
 import type { PathFragment } from '../openapi/types.ts';
 
 const role = v.picklist(userRoles, `must be ${userRoles.map((name) => `'${name}'`).join(' or ')}`);
@@ -126,14 +127,9 @@ export const userPaths: PathFragment = {
         "Your own sessions that have not ended, the 100 most recent (`has_more` says whether there are more); an admin may ask for another user's of the organization.",
       tags: ['Team'],
       security: security.session,
-      parameters: [
-        {
-          name: 'userId',
-          in: 'query',
-          description: 'Whose sessions (admins only, when not yours).',
-          schema: { type: 'string', minLength: 1, maxLength: 64 },
-        },
-      ],
+      parameters: queryParameters(sessionsQuery, {
+        userId: { description: 'Whose sessions (admins only, when not yours).' },
+      }),
       responses: {
         '200': ok('The sessions, all on one page.', 'SessionList'),
         ...errorResponses(serverErrors, sessionErrors, queryErrors, notFoundErrors, { 403: ['insufficient_role'] }),

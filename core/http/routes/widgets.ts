@@ -24,13 +24,14 @@ import {
   jsonBodyErrors,
   notFoundErrors,
   ok,
-  pageParameters,
+  pageNotes,
   pathParameter,
   queryErrors,
   secretKeyErrors,
   security,
   serverErrors,
 } from '../openapi/helpers.ts';
+import { queryParameters } from '../openapi/query-parameters.ts';
 import type { Operation, PathFragment, Response } from '../openapi/types.ts';
 
 /** As for POST /v1/generations: a 10 MB photo as base64 plus a small rest. */
@@ -135,15 +136,7 @@ export const widgetPaths: PathFragment = {
       summary: 'List widgets',
       description: 'Newest first.',
       tags: ['Widgets'],
-      parameters: [
-        ...pageParameters,
-        {
-          name: 'storeId',
-          in: 'query',
-          description: 'Only widgets of this store.',
-          schema: { type: 'string', minLength: 1, maxLength: 64 },
-        },
-      ],
+      parameters: queryParameters(listQuery, { ...pageNotes, storeId: { description: 'Only widgets of this store.' } }),
       responses: {
         '200': ok('A page of widgets.', 'WidgetList'),
         ...errorResponses(serverErrors, secretKeyErrors, queryErrors, notFoundErrors),
@@ -239,13 +232,7 @@ export const widgetPaths: PathFragment = {
       parameters: [
         widgetId,
         generationId,
-        {
-          name: 'visitorId',
-          in: 'query',
-          required: true,
-          description: 'The visitor the generation was made for.',
-          schema: { type: 'string', minLength: 1, maxLength: 128 },
-        },
+        ...queryParameters(visitorQuery, { visitorId: { description: 'The visitor the generation was made for.' } }),
       ],
       responses: {
         '200': ok('The generation.', 'Generation', cors),
