@@ -1,7 +1,7 @@
 import type { H3 } from 'h3';
 import * as v from 'valibot';
 import { apiKeyKinds, type ApiKey } from '../../domain/api-keys.ts';
-import { maxCharacters } from '../../domain/text.ts';
+import { choices, maxCharacters } from '../../domain/text.ts';
 import { readValidJson, validate } from '../body.ts';
 import { requireSession, services } from '../context.ts';
 import { isoTime, isoTimeOrNull } from '../format.ts';
@@ -24,7 +24,7 @@ import {
 import { queryParameters } from '../openapi/query-parameters.ts';
 import type { PathFragment } from '../openapi/types.ts';
 
-const kind = v.picklist(apiKeyKinds, "must be 'secret' or 'conversion'");
+const kind = v.picklist(apiKeyKinds, `must be ${choices(apiKeyKinds)}`);
 
 export const createApiKeyBody = v.strictObject({
   kind,

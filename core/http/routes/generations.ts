@@ -1,7 +1,8 @@
 import type { H3 } from 'h3';
 import * as v from 'valibot';
-import { generationModes, generationResource, generationStatuses } from '../../domain/generation.ts';
+import { creditCost, generationModes, generationResource, generationStatuses } from '../../domain/generation.ts';
 import { createGenerationSchema, maxImageBytes } from '../../domain/generation-input.ts';
+import { choices } from '../../domain/text.ts';
 import { validateIdempotencyKey } from '../../services/generations.ts';
 import { readValidJson, validate } from '../body.ts';
 import { apiKeyIdOf, requireKey, services } from '../context.ts';
@@ -31,8 +32,8 @@ const createBodyLimit = Math.ceil((maxImageBytes * 4) / 3) + 512 * 1024;
 const listQuerySchema = v.pipe(
   v.object({
     ...pageQuerySchema.entries,
-    status: v.optional(v.picklist(generationStatuses, "must be 'processing', 'complete' or 'failed'")),
-    mode: v.optional(v.picklist(generationModes, `must be ${generationModes.map((mode) => `'${mode}'`).join(' or ')}`)),
+    status: v.optional(v.picklist(generationStatuses, `must be ${choices(generationStatuses)}`)),
+    mode: v.optional(v.picklist(generationModes, `must be ${choices(generationModes)}`)),
     ...createdRangeEntries,
   }),
   v.forward(
@@ -66,6 +67,11 @@ export const createGenerationExample = {
   metadata: { orderId: '1234' },
 };
 
+/** `1K = 1, 2K = 2, 4K = 3`: what each size costs, from the table the debit uses. */
+const costs = Object.entries(creditCost)
+  .map(([size, cost]) => `${size} = ${cost}`)
+  .join(', ');
+
 const replayed = {
   'idempotent-replayed': {
     description: '`true` when an `Idempotency-Key` seen before answered its first generation.',
@@ -78,8 +84,7 @@ export const generationPaths: PathFragment = {
     post: {
       operationId: 'createGeneration',
       summary: 'Create a generation',
-      description:
-        'Starts rendering a photo with 1 to 3 products and charges its credits (1K = 1, 2K = 2, 4K = 3). Answers 202 at once with `status: processing`; the result arrives by the `generation.completed` or `generation.failed` webhook, or by polling. An `Idempotency-Key` bound to a generation that was deleted since answers 410 (`generation_deleted`, or `generation_expired` when the render retention deleted it): nothing new is made or charged.',
+      description: `Starts rendering a photo with 1 to 3 products and charges its credits (${costs}). Answers 202 at once with \`status: processing\`; the result arrives by the \`generation.completed\` or \`generation.failed\` webhook, or by polling. An \`Idempotency-Key\` bound to a generation that was deleted since answers 410 (\`generation_deleted\`, or \`generation_expired\` when the render retention deleted it): nothing new is made or charged.`,
       tags: ['Generations'],
       parameters: [idempotencyKeyParameter],
       requestBody: jsonBody(

@@ -1,6 +1,7 @@
 import type { H3 } from 'h3';
 import * as v from 'valibot';
 import { userRoles, type Session } from '../../domain/accounts.ts';
+import { choices } from '../../domain/text.ts';
 import { readValidJson, validate } from '../body.ts';
 import { requireSession, services, type SessionCaller } from '../context.ts';
 import { isoTime } from '../format.ts';
@@ -26,7 +27,7 @@ import {
 import { queryParameters } from '../openapi/query-parameters.ts';
 import type { PathFragment } from '../openapi/types.ts';
 
-const role = v.picklist(userRoles, `must be ${userRoles.map((name) => `'${name}'`).join(' or ')}`);
+const role = v.picklist(userRoles, `must be ${choices(userRoles)}`);
 
 export const inviteUserBody = v.strictObject({
   email: v.pipe(
