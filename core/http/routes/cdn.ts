@@ -1,9 +1,8 @@
 import type { H3 } from 'h3';
-import { isSafeKey } from '../../domain/blob-keys.ts';
+import { allowedKeyCharacters, isSafeKey, MAX_KEY_LENGTH } from '../../domain/blob-keys.ts';
 import { ApiError, unavailable } from '../../domain/errors.ts';
 import { ifNoneMatchMatches } from '../conditional.ts';
 import { requestLogger, services } from '../context.ts';
-import { allowedKeyCharacters, MAX_KEY_LENGTH } from '../../domain/blob-keys.ts';
 import { fileExtension } from '../../imaging/variants.ts';
 import { exampleCdnKey } from '../openapi/examples.ts';
 import { cachedFileHeaders, errorResponses, ifNoneMatchParameter, security } from '../openapi/helpers.ts';

@@ -8,7 +8,7 @@ import { readValidJson, validate } from '../body.ts';
 import { apiKeyIdOf, requireKey, services } from '../context.ts';
 import { pageQuerySchema, pathId, queryOf } from '../params.ts';
 import type { RouteLimits } from '../rate-limit.ts';
-import { rangeEntries as createdRangeEntries } from './conversions.ts';
+import { rangeEntries as createdRangeEntries, rangeNotes } from './conversions.ts';
 import {
   errorResponses,
   idempotencyKeyParameter,
@@ -24,7 +24,6 @@ import {
 } from '../openapi/helpers.ts';
 import { queryParameters } from '../openapi/query-parameters.ts';
 import type { PathFragment } from '../openapi/types.ts';
-import { rangeNotes } from './conversions.ts';
 
 /** A 10 MB photo as base64 is 13.4 MB; the rest of the body is small. */
 const createBodyLimit = Math.ceil((maxImageBytes * 4) / 3) + 512 * 1024;
@@ -51,7 +50,7 @@ const createdRange = {
   to: { ...rangeNotes.to, description: `${rangeNotes.to.description} Compared with \`createdAt\`.` },
 };
 
-export const createGenerationExample = {
+const createGenerationExample = {
   mode: 'virtual-try-on',
   image: 'https://shop.example/uploads/customer-photo.jpg',
   products: [

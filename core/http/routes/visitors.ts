@@ -14,12 +14,14 @@ import {
   errorResponses,
   notFoundErrors,
   ok,
+  pageNotes,
   pageParameters,
   pathParameter,
   queryErrors,
   secretKeyErrors,
   serverErrors,
 } from '../openapi/helpers.ts';
+import { queryParameters } from '../openapi/query-parameters.ts';
 import type { Parameter, PathFragment } from '../openapi/types.ts';
 
 /** A generation as an access request shows it: the resource, and what ties it to the visitor. */
@@ -163,7 +165,10 @@ const visitorListPath = (
     summary: `List a visitor's ${kind}`,
     description: `All the ${what} held about a widget visitor, ${order}, a page at a time: \`GET /v1/visitors/{visitorId}\` lists at most 100 of each kind, so follow \`has_more\` here to hand over a complete copy. An unknown visitor answers an empty page. Viewers may call it.`,
     tags,
-    parameters: [visitorId, pageParameters[0]!, { ...pageParameters[1]!, description: cursor }],
+    parameters: [
+      visitorId,
+      ...queryParameters(pageQuerySchema, { ...pageNotes, starting_after: { description: cursor } }),
+    ],
     responses: {
       '200': ok(`A page of the visitor's ${kind}.`, list, noStoreHeaders),
       ...errorResponses(serverErrors, secretKeyErrors, queryErrors, visitorIdErrors),
