@@ -909,6 +909,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This document as a browsable reference
+         * @description An HTML page that draws `/openapi.json` with Swagger UI, served by the service itself (no CDN; it works offline). It has no inline script or style and is sent with a `Content-Security-Policy` allowing only this origin (and `data:` images). Its URLs are relative, so it works under a path prefix. Cached 5 minutes. `/docs/` redirects (301) here.
+         */
+        get: operations["getReferencePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/assets/{version}/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A script, style sheet or icon of the reference page
+         * @description Swagger UI's files from the `swagger-ui-dist` package and the page's own initializer. `version` is a hash of them all, so they are cached for a year (`immutable`); the page names the current one, and any other version or file is 404. Text is gzipped when the request accepts it.
+         */
+        get: operations["getReferencePageAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/widgets/embed.js": {
         parameters: {
             query?: never;
@@ -961,46 +1001,6 @@ export interface paths {
          * @description The same bytes as `docs/openapi.json` in the repository. Paths are relative to the service's public URL.
          */
         get: operations["getOpenApiDocument"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/docs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * This document as a browsable reference
-         * @description An HTML page that draws `/openapi.json` with Swagger UI, served by the service itself (no CDN; it works offline). It has no inline script or style and is sent with a `Content-Security-Policy` allowing only this origin (and `data:` images). Its URLs are relative, so it works under a path prefix. Cached 5 minutes. `/docs/` redirects (301) here.
-         */
-        get: operations["getReferencePage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/docs/assets/{version}/{file}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A script, style sheet or icon of the reference page
-         * @description Swagger UI's files from the `swagger-ui-dist` package and the page's own initializer. `version` is a hash of them all, so they are cached for a year (`immutable`); the page names the current one, and any other version or file is 404. Text is gzipped when the request accepts it.
-         */
-        get: operations["getReferencePageAsset"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6189,6 +6189,84 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    getReferencePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description `default-src 'self'`, and what Swagger UI needs besides. */
+                    "content-security-policy"?: string;
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getReferencePageAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An `ETag` received before: answered 304 when it still matches. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The assets' version, as the page names it. */
+                version: string;
+                /** @description e.g. `swagger-ui-bundle.js`, `swagger-ui.css`, `reference-page.js`. */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description A strong validator: send it back as `If-None-Match`. */
+                    etag?: string;
+                    "cache-control"?: string;
+                    /** @description `gzip` when the request accepted it (text only). */
+                    "content-encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                    "image/png": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description A strong validator: send it back as `If-None-Match`. */
+                    etag?: string;
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["RouteNotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     getSdkLoader: {
         parameters: {
             query?: never;
@@ -6317,84 +6395,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            default: components["responses"]["UnexpectedError"];
-        };
-    };
-    getReferencePage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The page. */
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description `default-src 'self'`, and what Swagger UI needs besides. */
-                    "content-security-policy"?: string;
-                    "cache-control"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            default: components["responses"]["UnexpectedError"];
-        };
-    };
-    getReferencePageAsset: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description An `ETag` received before: answered 304 when it still matches. */
-                "If-None-Match"?: string;
-            };
-            path: {
-                /** @description The assets' version, as the page names it. */
-                version: string;
-                /** @description e.g. `swagger-ui-bundle.js`, `swagger-ui.css`, `reference-page.js`. */
-                file: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The file. */
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description A strong validator: send it back as `If-None-Match`. */
-                    etag?: string;
-                    "cache-control"?: string;
-                    /** @description `gzip` when the request accepted it (text only). */
-                    "content-encoding"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/javascript": string;
-                    "text/css": string;
-                    "image/png": string;
-                };
-            };
-            /** @description Not modified. */
-            304: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description A strong validator: send it back as `If-None-Match`. */
-                    etag?: string;
-                    "cache-control"?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            404: components["responses"]["RouteNotFound"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             default: components["responses"]["UnexpectedError"];

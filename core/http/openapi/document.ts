@@ -8,23 +8,7 @@ import {
   securitySchemes,
   sharedErrorResponses,
 } from './helpers.ts';
-import { apiKeyPaths } from '../routes/api-keys.ts';
-import { cdnPaths } from '../routes/cdn.ts';
-import { conversionPaths } from '../routes/conversions.ts';
-import { creditPaths } from '../routes/credits.ts';
-import { eventPaths } from '../routes/events.ts';
-import { eventStreamPaths } from '../routes/event-stream.ts';
-import { generationPaths } from '../routes/generations.ts';
-import { healthPaths } from '../routes/health.ts';
-import { metricsPaths } from '../routes/metrics.ts';
-import { organizationPaths } from '../routes/organization.ts';
-import { referencePagePaths } from '../routes/reference-page.ts';
-import { sessionPaths } from '../routes/session.ts';
-import { storePaths } from '../routes/stores.ts';
-import { userPaths } from '../routes/users.ts';
-import { visitorPaths } from '../routes/visitors.ts';
-import { webhookEndpointPaths } from '../routes/webhook-endpoints.ts';
-import { widgetPaths } from '../routes/widgets.ts';
+import { apiAreas } from '../routes/areas.ts';
 import { openApiPaths } from './paths/openapi.ts';
 import { requestSchemasOf } from './request-schemas.ts';
 import { sdkBundlePaths } from './paths/sdk-bundles.ts';
@@ -32,33 +16,12 @@ import type { Method, OpenApiDocument, PathFragment } from './types.ts';
 import { outgoingWebhooks } from './webhooks.ts';
 
 /**
- * Every public route, one fragment per area, each exported by the route file beside its handlers
- * (`routes/<area>.ts`). Two live here: the SDK's bundles, served by an app module the core may
- * not import, and this document's own route, whose file loads this one. A new area's fragment is
- * listed here; the coverage test (test/openapi.test.ts) fails until every route the app registers
- * is in one of them.
+ * Every public route: each area's fragment, exported by its route file beside the handlers and
+ * listed once in routes/areas.ts. Two live here: the SDK's bundles, served by an app module the
+ * core may not import, and this document's own route, whose file loads this one. The coverage
+ * test (test/openapi.test.ts) fails while a route the app registers is in none of them.
  */
-const fragments: PathFragment[] = [
-  generationPaths,
-  storePaths,
-  creditPaths,
-  organizationPaths,
-  webhookEndpointPaths,
-  eventPaths,
-  eventStreamPaths,
-  conversionPaths,
-  widgetPaths,
-  visitorPaths,
-  sessionPaths,
-  userPaths,
-  apiKeyPaths,
-  healthPaths,
-  metricsPaths,
-  cdnPaths,
-  sdkBundlePaths,
-  openApiPaths,
-  referencePagePaths,
-];
+const fragments: PathFragment[] = [...apiAreas.map((area) => area.paths), sdkBundlePaths, openApiPaths];
 
 /** Tags in the order a reader meets them, each said once. */
 const tags = [
