@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { generationModes, imageSizes } from './generation.ts';
-import { maxCharacters } from './text.ts';
+import { choices, maxCharacters } from './text.ts';
 
 /** Decoded bytes of the customer photo, uploaded or fetched. */
 export const maxImageBytes = 10 * 1024 * 1024;
@@ -106,7 +106,7 @@ const metadata = v.pipe(
 );
 
 export const createGenerationSchema = v.strictObject({
-  mode: v.picklist(generationModes, "must be 'virtual-try-on' or 'room-visualizer'"),
+  mode: v.picklist(generationModes, `must be ${choices(generationModes)}`),
   image: v.pipe(
     v.string('must be a string'),
     v.check(
@@ -133,7 +133,7 @@ export const createGenerationSchema = v.strictObject({
     v.maxLength(3, 'needs 1 to 3 products'),
   ),
   hint: v.nullish(v.pipe(v.string('must be a string'), maxCharacters(500, 'must be at most 500 characters'))),
-  imageSize: v.optional(v.picklist(imageSizes, "must be '1K', '2K' or '4K'"), '1K'),
+  imageSize: v.optional(v.picklist(imageSizes, `must be ${choices(imageSizes)}`), '1K'),
   metadata: v.nullish(metadata),
 });
 

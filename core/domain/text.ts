@@ -44,6 +44,15 @@ export const maxCharacters = (max: number, message: string) =>
   );
 
 /** Ids this service issues are a prefix and 24 base62 characters; 64 leaves room for any prefix. */
+/** `'a', 'b' or 'c'`: a picklist's options in its error message, from the list the picklist takes. */
+export const choices = (options: readonly string[]) =>
+  options.length < 2
+    ? options.map((option) => `'${option}'`).join('')
+    : `${options
+        .slice(0, -1)
+        .map((option) => `'${option}'`)
+        .join(', ')} or '${options.at(-1)}'`;
+
 export const maxIdLength = 64;
 
 /** Whether `text` could be an id at all; what cannot is unknown without asking the database. */

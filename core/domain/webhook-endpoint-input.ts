@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { maxCharacters } from './text.ts';
+import { choices, maxCharacters } from './text.ts';
 import { eventTypes } from './generation.ts';
 import { endpointStatuses } from './webhook-endpoint.ts';
 
@@ -31,7 +31,7 @@ export const updateEndpointSchema = v.pipe(
     url: v.optional(url),
     enabledEvents: v.optional(enabledEvents),
     description,
-    status: v.optional(v.picklist(endpointStatuses, "must be 'enabled' or 'disabled'")),
+    status: v.optional(v.picklist(endpointStatuses, `must be ${choices(endpointStatuses)}`)),
   }),
   v.check(
     (patch) => Object.keys(patch).length > 0,

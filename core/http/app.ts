@@ -7,24 +7,8 @@ import { errorResponse } from './errors.ts';
 import { requestIdFor, withRequestId } from './request-id.ts';
 import { httpAnswerRecorder } from '../metrics/http.ts';
 import { routeLimits } from './rate-limit.ts';
-import { cdnRoutes } from './routes/cdn.ts';
-import { conversionRoutes } from './routes/conversions.ts';
-import { creditRoutes } from './routes/credits.ts';
-import { eventRoutes } from './routes/events.ts';
-import { eventStreamRoutes } from './routes/event-stream.ts';
-import { generationRoutes } from './routes/generations.ts';
-import { healthRoutes } from './routes/health.ts';
-import { metricsRoutes } from './routes/metrics.ts';
+import { apiAreas } from './routes/areas.ts';
 import { openApiRoutes } from './routes/openapi.ts';
-import { organizationRoutes } from './routes/organization.ts';
-import { referencePageRoutes } from './routes/reference-page.ts';
-import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
-import { storeRoutes } from './routes/stores.ts';
-import { widgetRoutes } from './routes/widgets.ts';
-import { apiKeyRoutes } from './routes/api-keys.ts';
-import { sessionRoutes } from './routes/session.ts';
-import { userRoutes } from './routes/users.ts';
-import { visitorRoutes } from './routes/visitors.ts';
 import type { AppModule } from './app-module.ts';
 
 /** `/v1/generations/`: a path the router matched only by dropping its trailing slash, on a route that did not ask for it. */
@@ -74,24 +58,8 @@ export function createHttpApp(container: AwilixContainer<Cradle>, modules: reado
   // From the limits port: one budget per key across every process sharing its store.
   const limits = routeLimits(container.cradle.limits, container.cradle.config);
 
-  healthRoutes(app);
-  metricsRoutes(app, container.cradle.config);
+  for (const area of apiAreas) area.routes(app, limits, container.cradle.config);
   openApiRoutes(app);
-  referencePageRoutes(app);
-  storeRoutes(app, limits);
-  generationRoutes(app, limits);
-  creditRoutes(app, limits);
-  organizationRoutes(app, limits);
-  cdnRoutes(app);
-  webhookEndpointRoutes(app, limits);
-  eventRoutes(app, limits);
-  eventStreamRoutes(app, limits);
-  conversionRoutes(app, limits, container.cradle.config);
-  widgetRoutes(app, limits, container.cradle.config);
-  sessionRoutes(app, limits, container.cradle.config);
-  apiKeyRoutes(app, limits);
-  userRoutes(app, limits, container.cradle.config);
-  visitorRoutes(app, limits);
   for (const module of modules) module.routes(app, container.cradle.config);
   return app;
 }

@@ -909,6 +909,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This document as a browsable reference
+         * @description An HTML page that draws `/openapi.json` with Swagger UI, served by the service itself (no CDN; it works offline). It has no inline script or style and is sent with a `Content-Security-Policy` allowing only this origin (and `data:` images). Its URLs are relative, so it works under a path prefix. Cached 5 minutes. `/docs/` redirects (301) here.
+         */
+        get: operations["getReferencePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/assets/{version}/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A script, style sheet or icon of the reference page
+         * @description Swagger UI's files from the `swagger-ui-dist` package and the page's own initializer. `version` is a hash of them all, so they are cached for a year (`immutable`); the page names the current one, and any other version or file is 404. Text is gzipped when the request accepts it.
+         */
+        get: operations["getReferencePageAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/widgets/embed.js": {
         parameters: {
             query?: never;
@@ -961,46 +1001,6 @@ export interface paths {
          * @description The same bytes as `docs/openapi.json` in the repository. Paths are relative to the service's public URL.
          */
         get: operations["getOpenApiDocument"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/docs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * This document as a browsable reference
-         * @description An HTML page that draws `/openapi.json` with Swagger UI, served by the service itself (no CDN; it works offline). It has no inline script or style and is sent with a `Content-Security-Policy` allowing only this origin (and `data:` images). Its URLs are relative, so it works under a path prefix. Cached 5 minutes. `/docs/` redirects (301) here.
-         */
-        get: operations["getReferencePage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/docs/assets/{version}/{file}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A script, style sheet or icon of the reference page
-         * @description Swagger UI's files from the `swagger-ui-dist` package and the page's own initializer. `version` is a hash of them all, so they are cached for a year (`immutable`); the page names the current one, and any other version or file is 404. Text is gzipped when the request accepts it.
-         */
-        get: operations["getReferencePageAsset"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1131,22 +1131,6 @@ export interface components {
             createdAt: string;
             completedAt: string | null;
         };
-        CreateGenerationRequest: {
-            /** @enum {string} */
-            mode: "virtual-try-on" | "room-visualizer";
-            /** @description The customer photo: an https URL (at most 2048 characters) or a `data:image/<type>;base64,<data>` URI, at most 10 MB decoded. */
-            image: string | unknown | unknown;
-            products: components["schemas"]["Product"][];
-            hint?: string | null;
-            /**
-             * @default 1K
-             * @enum {string}
-             */
-            imageSize?: "1K" | "2K" | "4K";
-            metadata?: {
-                [key: string]: string;
-            } | null;
-        };
         DeletedGeneration: {
             /** @description An id issued by the service (`agen_…`). */
             id: string;
@@ -1169,10 +1153,6 @@ export interface components {
              */
             createdAt: string;
         };
-        UpdateOrganizationRequest: {
-            /** @description Days to keep each render (original, variants, uploaded photo) after it was made; null keeps them for ever. */
-            renderRetentionDays?: number | null;
-        };
         Store: {
             /** @description An id issued by the service (`store_…`). */
             id: string;
@@ -1185,10 +1165,6 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
              */
             createdAt: string;
-        };
-        CreateStoreRequest: {
-            name: string;
-            attributionWindowDays?: number;
         };
         CreditBalance: {
             /** @constant */
@@ -1300,20 +1276,6 @@ export interface components {
             /** @constant */
             deleted: true;
         };
-        CreateWebhookEndpointRequest: {
-            /** Format: uri */
-            url: string;
-            enabledEvents: ("*" | "generation.completed" | "generation.failed")[];
-            description?: string | null;
-        };
-        UpdateWebhookEndpointRequest: {
-            /** Format: uri */
-            url?: string;
-            enabledEvents?: ("*" | "generation.completed" | "generation.failed")[];
-            description?: string | null;
-            /** @enum {string} */
-            status?: "enabled" | "disabled";
-        };
         Event: {
             /** @description An id issued by the service (`evt_…`). */
             id: string;
@@ -1338,10 +1300,6 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["Generation"];
             deliveries: components["schemas"]["WebhookDelivery"][];
-        };
-        ResendEventRequest: {
-            /** @description Only to this endpoint; omitted, to every enabled endpoint subscribed to the event. */
-            endpointId?: string;
         };
         WebhookDelivery: {
             /** @description An id issued by the service (`whd_…`). */
@@ -1423,63 +1381,6 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds, e.g. 2025-03-01T14:30:00.000Z.
              */
             updatedAt: string;
-        };
-        OrderWebhookRequest: {
-            orderId: string;
-            storeId: string;
-            organizationId: string;
-            visitorId: string;
-            sessionId: string;
-            totalCents: number;
-            currency: string;
-            /** @constant */
-            platform: "custom";
-            /** @enum {string} */
-            status: "pending" | "processing" | "on-hold" | "completed" | "refunded" | "cancelled";
-            orderCreatedAt: string;
-            items: {
-                productId: string | number;
-                quantity: number;
-                priceCents: number;
-                totalCents: number;
-            }[];
-        };
-        CollectRequest: {
-            /** @constant */
-            type: "$conversion";
-            storeId: string;
-            visitorId: string;
-            sessionId: string;
-            props: {
-                orderId: string;
-                /** @default 0 */
-                totalCents?: number;
-                /** @default USD */
-                currency?: string;
-                /**
-                 * @default completed
-                 * @enum {string}
-                 */
-                status?: "pending" | "processing" | "on-hold" | "completed" | "refunded" | "cancelled";
-                /** @default [] */
-                items?: {
-                    productId: string | number;
-                    quantity: number;
-                    priceCents: number;
-                    totalCents: number;
-                }[];
-            };
-        } | {
-            /** @constant */
-            type: "$identify";
-            storeId: string;
-            visitorId: string;
-            sessionId: string;
-            userId: string;
-            /** @default {} */
-            traits?: {
-                [key: string]: string | number | boolean;
-            };
         };
         AnalyticsSummary: {
             /** @constant */
@@ -1584,33 +1485,6 @@ export interface components {
              */
             createdAt: string;
         };
-        CreateWidgetRequest: {
-            storeId: string;
-            /** @enum {string} */
-            mode: "virtual-try-on" | "room-visualizer";
-            /**
-             * @default 1K
-             * @enum {string}
-             */
-            imageSize?: "1K" | "2K" | "4K";
-            allowedOrigins: string[];
-            /** @default 500 */
-            dailyGenerationCap?: number;
-            /** @default null */
-            dailyCreditCap?: number | null;
-        };
-        UpdateWidgetRequest: {
-            /** @enum {string} */
-            mode?: "virtual-try-on" | "room-visualizer";
-            /**
-             * @default 1K
-             * @enum {string}
-             */
-            imageSize?: "1K" | "2K" | "4K";
-            allowedOrigins?: string[];
-            dailyGenerationCap?: number;
-            dailyCreditCap?: number | null;
-        };
         PublicWidget: {
             /** @description An id issued by the service (`wdg_…`). */
             id: string;
@@ -1620,14 +1494,6 @@ export interface components {
             mode: "virtual-try-on" | "room-visualizer";
             /** @enum {string} */
             imageSize: "1K" | "2K" | "4K";
-        };
-        WidgetGenerationRequest: {
-            visitorId: string;
-            sessionId: string;
-            /** @description The customer photo: an https URL (at most 2048 characters) or a `data:image/<type>;base64,<data>` URI, at most 10 MB decoded. */
-            image: string | unknown | unknown;
-            products: components["schemas"]["Product"][];
-            hint?: string | null;
         };
         User: {
             /** @description An id issued by the service (`usr_…`). */
@@ -1774,31 +1640,6 @@ export interface components {
             /** @description The key itself: shown this once, stored only as a hash. */
             key: string;
         };
-        CreateSessionRequest: {
-            email: string;
-            password: string;
-        } | {
-            token: string;
-        };
-        AcceptInvitationRequest: {
-            token: string;
-            password: string;
-        };
-        InviteUserRequest: {
-            /** Format: email */
-            email: string;
-            /** @enum {string} */
-            role: "admin" | "viewer";
-        };
-        UpdateUserRequest: {
-            /** @enum {string} */
-            role: "admin" | "viewer";
-        };
-        CreateApiKeyRequest: {
-            /** @enum {string} */
-            kind: "secret" | "conversion";
-            name?: string;
-        };
         Visitor: {
             /** @constant */
             object: "visitor";
@@ -1932,6 +1773,165 @@ export interface components {
         Success: {
             /** @constant */
             success: true;
+        };
+        CreateGenerationRequest: {
+            /** @enum {string} */
+            mode: "virtual-try-on" | "room-visualizer";
+            /** @description The customer photo: an https URL (at most 2048 characters) or a `data:image/<type>;base64,<data>` URI, at most 10 MB decoded. */
+            image: string | unknown | unknown;
+            products: components["schemas"]["Product"][];
+            hint?: string | null;
+            /**
+             * @default 1K
+             * @enum {string}
+             */
+            imageSize?: "1K" | "2K" | "4K";
+            metadata?: {
+                [key: string]: string;
+            } | null;
+        };
+        CreateStoreRequest: {
+            name: string;
+            attributionWindowDays?: number;
+        };
+        UpdateOrganizationRequest: {
+            /** @description Days to keep each render (original, variants, uploaded photo) after it was made; null keeps them for ever. */
+            renderRetentionDays?: number | null;
+        };
+        CreateWebhookEndpointRequest: {
+            /** Format: uri */
+            url: string;
+            enabledEvents: ("*" | "generation.completed" | "generation.failed")[];
+            description?: string | null;
+        };
+        UpdateWebhookEndpointRequest: {
+            /** Format: uri */
+            url?: string;
+            enabledEvents?: ("*" | "generation.completed" | "generation.failed")[];
+            description?: string | null;
+            /** @enum {string} */
+            status?: "enabled" | "disabled";
+        };
+        ResendEventRequest: {
+            /** @description Only to this endpoint; omitted, to every enabled endpoint subscribed to the event. */
+            endpointId?: string;
+        };
+        OrderWebhookRequest: {
+            orderId: string;
+            storeId: string;
+            organizationId: string;
+            visitorId: string;
+            sessionId: string;
+            totalCents: number;
+            currency: string;
+            /** @constant */
+            platform: "custom";
+            /** @enum {string} */
+            status: "pending" | "processing" | "on-hold" | "completed" | "refunded" | "cancelled";
+            orderCreatedAt: string;
+            items: {
+                productId: string | number;
+                quantity: number;
+                priceCents: number;
+                totalCents: number;
+            }[];
+        };
+        CollectRequest: {
+            /** @constant */
+            type: "$conversion";
+            storeId: string;
+            visitorId: string;
+            sessionId: string;
+            props: {
+                orderId: string;
+                /** @default 0 */
+                totalCents?: number;
+                /** @default USD */
+                currency?: string;
+                /**
+                 * @default completed
+                 * @enum {string}
+                 */
+                status?: "pending" | "processing" | "on-hold" | "completed" | "refunded" | "cancelled";
+                /** @default [] */
+                items?: {
+                    productId: string | number;
+                    quantity: number;
+                    priceCents: number;
+                    totalCents: number;
+                }[];
+            };
+        } | {
+            /** @constant */
+            type: "$identify";
+            storeId: string;
+            visitorId: string;
+            sessionId: string;
+            userId: string;
+            /** @default {} */
+            traits?: {
+                [key: string]: string | number | boolean;
+            };
+        };
+        CreateWidgetRequest: {
+            storeId: string;
+            /** @enum {string} */
+            mode: "virtual-try-on" | "room-visualizer";
+            /**
+             * @default 1K
+             * @enum {string}
+             */
+            imageSize?: "1K" | "2K" | "4K";
+            allowedOrigins: string[];
+            /** @default 500 */
+            dailyGenerationCap?: number;
+            /** @default null */
+            dailyCreditCap?: number | null;
+        };
+        UpdateWidgetRequest: {
+            /** @enum {string} */
+            mode?: "virtual-try-on" | "room-visualizer";
+            /**
+             * @default 1K
+             * @enum {string}
+             */
+            imageSize?: "1K" | "2K" | "4K";
+            allowedOrigins?: string[];
+            dailyGenerationCap?: number;
+            dailyCreditCap?: number | null;
+        };
+        WidgetGenerationRequest: {
+            visitorId: string;
+            sessionId: string;
+            /** @description The customer photo: an https URL (at most 2048 characters) or a `data:image/<type>;base64,<data>` URI, at most 10 MB decoded. */
+            image: string | unknown | unknown;
+            products: components["schemas"]["Product"][];
+            hint?: string | null;
+        };
+        CreateSessionRequest: {
+            email: string;
+            password: string;
+        } | {
+            token: string;
+        };
+        AcceptInvitationRequest: {
+            token: string;
+            password: string;
+        };
+        UpdateUserRequest: {
+            /** @enum {string} */
+            role: "admin" | "viewer";
+        };
+        InviteUserRequest: {
+            /** Format: email */
+            email: string;
+            /** @enum {string} */
+            role: "admin" | "viewer";
+        };
+        CreateApiKeyRequest: {
+            /** @enum {string} */
+            kind: "secret" | "conversion";
+            name?: string;
         };
         GenerationList: {
             /** @constant */
@@ -6189,6 +6189,84 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    getReferencePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description `default-src 'self'`, and what Swagger UI needs besides. */
+                    "content-security-policy"?: string;
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getReferencePageAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An `ETag` received before: answered 304 when it still matches. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description The assets' version, as the page names it. */
+                version: string;
+                /** @description e.g. `swagger-ui-bundle.js`, `swagger-ui.css`, `reference-page.js`. */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description A strong validator: send it back as `If-None-Match`. */
+                    etag?: string;
+                    "cache-control"?: string;
+                    /** @description `gzip` when the request accepted it (text only). */
+                    "content-encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                    "image/png": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description A strong validator: send it back as `If-None-Match`. */
+                    etag?: string;
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["RouteNotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     getSdkLoader: {
         parameters: {
             query?: never;
@@ -6317,84 +6395,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            default: components["responses"]["UnexpectedError"];
-        };
-    };
-    getReferencePage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The page. */
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description `default-src 'self'`, and what Swagger UI needs besides. */
-                    "content-security-policy"?: string;
-                    "cache-control"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            431: components["responses"]["HeadersTooLarge"];
-            500: components["responses"]["InternalError"];
-            default: components["responses"]["UnexpectedError"];
-        };
-    };
-    getReferencePageAsset: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description An `ETag` received before: answered 304 when it still matches. */
-                "If-None-Match"?: string;
-            };
-            path: {
-                /** @description The assets' version, as the page names it. */
-                version: string;
-                /** @description e.g. `swagger-ui-bundle.js`, `swagger-ui.css`, `reference-page.js`. */
-                file: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The file. */
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description A strong validator: send it back as `If-None-Match`. */
-                    etag?: string;
-                    "cache-control"?: string;
-                    /** @description `gzip` when the request accepted it (text only). */
-                    "content-encoding"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/javascript": string;
-                    "text/css": string;
-                    "image/png": string;
-                };
-            };
-            /** @description Not modified. */
-            304: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description A strong validator: send it back as `If-None-Match`. */
-                    etag?: string;
-                    "cache-control"?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            404: components["responses"]["RouteNotFound"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             default: components["responses"]["UnexpectedError"];

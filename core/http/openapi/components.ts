@@ -1,61 +1,41 @@
 import { toJsonSchemaDefs, type ConversionConfig } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { collectSchema, orderWebhookSchema } from '../../domain/conversion-input.ts';
-import { createGenerationSchema, productSchema } from '../../domain/generation-input.ts';
-import { createEndpointSchema, updateEndpointSchema } from '../../domain/webhook-endpoint-input.ts';
-import { createWidgetSchema, updateWidgetSchema, widgetGenerationSchema } from '../../domain/widget-input.ts';
-import { createApiKeyBody } from '../routes/api-keys.ts';
-import { acceptInvitationBody, createSessionBody } from '../routes/session.ts';
-import { inviteUserBody, updateUserBody } from '../routes/users.ts';
-import { resendBody } from '../routes/events.ts';
-import { createStoreBody } from '../routes/stores.ts';
-import { updateOrganizationBody } from '../routes/organization.ts';
+import { productSchema } from '../../domain/generation-input.ts';
 import * as resources from './resources.ts';
 import type { JsonSchema } from './types.ts';
 
 type AnySchema = v.GenericSchema;
 
 /**
- * Every named schema of the document: the request schemas the routes validate with (as their
- * input, before defaults and transforms) and the response resources. A schema used inside
- * another (Product inside Generation) becomes a `$ref` to its own component, so the typed client
- * gets one type per resource.
+ * The response resources, named. With the request schemas the routes name beside their handlers
+ * (request-schemas.ts) they are every schema of the document; a schema used inside another
+ * (Product inside Generation) becomes a `$ref` to its own component, so the typed client gets
+ * one type per resource.
  */
 const named: Record<string, AnySchema> = {
   Error: resources.errorEnvelopeSchema,
   Product: productSchema,
   ImageVariants: resources.imageVariantsSchema,
   Generation: resources.generationSchema,
-  CreateGenerationRequest: createGenerationSchema,
   DeletedGeneration: resources.deletedGenerationSchema,
   Organization: resources.organizationSchema,
-  UpdateOrganizationRequest: updateOrganizationBody,
   Store: resources.storeSchema,
-  CreateStoreRequest: createStoreBody,
   CreditBalance: resources.creditBalanceSchema,
   CreditLedgerEntry: resources.creditLedgerEntrySchema,
   WebhookEndpoint: resources.webhookEndpointSchema,
   WebhookEndpointWithSecret: resources.webhookEndpointWithSecretSchema,
   RotatedWebhookEndpoint: resources.rotatedWebhookEndpointSchema,
   DeletedWebhookEndpoint: resources.deletedWebhookEndpointSchema,
-  CreateWebhookEndpointRequest: createEndpointSchema,
-  UpdateWebhookEndpointRequest: updateEndpointSchema,
   Event: resources.eventSchema,
   EventWithDeliveries: resources.eventWithDeliveriesSchema,
-  ResendEventRequest: resendBody,
   WebhookDelivery: resources.webhookDeliverySchema,
   WebhookAttempt: resources.webhookAttemptSchema,
   Conversion: resources.conversionSchema,
-  OrderWebhookRequest: orderWebhookSchema,
-  CollectRequest: collectSchema,
   AnalyticsSummary: resources.analyticsSummarySchema,
   AnalyticsDay: resources.analyticsDaySchema,
   AnalyticsDaily: resources.analyticsDailySchema,
   Widget: resources.widgetSchema,
-  CreateWidgetRequest: createWidgetSchema,
-  UpdateWidgetRequest: updateWidgetSchema,
   PublicWidget: resources.publicWidgetSchema,
-  WidgetGenerationRequest: widgetGenerationSchema,
   User: resources.userSchema,
   DeletedUser: resources.deletedUserSchema,
   CurrentSession: resources.currentSessionSchema,
@@ -63,11 +43,6 @@ const named: Record<string, AnySchema> = {
   Invitation: resources.invitationSchema,
   ApiKey: resources.apiKeySchema,
   ApiKeyWithSecret: resources.apiKeyWithSecretSchema,
-  CreateSessionRequest: createSessionBody,
-  AcceptInvitationRequest: acceptInvitationBody,
-  InviteUserRequest: inviteUserBody,
-  UpdateUserRequest: updateUserBody,
-  CreateApiKeyRequest: createApiKeyBody,
   Visitor: resources.visitorSchema,
   VisitorGeneration: resources.visitorGenerationSchema,
   VisitorIdentity: resources.visitorIdentitySchema,
@@ -114,9 +89,12 @@ const config: ConversionConfig = {
     valibotSchema.type === 'custom' ? { type: 'object', additionalProperties: { type: 'string' } } : undefined,
 };
 
-function convert(): Record<string, JsonSchema> {
+/** Every component schema: the resources and `requests` (as callers send them), converted together so nesting becomes `$ref`s. */
+export function componentSchemas(requests: Record<string, AnySchema>): Record<string, JsonSchema> {
+  const clash = Object.keys(requests).find((name) => name in named);
+  if (clash) throw new Error(`OpenAPI: ${clash} names both a resource and a request schema`);
   const schemas: Record<string, JsonSchema> = {};
-  for (const [name, schema] of Object.entries(toJsonSchemaDefs(named, config))) {
+  for (const [name, schema] of Object.entries(toJsonSchemaDefs({ ...named, ...requests }, config))) {
     const { $schema: _dialect, ...rest } = schema as JsonSchema;
     schemas[name] = rest;
   }
@@ -136,8 +114,6 @@ function convert(): Record<string, JsonSchema> {
   }
   return schemas;
 }
-
-export const componentSchemas = convert();
 
 export type SchemaName = keyof typeof named | `${ListedResource}List`;
 

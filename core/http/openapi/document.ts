@@ -8,50 +8,20 @@ import {
   securitySchemes,
   sharedErrorResponses,
 } from './helpers.ts';
-import { accountPaths } from './paths/accounts.ts';
-import { apiKeyPaths } from './paths/api-keys.ts';
-import { cdnPaths } from './paths/cdn.ts';
-import { conversionPaths } from './paths/conversions.ts';
-import { creditPaths } from './paths/credits.ts';
-import { eventPaths } from './paths/events.ts';
-import { eventStreamPaths } from './paths/event-stream.ts';
-import { generationPaths } from './paths/generations.ts';
-import { healthPaths } from './paths/health.ts';
+import { apiAreas } from '../routes/areas.ts';
 import { openApiPaths } from './paths/openapi.ts';
-import { organizationPaths } from './paths/organization.ts';
-import { referencePagePaths } from './paths/reference-page.ts';
+import { requestSchemasOf } from './request-schemas.ts';
 import { sdkBundlePaths } from './paths/sdk-bundles.ts';
-import { storePaths } from './paths/stores.ts';
-import { webhookEndpointPaths } from './paths/webhook-endpoints.ts';
-import { visitorPaths } from './paths/visitors.ts';
-import { widgetPaths } from './paths/widgets.ts';
 import type { Method, OpenApiDocument, PathFragment } from './types.ts';
 import { outgoingWebhooks } from './webhooks.ts';
 
 /**
- * Every public route, one fragment per area. To document a new area, add its file under
- * `paths/` and list its fragment here; the coverage test (test/openapi.test.ts) fails until a
- * route the app registers is in one of them.
+ * Every public route: each area's fragment, exported by its route file beside the handlers and
+ * listed once in routes/areas.ts. Two live here: the SDK's bundles, served by an app module the
+ * core may not import, and this document's own route, whose file loads this one. The coverage
+ * test (test/openapi.test.ts) fails while a route the app registers is in none of them.
  */
-const fragments: PathFragment[] = [
-  generationPaths,
-  storePaths,
-  creditPaths,
-  organizationPaths,
-  webhookEndpointPaths,
-  eventPaths,
-  eventStreamPaths,
-  conversionPaths,
-  widgetPaths,
-  visitorPaths,
-  accountPaths,
-  apiKeyPaths,
-  healthPaths,
-  cdnPaths,
-  sdkBundlePaths,
-  openApiPaths,
-  referencePagePaths,
-];
+const fragments: PathFragment[] = [...apiAreas.map((area) => area.paths), sdkBundlePaths, openApiPaths];
 
 /** Tags in the order a reader meets them, each said once. */
 const tags = [
@@ -160,6 +130,9 @@ function withSessionAccess(
 }
 
 export function buildOpenApiDocument(): OpenApiDocument {
+  const paths = withEveryOperationErrors(
+    withRequestIdHeader(withSessionAccess(mergePaths(fragments), security.secretKey)),
+  );
   return {
     openapi: '3.1.0',
     info: {
@@ -172,10 +145,10 @@ export function buildOpenApiDocument(): OpenApiDocument {
     servers: [{ url: '.', description: "The service's public URL." }],
     security: security.secretKey.map((requirement) => ({ ...requirement })),
     tags,
-    paths: withEveryOperationErrors(withRequestIdHeader(withSessionAccess(mergePaths(fragments), security.secretKey))),
+    paths,
     webhooks: outgoingWebhooks,
     components: {
-      schemas: componentSchemas,
+      schemas: componentSchemas(requestSchemasOf(paths)),
       securitySchemes,
       parameters: { CsrfToken: csrfTokenParameter },
       headers: { RequestId: requestIdHeader },

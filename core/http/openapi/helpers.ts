@@ -1,7 +1,11 @@
+import type * as v from 'valibot';
+import { pageQuerySchema } from '../params.ts';
 import { ref, type SchemaName } from './components.ts';
+import { queryParameters } from './query-parameters.ts';
+import { requestSchema } from './request-schemas.ts';
 import type { JsonSchema, MediaType, Parameter, RequestBody, Response } from './types.ts';
 
-/** Builders the path fragments share, so every route says the common things the same way. */
+/** Builders the routes' documents share, so every route says the common things the same way. */
 
 export const jsonType = 'application/json';
 
@@ -9,11 +13,16 @@ export const jsonContent = (schema: JsonSchema, example?: unknown): Record<strin
   [jsonType]: example === undefined ? { schema } : { schema, example },
 });
 
-/** A JSON request body of a named schema, with the example a reader can paste. */
-export const jsonBody = (name: SchemaName, example: unknown, description?: string): RequestBody => ({
+/** A JSON request body: the schema the route validates it with, named `name`, and an example a reader can paste. */
+export const jsonBody = (
+  name: string,
+  schema: v.GenericSchema,
+  example: unknown,
+  description?: string,
+): RequestBody => ({
   ...(description ? { description } : {}),
   required: true,
-  content: jsonContent(ref(name), example),
+  content: jsonContent(requestSchema(name, schema), example),
 });
 
 /** A successful JSON answer of a named schema. */
@@ -237,20 +246,15 @@ export function addErrorCodes(
   ]);
 }
 
-export const pageParameters: Parameter[] = [
-  {
-    name: 'limit',
-    in: 'query',
-    description: 'How many items to return, 1 to 100.',
-    schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
-  },
-  {
-    name: 'starting_after',
-    in: 'query',
+/** How every list is paged, in words; the bounds and the default are `pageQuerySchema`'s. */
+export const pageNotes = {
+  limit: { description: 'How many items to return, 1 to 100.' },
+  starting_after: {
     description: 'The id of the last item of the previous page; the page continues after it (newest first).',
-    schema: { type: 'string', minLength: 1, maxLength: 64 },
   },
-];
+};
+
+export const pageParameters: Parameter[] = queryParameters(pageQuerySchema, pageNotes);
 
 export const pathParameter = (name: string, description: string): Parameter => ({
   name,

@@ -65,8 +65,8 @@ export type PathItem = {
 } & Partial<Record<Method, Operation>>;
 
 /**
- * One area's routes, keyed by OpenAPI path (`/v1/generations/{id}`); each file under `paths/`
- * exports one, and document.ts lists them.
+ * One area's routes, keyed by OpenAPI path (`/v1/generations/{id}`); each route file exports its
+ * own beside its handlers, and document.ts lists them.
  */
 export type PathFragment = Record<string, PathItem>;
 

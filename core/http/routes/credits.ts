@@ -5,6 +5,8 @@ import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
 import { pageQuerySchema, queryOf } from '../params.ts';
 import type { RouteLimits } from '../rate-limit.ts';
+import { errorResponses, ok, pageParameters, queryErrors, secretKeyErrors, serverErrors } from '../openapi/helpers.ts';
+import type { PathFragment } from '../openapi/types.ts';
 
 const ledgerEntryResource = (entry: CreditLedgerEntry) => ({
   id: entry.id,
@@ -15,6 +17,31 @@ const ledgerEntryResource = (entry: CreditLedgerEntry) => ({
   reference: entry.reference,
   createdAt: isoTime(entry.createdAt),
 });
+
+export const creditPaths: PathFragment = {
+  '/v1/credits': {
+    get: {
+      operationId: 'getCreditBalance',
+      summary: 'Get the credit balance',
+      tags: ['Credits'],
+      responses: { '200': ok('The balance.', 'CreditBalance'), ...errorResponses(serverErrors, secretKeyErrors) },
+    },
+  },
+  '/v1/credits/ledger': {
+    get: {
+      operationId: 'listCreditLedgerEntries',
+      summary: 'List credit ledger entries',
+      description:
+        'Every change to the balance (debits for generations, refunds of failed ones, grants), newest first.',
+      tags: ['Credits'],
+      parameters: pageParameters,
+      responses: {
+        '200': ok('A page of ledger entries.', 'CreditLedgerEntryList'),
+        ...errorResponses(serverErrors, secretKeyErrors, queryErrors),
+      },
+    },
+  },
+};
 
 /**
  * The caller's balance, and its ledger (debits, refunds, grants) as a list paged like every

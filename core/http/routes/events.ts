@@ -9,6 +9,20 @@ import { requireKey, services } from '../context.ts';
 import { isoTime, isoTimeOrNull } from '../format.ts';
 import { pageQuerySchema, pathId, queryOf } from '../params.ts';
 import type { RouteLimits } from '../rate-limit.ts';
+import {
+  jsonBody,
+  errorResponses,
+  jsonBodyErrors,
+  notFoundErrors,
+  ok,
+  pageNotes,
+  pathParameter,
+  queryErrors,
+  secretKeyErrors,
+  serverErrors,
+} from '../openapi/helpers.ts';
+import { queryParameters } from '../openapi/query-parameters.ts';
+import type { PathFragment } from '../openapi/types.ts';
 
 /** The event exactly as its deliveries carry it. */
 const eventResource = (event: OutboxEvent) => JSON.parse(event.body) as Record<string, unknown>;
@@ -56,6 +70,77 @@ export const resendBody = v.strictObject({
     ),
   ),
 });
+
+const tags = ['Events'];
+const eventId = pathParameter('id', 'The event id (`evt_…`).');
+
+export const eventPaths: PathFragment = {
+  '/v1/events': {
+    get: {
+      operationId: 'listEvents',
+      summary: 'List events',
+      description: 'The events sent to your webhook endpoints, newest first, exactly as deliveries carry them.',
+      tags,
+      parameters: queryParameters(listQuery, {
+        ...pageNotes,
+        type: { description: 'Only events of this type.' },
+        generationId: {
+          description:
+            "Only the events reporting this generation (`agen_…`); its deliveries' attempts are at `/v1/events/{id}/attempts`.",
+        },
+      }),
+      responses: {
+        '200': ok('A page of events.', 'EventList'),
+        ...errorResponses(serverErrors, secretKeyErrors, queryErrors),
+      },
+    },
+  },
+  '/v1/events/{id}': {
+    get: {
+      operationId: 'getEvent',
+      summary: 'Get an event and its deliveries',
+      tags,
+      parameters: [eventId],
+      responses: {
+        '200': ok('The event with one delivery per endpoint.', 'EventWithDeliveries'),
+        ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors),
+      },
+    },
+  },
+  '/v1/events/{id}/attempts': {
+    get: {
+      operationId: 'listEventAttempts',
+      summary: "List an event's delivery attempts",
+      description: 'Every HTTP attempt of every delivery of the event, oldest first, in one page.',
+      tags,
+      parameters: [eventId],
+      responses: {
+        '200': ok('The attempts.', 'WebhookAttemptList'),
+        ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors),
+      },
+    },
+  },
+  '/v1/events/{id}/resend': {
+    post: {
+      operationId: 'resendEvent',
+      summary: 'Resend an event',
+      description:
+        'Queues a new delivery of the event to one endpoint, or to every enabled endpoint subscribed to it. The body is optional.',
+      tags,
+      parameters: [eventId],
+      requestBody: {
+        ...jsonBody('ResendEventRequest', resendBody, { endpointId: 'whe_2aXbQ4mR7kP9sT1vW3yZ5cD8' }),
+        required: false,
+      },
+      responses: {
+        '202': ok('The deliveries queued.', 'WebhookDeliveryList'),
+        ...errorResponses(serverErrors, secretKeyErrors, notFoundErrors, jsonBodyErrors, {
+          400: ['endpoint_disabled'],
+        }),
+      },
+    },
+  },
+};
 
 export function eventRoutes(app: H3, limits: RouteLimits) {
   const authorized = async (event: H3Event) => {

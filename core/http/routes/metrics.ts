@@ -4,6 +4,28 @@ import { ApiError } from '../../domain/errors.ts';
 import { metricsContentType } from '../../metrics/registry.ts';
 import { scrapeAllowed } from '../../metrics/scrape.ts';
 import { services } from '../context.ts';
+import { errorResponses, security } from '../openapi/helpers.ts';
+import type { PathFragment } from '../openapi/types.ts';
+
+export const metricsPaths: PathFragment = {
+  '/metrics': {
+    get: {
+      operationId: 'getMetrics',
+      summary: 'Prometheus metrics of this process',
+      description:
+        "For the operator's Prometheus, not the public: HTTP requests by route and status, job queue depth and lag, renders and webhook deliveries by outcome, database pool usage, and the process's CPU, memory and event loop (see docs/operations.md, `Metrics and logs`). With `metrics.token` configured, send it as `Authorization: Bearer <token>`; without one, keep this path off the public load balancer. Absent (404) when `metrics.enabled` is false.",
+      tags: ['Health'],
+      security: security.none,
+      responses: {
+        '200': {
+          description: 'The Prometheus text format (version 0.0.4).',
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+        ...errorResponses({ 401: ['invalid_metrics_token'], 404: ['route_not_found'], 500: ['internal_error'] }),
+      },
+    },
+  },
+};
 
 /**
  * Prometheus metrics of this process, in the text format. Not for the public: with

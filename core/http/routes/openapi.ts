@@ -4,8 +4,8 @@ import { serveStaticAsset, staticAsset, type StaticAsset } from '../static-asset
 let document: Promise<StaticAsset> | undefined;
 
 /**
- * Built on the first request for it: building it loads every route's schema fragment and turns
- * the schemas into JSON Schema, work and memory a process that is never asked for it does without.
+ * Built on the first request for it: building it merges the routes' fragments and turns every
+ * schema into JSON Schema, work and memory a process that is never asked for it does without.
  */
 function openApiDocument(): Promise<StaticAsset> {
   document ??= import('../openapi/document.ts').then(({ openApiText }) =>

@@ -6,6 +6,8 @@ import { readValidJson } from '../body.ts';
 import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
 import type { RouteLimits } from '../rate-limit.ts';
+import { errorResponses, jsonBody, jsonBodyErrors, ok, secretKeyErrors, serverErrors } from '../openapi/helpers.ts';
+import type { PathFragment } from '../openapi/types.ts';
 
 export const updateOrganizationBody = v.strictObject({
   renderRetentionDays: v.optional(
@@ -32,6 +34,32 @@ export const organizationResource = (organization: Organization) => ({
   renderRetentionDays: organization.renderRetentionDays,
   createdAt: isoTime(organization.createdAt),
 });
+
+const tags = ['Organization'];
+
+export const organizationPaths: PathFragment = {
+  '/v1/organization': {
+    get: {
+      operationId: 'getOrganization',
+      summary: 'Get the organization',
+      description: "The caller's organization and its settings.",
+      tags,
+      responses: { '200': ok('The organization.', 'Organization'), ...errorResponses(serverErrors, secretKeyErrors) },
+    },
+    patch: {
+      operationId: 'updateOrganization',
+      summary: "Update the organization's settings",
+      description:
+        'Sets `renderRetentionDays`: each render (original, variants, uploaded photo) is deleted that many days after it was made, by the retention sweep (hourly by default), and GET then answers 410 `generation_expired`; null keeps renders for ever (the default). A shorter period applies to renders already made. With the session cookie, admins only.',
+      tags,
+      requestBody: jsonBody('UpdateOrganizationRequest', updateOrganizationBody, { renderRetentionDays: 30 }),
+      responses: {
+        '200': ok('The organization as it is now.', 'Organization'),
+        ...errorResponses(serverErrors, secretKeyErrors, jsonBodyErrors),
+      },
+    },
+  },
+};
 
 /** The caller's organization and its settings (render retention). A viewer's session may read, not change. */
 export function organizationRoutes(app: H3, limits: RouteLimits) {

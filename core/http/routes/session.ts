@@ -10,6 +10,16 @@ import { requireSession, services } from '../context.ts';
 import { isoTime, isoTimeOrNull } from '../format.ts';
 import type { RouteLimits } from '../rate-limit.ts';
 import { checkOrigin, clearSessionCookie, csrfTokenFor, setSessionCookie } from '../session-auth.ts';
+import {
+  errorResponses,
+  jsonBody,
+  jsonBodyErrors,
+  ok,
+  security,
+  serverErrors,
+  sessionErrors,
+} from '../openapi/helpers.ts';
+import type { PathFragment, Response } from '../openapi/types.ts';
 
 /** Passwords are checked by the accounts service (length rules with their own codes); this only bounds the body. */
 const password = v.pipe(v.string('must be a string'), v.maxLength(4096, 'must be at most 4096 characters'));
@@ -59,6 +69,80 @@ const clientOf = (event: H3Event, config: Config) => ({
   userAgent: event.req.headers.get('user-agent'),
   ipAddress: clientAddress(event, config.trustProxy),
 });
+
+const setCookie: Response['headers'] = {
+  'set-cookie': {
+    description:
+      '`visualizer_session=…; Path=…; Max-Age=…; HttpOnly; SameSite=Lax`, plus `Secure` when the public URL is https.',
+    schema: { type: 'string' },
+  },
+};
+
+/** Sign-in routes take no key: a body, limits per address (and per account), and no page of another origin. */
+const signInErrors = { 403: ['csrf_token_invalid'], 429: ['rate_limited'] };
+
+export const sessionPaths: PathFragment = {
+  '/v1/session': {
+    post: {
+      operationId: 'createSession',
+      summary: 'Sign in to the dashboard',
+      description:
+        'With an email and password, or with the `token` of a one-time sign-in link. Sets the session cookie. An unknown email and a wrong password get the same answer (401 `invalid_credentials`). Limited per email address and per client address (`accounts.*` in the config); refused from a page of another origin.',
+      tags: ['Dashboard'],
+      security: security.none,
+      requestBody: jsonBody('CreateSessionRequest', createSessionBody, {
+        email: 'ada@shop.example',
+        password: 'correct horse battery staple',
+      }),
+      responses: {
+        '200': ok('Signed in: the session, and its cookie.', 'CurrentSession', setCookie),
+        ...errorResponses(serverErrors, jsonBodyErrors, signInErrors, {
+          400: ['invalid_link'],
+          401: ['invalid_credentials'],
+        }),
+      },
+    },
+    get: {
+      operationId: 'getSession',
+      summary: 'The current session',
+      description: 'Who is signed in, to which organization, and the CSRF token to send with changes.',
+      tags: ['Dashboard'],
+      security: security.session,
+      responses: { '200': ok('The session.', 'CurrentSession'), ...errorResponses(serverErrors, sessionErrors) },
+    },
+    delete: {
+      operationId: 'deleteSession',
+      summary: 'Sign out',
+      description: 'Ends the session and clears its cookie.',
+      tags: ['Dashboard'],
+      security: security.session,
+      responses: {
+        '204': { description: 'Signed out.', headers: setCookie },
+        ...errorResponses(serverErrors, { 401: sessionErrors[401]!, 403: sessionErrors[403]! }),
+      },
+    },
+  },
+  '/v1/invitations/accept': {
+    post: {
+      operationId: 'acceptInvitation',
+      summary: 'Accept an invitation',
+      description:
+        "Sets the invited user's password with the invitation's one-time `token` and signs them in (other sessions of the user end). A link works once.",
+      tags: ['Dashboard'],
+      security: security.none,
+      requestBody: jsonBody('AcceptInvitationRequest', acceptInvitationBody, {
+        token: 'Xb3kP9sT1vW3yZ5cD8aXbQ4mR7kP9sT1',
+        password: 'correct horse battery staple',
+      }),
+      responses: {
+        '200': ok('Signed in: the session, and its cookie.', 'CurrentSession', setCookie),
+        ...errorResponses(serverErrors, jsonBodyErrors, signInErrors, {
+          400: ['invalid_link', 'password_too_short', 'password_too_long'],
+        }),
+      },
+    },
+  },
+};
 
 /**
  * Signing in and out of the dashboard. Sign-in is limited per client address and per account, and

@@ -7,6 +7,17 @@ import { requireKey, services } from '../context.ts';
 import { isoTime } from '../format.ts';
 import { pageQuerySchema, queryOf } from '../params.ts';
 import type { RouteLimits } from '../rate-limit.ts';
+import {
+  errorResponses,
+  jsonBody,
+  jsonBodyErrors,
+  ok,
+  pageParameters,
+  queryErrors,
+  secretKeyErrors,
+  serverErrors,
+} from '../openapi/helpers.ts';
+import type { PathFragment } from '../openapi/types.ts';
 
 export const createStoreBody = v.strictObject({
   name: v.pipe(
@@ -27,6 +38,37 @@ export const storeResource = (store: Store) => ({
   attributionWindowDays: store.attributionWindowDays,
   createdAt: isoTime(store.createdAt),
 });
+
+// The store routes take no per-key rate limit (core/http/routes/stores.ts), so they answer no 429.
+export const storePaths: PathFragment = {
+  '/v1/stores': {
+    get: {
+      operationId: 'listStores',
+      summary: 'List stores',
+      description: 'The stores (storefronts) of your organization, newest first.',
+      tags: ['Stores'],
+      parameters: pageParameters,
+      responses: {
+        '200': ok('A page of stores.', 'StoreList'),
+        ...errorResponses(serverErrors, secretKeyErrors, queryErrors),
+      },
+    },
+    post: {
+      operationId: 'createStore',
+      summary: 'Create a store',
+      description: 'Another storefront of your organization; its id goes into widgets, conversions and analytics.',
+      tags: ['Stores'],
+      requestBody: jsonBody('CreateStoreRequest', createStoreBody, {
+        name: 'EU storefront',
+        attributionWindowDays: 30,
+      }),
+      responses: {
+        '201': ok('The new store.', 'Store'),
+        ...errorResponses(serverErrors, secretKeyErrors, jsonBodyErrors),
+      },
+    },
+  },
+};
 
 /** Stores of the caller's organization (beyond the spec: shops with several storefronts). */
 export function storeRoutes(app: H3, limits: RouteLimits) {

@@ -1,6 +1,7 @@
 import type { H3 } from 'h3';
 import * as v from 'valibot';
 import { userRoles, type Session } from '../../domain/accounts.ts';
+import { choices } from '../../domain/text.ts';
 import { readValidJson, validate } from '../body.ts';
 import { requireSession, services, type SessionCaller } from '../context.ts';
 import { isoTime } from '../format.ts';
@@ -9,8 +10,24 @@ import type { RouteLimits } from '../rate-limit.ts';
 import { clearSessionCookie } from '../session-auth.ts';
 import type { Config } from '../../../config/schema.ts';
 import { userResource } from './session.ts';
+import {
+  adminSessionErrors,
+  errorResponses,
+  jsonBody,
+  jsonBodyErrors,
+  notFoundErrors,
+  ok,
+  pageParameters,
+  pathParameter,
+  queryErrors,
+  security,
+  serverErrors,
+  sessionErrors,
+} from '../openapi/helpers.ts';
+import { queryParameters } from '../openapi/query-parameters.ts';
+import type { PathFragment } from '../openapi/types.ts';
 
-const role = v.picklist(userRoles, `must be ${userRoles.map((name) => `'${name}'`).join(' or ')}`);
+const role = v.picklist(userRoles, `must be ${choices(userRoles)}`);
 
 export const inviteUserBody = v.strictObject({
   email: v.pipe(
@@ -36,6 +53,103 @@ export const sessionResource = (session: Session, current: SessionCaller) => ({
   lastSeenAt: isoTime(session.lastSeenAt),
   expiresAt: isoTime(session.expiresAt),
 });
+
+const userId = pathParameter('id', 'The user id (`usr_…`).');
+
+export const userPaths: PathFragment = {
+  '/v1/users': {
+    get: {
+      operationId: 'listUsers',
+      summary: 'List users',
+      description: 'The dashboard users of your organization, invited ones included, oldest first. Admins only.',
+      tags: ['Team'],
+      security: security.session,
+      parameters: pageParameters,
+      responses: {
+        '200': ok('A page of users.', 'UserList'),
+        ...errorResponses(serverErrors, adminSessionErrors, queryErrors),
+      },
+    },
+  },
+  '/v1/users/{id}': {
+    patch: {
+      operationId: 'updateUser',
+      summary: "Change a user's role",
+      description: 'Admins only. The organization always keeps an admin who has set a password (409 `last_admin`).',
+      tags: ['Team'],
+      security: security.session,
+      parameters: [userId],
+      requestBody: jsonBody('UpdateUserRequest', updateUserBody, { role: 'viewer' }),
+      responses: {
+        '200': ok('The user.', 'User'),
+        ...errorResponses(serverErrors, adminSessionErrors, jsonBodyErrors, notFoundErrors, {
+          400: ['invalid_role'],
+          409: ['last_admin'],
+        }),
+      },
+    },
+    delete: {
+      operationId: 'deleteUser',
+      summary: 'Remove a user',
+      description:
+        'Admins only. Deletes the user with their links and sessions; never the last admin who has set a password.',
+      tags: ['Team'],
+      security: security.session,
+      parameters: [userId],
+      responses: {
+        '200': ok('The user is gone.', 'DeletedUser'),
+        ...errorResponses(serverErrors, adminSessionErrors, notFoundErrors, { 409: ['last_admin'] }),
+      },
+    },
+  },
+  '/v1/invitations': {
+    post: {
+      operationId: 'createInvitation',
+      summary: 'Invite a user',
+      description:
+        'Admins only. Creates the user (status `invited`) and a one-time link, valid 7 days, to choose a password: no mail is sent, hand the `url` over yourself. Inviting an invited user again issues a new link; an email address that already belongs to a user is 409 `email_taken`.',
+      tags: ['Team'],
+      security: security.session,
+      requestBody: jsonBody('InviteUserRequest', inviteUserBody, { email: 'grace@shop.example', role: 'viewer' }),
+      responses: {
+        '201': ok('The invitation, with its link shown once.', 'Invitation'),
+        ...errorResponses(serverErrors, adminSessionErrors, jsonBodyErrors, {
+          400: ['invalid_email', 'invalid_role'],
+          409: ['email_taken'],
+        }),
+      },
+    },
+  },
+  '/v1/sessions': {
+    get: {
+      operationId: 'listSessions',
+      summary: 'List sessions',
+      description:
+        "Your own sessions that have not ended, the 100 most recent (`has_more` says whether there are more); an admin may ask for another user's of the organization.",
+      tags: ['Team'],
+      security: security.session,
+      parameters: queryParameters(sessionsQuery, {
+        userId: { description: 'Whose sessions (admins only, when not yours).' },
+      }),
+      responses: {
+        '200': ok('The sessions, all on one page.', 'SessionList'),
+        ...errorResponses(serverErrors, sessionErrors, queryErrors, notFoundErrors, { 403: ['insufficient_role'] }),
+      },
+    },
+  },
+  '/v1/sessions/{id}': {
+    delete: {
+      operationId: 'deleteSessionById',
+      summary: 'Revoke a session',
+      description:
+        'Ends one of your sessions (its browser is signed out), or for an admin any session of the organization. Revoking the current one also clears its cookie.',
+      tags: ['Team'],
+      security: security.session,
+      parameters: [pathParameter('id', 'The session id (`ses_…`).')],
+      responses: { '204': { description: 'Revoked.' }, ...errorResponses(serverErrors, sessionErrors, notFoundErrors) },
+    },
+  },
+};
 
 /**
  * The team (admins only) and each user's own sessions. Session-only: people, not API keys, decide
