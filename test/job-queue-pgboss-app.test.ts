@@ -42,7 +42,7 @@ describe('the app on the pgboss queue', () => {
     assert.equal(generation.status, 'complete');
     const { persistence, queue } = g.app.container.cradle;
     assert.equal(await persistence.jobs.pending(), 0, 'nothing went to the db queue’s table');
-    const { rows } = await persistence.sql!.query(
+    const { rows } = await persistence.postgres!.query(
       `SELECT name, state, data FROM pgboss.job WHERE data->'payload'->>'generationId' = $1`,
       [id],
     );
@@ -79,7 +79,7 @@ describe('the app on the pgboss queue', () => {
     );
     const { persistence } = g.app.container.cradle;
     // pg-boss keeps completed jobs (then archives them) for days: their data must hold nothing personal.
-    const { rows } = await persistence.sql!.query(
+    const { rows } = await persistence.postgres!.query(
       `SELECT name, state, data FROM pgboss.job WHERE name = 'erase_visitor'`,
     );
     assert.deepEqual(

@@ -1,7 +1,8 @@
 /**
  * Job queue port. Adapters: `db` (jobs are rows in the same database as the data they concern,
  * written in the same transaction through `Repositories.jobs`) and `pgboss` (pg-boss's tables in
- * the same Postgres database, written through the transaction's `Repositories.sql`).
+ * the same Postgres database, written through the transaction's Postgres capability,
+ * `Repositories.postgres`).
  * The guarantees an adapter gives are on `JobQueue` (what an editor shows on hover).
  */
 import type { QueuedJob } from '../domain/job.ts';

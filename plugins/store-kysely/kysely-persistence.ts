@@ -59,8 +59,9 @@ const factories: {
   processes: ({ db }) => processRepository(db),
   schedules: ({ db, dialect }) => scheduleRepository(db, dialect),
   retention: ({ db }) => retentionRepository(db),
-  // Raw SQL on the same connection or transaction, for a queue engine with its own tables (pg-boss).
-  sql: ({ db, dialect }) =>
+  // The Postgres capability: raw SQL on the same connection or transaction, for a queue engine
+  // with its own tables (pg-boss).
+  postgres: ({ db, dialect }) =>
     dialect === 'postgres'
       ? {
           query: (text: string, values: unknown[] = []) =>

@@ -11,6 +11,7 @@ import type { GenerationRepository } from './generations.ts';
 import type { IdempotencyRepository } from './idempotency-keys.ts';
 import type { JobRepository } from './jobs.ts';
 import type { OrganizationRepository } from './organizations.ts';
+import type { PostgresConnection } from './postgres.ts';
 import type { ProcessRepository } from './processes.ts';
 import type { RetentionRepository } from './retention.ts';
 import type { ScheduleRepository } from './schedules.ts';
@@ -32,6 +33,7 @@ export type * from './generations.ts';
 export type * from './idempotency-keys.ts';
 export type * from './jobs.ts';
 export type * from './organizations.ts';
+export type * from './postgres.ts';
 export type * from './processes.ts';
 export type * from './retention.ts';
 export type * from './schedules.ts';
@@ -70,16 +72,10 @@ export interface Repositories {
   schedules: ScheduleRepository;
   retention: RetentionRepository;
   /**
-   * Raw SQL on this connection or transaction, where the database is Postgres: what a queue
-   * engine keeping its own tables in the same database (pg-boss) writes through, so its jobs
-   * commit with the domain write. Absent on other databases.
+   * The Postgres capability (see `PostgresConnection`): raw SQL on this connection or transaction,
+   * present only where the database is Postgres, for a queue engine keeping its own tables there.
    */
-  sql?: SqlConnection;
-}
-
-/** Runs one SQL text (several statements when `values` is empty) with positional `$n` values. */
-export interface SqlConnection {
-  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+  postgres?: PostgresConnection;
 }
 
 /** One connection pool at a moment. */
