@@ -1,6 +1,7 @@
 /**
- * Persistence port: the repositories the core reads and writes through, one file per aggregate.
- * The guarantees an adapter gives are on `Persistence` (what an editor shows on hover).
+ * Persistence port: the repositories the core reads and writes through, one file per aggregate,
+ * gathered in groups by owner (below). The guarantees an adapter gives are on `Persistence` (what
+ * an editor shows on hover).
  */
 import type { ApiKeyRepository } from './api-keys.ts';
 import type { ConversionRepository } from './conversions.ts';
@@ -46,37 +47,93 @@ export type * from './visualizations.ts';
 export type * from './webhook-endpoints.ts';
 export type * from './widgets.ts';
 
-/** The repositories, all bound to one connection or transaction. */
-export interface Repositories {
+/*
+ * The repositories in groups, by who owns and uses them (core/services). A group's repositories
+ * change together and are tested together: each group has its own contract suite in kit/testing
+ * (`persistence-<group>.ts`), which `persistenceContract` runs on one database.
+ */
+
+/** Tenancy: who the API's customers are and what they may spend (tenants, authentication, billing). */
+export interface TenancyRepositories {
   organizations: OrganizationRepository;
   stores: StoreRepository;
   apiKeys: ApiKeyRepository;
+  /** The balance never goes below zero: `debit` is one atomic check-and-set. */
   credits: CreditRepository;
-  generations: GenerationRepository;
-  idempotencyKeys: IdempotencyRepository;
-  events: EventRepository;
-  jobs: JobRepository;
-  webhookEndpoints: WebhookEndpointRepository;
-  deliveries: DeliveryRepository;
-  conversions: ConversionRepository;
-  visualizations: VisualizationRepository;
-  widgets: WidgetRepository;
-  visitorIdentities: VisitorIdentityRepository;
-  /** A widget visitor's data across the organization, and the steps that erase it. */
-  visitorData: VisitorDataRepository;
-  visitorErasures: VisitorErasureRepository;
+}
+
+/** Dashboard accounts: the people who sign in to the dashboard, and their sessions. */
+export interface AccountRepositories {
   users: UserRepository;
   sessions: SessionRepository;
-  /** The registry of running `serve` and `worker` processes (topology checks at startup). */
-  processes: ProcessRepository;
-  schedules: ScheduleRepository;
+}
+
+/**
+ * Generations: what creating and rendering one reads and writes in its transaction — the record,
+ * the idempotency key that replays it, and the widget whose day it counts against.
+ */
+export interface GenerationRepositories {
+  generations: GenerationRepository;
+  idempotencyKeys: IdempotencyRepository;
+  widgets: WidgetRepository;
+}
+
+/** Delivery: the outbox events, the endpoints they are sent to and each delivery's attempts. */
+export interface DeliveryRepositories {
+  events: EventRepository;
+  webhookEndpoints: WebhookEndpointRepository;
+  deliveries: DeliveryRepository;
+}
+
+/** Attribution: the orders a shop reports, and the visualizations and identities they are attributed by. */
+export interface AttributionRepositories {
+  conversions: ConversionRepository;
+  visualizations: VisualizationRepository;
+  visitorIdentities: VisitorIdentityRepository;
+}
+
+/** Visitors' privacy: a widget visitor's data across the organization, and the steps that erase it. */
+export interface VisitorRepositories {
+  visitorData: VisitorDataRepository;
+  visitorErasures: VisitorErasureRepository;
+}
+
+/** Retention: pruning by age, across the other groups' tables, in bounded batches. */
+export interface RetentionRepositories {
   retention: RetentionRepository;
+}
+
+/**
+ * The queue's tables: the `db` queue's jobs with the dead letters every queue engine keeps its
+ * given-up jobs in, the claims that run a scheduled task once per cluster, and the registry of
+ * running `serve` and `worker` processes (topology checks at startup).
+ */
+export interface QueueRepositories {
+  jobs: JobRepository;
+  schedules: ScheduleRepository;
+  processes: ProcessRepository;
+}
+
+/** The store's Postgres capability, apart from the repositories. */
+export interface PostgresCapability {
   /**
-   * The Postgres capability (see `PostgresConnection`): raw SQL on this connection or transaction,
-   * present only where the database is Postgres, for a queue engine keeping its own tables there.
+   * Raw SQL on this connection or transaction (see `PostgresConnection`): present only where the
+   * database is Postgres, for a queue engine keeping its own tables there.
    */
   postgres?: PostgresConnection;
 }
+
+/** The repositories, all bound to one connection or transaction: every group's, and the Postgres capability. */
+export interface Repositories
+  extends TenancyRepositories,
+    AccountRepositories,
+    GenerationRepositories,
+    DeliveryRepositories,
+    AttributionRepositories,
+    VisitorRepositories,
+    RetentionRepositories,
+    QueueRepositories,
+    PostgresCapability {}
 
 /** One connection pool at a moment. */
 export interface PoolStats {
