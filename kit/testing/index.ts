@@ -15,7 +15,6 @@ export { persistenceDeliveryContract } from './persistence-delivery.ts';
 export { persistenceAttributionContract } from './persistence-attribution.ts';
 export { persistenceVisitorsContract } from './persistence-visitors.ts';
 export { persistenceRetentionContract } from './persistence-retention.ts';
-export { persistenceQueueContract } from './persistence-queue.ts';
 export {
   jobQueueContract,
   type ClaimedJob,

@@ -9,7 +9,6 @@ import { persistenceAttributionContract } from './persistence-attribution.ts';
 import type { PersistenceSuiteContext } from './persistence-context.ts';
 import { persistenceDeliveryContract } from './persistence-delivery.ts';
 import { persistenceGenerationsContract } from './persistence-generations.ts';
-import { persistenceQueueContract } from './persistence-queue.ts';
 import { persistenceRetentionContract } from './persistence-retention.ts';
 import { persistenceTenancyContract } from './persistence-tenancy.ts';
 import { persistenceVisitorsContract } from './persistence-visitors.ts';
@@ -140,7 +139,6 @@ export function persistenceContract<Database extends PersistenceDatabase>(
     persistenceDeliveryContract(context);
     persistenceAccountsContract(context);
     persistenceAttributionContract(context);
-    persistenceQueueContract(context);
     persistenceRetentionContract(context);
     persistenceVisitorsContract(context);
   });

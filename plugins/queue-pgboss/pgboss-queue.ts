@@ -10,6 +10,7 @@ import {
   type QueuedJob,
   type QueueRunnerOptions,
 } from '../../kit/plugin.ts';
+import { jobsOf, queueTables } from '../queue-db/tables.ts';
 import { inTransaction, onPool, postgresOf, type BossDb } from './boss-db.ts';
 
 /**
@@ -165,12 +166,15 @@ export function createPgBossQueue(
         );
     });
 
-  /** Kept in the store's dead letters, like the db queue's, so `visualizer jobs dead` and `jobs retry` see every engine's. */
+  /**
+   * Kept in the db queue's dead letters (its `dead_jobs` table in the same database, queue-db/tables.ts),
+   * so `visualizer jobs dead` and `jobs retry` see every engine's.
+   */
   const giveUp = (job: QueuedJob, error: string) =>
     persistence.transaction(async (tx) => {
       await boss.complete(job.kind, job.id, {}, { db: inTransaction(tx) as PgBoss.Db });
       const diedAt = clock.now();
-      await tx.jobs.recordDead({
+      await jobsOf(tx).recordDead({
         id: job.id,
         kind: job.kind,
         payload: job.payload,
@@ -241,6 +245,7 @@ export function createPgBossQueue(
 
   return {
     ...runner,
+    ...queueTables(persistence),
     async enqueue(tx, job) {
       const db = inTransaction(tx);
       await queueFor(job.kind);

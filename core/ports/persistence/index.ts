@@ -10,12 +10,9 @@ import type { DeliveryRepository } from './deliveries.ts';
 import type { EventRepository } from './events.ts';
 import type { GenerationRepository } from './generations.ts';
 import type { IdempotencyRepository } from './idempotency-keys.ts';
-import type { JobRepository } from './jobs.ts';
 import type { OrganizationRepository } from './organizations.ts';
 import type { PostgresConnection } from './postgres.ts';
-import type { ProcessRepository } from './processes.ts';
 import type { RetentionRepository } from './retention.ts';
-import type { ScheduleRepository } from './schedules.ts';
 import type { SessionRepository } from './sessions.ts';
 import type { StoreRepository } from './stores.ts';
 import type { UserRepository } from './users.ts';
@@ -32,12 +29,9 @@ export type * from './deliveries.ts';
 export type * from './events.ts';
 export type * from './generations.ts';
 export type * from './idempotency-keys.ts';
-export type * from './jobs.ts';
 export type * from './organizations.ts';
 export type * from './postgres.ts';
-export type * from './processes.ts';
 export type * from './retention.ts';
-export type * from './schedules.ts';
 export type * from './sessions.ts';
 export type * from './stores.ts';
 export type * from './users.ts';
@@ -103,17 +97,6 @@ export interface RetentionRepositories {
   retention: RetentionRepository;
 }
 
-/**
- * The queue's tables: the `db` queue's jobs with the dead letters every queue engine keeps its
- * given-up jobs in, the claims that run a scheduled task once per cluster, and the registry of
- * running `serve` and `worker` processes (topology checks at startup).
- */
-export interface QueueRepositories {
-  jobs: JobRepository;
-  schedules: ScheduleRepository;
-  processes: ProcessRepository;
-}
-
 /** The store's Postgres capability, apart from the repositories. */
 export interface PostgresCapability {
   /**
@@ -123,7 +106,22 @@ export interface PostgresCapability {
   postgres?: PostgresConnection;
 }
 
-/** The repositories, all bound to one connection or transaction: every group's, and the Postgres capability. */
+/** The Kysely store's capability, apart from the repositories. */
+export interface KyselyCapability {
+  /**
+   * This connection or transaction's Kysely executor, opaque to the core: for a plugin built on
+   * the Kysely store's library (plugins/store-kysely/library.ts) that keeps tables of its own in
+   * the same database, written in the same transaction (the queue's tables). Present only on the
+   * Kysely store.
+   */
+  readonly kysely?: unknown;
+}
+
+/**
+ * The repositories, all bound to one connection or transaction: every group's, and the store's
+ * capabilities. The queue's tables (jobs, dead letters, schedules, processes) are not here: they
+ * belong to the queue plugins (core/ports/queue-tables, reached through `JobQueue`).
+ */
 export interface Repositories
   extends TenancyRepositories,
     AccountRepositories,
@@ -132,8 +130,8 @@ export interface Repositories
     AttributionRepositories,
     VisitorRepositories,
     RetentionRepositories,
-    QueueRepositories,
-    PostgresCapability {}
+    PostgresCapability,
+    KyselyCapability {}
 
 /** One connection pool at a moment. */
 export interface PoolStats {
