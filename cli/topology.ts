@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { Cradle } from '../core/cradle.ts';
-import type { ProcessRecord, ProcessRole } from '../core/ports/persistence/index.ts';
+import type { ProcessRecord, ProcessRole } from '../core/ports/queue-tables/index.ts';
 import { registerProcess, type RegisteredProcess } from '../core/services/process-registry.ts';
 import type { Output } from './output.ts';
 

@@ -50,7 +50,7 @@ export async function startScheduler(cradle: Cradle): Promise<void> {
   const tasks = schedules.map(({ name, intervalMs, oncePerCluster: clusterWide, service }): ScheduledTask => {
     const run = cradle[service] as () => Promise<unknown>;
     const task = { name, intervalMs: intervalMs(cradle.config), run: async () => void (await run()) };
-    return clusterWide ? oncePerCluster(cradle.persistence, task) : task;
+    return clusterWide ? oncePerCluster(cradle.queue, task) : task;
   });
   await cradle.scheduler.start(tasks);
 }

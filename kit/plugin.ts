@@ -11,6 +11,7 @@ export type { Logger } from '../core/logger.ts';
 
 // The ports. Persistence is split by aggregate; the index re-exports every repository interface.
 export type * from '../core/ports/persistence/index.ts';
+export type * from '../core/ports/queue-tables/index.ts';
 export type { Clock } from '../core/ports/clock.ts';
 export type { IdGenerator } from '../core/ports/ids.ts';
 export type { FetchedObject, ImageCdn, ListedObject, StoredObject, Visibility } from '../core/ports/image-cdn.ts';
@@ -19,6 +20,7 @@ export {
   outageRetryDelay,
   PostponeJob,
   RetryJob,
+  type DeadLetters,
   type JobContext,
   type JobHandler,
   type JobQueue,

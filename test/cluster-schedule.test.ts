@@ -11,6 +11,7 @@ import { openSqlite } from '../plugins/store-kysely/sqlite.ts';
 import { waitFor } from '../kit/testing/wait-for.ts';
 import { Cluster } from './support/cluster.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
+import { queueTables, schedulesOf } from '../plugins/queue-db/tables.ts';
 
 let postgres: PostgresTestServer | undefined;
 const dirs: string[] = [];
@@ -52,7 +53,7 @@ for (const [name, open] of Object.entries(databases)) {
         // a claim that waited past the interval would rightly win the next run.
         const claimAll = () =>
           Promise.all(
-            Array.from({ length: 20 }, (_, index) => (index % 2 ? one : other).schedules.claimRun('sweep', 1_500)),
+            Array.from({ length: 20 }, (_, index) => schedulesOf(index % 2 ? one : other).claimRun('sweep', 1_500)),
           );
         const first = await claimAll();
         assert.equal(
@@ -65,7 +66,7 @@ for (const [name, open] of Object.entries(databases)) {
         let second: boolean[] = [];
         await waitFor('the next run to be due', async () => (second = await claimAll()).some(Boolean), 5_000);
         assert.equal(second.filter(Boolean).length, 1);
-        assert.equal(await one.schedules.claimRun('another-task', 60_000), true, 'each task has its own schedule');
+        assert.equal(await schedulesOf(one).claimRun('another-task', 60_000), true, 'each task has its own schedule');
       } finally {
         await one.close();
         await other.close();
@@ -77,8 +78,8 @@ for (const [name, open] of Object.entries(databases)) {
       try {
         let runs = 0;
         const task = { name: 'counted', intervalMs: 60_000, run: async () => void (runs += 1) };
-        const here = oncePerCluster(one, task);
-        const there = oncePerCluster(other, task);
+        const here = oncePerCluster(queueTables(one), task);
+        const there = oncePerCluster(queueTables(other), task);
         await Promise.all([here.run(), there.run(), here.run(), there.run()]);
         assert.equal(runs, 1);
         assert.equal(here.intervalMs, 60_000, 'the wrapper keeps the task name and interval');

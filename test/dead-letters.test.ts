@@ -12,6 +12,7 @@ import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { openSqlite } from '../plugins/store-kysely/sqlite.ts';
 import { cli } from './support/cli.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
+import { jobsOf } from '../plugins/queue-db/tables.ts';
 
 const clock = { now: () => Date.now() };
 
@@ -72,7 +73,7 @@ for (const [name, open] of Object.entries(databases)) {
         queue.notify();
         await waitFor(
           'the job to be given up',
-          async () => (await persistence.jobs.listDead({ limit: 10 })).length === 1,
+          async () => (await jobsOf(persistence).listDead({ limit: 10 })).length === 1,
           30_000,
         );
         assert.equal(await queue.pending(['test.flaky']), 0, 'a dead job is no longer queued');
@@ -110,7 +111,7 @@ for (const [name, open] of Object.entries(databases)) {
           30_000,
         );
         assert.deepEqual(runs[2], { order: 42 }, 'with its payload');
-        assert.deepEqual(await persistence.jobs.listDead({ limit: 10 }), [], 'no longer dead');
+        assert.deepEqual(await jobsOf(persistence).listDead({ limit: 10 }), [], 'no longer dead');
 
         const again = await cli(['jobs', 'retry', '--id', dead.id], env);
         assert.equal(again.code, 2);

@@ -421,7 +421,7 @@ describe('the engine router on its own', () => {
     error: (message, fields) => void lines.push({ level: 'error', message, fields }),
   };
   const clock = { now: Date.now };
-  const metrics = createMetrics({ persistence: {} as never, queue: {} as never, clock, logger });
+  const metrics = createMetrics({ persistence: {} as never, queue: {} as never, logger });
   const router = engineRouter({
     renderRoutes: { 'virtual-try-on': [routed(small), routed(engineNamed('any'))], 'room-visualizer': [routed(small)] },
     config: loadConfig({}),

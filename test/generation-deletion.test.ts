@@ -19,6 +19,7 @@ import { photoJpeg, startGenerationApp, type GenerationApp } from './support/gen
 import { startS3rver } from './support/s3-server.ts';
 import { invitedSession } from './support/sessions.ts';
 import { waitFor } from './support/wait-for.ts';
+import { jobsOf } from '../plugins/queue-db/tables.ts';
 
 const day = 24 * 3_600_000;
 const { databases, stop } = databaseMatrix();
@@ -384,8 +385,9 @@ for (const [database, environment] of databases) {
         lines.length = 0;
         const { cdn, persistence } = cradle();
         const reasons: string[] = [];
-        const reschedule = persistence.jobs.reschedule.bind(persistence.jobs);
-        patch(persistence.jobs, 'reschedule', async (jobId, workerId, retry) => {
+        const jobs = jobsOf(persistence);
+        const reschedule = jobs.reschedule.bind(jobs);
+        patch(jobs, 'reschedule', async (jobId, workerId, retry) => {
           reasons.push(retry.error);
           return reschedule(jobId, workerId, retry);
         });

@@ -19,6 +19,7 @@ import {
 import { databaseMatrix, errorOf } from './support/databases.ts';
 import { bearer } from './support/app.ts';
 import { waitFor } from './support/wait-for.ts';
+import { jobsOf } from '../plugins/queue-db/tables.ts';
 
 const { databases, stop } = databaseMatrix();
 after(stop);
@@ -851,7 +852,7 @@ describe('a render job whose runs kept dying (each lost its lease: the render ta
     assert.equal((await (await g.api.get(apiKey.key, `/v1/generations/${otherId}`)).json()).status, 'complete');
     assert.equal(renders, 1);
 
-    const strayJobs = () => persistence.jobs.pending(['delete_stray_images']);
+    const strayJobs = () => jobsOf(persistence).pending(['delete_stray_images']);
     const strayJobsBefore = await strayJobs();
     await renderGeneration({
       id: 'job_poison',
@@ -899,7 +900,7 @@ describe('a worker stopping while it fetches an image (shutdownTimeoutMs passed)
     await queue.stop(100);
     assert.equal((await (await g.api.get(apiKey.key, `/v1/generations/${id}`)).json()).status, 'processing');
     // The lease was 10 minutes: another worker can claim the job now only because it was released.
-    const [job] = await persistence.jobs.claim({
+    const [job] = await jobsOf(persistence).claim({
       kinds: [renderJobKind],
       workerId: 'next',
       now: Date.now(),
@@ -943,7 +944,7 @@ describe('a worker stopping while it renders (shutdownTimeoutMs passed)', () => 
     assert.equal(generation.status, 'processing', 'not failed: the worker stopped, the render did not fail');
     assert.equal((await (await g.api.get(apiKey.key, '/v1/credits')).json()).balance, 2, 'charged, not refunded');
     // The lease was 10 minutes: another worker can claim the job now only because it was released.
-    const [job] = await persistence.jobs.claim({
+    const [job] = await jobsOf(persistence).claim({
       kinds: [renderJobKind],
       workerId: 'next',
       now: Date.now(),

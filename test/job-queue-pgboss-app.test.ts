@@ -8,6 +8,7 @@ import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { cuttableRelay } from './support/cuttable-relay.ts';
 import { startGenerationApp, type GenerationApp } from './support/generation-app.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
+import { jobsOf } from '../plugins/queue-db/tables.ts';
 
 /** The whole app on Postgres with `VISUALIZER_QUEUE=pgboss`: the services' jobs go through pg-boss. */
 describe('the app on the pgboss queue', () => {
@@ -41,8 +42,8 @@ describe('the app on the pgboss queue', () => {
     const generation = await g.api.settled(key, id, 8_000); // well before the 10 s poll
     assert.equal(generation.status, 'complete');
     const { persistence, queue } = g.app.container.cradle;
-    assert.equal(await persistence.jobs.pending(), 0, 'nothing went to the db queue’s table');
-    const { rows } = await persistence.sql!.query(
+    assert.equal(await jobsOf(persistence).pending(), 0, 'nothing went to the db queue’s table');
+    const { rows } = await persistence.postgres!.query(
       `SELECT name, state, data FROM pgboss.job WHERE data->'payload'->>'generationId' = $1`,
       [id],
     );
@@ -79,7 +80,7 @@ describe('the app on the pgboss queue', () => {
     );
     const { persistence } = g.app.container.cradle;
     // pg-boss keeps completed jobs (then archives them) for days: their data must hold nothing personal.
-    const { rows } = await persistence.sql!.query(
+    const { rows } = await persistence.postgres!.query(
       `SELECT name, state, data FROM pgboss.job WHERE name = 'erase_visitor'`,
     );
     assert.deepEqual(

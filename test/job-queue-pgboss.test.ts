@@ -5,7 +5,7 @@ import { jobQueueContract, type ClaimedJob, type JobQueueDeps } from 'visualizer
 import type { Persistence } from 'visualizer/plugin';
 import { silentLogger } from '../core/logger.ts';
 import { waitFor } from '../kit/testing/wait-for.ts';
-import { onPool, sqlOf } from '../plugins/queue-pgboss/boss-db.ts';
+import { onPool, postgresOf } from '../plugins/queue-pgboss/boss-db.ts';
 import { createPgBossQueue } from '../plugins/queue-pgboss/pgboss-queue.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { startPgBouncer, type PgBouncerTestServer } from './support/pgbouncer.ts';
@@ -59,8 +59,8 @@ const common = {
   fencesLostLeases: false,
   minLeaseMs: 1_000,
   claimAs,
-  pendingIn: async (tx: Parameters<typeof sqlOf>[0], kind: string) => {
-    const { rows } = await sqlOf(tx).query(
+  pendingIn: async (tx: Parameters<typeof postgresOf>[0], kind: string) => {
+    const { rows } = await postgresOf(tx).query(
       `SELECT count(*)::int AS count FROM ${schema}.job WHERE name = $1 AND state < 'completed'`,
       [kind],
     );

@@ -7,6 +7,7 @@ import type { Persistence } from 'visualizer/plugin';
 import { createDbQueue } from '../plugins/queue-db/db-queue.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { openSqlite } from '../plugins/store-kysely/sqlite.ts';
+import { dbQueueHooks } from './support/db-queue-hooks.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
 
 const dbQueue = (persistence: Persistence, { clock, ids, logger, ...settings }: JobQueueDeps) =>
@@ -20,6 +21,7 @@ jobQueueContract({
   },
   dispose: ({ dir }) => rmSync(dir, { recursive: true, force: true }),
   createQueue: dbQueue,
+  ...dbQueueHooks,
   unavailableError: () => Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }),
   // Other processes' commits are found by polling; in one process the handles share one connection.
   signalsOtherProcesses: false,
@@ -35,6 +37,7 @@ jobQueueContract({
     return { open: () => openPostgres(url) };
   },
   createQueue: dbQueue,
+  ...dbQueueHooks,
   unavailableError: () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
   // LISTEN/NOTIFY wakes every process's workers when a job commits.
   signalsOtherProcesses: true,

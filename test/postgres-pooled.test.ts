@@ -24,7 +24,9 @@ import {
   type Repositories,
 } from 'visualizer/plugin';
 import { createDbQueue, type DbQueueOptions } from '../plugins/queue-db/db-queue.ts';
+import { jobsOf } from '../plugins/queue-db/tables.ts';
 import { migrateNeedsDirectUrl, openPostgres } from '../plugins/store-kysely/postgres.ts';
+import { dbQueueHooks } from './support/db-queue-hooks.ts';
 import { startPgBouncer, type PgBouncerTestServer } from './support/pgbouncer.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
 import { cli } from './support/cli.ts';
@@ -71,6 +73,7 @@ jobQueueContract({
   },
   createQueue: (persistence: Persistence, { clock, ids, logger, ...settings }: JobQueueDeps) =>
     createDbQueue({ persistence, clock, ids, logger }, settings),
+  ...dbQueueHooks,
   unavailableError,
   // LISTEN on the direct URL.
   signalsOtherProcesses: true,
@@ -109,7 +112,7 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
     payload: unknown = {},
   ) =>
     persistence.transaction((tx) =>
-      tx.jobs.enqueue({ id: testIds.id('job_'), kind, payload, runAt: clock.now(), createdAt: clock.now() }),
+      jobsOf(tx).enqueue({ id: testIds.id('job_'), kind, payload, runAt: clock.now(), createdAt: clock.now() }),
     );
 
   before(async () => {
@@ -151,9 +154,10 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
     await sleep(300); // the first (empty) claim is done: the lane sleeps until woken
     const script = `
       import { openPostgres } from ${JSON.stringify(path.join(root, 'plugins/store-kysely/postgres.ts'))};
+      import { jobsOf } from ${JSON.stringify(path.join(root, 'plugins/queue-db/tables.ts'))};
       const persistence = openPostgres(process.env.POOLED_URL, { pooled: true });
       const now = Date.now();
-      await persistence.transaction((tx) => tx.jobs.enqueue({ id: 'job_child_' + now, kind: process.env.KIND, payload: {}, runAt: now, createdAt: now }));
+      await persistence.transaction((tx) => jobsOf(tx).enqueue({ id: 'job_child_' + now, kind: process.env.KIND, payload: {}, runAt: now, createdAt: now }));
       await persistence.close();`;
     await execFileAsync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: root,
@@ -182,18 +186,13 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
     const observed: Persistence = {
       ...persistence,
       transaction: (work) =>
-        persistence.transaction((tx) =>
-          work(
-            Object.create(tx, {
-              jobs: {
-                value: {
-                  ...tx.jobs,
-                  claim: (options) => (claims.push(options.kinds), tx.jobs.claim(options)),
-                } satisfies Repositories['jobs'],
-              },
-            }),
-          ),
-        ),
+        persistence.transaction((tx) => {
+          const observedTx: Repositories = Object.create(tx);
+          const jobs = jobsOf(observedTx);
+          const claim = jobs.claim.bind(jobs);
+          jobs.claim = (options) => (claims.push(options.kinds), claim(options));
+          return work(observedTx);
+        }),
     };
     const ran: string[] = [];
     const queue = queueOn(observed, { pollIntervalMs: 60_000 });
@@ -238,7 +237,7 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
       const eager = queueOn(open({ directUrl: direct }), { leaseMs }, ahead);
       await eager.work({ [kind]: handler('ahead') }, { concurrency: 1 });
       const reader = open();
-      await waitFor('the job to finish', async () => (await reader.jobs.pending([kind])) === 0);
+      await waitFor('the job to finish', async () => (await jobsOf(reader).pending([kind])) === 0);
       assert.deepEqual(
         runs,
         [{ by: 'behind', attempts: 1 }],
@@ -251,7 +250,7 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
       const persistence = open();
       await enqueue(persistence, kind);
       // A worker ahead of the database claims the job for 500 ms and dies.
-      const [claimed] = await persistence.jobs.claim({
+      const [claimed] = await jobsOf(persistence).claim({
         kinds: [kind],
         workerId: 'dead',
         now: ahead.now(),
@@ -264,7 +263,7 @@ describe('postgres behind PgBouncer in transaction mode', { timeout: 120_000 }, 
       await queue.work({ [kind]: async (job) => void runs.push([job.attempts, job.failures]) }, { concurrency: 1 });
       await waitFor(
         'the worker behind to take over the dead job',
-        async () => runs.length === 1 && (await persistence.jobs.pending([kind])) === 0,
+        async () => runs.length === 1 && (await jobsOf(persistence).pending([kind])) === 0,
       );
       assert.deepEqual(runs, [[2, 1]], 'the lost lease counted as a failure');
     });

@@ -17,6 +17,7 @@ import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { ImmediateSqliteDialect, openSqlite } from '../plugins/store-kysely/sqlite.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
 import { postgresPlansOf, sqlitePlansOf } from './support/statement-plans.ts';
+import { queueTables } from '../plugins/queue-db/tables.ts';
 
 const day = 24 * 3_600_000;
 const now = Date.UTC(2026, 10, 24);
@@ -204,7 +205,13 @@ for (const [name, open] of Object.entries(databases)) {
         // The defaults (30 days of events, keys for ever, 90 days of dead jobs) in batches of 2.
         const config = retentionConfig({ batchSize: 2 });
         assert.equal(config.retention.idempotencyKeysDays, null, 'idempotency keys are kept for ever by default');
-        const report = await retentionSweep({ persistence: counted, clock, config, logger: silentLogger })();
+        const report = await retentionSweep({
+          persistence: counted,
+          queue: queueTables(persistence),
+          clock,
+          config,
+          logger: silentLogger,
+        })();
 
         assert.deepEqual(report.events, { deleted: 5, batches: 3 }, 'five old events in batches of 2, 2 and 1');
         assert.deepEqual(
@@ -230,7 +237,15 @@ for (const [name, open] of Object.entries(databases)) {
         assert.deepEqual(await ids(db, 'dead_jobs'), ['job_dead_recent']);
 
         assert.deepEqual(
-          (await retentionSweep({ persistence, clock, config, logger: silentLogger })()).events,
+          (
+            await retentionSweep({
+              persistence,
+              queue: queueTables(persistence),
+              clock,
+              config,
+              logger: silentLogger,
+            })()
+          ).events,
           { deleted: 0, batches: 1 },
           'a second sweep finds nothing',
         );
@@ -251,7 +266,13 @@ for (const [name, open] of Object.entries(databases)) {
           batchSize: 1,
           maxBatchesPerRun: 2,
         });
-        const report = await retentionSweep({ persistence, clock, config, logger: silentLogger })();
+        const report = await retentionSweep({
+          persistence,
+          queue: queueTables(persistence),
+          clock,
+          config,
+          logger: silentLogger,
+        })();
         assert.deepEqual(
           report.events,
           { deleted: 2, batches: 2 },
@@ -413,7 +434,13 @@ describe('the scheduled retention task', () => {
 describe('retention queries', () => {
   const expected = ['events_by_age', 'idempotency_keys_by_age', 'dead_jobs_by_died_at'];
   const sweepAll = (persistence: Persistence) =>
-    retentionSweep({ persistence, clock, config: retentionConfig({ idempotencyKeysDays: 7 }), logger: silentLogger })();
+    retentionSweep({
+      persistence,
+      queue: queueTables(persistence),
+      clock,
+      config: retentionConfig({ idempotencyKeysDays: 7 }),
+      logger: silentLogger,
+    })();
   const assertIndexed = (plans: string[]) => {
     for (const index of expected)
       assert.ok(

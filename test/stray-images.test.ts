@@ -13,6 +13,7 @@ import type { QueuedJob } from '../core/domain/job.ts';
 import { renderJobKind } from '../core/services/generations.ts';
 import { strayImagesJobKind } from '../core/services/stray-images.ts';
 import { startGenerationApp, type GenerationApp } from './support/generation-app.ts';
+import { jobsOf } from '../plugins/queue-db/tables.ts';
 
 describe('images no run committed', () => {
   let g: GenerationApp;
@@ -57,7 +58,7 @@ describe('images no run committed', () => {
     return keys.sort();
   };
   const folders = (keys: string[]) => [...new Set(keys.map((key) => key.slice(0, key.lastIndexOf('/') + 1)))];
-  const strayJobs = () => cradle().persistence.jobs.pending([strayImagesJobKind]);
+  const strayJobs = () => jobsOf(cradle().persistence).pending([strayImagesJobKind]);
   /** The first transaction of a render is its completion (or failure): it fails as a connection lost at COMMIT would. */
   function failNextTransaction() {
     const { persistence } = cradle();

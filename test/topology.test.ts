@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { topologyFindings, type TopologyInput } from '../cli/topology.ts';
-import type { ProcessRecord, ProcessRole } from '../core/ports/persistence/index.ts';
+import type { ProcessRecord, ProcessRole } from '../core/ports/queue-tables/index.ts';
 import { bin, startCli as start } from './support/cli.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
 

@@ -6,6 +6,7 @@ import type { VisitorErasure } from '../core/domain/visitor-erasure.ts';
 import { databaseMatrix, errorOf, shopOrigin, startBrowserApp, type BrowserApp } from './support/browser-app.ts';
 import { invitedSession, type TestSession } from './support/sessions.ts';
 import { waitFor } from './support/wait-for.ts';
+import { jobsOf } from '../plugins/queue-db/tables.ts';
 
 /**
  * GDPR Articles 15 and 17 for widget visitors, through the API a shop calls: what is held about a
@@ -416,7 +417,7 @@ for (const [database, environment] of matrix.databases) {
         "the erasure's work, with her visitor id, is gone",
       );
       assert.deepEqual(await persistence.visitorErasures.sessions(first.id, 10), [], 'and so are her session ids');
-      assert.equal(await persistence.jobs.pending(['erase_visitor']), 0);
+      assert.equal(await jobsOf(persistence).pending(['erase_visitor']), 0);
 
       // Nothing is held any more.
       const after = await access(ana.visitorId);
@@ -613,7 +614,7 @@ for (const [database, environment] of matrix.databases) {
       await persistence.transaction(async (tx) => {
         await tx.visitorErasures.request(stuck, 'v-stuck');
         const payload = { erasureId: stuck.id, organizationId: shop4.organizationId };
-        await tx.jobs.recordDead({
+        await jobsOf(tx).recordDead({
           id: testIds.id('job_'),
           kind: 'erase_visitor',
           payload,
@@ -624,7 +625,7 @@ for (const [database, environment] of matrix.databases) {
           diedAt: now,
         });
       });
-      assert.equal(await persistence.jobs.pending(['erase_visitor']), 0);
+      assert.equal(await jobsOf(persistence).pending(['erase_visitor']), 0);
 
       const again = await erase('v-stuck', shop4.apiKey);
       assert.equal(again.id, stuck.id, 'the pending erasure, not a new one');
@@ -644,7 +645,7 @@ for (const [database, environment] of matrix.databases) {
         });
       });
       assert.equal((await erase('v-waiting', shop4.apiKey)).id, waiting.id);
-      assert.equal(await persistence.jobs.pending(['erase_visitor']), 1, 'its own job only');
+      assert.equal(await jobsOf(persistence).pending(['erase_visitor']), 1, 'its own job only');
     });
   });
 }

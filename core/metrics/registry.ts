@@ -1,6 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Logger } from '../logger.ts';
-import type { Clock } from '../ports/clock.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
 import type { Persistence } from '../ports/persistence/index.ts';
 import { processMetricsText } from './process.ts';
@@ -39,12 +38,10 @@ export const metricsContentType = Registry.PROMETHEUS_CONTENT_TYPE;
 export function createMetrics({
   persistence,
   queue,
-  clock,
   logger,
 }: {
   persistence: Persistence;
   queue: JobQueue;
-  clock: Clock;
   logger: Logger;
 }): Metrics {
   const registry = new Registry();
@@ -119,7 +116,7 @@ export function createMetrics({
   async function collect() {
     for (const gauge of Object.values(queueGauges)) gauge.reset();
     try {
-      const stats = queue.stats ? await queue.stats() : await persistence.jobs.stats(clock.now());
+      const stats = await queue.stats();
       for (const { kind, due, running, scheduled, lagMs } of stats) {
         queueGauges.due.set({ kind }, due);
         queueGauges.running.set({ kind }, running);

@@ -1,11 +1,15 @@
 /**
  * Job queue port. Adapters: `db` (jobs are rows in the same database as the data they concern,
- * written in the same transaction through `Repositories.jobs`) and `pgboss` (pg-boss's tables in
- * the same Postgres database, written through the transaction's `Repositories.sql`).
+ * written in the same transaction through the Kysely store's executor, `Repositories.kysely`) and
+ * `pgboss` (pg-boss's tables in the same Postgres database, written through the transaction's
+ * Postgres capability, `Repositories.postgres`).
  * The guarantees an adapter gives are on `JobQueue` (what an editor shows on hover).
  */
 import type { QueuedJob } from '../domain/job.ts';
-import type { JobKindStats, Repositories } from './persistence/index.ts';
+import type { Repositories } from './persistence/index.ts';
+import type { DeadJob, JobKindStats, ProcessRepository } from './queue-tables/index.ts';
+
+export type * from './queue-tables/index.ts';
 
 /** Thrown by a handler to run its job again later: a transient failure, one of the job's `failures`. */
 export class RetryJob extends Error {
@@ -76,8 +80,22 @@ export interface NewJob {
   createdAt: number;
 }
 
+/** The dead letters of a queue (see `JobRepository` for the `db` queue's). */
+export interface DeadLetters {
+  /** The most recent death first; `kind` narrows them to one kind. */
+  list(options: { kind?: string; limit: number }): Promise<DeadJob[]>;
+  /**
+   * Removes dead letters for a retry (one by `id`, or every one of `kind`, or all) inside `tx`, and
+   * resolves to them; the caller enqueues them again in the same transaction.
+   */
+  take(tx: Repositories, filter: { id?: string; kind?: string }): Promise<DeadJob[]>;
+  /** Deletes up to `limit` dead letters that died before `before`, inside `tx`; resolves to how many. */
+  prune(tx: Repositories, before: number, limit: number): Promise<number>;
+}
+
 /**
- * Runs background jobs (renders, webhook deliveries) on workers.
+ * Runs background jobs (renders, webhook deliveries) on workers, and keeps the queue's tables:
+ * dead letters, schedule claims and the process registry (core/ports/queue-tables).
  *
  * An adapter must guarantee:
  * - At-least-once: an enqueued job runs until a handler finishes it, across crashes; a claimed
@@ -104,11 +122,17 @@ export interface JobQueue {
    * it must queue that job again.
    */
   hasUnfinished(tx: Repositories, kind: string, fields: Record<string, string>): Promise<boolean>;
+  /** Per kind, the jobs due, running and scheduled, and the lag (for metrics). */
+  stats(): Promise<JobKindStats[]>;
+  /** The jobs given up, kept for operators (`visualizer jobs dead|retry`) whichever engine gave them up. */
+  readonly deadLetters: DeadLetters;
   /**
-   * Per kind, the jobs due, running and scheduled, and the lag (for metrics). A queue that keeps
-   * its jobs elsewhere than `Repositories.jobs` says it here; absent, the core reads `jobs.stats`.
+   * Claims the current run of the periodic task `name` for this process: true for exactly one of
+   * the processes ticking at once, then not again for `intervalMs` (see `ScheduleRepository`).
    */
-  stats?(): Promise<JobKindStats[]>;
+  claimScheduledRun(name: string, intervalMs: number): Promise<boolean>;
+  /** The registry of running `serve` and `worker` processes (topology checks at startup). */
+  readonly processes: ProcessRepository;
   /** Wakes this process's idle workers now; call after committing a transaction that enqueued jobs. */
   notify(): void;
   /**

@@ -1,6 +1,7 @@
 import type { Clock } from '../ports/clock.ts';
 import type { JobQueue } from '../ports/job-queue.ts';
-import type { DeadJob, Persistence } from '../ports/persistence/index.ts';
+import type { Persistence } from '../ports/persistence/index.ts';
+import type { DeadJob } from '../ports/queue-tables/index.ts';
 
 /**
  * Dead letters for operators (`visualizer jobs dead|retry`): jobs the queue gave up after
@@ -9,7 +10,7 @@ import type { DeadJob, Persistence } from '../ports/persistence/index.ts';
 export function deadLetters(deps: { persistence: Persistence; queue: JobQueue; clock: Clock }) {
   const { persistence, queue, clock } = deps;
   return {
-    list: (options: { kind?: string; limit: number }) => persistence.jobs.listDead(options),
+    list: (options: { kind?: string; limit: number }) => queue.deadLetters.list(options),
 
     /**
      * Queues the chosen dead jobs again, due now, with their attempts and failures starting over;
@@ -19,7 +20,7 @@ export function deadLetters(deps: { persistence: Persistence; queue: JobQueue; c
     async retry(filter: { id?: string; kind?: string }): Promise<DeadJob[]> {
       const now = clock.now();
       const retried = await persistence.transaction(async (tx) => {
-        const taken = await tx.jobs.takeDead(filter);
+        const taken = await queue.deadLetters.take(tx, filter);
         for (const job of taken)
           await queue.enqueue(tx, { kind: job.kind, payload: job.payload, runAt: now, createdAt: now });
         return taken;

@@ -1,7 +1,8 @@
 import type { Logger } from '../logger.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { IdGenerator } from '../ports/ids.ts';
-import type { Persistence, ProcessRecord, ProcessRole } from '../ports/persistence/index.ts';
+import type { JobQueue } from '../ports/job-queue.ts';
+import type { ProcessRecord, ProcessRole } from '../ports/queue-tables/index.ts';
 
 /** How often a running process refreshes its row. */
 export const heartbeatIntervalMs = 10_000;
@@ -19,12 +20,12 @@ export interface RegisteredProcess {
 }
 
 /**
- * Registers this process in the database's process registry and keeps its row fresh, so other
+ * Registers this process in the database's process registry (kept by the queue plugin) and keeps its row fresh, so other
  * processes starting against the same database see it (topology checks). The clocks of
  * different hosts are compared: the live window is wide enough for a few seconds of skew.
  */
 export async function registerProcess(
-  { persistence, ids, clock, logger }: { persistence: Persistence; ids: IdGenerator; clock: Clock; logger: Logger },
+  { queue, ids, clock, logger }: { queue: JobQueue; ids: IdGenerator; clock: Clock; logger: Logger },
   {
     role,
     hostname,
@@ -34,13 +35,13 @@ export async function registerProcess(
 ): Promise<RegisteredProcess> {
   const now = clock.now();
   const record: ProcessRecord = { id: ids.id('proc_'), hostname, role, pid, startedAt: now, seenAt: now, details };
-  await persistence.processes.pruneSeenBefore(now - forgetAfterMs);
-  await persistence.processes.register(record);
+  await queue.processes.pruneSeenBefore(now - forgetAfterMs);
+  await queue.processes.register(record);
   const beat = async () => {
     try {
       // A row pruned while this process could not reach the database comes back.
-      if (!(await persistence.processes.heartbeat(record.id, clock.now())))
-        await persistence.processes.register({ ...record, seenAt: clock.now() });
+      if (!(await queue.processes.heartbeat(record.id, clock.now())))
+        await queue.processes.register({ ...record, seenAt: clock.now() });
     } catch (error) {
       logger.warn('process registry heartbeat failed; retrying at the next one', { error: String(error) });
     }
@@ -49,10 +50,10 @@ export async function registerProcess(
   timer.unref();
   return {
     record,
-    live: () => persistence.processes.listSeenSince(clock.now() - liveWindowMs),
+    live: () => queue.processes.listSeenSince(clock.now() - liveWindowMs),
     async stop() {
       clearInterval(timer);
-      await persistence.processes.remove(record.id).catch(() => {});
+      await queue.processes.remove(record.id).catch(() => {});
     },
   };
 }

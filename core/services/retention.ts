@@ -1,14 +1,16 @@
 import { setImmediate as yieldTurn } from 'node:timers/promises';
 import type { Config } from '../../config/schema.ts';
 import type { Clock } from '../ports/clock.ts';
-import type { Persistence, RetentionRepository } from '../ports/persistence/index.ts';
+import type { JobQueue } from '../ports/job-queue.ts';
+import type { Persistence, Repositories } from '../ports/persistence/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Ports } from '../ports/index.ts';
 import { deleteGenerationsIn, purgeBatchSize } from './generation-deletion.ts';
 
 const day = 24 * 3_600_000;
 
-type Prune = keyof RetentionRepository;
+/** One bounded batch of one kind, inside the batch's own transaction. */
+type Prune = (tx: Repositories, before: number, limit: number) => Promise<number>;
 
 /** What one sweep deleted of each kind, and in how many batches (transactions). */
 export type RetentionReport = Record<'events' | 'idempotencyKeys' | 'deadJobs', { deleted: number; batches: number }>;
@@ -21,16 +23,18 @@ export type RetentionReport = Record<'events' | 'idempotencyKeys' | 'deadJobs', 
  */
 export function retentionSweep(deps: {
   persistence: Persistence;
+  queue: Pick<JobQueue, 'deadLetters'>;
   clock: Clock;
   config: Pick<Config, 'retention'>;
   logger: Logger;
 }) {
-  const { persistence, clock, logger } = deps;
+  const { persistence, queue, clock, logger } = deps;
   const { eventsDays, idempotencyKeysDays, deadJobsDays, batchSize, maxBatchesPerRun } = deps.config.retention;
   const kinds: Array<[keyof RetentionReport, Prune, number | null]> = [
-    ['events', 'pruneEvents', eventsDays],
-    ['idempotencyKeys', 'pruneIdempotencyKeys', idempotencyKeysDays],
-    ['deadJobs', 'pruneDeadJobs', deadJobsDays],
+    ['events', (tx, before, limit) => tx.retention.pruneEvents(before, limit), eventsDays],
+    ['idempotencyKeys', (tx, before, limit) => tx.retention.pruneIdempotencyKeys(before, limit), idempotencyKeysDays],
+    // Dead letters are the queue's table.
+    ['deadJobs', (tx, before, limit) => queue.deadLetters.prune(tx, before, limit), deadJobsDays],
   ];
 
   return async function sweep(): Promise<RetentionReport> {
@@ -45,7 +49,7 @@ export function retentionSweep(deps: {
       const before = now - days * day;
       const counts = report[name];
       while (counts.batches < maxBatchesPerRun) {
-        const deleted = await persistence.transaction((tx) => tx.retention[prune](before, batchSize));
+        const deleted = await persistence.transaction((tx) => prune(tx, before, batchSize));
         counts.batches += 1;
         counts.deleted += deleted;
         if (deleted < batchSize) break;

@@ -5,6 +5,16 @@
  */
 export type { PersistenceDatabase } from './database.ts';
 export { persistenceContract, type PersistenceContractOptions } from './persistence.ts';
+// The persistence contract's suite for each group of repositories (core/ports/persistence/index.ts),
+// which `persistenceContract` runs; each needs a migrated database (see PersistenceSuiteContext).
+export type { PersistenceSuiteContext } from './persistence-context.ts';
+export { persistenceTenancyContract } from './persistence-tenancy.ts';
+export { persistenceAccountsContract } from './persistence-accounts.ts';
+export { persistenceGenerationsContract } from './persistence-generations.ts';
+export { persistenceDeliveryContract } from './persistence-delivery.ts';
+export { persistenceAttributionContract } from './persistence-attribution.ts';
+export { persistenceVisitorsContract } from './persistence-visitors.ts';
+export { persistenceRetentionContract } from './persistence-retention.ts';
 export {
   jobQueueContract,
   type ClaimedJob,

@@ -74,17 +74,17 @@ export interface JobQueueContractOptions<Database extends PersistenceDatabase = 
   minLeaseMs?: number;
   /**
    * Claims up to one due job of `kind` as a worker outside the queue under test would, for
-   * `leaseMs`: a dead worker, or a successor checking what a stopped queue left. Default: the
-   * persistence's `jobs` repository, where the `db` queue keeps its jobs.
+   * `leaseMs`: a dead worker, or a successor checking what a stopped queue left, in the queue's
+   * own tables.
    */
-  claimAs?(persistence: Persistence, kind: string, workerId: string, leaseMs: number): Promise<ClaimedJob | undefined>;
-  /** Jobs of `kind` not yet finished, read inside `tx`; default `tx.jobs.pending([kind])`. */
-  pendingIn?(tx: Repositories, kind: string): Promise<number>;
+  claimAs(persistence: Persistence, kind: string, workerId: string, leaseMs: number): Promise<ClaimedJob | undefined>;
+  /** Jobs of `kind` not yet finished, read inside `tx`. */
+  pendingIn(tx: Repositories, kind: string): Promise<number>;
   /**
    * Makes `persistence` refuse the writes of a run's outcome while `refuse()` says so (by throwing
-   * `error`). Default: its `jobs.reschedule`, which the `db` queue records a postponed run with.
+   * `error`), as an outage of the queue's database would.
    */
-  refuseOutcomes?(persistence: Persistence, refuse: () => boolean, error: () => Error): void;
+  refuseOutcomes(persistence: Persistence, refuse: () => boolean, error: () => Error): void;
 }
 
 /** A job claimed outside the queue under test (see `claimAs`). */
@@ -96,30 +96,6 @@ export interface ClaimedJob {
   complete(): Promise<boolean>;
   /** Puts the job back as its claimant, counting a failure; false if the claimant no longer held it. */
   reschedule(): Promise<boolean>;
-}
-
-/** `claimAs` on the `jobs` repository of the persistence port. */
-async function claimFromRepository(
-  persistence: Persistence,
-  kind: string,
-  workerId: string,
-  leaseMs: number,
-): Promise<ClaimedJob | undefined> {
-  const [job] = await persistence.jobs.claim({ kinds: [kind], workerId, now: Date.now(), leaseMs, limit: 1 });
-  if (!job) return undefined;
-  return {
-    id: job.id,
-    attempts: job.attempts,
-    failures: job.failures,
-    complete: () => persistence.jobs.complete(job.id, workerId),
-    reschedule: () =>
-      persistence.jobs.reschedule(job.id, workerId, {
-        runAt: Date.now(),
-        now: Date.now(),
-        error: 'late',
-        failed: true,
-      }),
-  };
 }
 
 const clock: Clock = { now: () => Date.now() };
@@ -182,7 +158,7 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
         );
       return queue;
     };
-    const claimAs = options.claimAs ?? claimFromRepository;
+    const claimAs = options.claimAs.bind(options);
     const fences = options.fencesLostLeases ?? true;
     /**
      * Queue time 100× faster than the wall clock, so backoffs of seconds pass in milliseconds: a
@@ -461,9 +437,7 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
                   createdAt: clock.now(),
                 });
                 await context.completeIn(tx);
-                completedInside.push(
-                  (await (options.pendingIn ? options.pendingIn(tx, kind) : tx.jobs.pending([kind]))) === 0,
-                );
+                completedInside.push((await options.pendingIn(tx, kind)) === 0);
                 // The first run's transaction rolls back after completing: its outcome and the completion go together.
                 if (job.attempts === 1) throw new Error('rolled back after completeIn');
               });
@@ -618,7 +592,7 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
         }
         assert.equal(await pending(kind), 0, 'a job given up is no longer pending');
         // Kept for operators (`visualizer jobs dead`), whichever queue engine gave it up.
-        const dead = await store.jobs.listDead({ kind, limit: 10 });
+        const dead = await queue.deadLetters.list({ kind, limit: 10 });
         assert.equal(dead.length, 1, 'a job given up is in the dead-letter list');
         assert.equal(dead[0]!.failures, maxAttempts);
         assert.match(dead[0]!.lastError ?? '', /boom/);
@@ -769,14 +743,7 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
         const queueOwn = open(); // its own handle, so the patch below touches no other test's queue
         let refused = 0;
         const refuse = () => refused < 3 && ++refused > 0;
-        if (options.refuseOutcomes) options.refuseOutcomes(queueOwn, refuse, unavailable);
-        else {
-          const reschedule = queueOwn.jobs.reschedule.bind(queueOwn.jobs);
-          queueOwn.jobs.reschedule = async (...args) => {
-            if (refuse()) throw unavailable();
-            return reschedule(...args);
-          };
-        }
+        options.refuseOutcomes(queueOwn, refuse, unavailable);
         // A ten-minute lease: without the outcome recorded, the job would not run again within the test.
         const queue = queueOn(queueOwn, { pollIntervalMs: 20, leaseMs: 600_000 });
         await queue.work(

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { hashKey } from '../../core/domain/api-keys.ts';
-import type { Persistence, Session, StoredUser, UserRole, UserToken } from '../plugin.ts';
+import type { Session, StoredUser, UserRole, UserToken } from '../plugin.ts';
 import { testIds } from './ids.ts';
+import type { PersistenceSuiteContext } from './persistence-context.ts';
 
 /**
- * The part of the persistence contract about dashboard accounts: users (email unique across the
- * service), their one-time tokens and their sessions. `store` is the suite's migrated handle, `open`
- * opens another on the same database.
+ * Dashboard accounts (`AccountRepositories`), part of the persistence contract: users (email
+ * unique across the service), their one-time tokens and their sessions.
  */
-export function accountsContract(store: () => Persistence, open: () => Persistence) {
+export function persistenceAccountsContract({ store, open }: PersistenceSuiteContext) {
   describe('dashboard accounts', () => {
     const base = Date.now();
 

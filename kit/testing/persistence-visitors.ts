@@ -1,21 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { tenantService } from '../../core/services/tenants.ts';
-import type { Persistence, VisitorErasure } from '../plugin.ts';
+import type { VisitorErasure } from '../plugin.ts';
 import { testIds } from './ids.ts';
+import type { PersistenceSuiteContext } from './persistence-context.ts';
 import { conversionRecord, generationRecord } from './records.ts';
 
 /**
- * A widget visitor's data and its erasure (GDPR Articles 15 and 17), part of the persistence
+ * A widget visitor's data and its erasure (GDPR Articles 15 and 17; `VisitorRepositories`), part of the persistence
  * contract: what is found for a visitor across the organization's stores and nothing of another
  * organization's, the erasure's steps in bounded batches, and the erasure record, which keeps
  * nothing about the visitor once complete.
  */
-export function persistenceVisitorsContract(context: {
-  store: () => Persistence;
-  open: () => Persistence;
-  tenants: () => ReturnType<typeof tenantService>;
-}) {
+export function persistenceVisitorsContract(context: PersistenceSuiteContext) {
   const conversion = conversionRecord;
   const erasure = (organizationId: string, fields: Partial<VisitorErasure> = {}): VisitorErasure => ({
     id: testIds.id('vera_'),

@@ -7,12 +7,15 @@ import {
   type Persistence,
   type QueueRunnerOptions,
 } from '../../kit/plugin.ts';
+import { jobsOf, queueTables } from './tables.ts';
 
 export type DbQueueOptions = QueueRunnerOptions;
 
 /**
- * The job queue on the persistence port: jobs are rows of the store's own database, claimed,
- * rescheduled and buried through `Repositories.jobs`; the kit's runner works them.
+ * The job queue in the Kysely store's database: jobs are rows of its `jobs` table (tables.ts),
+ * written through the store's executor (`Repositories.kysely`), so an enqueue commits with the
+ * domain write; the kit's runner works them. The queue's other tables (dead letters, schedule
+ * claims, processes) are kept the same way.
  */
 export function createDbQueue(
   deps: { persistence: Persistence; clock: Clock; ids: IdGenerator; logger: Logger },
@@ -31,16 +34,16 @@ export function createDbQueue(
       // In a transaction of its own, so on SQLite it shares a group commit with the handlers' outcomes.
       claim: (kinds, limit) =>
         persistence.transaction((tx) =>
-          tx.jobs.claim({ kinds, workerId, now: clock.now(), leaseMs: options.leaseMs, limit }),
+          jobsOf(tx).claim({ kinds, workerId, now: clock.now(), leaseMs: options.leaseMs, limit }),
         ),
-      complete: (job) => persistence.jobs.complete(job.id, workerId),
-      completeIn: (tx, job) => tx.jobs.complete(job.id, workerId),
+      complete: (job) => jobsOf(persistence).complete(job.id, workerId),
+      completeIn: (tx, job) => jobsOf(tx).complete(job.id, workerId),
       reschedule: (job, { delayMs, error, failed }) =>
-        persistence.jobs.reschedule(job.id, workerId, { ...retryIn(delayMs), error, failed }),
+        jobsOf(persistence).reschedule(job.id, workerId, { ...retryIn(delayMs), error, failed }),
       giveUp: (job, error) =>
-        persistence.transaction((tx) => tx.jobs.bury(job.id, workerId, { error, diedAt: clock.now() })),
+        persistence.transaction((tx) => jobsOf(tx).bury(job.id, workerId, { error, diedAt: clock.now() })),
       extendLeases: (jobs) =>
-        persistence.jobs.extendLeases(
+        jobsOf(persistence).extendLeases(
           jobs.map((job) => job.id),
           workerId,
           { now: clock.now(), leaseMs: options.leaseMs },
@@ -54,9 +57,11 @@ export function createDbQueue(
 
   return {
     ...runner,
+    ...queueTables(persistence),
     // The job is a row of the transaction's own database, so it commits or rolls back with it.
-    enqueue: (tx, job) => tx.jobs.enqueue({ id: deps.ids.id('job_'), ...job }),
-    pending: (kinds) => persistence.jobs.pending(kinds),
-    hasUnfinished: (tx, kind, fields) => tx.jobs.hasUnfinished(kind, fields),
+    enqueue: (tx, job) => jobsOf(tx).enqueue({ id: deps.ids.id('job_'), ...job }),
+    pending: (kinds) => jobsOf(persistence).pending(kinds),
+    hasUnfinished: (tx, kind, fields) => jobsOf(tx).hasUnfinished(kind, fields),
+    stats: () => jobsOf(persistence).stats(clock.now()),
   };
 }

@@ -1,20 +1,20 @@
-import type { Persistence, Repositories, SqlConnection } from '../../kit/plugin.ts';
+import type { Persistence, PostgresConnection, Repositories } from '../../kit/plugin.ts';
 
 /** pg-boss's database interface (its `db` option): one SQL text with positional values. */
 export interface BossDb {
   executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
 }
 
-/** The raw SQL of a transaction or connection of the Postgres store; other stores have none. */
-export function sqlOf(repositories: Repositories): SqlConnection {
-  if (!repositories.sql)
+/** The Postgres capability of a transaction or connection of the store; other databases have none. */
+export function postgresOf(repositories: Repositories): PostgresConnection {
+  if (!repositories.postgres)
     throw new Error('the pgboss queue needs the postgres persistence plugin (its transactions expose SQL)');
-  return repositories.sql;
+  return repositories.postgres;
 }
 
 /** pg-boss writing through one transaction of ours: what commits with a domain write. */
 export const inTransaction = (tx: Repositories): BossDb => {
-  const sql = sqlOf(tx);
+  const sql = postgresOf(tx);
   return { executeSql: (text, values) => sql.query(text, values ?? []) };
 };
 
@@ -30,11 +30,11 @@ const wholeTransaction = /^\s*BEGIN;([\s\S]*);\s*COMMIT;\s*$/;
  * transaction-scoped, so it holds through PgBouncer in transaction mode.
  */
 export function onPool(persistence: Persistence): BossDb {
-  const sql = sqlOf(persistence);
+  const sql = postgresOf(persistence);
   return {
     async executeSql(text, values) {
       const whole = values?.length ? null : wholeTransaction.exec(text);
-      if (whole) return persistence.transaction((tx) => sqlOf(tx).query(whole[1]!, []));
+      if (whole) return persistence.transaction((tx) => postgresOf(tx).query(whole[1]!, []));
       return sql.query(text, values ?? []);
     },
   };

@@ -10,7 +10,8 @@ import {
   type QueuedJob,
   type QueueRunnerOptions,
 } from '../../kit/plugin.ts';
-import { inTransaction, onPool, sqlOf, type BossDb } from './boss-db.ts';
+import { jobsOf, queueTables } from '../queue-db/tables.ts';
+import { inTransaction, onPool, postgresOf, type BossDb } from './boss-db.ts';
 
 /**
  * `leaseMs` becomes pg-boss's expiration (whole seconds, at least 1): a dead worker's jobs return at
@@ -53,6 +54,9 @@ interface BossJob {
  * archives; the kit's runner adds lanes, retries, a lease heartbeat and a stop that releases its
  * jobs, over this adapter's pg-boss calls: our retry accounting (a reschedule completes the row
  * and sends a new one carrying attempts and failures, in one transaction) and leases moved by SQL.
+ * Everything goes through pg-boss's public API except what pg-boss 10 has no call for (a lease
+ * extension, a search by payload, depth by state with lag), which is SQL on pg-boss's `job` table
+ * through the store's Postgres capability (`Repositories.postgres`).
  */
 export function createPgBossQueue(
   deps: { persistence: Persistence; clock: Clock; logger: Logger },
@@ -162,12 +166,15 @@ export function createPgBossQueue(
         );
     });
 
-  /** Kept in the store's dead letters, like the db queue's, so `visualizer jobs dead` and `jobs retry` see every engine's. */
+  /**
+   * Kept in the db queue's dead letters (its `dead_jobs` table in the same database, queue-db/tables.ts),
+   * so `visualizer jobs dead` and `jobs retry` see every engine's.
+   */
   const giveUp = (job: QueuedJob, error: string) =>
     persistence.transaction(async (tx) => {
       await boss.complete(job.kind, job.id, {}, { db: inTransaction(tx) as PgBoss.Db });
       const diedAt = clock.now();
-      await tx.jobs.recordDead({
+      await jobsOf(tx).recordDead({
         id: job.id,
         kind: job.kind,
         payload: job.payload,
@@ -208,7 +215,8 @@ export function createPgBossQueue(
    */
   async function extendLeases(running: QueuedJob[]) {
     if (running.length === 0) return;
-    await sqlOf(persistence).query(
+    // SQL: pg-boss 10 has no call that moves an active job's start (no heartbeat, no touch).
+    await postgresOf(persistence).query(
       `UPDATE ${schema}.job SET started_on = now() WHERE name = ANY($1::text[]) AND id = ANY($2::uuid[]) AND state = 'active'`,
       [[...new Set(running.map((job) => job.kind))], running.map((job) => job.id)],
     );
@@ -237,6 +245,7 @@ export function createPgBossQueue(
 
   return {
     ...runner,
+    ...queueTables(persistence),
     async enqueue(tx, job) {
       const db = inTransaction(tx);
       await queueFor(job.kind);
@@ -245,15 +254,14 @@ export function createPgBossQueue(
     async pending(kinds) {
       await start();
       const names = kinds ?? (await boss.getQueues()).map((queue) => queue.name);
-      const { rows } = await sqlOf(persistence).query(
-        `SELECT count(*)::int AS count FROM ${schema}.job WHERE name = ANY($1::text[]) AND state < 'completed'`,
-        [names],
-      );
-      return Number(rows[0]?.count ?? 0);
+      // Jobs created, waiting for a retry or active: every state before `completed`.
+      const sizes = await Promise.all(names.map((name) => boss.getQueueSize(name, { before: 'completed' })));
+      return sizes.reduce((sum, size) => sum + Number(size ?? 0), 0);
     },
     async hasUnfinished(tx, kind, fields) {
       await start();
       // A rescheduled job is a new row carrying the same payload; a job given up is `failed`.
+      // SQL: pg-boss 10 cannot search jobs by their data (nor inside the caller's transaction).
       const { rows } = await inTransaction(tx).executeSql(
         `SELECT 1 FROM ${schema}.job WHERE name = $1 AND state < 'completed' AND data -> 'payload' @> $2::jsonb LIMIT 1`,
         [kind, JSON.stringify(fields)],
@@ -263,7 +271,8 @@ export function createPgBossQueue(
     // Queue depth and lag for /metrics, from pg-boss's table on the database's clock.
     async stats() {
       await start();
-      const { rows } = await sqlOf(persistence).query(
+      // SQL: pg-boss 10's getQueueSize counts below one state; it cannot split due from scheduled nor give the lag.
+      const { rows } = await postgresOf(persistence).query(
         `SELECT name AS kind,
            count(*) FILTER (WHERE state < 'active' AND start_after <= now())::int AS due,
            count(*) FILTER (WHERE state = 'active')::int AS running,

@@ -13,11 +13,8 @@ import { deliveryRepository } from './repositories/deliveries.ts';
 import { eventRepository } from './repositories/events.ts';
 import { generationRepository } from './repositories/generations.ts';
 import { idempotencyRepository } from './repositories/idempotency-keys.ts';
-import { jobRepository } from './repositories/jobs.ts';
 import { organizationRepository } from './repositories/organizations.ts';
-import { processRepository } from './repositories/processes.ts';
 import { retentionRepository } from './repositories/retention.ts';
-import { scheduleRepository } from './repositories/schedules.ts';
 import { sessionRepository } from './repositories/sessions.ts';
 import { storeRepository } from './repositories/stores.ts';
 import { userRepository } from './repositories/users.ts';
@@ -45,7 +42,6 @@ const factories: {
   generations: ({ db, dialect }) => generationRepository(db, dialect),
   idempotencyKeys: ({ db, dialect }) => idempotencyRepository(db, dialect),
   events: ({ db, dialect }) => eventRepository(db, dialect),
-  jobs: ({ db, dialect }) => jobRepository(db, dialect),
   webhookEndpoints: ({ db, dialect }) => webhookEndpointRepository(db, dialect),
   deliveries: ({ db, dialect }) => deliveryRepository(db, dialect),
   conversions: ({ db, dialect }) => conversionRepository(db, dialect),
@@ -56,11 +52,12 @@ const factories: {
   visitorErasures: ({ db, dialect }) => visitorErasureRepository(db, dialect),
   users: ({ db }) => userRepository(db),
   sessions: ({ db, dialect }) => sessionRepository(db, dialect),
-  processes: ({ db }) => processRepository(db),
-  schedules: ({ db, dialect }) => scheduleRepository(db, dialect),
   retention: ({ db }) => retentionRepository(db),
-  // Raw SQL on the same connection or transaction, for a queue engine with its own tables (pg-boss).
-  sql: ({ db, dialect }) =>
+  // The Kysely capability: this executor, for a plugin keeping tables of its own here (library.ts).
+  kysely: ({ db, dialect }) => ({ db, dialect }),
+  // The Postgres capability: raw SQL on the same connection or transaction, for a queue engine
+  // with its own tables (pg-boss).
+  postgres: ({ db, dialect }) =>
     dialect === 'postgres'
       ? {
           query: (text: string, values: unknown[] = []) =>

@@ -1,6 +1,7 @@
 /**
- * Persistence port: the repositories the core reads and writes through, one file per aggregate.
- * The guarantees an adapter gives are on `Persistence` (what an editor shows on hover).
+ * Persistence port: the repositories the core reads and writes through, one file per aggregate,
+ * gathered in groups by owner (below). The guarantees an adapter gives are on `Persistence` (what
+ * an editor shows on hover).
  */
 import type { ApiKeyRepository } from './api-keys.ts';
 import type { ConversionRepository } from './conversions.ts';
@@ -9,11 +10,9 @@ import type { DeliveryRepository } from './deliveries.ts';
 import type { EventRepository } from './events.ts';
 import type { GenerationRepository } from './generations.ts';
 import type { IdempotencyRepository } from './idempotency-keys.ts';
-import type { JobRepository } from './jobs.ts';
 import type { OrganizationRepository } from './organizations.ts';
-import type { ProcessRepository } from './processes.ts';
+import type { PostgresConnection } from './postgres.ts';
 import type { RetentionRepository } from './retention.ts';
-import type { ScheduleRepository } from './schedules.ts';
 import type { SessionRepository } from './sessions.ts';
 import type { StoreRepository } from './stores.ts';
 import type { UserRepository } from './users.ts';
@@ -30,11 +29,9 @@ export type * from './deliveries.ts';
 export type * from './events.ts';
 export type * from './generations.ts';
 export type * from './idempotency-keys.ts';
-export type * from './jobs.ts';
 export type * from './organizations.ts';
-export type * from './processes.ts';
+export type * from './postgres.ts';
 export type * from './retention.ts';
-export type * from './schedules.ts';
 export type * from './sessions.ts';
 export type * from './stores.ts';
 export type * from './users.ts';
@@ -44,43 +41,97 @@ export type * from './visualizations.ts';
 export type * from './webhook-endpoints.ts';
 export type * from './widgets.ts';
 
-/** The repositories, all bound to one connection or transaction. */
-export interface Repositories {
+/*
+ * The repositories in groups, by who owns and uses them (core/services). A group's repositories
+ * change together and are tested together: each group has its own contract suite in kit/testing
+ * (`persistence-<group>.ts`), which `persistenceContract` runs on one database.
+ */
+
+/** Tenancy: who the API's customers are and what they may spend (tenants, authentication, billing). */
+export interface TenancyRepositories {
   organizations: OrganizationRepository;
   stores: StoreRepository;
   apiKeys: ApiKeyRepository;
+  /** The balance never goes below zero: `debit` is one atomic check-and-set. */
   credits: CreditRepository;
-  generations: GenerationRepository;
-  idempotencyKeys: IdempotencyRepository;
-  events: EventRepository;
-  jobs: JobRepository;
-  webhookEndpoints: WebhookEndpointRepository;
-  deliveries: DeliveryRepository;
-  conversions: ConversionRepository;
-  visualizations: VisualizationRepository;
-  widgets: WidgetRepository;
-  visitorIdentities: VisitorIdentityRepository;
-  /** A widget visitor's data across the organization, and the steps that erase it. */
-  visitorData: VisitorDataRepository;
-  visitorErasures: VisitorErasureRepository;
-  users: UserRepository;
-  sessions: SessionRepository;
-  /** The registry of running `serve` and `worker` processes (topology checks at startup). */
-  processes: ProcessRepository;
-  schedules: ScheduleRepository;
-  retention: RetentionRepository;
-  /**
-   * Raw SQL on this connection or transaction, where the database is Postgres: what a queue
-   * engine keeping its own tables in the same database (pg-boss) writes through, so its jobs
-   * commit with the domain write. Absent on other databases.
-   */
-  sql?: SqlConnection;
 }
 
-/** Runs one SQL text (several statements when `values` is empty) with positional `$n` values. */
-export interface SqlConnection {
-  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+/** Dashboard accounts: the people who sign in to the dashboard, and their sessions. */
+export interface AccountRepositories {
+  users: UserRepository;
+  sessions: SessionRepository;
 }
+
+/**
+ * Generations: what creating and rendering one reads and writes in its transaction — the record,
+ * the idempotency key that replays it, and the widget whose day it counts against.
+ */
+export interface GenerationRepositories {
+  generations: GenerationRepository;
+  idempotencyKeys: IdempotencyRepository;
+  widgets: WidgetRepository;
+}
+
+/** Delivery: the outbox events, the endpoints they are sent to and each delivery's attempts. */
+export interface DeliveryRepositories {
+  events: EventRepository;
+  webhookEndpoints: WebhookEndpointRepository;
+  deliveries: DeliveryRepository;
+}
+
+/** Attribution: the orders a shop reports, and the visualizations and identities they are attributed by. */
+export interface AttributionRepositories {
+  conversions: ConversionRepository;
+  visualizations: VisualizationRepository;
+  visitorIdentities: VisitorIdentityRepository;
+}
+
+/** Visitors' privacy: a widget visitor's data across the organization, and the steps that erase it. */
+export interface VisitorRepositories {
+  visitorData: VisitorDataRepository;
+  visitorErasures: VisitorErasureRepository;
+}
+
+/** Retention: pruning by age, across the other groups' tables, in bounded batches. */
+export interface RetentionRepositories {
+  retention: RetentionRepository;
+}
+
+/** The store's Postgres capability, apart from the repositories. */
+export interface PostgresCapability {
+  /**
+   * Raw SQL on this connection or transaction (see `PostgresConnection`): present only where the
+   * database is Postgres, for a queue engine keeping its own tables there.
+   */
+  postgres?: PostgresConnection;
+}
+
+/** The Kysely store's capability, apart from the repositories. */
+export interface KyselyCapability {
+  /**
+   * This connection or transaction's Kysely executor, opaque to the core: for a plugin built on
+   * the Kysely store's library (plugins/store-kysely/library.ts) that keeps tables of its own in
+   * the same database, written in the same transaction (the queue's tables). Present only on the
+   * Kysely store.
+   */
+  readonly kysely?: unknown;
+}
+
+/**
+ * The repositories, all bound to one connection or transaction: every group's, and the store's
+ * capabilities. The queue's tables (jobs, dead letters, schedules, processes) are not here: they
+ * belong to the queue plugins (core/ports/queue-tables, reached through `JobQueue`).
+ */
+export interface Repositories
+  extends TenancyRepositories,
+    AccountRepositories,
+    GenerationRepositories,
+    DeliveryRepositories,
+    AttributionRepositories,
+    VisitorRepositories,
+    RetentionRepositories,
+    PostgresCapability,
+    KyselyCapability {}
 
 /** One connection pool at a moment. */
 export interface PoolStats {

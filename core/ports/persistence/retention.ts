@@ -12,6 +12,4 @@ export interface RetentionRepository {
   pruneEvents(before: number, limit: number): Promise<number>;
   /** Deletes up to `limit` idempotency keys created before `before`; resolves to how many. */
   pruneIdempotencyKeys(before: number, limit: number): Promise<number>;
-  /** Deletes up to `limit` dead jobs that died before `before`; resolves to how many. */
-  pruneDeadJobs(before: number, limit: number): Promise<number>;
 }

@@ -62,16 +62,5 @@ export function retentionRepository(db: Executor): RetentionRepository {
         .executeTakeFirst();
       return Number(deleted.numDeletedRows);
     },
-
-    async pruneDeadJobs(before, limit) {
-      const oldest = db
-        .selectFrom('dead_jobs')
-        .select('id')
-        .where('died_at', '<', before)
-        .orderBy('died_at')
-        .limit(limit);
-      const deleted = await db.deleteFrom('dead_jobs').where('id', 'in', oldest).executeTakeFirst();
-      return Number(deleted.numDeletedRows);
-    },
   };
 }

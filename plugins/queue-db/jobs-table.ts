@@ -1,10 +1,7 @@
-import { sql } from '../kysely.ts';
-import { jobsChannel, type JobRepository } from '../../../kit/plugin.ts';
-import type { Dialect } from '../dialect.ts';
-import type { Executor } from '../database.ts';
-import { prepared, preparedInsert } from '../prepared.ts';
-import { databaseNow } from '../database-clock.ts';
-import { deadJobMethods } from './dead-jobs.ts';
+import { sql } from '../store-kysely/library.ts';
+import { jobsChannel, type JobRepository } from '../../kit/plugin.ts';
+import { databaseNow, prepared, preparedInsert, type Dialect, type Executor } from '../store-kysely/library.ts';
+import { deadJobMethods } from './dead-jobs-table.ts';
 
 const insertJob = preparedInsert('jobs');
 /** Postgres: the run time is the caller's delay from the server's now (database-clock.ts). */

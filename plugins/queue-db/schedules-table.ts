@@ -1,7 +1,6 @@
-import { sql } from '../kysely.ts';
-import type { ScheduleRepository } from '../../../kit/plugin.ts';
-import type { Dialect } from '../dialect.ts';
-import type { Executor } from '../database.ts';
+import { sql } from '../store-kysely/library.ts';
+import type { ScheduleRepository } from '../../kit/plugin.ts';
+import type { Dialect, Executor } from '../store-kysely/library.ts';
 
 /** The database's time in epoch milliseconds, so every process claims on one clock. */
 const databaseNow = (dialect: Dialect) =>

@@ -1,7 +1,6 @@
-import { sql } from '../kysely.ts';
-import type { DeadJob, JobRepository } from '../../../kit/plugin.ts';
-import type { Dialect } from '../dialect.ts';
-import type { Database, Executor } from '../database.ts';
+import { sql } from '../store-kysely/library.ts';
+import type { DeadJob, JobRepository } from '../../kit/plugin.ts';
+import type { Database, Dialect, Executor } from '../store-kysely/library.ts';
 
 const deadJob = (row: Database['dead_jobs']): DeadJob => ({
   id: row.id,
@@ -18,7 +17,7 @@ const deadJob = (row: Database['dead_jobs']): DeadJob => ({
 export function deadJobMethods(
   db: Executor,
   dialect: Dialect,
-): Pick<JobRepository, 'bury' | 'recordDead' | 'listDead' | 'takeDead'> {
+): Pick<JobRepository, 'bury' | 'recordDead' | 'listDead' | 'takeDead' | 'pruneDead'> {
   return {
     async bury(id, workerId, { error, diedAt }) {
       const lastError = error.slice(0, 2000);
@@ -84,6 +83,17 @@ export function deadJobMethods(
       if (kind !== undefined) query = query.where('kind', '=', kind);
       const rows = await query.returningAll().execute();
       return rows.map(deadJob).sort((a, b) => a.diedAt - b.diedAt);
+    },
+
+    async pruneDead(before, limit) {
+      const oldest = db
+        .selectFrom('dead_jobs')
+        .select('id')
+        .where('died_at', '<', before)
+        .orderBy('died_at')
+        .limit(limit);
+      const deleted = await db.deleteFrom('dead_jobs').where('id', 'in', oldest).executeTakeFirst();
+      return Number(deleted.numDeletedRows);
     },
   };
 }

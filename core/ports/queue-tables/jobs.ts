@@ -1,6 +1,7 @@
 import type { QueuedJob } from '../../domain/job.ts';
 
 /**
+ * The `db` queue's jobs table, with the dead letters every queue engine keeps its given-up jobs in.
  * Times are epoch milliseconds of the caller's clock, each call carrying the caller's `now`
  * (`createdAt` for enqueue). A database server shared by many hosts keeps run times and leases on
  * its own clock instead and reads the caller's times as offsets from that `now`, so a host whose
@@ -60,6 +61,8 @@ export interface JobRepository {
    * them; the caller enqueues them again in the same transaction.
    */
   takeDead(filter: { id?: string; kind?: string }): Promise<DeadJob[]>;
+  /** Deletes up to `limit` dead letters that died before `before`; resolves to how many (retention). */
+  pruneDead(before: number, limit: number): Promise<number>;
 }
 
 /** A job the queue gave up, as operators see it (`visualizer jobs dead`). */

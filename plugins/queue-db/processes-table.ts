@@ -1,5 +1,5 @@
-import type { ProcessRecord, ProcessRepository, ProcessRole } from '../../../kit/plugin.ts';
-import type { Database, Executor } from '../database.ts';
+import type { ProcessRecord, ProcessRepository, ProcessRole } from '../../kit/plugin.ts';
+import type { Database, Executor } from '../store-kysely/library.ts';
 
 const toProcess = (row: Database['processes']): ProcessRecord => ({
   id: row.id,
