@@ -36,7 +36,7 @@ after(() => {
 async function register(env: Record<string, string>) {
   const config = loadConfig({ VISUALIZER_DATA_DIR: tempDir(), ...env });
   const provided = (await c2paPlugin.register({
-    options: v.parse(c2paPlugin.configSchema!, config.pluginOptions.c2pa ?? {}),
+    options: v.parse(c2paPlugin.configSchema!, config.pluginOptions['credentials-c2pa'] ?? {}),
     config,
     logger: silentLogger,
     outbound: undefined as never,

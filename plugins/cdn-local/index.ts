@@ -6,7 +6,7 @@ import { createLocalCdn, defaultStaleTempMs } from './local-cdn.ts';
 export { createLocalCdn } from './local-cdn.ts';
 
 export default definePlugin({
-  name: 'local',
+  name: 'cdn-local',
   provides: ['cdn'],
   configSchema: v.object({
     /** Directory for the objects, relative to the data dir; defaults to `<dataDir>/cdn`. */

@@ -15,7 +15,7 @@ const packageVersion = async () =>
   (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export default definePlugin({
-  name: 'c2pa',
+  name: 'credentials-c2pa',
   provides: ['credentials'],
   configSchema: v.object({
     /** PEM certificate chain, the signing certificate first (env `VISUALIZER_C2PA_CERTIFICATE_FILE`). */
@@ -31,18 +31,18 @@ export default definePlugin({
   }),
   async register({ options, config, logger }) {
     const chain = options.certificate
-      ? { pem: options.certificate, source: 'VISUALIZER_C2PA_CERTIFICATE (pluginOptions.c2pa.certificate)' }
+      ? { pem: options.certificate, source: 'VISUALIZER_C2PA_CERTIFICATE (pluginOptions.credentials-c2pa.certificate)' }
       : options.certificateFile
         ? { pem: await readFile(options.certificateFile, 'utf8'), source: options.certificateFile }
         : null;
     const key = options.key
-      ? { pem: options.key, source: 'VISUALIZER_C2PA_KEY (pluginOptions.c2pa.key)' }
+      ? { pem: options.key, source: 'VISUALIZER_C2PA_KEY (pluginOptions.credentials-c2pa.key)' }
       : options.keyFile
         ? { pem: await readFile(options.keyFile, 'utf8'), source: options.keyFile }
         : null;
     if (Boolean(chain) !== Boolean(key)) {
       throw new Error(
-        'Content Credentials need both a certificate and its key: set VISUALIZER_C2PA_CERTIFICATE_FILE and VISUALIZER_C2PA_KEY_FILE (or pluginOptions.c2pa), or neither for a development certificate.',
+        'Content Credentials need both a certificate and its key: set VISUALIZER_C2PA_CERTIFICATE_FILE and VISUALIZER_C2PA_KEY_FILE (or pluginOptions.credentials-c2pa), or neither for a development certificate.',
       );
     }
     let material: SignerMaterial;

@@ -4,12 +4,11 @@ import { createPostgresLimits } from './postgres-limits.ts';
 export { createPostgresLimits } from './postgres-limits.ts';
 
 /**
- * Chosen as `postgres` for the limits port (`VISUALIZER_LIMITS=postgres`); named apart from the
- * `postgres` store, whose options section it would otherwise share. It opens a small pool of its
- * own on `databaseUrl` (plugins do not reach into each other), on the tables migration 0017 made.
+ * Chosen as `postgres` for the limits port (`VISUALIZER_LIMITS=postgres`). It opens a small pool of
+ * its own on `databaseUrl` (plugins do not reach into each other), on the tables migration 0017 made.
  */
 export default definePlugin({
-  name: 'postgres-limits',
+  name: 'limits-postgres',
   provides: ['limits'],
   register({ config, logger }) {
     if (!config.databaseUrl)
