@@ -2,6 +2,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as v from 'valibot';
 import { ConfigError } from '../config/load.ts';
+import { builtinPluginFeeds, fillSharedSettings } from '../config/plugin-settings.ts';
 import { builtinPluginName } from '../config/port-names.ts';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from './logger.ts';
@@ -74,8 +75,14 @@ async function loadPlugin(
   return plugin;
 }
 
-function pluginOptions(plugin: AnyPlugin, config: Config) {
-  const raw = config.pluginOptions[plugin.name] ?? {};
+/**
+ * A plugin's options as its `register` receives them: its section of `pluginOptions`, the shared
+ * settings it takes filled in (a built-in's from config/plugin-settings.ts, a third party's from its
+ * `sharedSettings`), validated by its `configSchema`.
+ */
+export function validatedOptions(plugin: AnyPlugin, config: Config): unknown {
+  const feeds = builtinPluginFeeds[plugin.name] ?? plugin.sharedSettings ?? {};
+  const raw = fillSharedSettings(plugin.name, config.pluginOptions[plugin.name], feeds, config) ?? {};
   if (!plugin.configSchema) return raw;
   const result = v.safeParse(plugin.configSchema, raw);
   if (result.success) return result.output;
@@ -126,7 +133,7 @@ export async function startPlugins(
     let provided: Provided;
     try {
       provided =
-        (await plugin.register({ ...shared, options: pluginOptions(plugin, config), config, port: available })) ?? {};
+        (await plugin.register({ ...shared, options: validatedOptions(plugin, config), port: available })) ?? {};
     } catch (error) {
       if (error instanceof ConfigError) throw error;
       throw new ConfigError(`plugins.${port}: plugin '${plugin.name}' could not start: ${(error as Error).message}`);

@@ -2,7 +2,7 @@ import type { AnyPlugin } from '../kit/plugin.ts';
 
 /**
  * The plugins that ship with Visualizer. Each key is the plugin's one name, `<role>-<choice>`: its
- * folder and its `plugin.name` (test/architecture.test.ts checks all three agree). Config chooses
+ * folder and its `plugin.name` (test/plugin-names.test.ts checks all three agree). Config chooses
  * one by `<choice>` within its port, which the plugin host turns into this key
  * (config/port-names.ts, `builtinPluginName`). Third-party plugins are named by module path instead.
  */

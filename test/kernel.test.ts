@@ -42,6 +42,62 @@ describe('kernel and plugins', () => {
     await container.dispose();
   });
 
+  it('hands a plugin only its options, with the shared settings it asks for filled in', async () => {
+    let seen: Record<string, unknown> | undefined;
+    const recording = definePlugin<{ dir: string; publicBaseUrl: string; databaseUrl?: string; label: string }, 'cdn'>({
+      name: 'cdn-recording',
+      provides: ['cdn'],
+      sharedSettings: {
+        dir: { underDataDir: 'recorded' },
+        publicBaseUrl: { from: 'publicUrl' },
+        databaseUrl: { from: 'databaseUrl' },
+      },
+      async register(context) {
+        seen = { ...context };
+        const local = (await builtinPlugins['cdn-local']!()).default;
+        const { cdn } = await local.register({
+          ...context,
+          options: { dir: context.options.dir, publicBaseUrl: 'https://x.example' },
+        });
+        return { cdn: cdn! };
+      },
+    });
+    const container = await kernel(
+      {
+        publicUrl: 'https://viz.example/',
+        plugins: { cdn: 'recording' },
+        pluginOptions: { 'cdn-recording': { label: 'a' } },
+      },
+      { 'cdn-recording': recording },
+    );
+    assert.deepEqual(Object.keys(seen!).sort(), ['logger', 'options', 'outbound', 'port'], 'no config');
+    assert.deepEqual(seen!.options, {
+      label: 'a',
+      dir: path.join(dataDir, 'recorded'),
+      publicBaseUrl: 'https://viz.example',
+    });
+    await container.dispose();
+
+    await assert.rejects(
+      kernel(
+        {
+          plugins: { cdn: 'recording' },
+          pluginOptions: { 'cdn-recording': { publicBaseUrl: 'https://other.example' } },
+        },
+        { 'cdn-recording': recording },
+      ),
+      /pluginOptions\.cdn-recording\.publicBaseUrl: set from publicUrl, VISUALIZER_PUBLIC_URL/,
+    );
+    // A built-in's are in config/plugin-settings.ts: the store's URL is DATABASE_URL, and only that.
+    await assert.rejects(
+      kernel({
+        databaseUrl: 'postgres://127.0.0.1:9/visualizer',
+        pluginOptions: { 'store-postgres': { url: 'postgres://127.0.0.1:9/other' } },
+      }),
+      /pluginOptions\.store-postgres\.url: set from databaseUrl, DATABASE_URL for the whole service; set that instead/,
+    );
+  });
+
   it('names the field when a plugin cannot be used', async () => {
     await assert.rejects(kernel({ plugins: { clock: './fixtures/missing.ts' } }), /plugins\.clock: cannot load plugin/);
     await assert.rejects(

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../config/load.ts';
+import { builtinPluginFeeds } from '../config/plugin-settings.ts';
 import { builtinPluginName, pluginRoles, portNames } from '../config/port-names.ts';
 import { renamedPluginSections } from '../config/renamed-plugin-sections.ts';
 import { defaultPlugins } from '../config/schema.ts';
@@ -56,6 +57,20 @@ describe('plugin names', () => {
     const postgres = loadConfig({ DATABASE_URL: 'postgres://localhost/x', VISUALIZER_LIMITS: 'postgres' });
     assert.equal(builtinPluginName('persistence', postgres.plugins.persistence), 'store-postgres');
     assert.equal(builtinPluginName('limits', postgres.plugins.limits), 'limits-postgres');
+  });
+
+  it("feeds shared settings only into built-ins' own options, from the one table in config/plugin-settings.ts", async () => {
+    for (const [name, feeds] of Object.entries(builtinPluginFeeds)) {
+      const plugin = (await builtinPlugins[name]!()).default;
+      const entries = (plugin.configSchema as { entries?: Record<string, unknown> } | undefined)?.entries ?? {};
+      for (const option of Object.keys(feeds)) assert.ok(option in entries, `${name}'s configSchema has ${option}`);
+    }
+    for (const [name, load] of Object.entries(builtinPlugins))
+      assert.equal(
+        (await load()).default.sharedSettings,
+        undefined,
+        `${name}'s feeds are in the table, not its definition`,
+      );
   });
 
   it('refuses an options section under a name from before 2026-11-28, naming the new one', () => {

@@ -28,8 +28,10 @@ export default definePlugin({
     key: v.optional(text),
     /** How long one signature may take before the signing thread is taken for stuck, ended and its signatures failed. */
     signTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 60_000),
+    /** Where the development certificate is made and kept when no certificate is given: the data dir, filled from config. */
+    developmentCertificateDir: v.optional(text),
   }),
-  async register({ options, config, logger }) {
+  async register({ options, logger }) {
     const chain = options.certificate
       ? { pem: options.certificate, source: 'VISUALIZER_C2PA_CERTIFICATE (pluginOptions.credentials-c2pa.certificate)' }
       : options.certificateFile
@@ -49,7 +51,9 @@ export default definePlugin({
     if (chain && key) {
       material = signerMaterial(key, chain, { development: false });
     } else {
-      const made = await developmentSigner(config.dataDir);
+      if (!options.developmentCertificateDir)
+        throw new Error('Content Credentials need a certificate and its key, or developmentCertificateDir.');
+      const made = await developmentSigner(options.developmentCertificateDir);
       material = signerMaterial(
         { pem: made.pem, source: made.file },
         { pem: made.pem, source: made.file },

@@ -1,3 +1,4 @@
+import * as v from 'valibot';
 import { definePlugin } from '../../kit/plugin.ts';
 import { createPostgresLimits } from './postgres-limits.ts';
 
@@ -10,12 +11,18 @@ export { createPostgresLimits } from './postgres-limits.ts';
 export default definePlugin({
   name: 'limits-postgres',
   provides: ['limits'],
-  register({ config, logger }) {
-    if (!config.databaseUrl)
+  configSchema: v.object({
+    /** The Postgres database the store uses (DATABASE_URL), filled from config. */
+    url: v.optional(
+      v.pipe(v.string(), v.regex(/^(postgres|postgresql):\/\//, 'must start with postgres:// or postgresql://')),
+    ),
+  }),
+  register({ options, logger }) {
+    if (!options.url)
       throw new Error(
         'the postgres limits need the Postgres database: set DATABASE_URL (or choose limits memory or redis).',
       );
-    const limits = createPostgresLimits(config.databaseUrl, logger);
+    const limits = createPostgresLimits(options.url, logger);
     return { limits, dispose: () => limits.close() };
   },
 });
