@@ -63,7 +63,7 @@ export function fillSharedSettings(name: string, section: unknown, feeds: Shared
       continue;
     }
     const { source, value } = sharedSettings[feed.from];
-    if (option in filled)
+    if (Object.hasOwn(filled, option))
       throw new ConfigError(
         `Invalid configuration:\n  pluginOptions.${name}.${option}: set from ${source} for the whole service; set that instead.`,
       );

@@ -81,7 +81,8 @@ async function loadPlugin(
  * `sharedSettings`), validated by its `configSchema`.
  */
 export function validatedOptions(plugin: AnyPlugin, config: Config): unknown {
-  const feeds = builtinPluginFeeds[plugin.name] ?? plugin.sharedSettings ?? {};
+  const feeds =
+    (Object.hasOwn(builtinPluginFeeds, plugin.name) ? builtinPluginFeeds[plugin.name] : plugin.sharedSettings) ?? {};
   const raw = fillSharedSettings(plugin.name, config.pluginOptions[plugin.name], feeds, config) ?? {};
   if (!plugin.configSchema) return raw;
   const result = v.safeParse(plugin.configSchema, raw);
