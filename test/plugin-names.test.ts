@@ -73,6 +73,17 @@ describe('plugin names', () => {
       );
   });
 
+  it("documents the built-ins' feeds in docs/plugins.md, Shared settings", () => {
+    const docs = readFileSync(path.join(root, 'docs/plugins.md'), 'utf8');
+    const section = docs.slice(docs.indexOf('### Shared settings'), docs.indexOf('## Loading a plugin'));
+    for (const [name, feeds] of Object.entries(builtinPluginFeeds)) {
+      const row = section.split('\n').find((line) => line.startsWith(`| \`${name}\``));
+      assert.ok(row, `a row for ${name}`);
+      for (const option of Object.keys(feeds))
+        assert.ok(row.includes(`\`${option}\``), `${name}'s row names ${option}`);
+    }
+  });
+
   it('refuses an options section under a name from before 2026-11-28, naming the new one', () => {
     for (const [old, now] of Object.entries(renamedPluginSections)) {
       assert.ok(builtinPlugins[now], `${old} was renamed to a built-in plugin (${now})`);
