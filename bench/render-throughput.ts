@@ -35,7 +35,7 @@ runBenchmark(
       const config = path.join(dir, 'config.json');
       writeFileSync(
         config,
-        JSON.stringify({ rateLimits: unlimited, pluginOptions: { mock: { latencyMs: engineLatencyMs } } }),
+        JSON.stringify({ rateLimits: unlimited, pluginOptions: { 'renderer-mock': { latencyMs: engineLatencyMs } } }),
       );
       cluster = new Cluster({
         DATABASE_URL: await postgres.createDatabase(),

@@ -15,7 +15,6 @@ import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import * as v from 'valibot';
-import { loadConfig } from '../config/load.ts';
 import { createMemoryBudget } from '../core/imaging/memory-budget.ts';
 import { encodeVariants, encoders, variantFormats, variantWidths } from '../core/imaging/variants.ts';
 import { silentLogger } from '../core/logger.ts';
@@ -50,8 +49,7 @@ async function bare(render: Buffer) {
 // The development certificate of a throwaway data directory, as `serve` makes on a new one.
 const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-variants-'));
 const plugin = await c2pa.register({
-  options: v.parse(c2pa.configSchema!, {}),
-  config: loadConfig({ VISUALIZER_DATA_DIR: dataDir }),
+  options: v.parse(c2pa.configSchema!, { developmentCertificateDir: dataDir }),
   logger: silentLogger,
   outbound: undefined as never,
   port: () => {

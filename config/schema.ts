@@ -2,8 +2,9 @@ import * as v from 'valibot';
 import { allowEntryProblem } from './allow-list.ts';
 import { logLevels } from './log-levels.ts';
 import { portNames, type PortName } from './port-names.ts';
+import { renamedSectionProblem } from './renamed-plugin-sections.ts';
 
-/** A plugin is chosen by a built-in name (`sqlite`) or a module specifier (`./my-plugin.ts`, `@acme/visualizer-cdn`). */
+/** A plugin is chosen by a built-in choice within its port (`sqlite`, for `store-sqlite`) or a module specifier (`./my-plugin.ts`, `@acme/visualizer-cdn`). */
 const pluginChoice = v.pipe(v.string(), v.trim(), v.minLength(1, 'must name a plugin'));
 
 /**
@@ -101,8 +102,20 @@ export const configSchema = v.strictObject({
     {},
   ),
   plugins: v.optional(v.strictObject(pluginChoices), {}),
-  /** Options for each plugin, keyed by plugin name; each plugin validates its own section. */
-  pluginOptions: v.optional(v.record(v.string(), v.unknown()), {}),
+  /** Options for each plugin, keyed by plugin name; each plugin validates its own section. A name a built-in had before it was renamed is refused. */
+  pluginOptions: v.optional(
+    v.record(
+      v.pipe(
+        v.string(),
+        v.check(
+          (section) => renamedSectionProblem(section) === null,
+          (issue) => renamedSectionProblem(String(issue.input))!,
+        ),
+      ),
+      v.unknown(),
+    ),
+    {},
+  ),
   outbound: v.optional(
     v.strictObject({
       /** Hosts, IPs or CIDRs exempt from the private-address guard (e.g. a loopback test receiver), optionally `:port`. */

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as v from 'valibot';
 import { ConfigError } from '../config/load.ts';
+import { builtinPluginFeeds, fillSharedSettings } from '../config/plugin-settings.ts';
+import { builtinPluginName } from '../config/port-names.ts';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from './logger.ts';
 import type { GuardedClient } from './outbound/guarded-client.ts';
@@ -9,7 +11,7 @@ import type { AnyPlugin, Provided } from './plugin.ts';
 import { portNames, type PortName, type Ports } from './ports/index.ts';
 import type { RenderEngine } from './ports/render-engine.ts';
 
-/** Built-in plugins by name, loaded lazily so an unused adapter's dependencies are never imported. */
+/** Built-in plugins by name (`<role>-<choice>`), loaded lazily so an unused adapter's dependencies are never imported. */
 export type PluginCatalogue = Record<string, () => Promise<{ default: AnyPlugin }>>;
 
 export interface PluginHostOptions {
@@ -32,22 +34,34 @@ export interface StartedPlugins {
   dispose(): Promise<void>;
 }
 
+/** The choices config has among the catalogue's plugins for a port: `mock`, `gemini` … for the renderer. */
+function builtinChoices(port: PortName, options: PluginHostOptions): string[] {
+  const prefix = builtinPluginName(port, '');
+  return Object.keys(options.catalogue)
+    .filter((name) => name.startsWith(prefix))
+    .map((name) => name.slice(prefix.length));
+}
+
 async function loadPlugin(
   choice: string,
   port: PortName,
   options: PluginHostOptions,
   field = `plugins.${port}`,
 ): Promise<AnyPlugin> {
-  // A name two ports' plugins share (`postgres`) is told apart as `port:name`.
-  const builtin = options.catalogue[`${port}:${choice}`] ?? options.catalogue[choice];
-  const specifier = /^(\.{1,2}[\\/]|\/)/.test(choice)
-    ? pathToFileURL(path.resolve(options.cwd ?? process.cwd(), choice)).href
-    : choice;
+  // A built-in is chosen within its port: `postgres` for limits is `limits-postgres`, for persistence `store-postgres`.
+  const builtin = options.catalogue[builtinPluginName(port, choice)];
+  const isPath = /^(\.{1,2}[\\/]|\/)/.test(choice);
+  const specifier = isPath ? pathToFileURL(path.resolve(options.cwd ?? process.cwd(), choice)).href : choice;
   let module: { default?: AnyPlugin };
   try {
     module = builtin ? await builtin() : await import(specifier);
   } catch (error) {
-    throw new ConfigError(`${field}: cannot load plugin '${choice}': ${(error as Error).message}`);
+    // A bare word may have meant a built-in: say which ones this port has.
+    const builtins =
+      isPath || builtin
+        ? ''
+        : ` (no built-in ${port} plugin is called that; the built-ins are ${builtinChoices(port, options).join(', ')})`;
+    throw new ConfigError(`${field}: cannot load plugin '${choice}'${builtins}: ${(error as Error).message}`);
   }
   const plugin = module.default;
   if (!plugin || typeof plugin.register !== 'function' || !Array.isArray(plugin.provides)) {
@@ -61,8 +75,15 @@ async function loadPlugin(
   return plugin;
 }
 
-function pluginOptions(plugin: AnyPlugin, config: Config) {
-  const raw = config.pluginOptions[plugin.name] ?? {};
+/**
+ * A plugin's options as its `register` receives them: its section of `pluginOptions`, the shared
+ * settings it takes filled in (a built-in's from config/plugin-settings.ts, a third party's from its
+ * `sharedSettings`), validated by its `configSchema`.
+ */
+export function validatedOptions(plugin: AnyPlugin, config: Config): unknown {
+  const feeds =
+    (Object.hasOwn(builtinPluginFeeds, plugin.name) ? builtinPluginFeeds[plugin.name] : plugin.sharedSettings) ?? {};
+  const raw = fillSharedSettings(plugin.name, config.pluginOptions[plugin.name], feeds, config) ?? {};
   if (!plugin.configSchema) return raw;
   const result = v.safeParse(plugin.configSchema, raw);
   if (result.success) return result.output;
@@ -113,7 +134,7 @@ export async function startPlugins(
     let provided: Provided;
     try {
       provided =
-        (await plugin.register({ ...shared, options: pluginOptions(plugin, config), config, port: available })) ?? {};
+        (await plugin.register({ ...shared, options: validatedOptions(plugin, config), port: available })) ?? {};
     } catch (error) {
       if (error instanceof ConfigError) throw error;
       throw new ConfigError(`plugins.${port}: plugin '${plugin.name}' could not start: ${(error as Error).message}`);

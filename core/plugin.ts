@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import type { Config } from '../config/schema.ts';
+import type { SharedSettingFeeds } from '../config/plugin-settings.ts';
 import type { Logger } from './logger.ts';
 import type { GuardedClient } from './outbound/guarded-client.ts';
 import type { PortName, Ports } from './ports/index.ts';
@@ -8,10 +8,11 @@ export { portNames, type PortName, type Ports } from './ports/index.ts';
 
 /** What `register` is given. */
 export interface PluginContext<Options> {
-  /** This plugin's options from `pluginOptions[name]`, validated by `configSchema`. */
+  /**
+   * This plugin's options from `pluginOptions[name]`, with the shared settings it takes filled in
+   * (config/plugin-settings.ts), validated by `configSchema`. A plugin sees nothing else of the config.
+   */
   options: Options;
-  /** The whole application config (data dir, public URL, database URL …). */
-  config: Config;
   logger: Logger;
   /** The process's one client for customer-chosen URLs: SSRF guard, allowlist, no redirects. */
   outbound: GuardedClient;
@@ -39,6 +40,11 @@ export interface Plugin<Options = unknown, P extends PortName = PortName> {
   provides: readonly P[];
   /** Validates `pluginOptions[name]`; missing options are validated as `{}`. */
   configSchema?: v.GenericSchema<unknown, Options>;
+  /**
+   * Options filled from the application's shared settings (data dir, public URL, database URL)
+   * before validation, for a third-party plugin; a built-in's are in config/plugin-settings.ts.
+   */
+  sharedSettings?: SharedSettingFeeds;
   register(context: PluginContext<Options>): Provided<P> | Promise<Provided<P>>;
 }
 
@@ -47,6 +53,7 @@ export interface AnyPlugin {
   name: string;
   provides: readonly PortName[];
   configSchema?: v.GenericSchema<unknown, any>;
+  sharedSettings?: SharedSettingFeeds;
   register(context: PluginContext<any>): Provided | Promise<Provided>;
 }
 

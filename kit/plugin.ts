@@ -6,7 +6,8 @@
 // Defining a plugin.
 export { definePlugin, type AnyPlugin, type Plugin, type PluginContext, type Provided } from '../core/plugin.ts';
 export { portNames, type PortName, type Ports } from '../core/ports/index.ts';
-export type { Config } from '../config/schema.ts';
+/** How a plugin asks for the application's shared settings (data dir, public URL …) among its options. */
+export type { OptionFeed, SharedSetting, SharedSettingFeeds } from '../config/plugin-settings.ts';
 export type { Logger } from '../core/logger.ts';
 
 // The ports. Persistence is split by aggregate; the index re-exports every repository interface.

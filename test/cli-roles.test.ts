@@ -27,7 +27,7 @@ describe('serve --api-only', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-roles-'));
     host = await startImageHost();
     const config = path.join(dir, 'config.json');
-    writeFileSync(config, JSON.stringify({ pluginOptions: { db: { pollIntervalMs: 100 } } }));
+    writeFileSync(config, JSON.stringify({ pluginOptions: { 'queue-db': { pollIntervalMs: 100 } } }));
     env = {
       VISUALIZER_DATA_DIR: dir,
       VISUALIZER_CONFIG: config,

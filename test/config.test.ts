@@ -58,12 +58,12 @@ describe('configuration', () => {
   it('reads a JSON file named by VISUALIZER_CONFIG, with the environment on top', () => {
     const target = file(
       'config.json',
-      JSON.stringify({ port: 4000, host: '::1', pluginOptions: { sqlite: { file: 'x.db' } } }),
+      JSON.stringify({ port: 4000, host: '::1', pluginOptions: { 'store-sqlite': { file: 'x.db' } } }),
     );
     const config = loadConfig({ VISUALIZER_CONFIG: target, PORT: '5000' });
     assert.equal(config.port, 5000);
     assert.equal(config.host, '::1');
-    assert.deepEqual(config.pluginOptions, { sqlite: { file: 'x.db' } });
+    assert.deepEqual(config.pluginOptions, { 'store-sqlite': { file: 'x.db' } });
   });
 
   it('drops trailing slashes from publicUrl wherever it is set, as URLs are built on it with "/"', () => {

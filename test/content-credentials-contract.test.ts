@@ -7,7 +7,6 @@ import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import * as v from 'valibot';
 import { loadConfig } from '../config/load.ts';
 import { silentLogger } from '../core/logger.ts';
 import type { ContentCredentials } from '../core/ports/content-credentials.ts';
@@ -20,6 +19,7 @@ import c2paPlugin, {
 } from '../plugins/credentials-c2pa/index.ts';
 import { coseSigner } from '../plugins/credentials-c2pa/cose-sign1.js';
 import type { Provided } from '../core/plugin.ts';
+import { validatedOptions } from '../core/plugin-host.ts';
 import { pkcs8, signingCertificates } from './support/signing-certificates.ts';
 
 const dirs: string[] = [];
@@ -32,12 +32,11 @@ after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The plugin registered as the kernel would, with `env` for its configuration. */
+/** The plugin registered as the kernel would, with `env` for its configuration (the data dir filled into its options). */
 async function register(env: Record<string, string>) {
   const config = loadConfig({ VISUALIZER_DATA_DIR: tempDir(), ...env });
   const provided = (await c2paPlugin.register({
-    options: v.parse(c2paPlugin.configSchema!, config.pluginOptions.c2pa ?? {}),
-    config,
+    options: validatedOptions(c2paPlugin, config) as never,
     logger: silentLogger,
     outbound: undefined as never,
     port: () => {

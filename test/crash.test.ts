@@ -90,7 +90,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
   describe(`a worker killed with renders in flight (${database})`, () => {
     // Slow renders keep jobs in flight; a short lease lets the next worker reclaim them soon.
     const sandbox = crashSandbox(database, {
-      pluginOptions: { mock: { latencyMs: 3_000 }, db: { leaseMs: 2_000, pollIntervalMs: 100 } },
+      pluginOptions: { 'renderer-mock': { latencyMs: 3_000 }, 'queue-db': { leaseMs: 2_000, pollIntervalMs: 100 } },
     });
 
     it('loses nothing: every accepted generation completes after a restart, charged once', async () => {
@@ -171,7 +171,7 @@ describe('a worker stopped (SIGTERM) with a render still running at shutdownTime
   // A render that takes a minute, a stop that waits 300 ms for it, a lease of ten minutes.
   const sandbox = crashSandbox('sqlite', {
     shutdownTimeoutMs: 300,
-    pluginOptions: { mock: { latencyMs: 60_000 }, db: { leaseMs: 600_000, pollIntervalMs: 100 } },
+    pluginOptions: { 'renderer-mock': { latencyMs: 60_000 }, 'queue-db': { leaseMs: 600_000, pollIntervalMs: 100 } },
   });
 
   it('exits 0 after aborting it, and another worker renders the released job at once, charged once', async () => {
@@ -210,7 +210,7 @@ describe('a worker stopped (SIGTERM) with a render still running at shutdownTime
 
     // The successor's engine is quick. With a ten-minute lease, only a released job can reach it in time.
     const quick = path.join(sandbox.dir, 'quick.json');
-    writeFileSync(quick, JSON.stringify({ pluginOptions: { db: { pollIntervalMs: 100 } } }));
+    writeFileSync(quick, JSON.stringify({ pluginOptions: { 'queue-db': { pollIntervalMs: 100 } } }));
     const successor = await start(['worker'], { ...sandbox.env, VISUALIZER_CONFIG: quick }, /worker running/);
     sandbox.children.push(successor.child);
     const deadline = Date.now() + 60_000;
@@ -253,7 +253,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
     const sandbox = crashSandbox(database, {
       rateLimits: { create: unlimited, read: unlimited },
       uploads: { sweepIntervalMs: 250, orphanAfterMs: 15_000 },
-      pluginOptions: { db: { pollIntervalMs: 100 }, local: { staleTempMs: 15_000 } },
+      pluginOptions: { 'queue-db': { pollIntervalMs: 100 }, 'cdn-local': { staleTempMs: 15_000 } },
     });
 
     it('keeps every answered create; retries with the same idempotency key then create or replay each exactly once', async () => {
@@ -412,7 +412,7 @@ describe('a server killed mid-delivery', () => {
 
   it('delivers the event after a restart, with the same webhook-id', async () => {
     const config = path.join(dir, 'config.json');
-    writeFileSync(config, JSON.stringify({ pluginOptions: { db: { leaseMs: 2_000, pollIntervalMs: 100 } } }));
+    writeFileSync(config, JSON.stringify({ pluginOptions: { 'queue-db': { leaseMs: 2_000, pollIntervalMs: 100 } } }));
     const env = {
       VISUALIZER_DATA_DIR: dir,
       VISUALIZER_CONFIG: config,
@@ -485,7 +485,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       visitorErasures: { batchSize: 2, batchPauseMs: 400 },
       widgets: { generationsPerIp: open, generationsPerVisitor: open, readsPerIp: open },
       conversions: { collectPerIp: open, collectPerVisitor: open },
-      pluginOptions: { db: { leaseMs: 2_000, pollIntervalMs: 100 } },
+      pluginOptions: { 'queue-db': { leaseMs: 2_000, pollIntervalMs: 100 } },
     });
 
     it('resumes after a restart and finishes: every kind erased exactly once, session ids kept across the crash', async () => {
@@ -654,7 +654,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
 for (const database of ['sqlite', 'postgres'] as const) {
   describe(`a worker killed part-way through deleting generations (${database})`, () => {
     // A short lease, so the next worker reclaims the purge the dead one held.
-    const sandbox = crashSandbox(database, { pluginOptions: { db: { leaseMs: 2_000, pollIntervalMs: 100 } } });
+    const sandbox = crashSandbox(database, { pluginOptions: { 'queue-db': { leaseMs: 2_000, pollIntervalMs: 100 } } });
 
     it('leaves them deleted with their images half there, and the next worker deletes the rest; nothing is refunded or lost', async () => {
       const { stdout } = await run(bin, ['orgs', 'create', '--name', 'deletions', '--credits', '10', '--json'], {
@@ -716,7 +716,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
         slow,
         JSON.stringify({
           plugins: { cdn: path.join(import.meta.dirname, 'fixtures', 'slow-delete-cdn-plugin.ts') },
-          pluginOptions: { 'slow-delete-local': { delayMs: 300 }, db: { leaseMs: 2_000, pollIntervalMs: 100 } },
+          pluginOptions: { 'slow-delete-local': { delayMs: 300 }, 'queue-db': { leaseMs: 2_000, pollIntervalMs: 100 } },
         }),
       );
       const doomed = await start(

@@ -93,7 +93,10 @@ function outageSuite(
 }
 
 outageSuite('sqlite, locked by another process', async () => {
-  const g = await startGenerationApp({ workers: false, config: { pluginOptions: { sqlite: { busyTimeoutMs: 200 } } } });
+  const g = await startGenerationApp({
+    workers: false,
+    config: { pluginOptions: { 'store-sqlite': { busyTimeoutMs: 200 } } },
+  });
   const holder = new BetterSqlite3(path.join(g.app.container.cradle.config.dataDir, 'visualizer.db'));
   const close = g.close;
   return {
@@ -116,7 +119,7 @@ outageSuite('postgres, server unreachable', async () => {
   const g = await startGenerationApp({
     workers: false,
     env: { DATABASE_URL: url.href },
-    config: { pluginOptions: { postgres: { connectTimeoutMs: 1_000 } } },
+    config: { pluginOptions: { 'store-postgres': { connectTimeoutMs: 1_000 } } },
   });
   const close = g.close;
   return {
@@ -177,9 +180,9 @@ describe('Postgres going away under load, with workers running', () => {
       env: { DATABASE_URL: url.href },
       config: {
         pluginOptions: {
-          postgres: { connectTimeoutMs: 1_000 },
-          db: { pollIntervalMs: 50, leaseMs: 2_000 },
-          mock: { latencyMs: 50 },
+          'store-postgres': { connectTimeoutMs: 1_000 },
+          'queue-db': { pollIntervalMs: 50, leaseMs: 2_000 },
+          'renderer-mock': { latencyMs: 50 },
         },
       },
     });

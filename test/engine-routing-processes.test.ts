@@ -62,7 +62,7 @@ describe("two worker processes sharing one engine's cap", () => {
           },
           workers: { concurrency: 4 },
           pluginOptions: {
-            db: { pollIntervalMs: 100 },
+            'queue-db': { pollIntervalMs: 100 },
             vendor: { url: `http://127.0.0.1:${(vendor.address() as AddressInfo).port}/render` },
           },
         }),

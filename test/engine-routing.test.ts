@@ -388,9 +388,10 @@ describe('render engine configuration', () => {
         error instanceof ConfigError &&
         /render\.engineLimits: 'fashn' names no engine render\.engines routes \(mock\)/.test(error.message),
     );
+    // A choice names a plugin within its port: `local` is the cdn's, not a renderer.
     await assert.rejects(
       start({ render: { engines: { 'room-visualizer': ['mock', 'local'] } } }),
-      /render\.engines\.room-visualizer: plugin 'local' provides cdn, not renderer/,
+      /render\.engines\.room-visualizer: cannot load plugin 'local' \(no built-in renderer plugin is called that; the built-ins are mock, gemini, /,
     );
     await assert.rejects(
       start({ render: { engines: { 'room-visualizer': ['mock', './no/such/engine.ts'] } } }),

@@ -54,8 +54,8 @@ for (const [database, environment] of databases) {
               ? {
                   plugins: { cdn: 's3' },
                   pluginOptions: {
-                    db: { pollIntervalMs: 50 },
-                    s3: { bucket, endpoint: s3.endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+                    'queue-db': { pollIntervalMs: 50 },
+                    'cdn-s3': { bucket, endpoint: s3.endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
                   },
                 }
               : {}),

@@ -881,7 +881,9 @@ describe('a render job whose runs kept dying (each lost its lease: the render ta
 describe('a worker stopping while it fetches an image (shutdownTimeoutMs passed)', () => {
   let g: GenerationApp;
   before(async () => {
-    g = await startGenerationApp({ config: { pluginOptions: { db: { pollIntervalMs: 50, leaseMs: 600_000 } } } });
+    g = await startGenerationApp({
+      config: { pluginOptions: { 'queue-db': { pollIntervalMs: 50, leaseMs: 600_000 } } },
+    });
   });
   after(() => g.close());
 
@@ -916,7 +918,9 @@ describe('a worker stopping while it renders (shutdownTimeoutMs passed)', () => 
   before(async () => {
     // An engine that takes a minute: the render is still running when the worker stops.
     g = await startGenerationApp({
-      config: { pluginOptions: { db: { pollIntervalMs: 50, leaseMs: 600_000 }, mock: { latencyMs: 60_000 } } },
+      config: {
+        pluginOptions: { 'queue-db': { pollIntervalMs: 50, leaseMs: 600_000 }, 'renderer-mock': { latencyMs: 60_000 } },
+      },
     });
   });
   after(() => g.close());

@@ -27,6 +27,7 @@ import s3Plugin from '../plugins/cdn-s3/index.ts';
 import { createS3Cdn, type S3CdnOptions } from '../plugins/cdn-s3/s3-cdn.ts';
 import { imageCdnContract, unsafeKeys } from 'visualizer/testing';
 import { pluginContext } from '../kit/testing/plugin-context.ts';
+import { validatedOptions } from '../core/plugin-host.ts';
 import { startS3rver } from './support/s3-server.ts';
 
 const tempDir = (prefix: string) => mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -218,8 +219,9 @@ describe('local CDN', () => {
   it("counts a temp file as stale before the stray-image job lists a dead run's folder", () => {
     // That listing comes once, render.strayImagesAfterMs after the generation ended; a temp file
     // of a run a crash cut short must be stale by then, or nothing would ever remove it.
-    const { staleTempMs } = v.parse(localPlugin.configSchema!, {});
-    assert.ok(staleTempMs < loadConfig({}).render.strayImagesAfterMs, `${staleTempMs} ms`);
+    const config = loadConfig({});
+    const { staleTempMs } = validatedOptions(localPlugin, config) as { staleTempMs: number };
+    assert.ok(staleTempMs < config.render.strayImagesAfterMs, `${staleTempMs} ms`);
   });
 
   it('removes the folders a delete empties, up to its tree, while writes into them race the deletes', async () => {
@@ -284,13 +286,17 @@ describe('local CDN', () => {
   it('registers as the cdn plugin, under the data dir by default', async () => {
     const dataDir = tempDir('visualizer-data-');
     try {
-      const config = loadConfig({ VISUALIZER_DATA_DIR: dataDir, VISUALIZER_PUBLIC_URL: 'https://viz.example' });
       for (const [raw, dir] of [
         [{}, 'cdn'],
         [{ dir: 'images' }, 'images'],
       ] as const) {
+        // The host fills the data dir and public URL into the plugin's own options.
+        const config = loadConfig(
+          { VISUALIZER_DATA_DIR: dataDir, VISUALIZER_PUBLIC_URL: 'https://viz.example' },
+          { pluginOptions: { 'cdn-local': raw } },
+        );
         const { cdn: registered } = await localPlugin.register(
-          pluginContext(v.parse(localPlugin.configSchema!, raw), { config }),
+          pluginContext(validatedOptions(localPlugin, config) as never),
         );
         assert.equal(registered.publicUrl('a/b.png'), 'https://viz.example/cdn/a/b.png');
         await registered.put('a/b.png', png, { contentType: 'image/png', visibility: 'public' });
@@ -427,7 +433,6 @@ describe('S3 CDN', () => {
   });
 
   it('registers as the cdn plugin, with credentials from the environment', async () => {
-    const config = loadConfig({ VISUALIZER_DATA_DIR: os.tmpdir() });
     const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
     const restore = (name: string, value: string | undefined) =>
       value === undefined ? delete process.env[name] : (process.env[name] = value);
@@ -435,10 +440,10 @@ describe('S3 CDN', () => {
       delete process.env.AWS_ACCESS_KEY_ID;
       delete process.env.AWS_SECRET_ACCESS_KEY;
       const options = v.parse(s3Plugin.configSchema!, { bucket: 'visualizer-test', endpoint });
-      await assert.rejects(async () => s3Plugin.register(pluginContext(options, { config })), /needs credentials/);
+      await assert.rejects(async () => s3Plugin.register(pluginContext(options)), /needs credentials/);
       process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
       process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
-      const { cdn } = await s3Plugin.register(pluginContext(options, { config }));
+      const { cdn } = await s3Plugin.register(pluginContext(options));
       const stored = await cdn.put('plugin/p.png', png, { contentType: 'image/png', visibility: 'public' });
       assert.equal(stored.url, `${endpoint}/visualizer-test/public/plugin/p.png`);
       assert.deepEqual(Buffer.from((await cdn.get('plugin/p.png', 'public'))!.body), Buffer.from(png));

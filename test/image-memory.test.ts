@@ -132,7 +132,7 @@ describe(`a serving process's memory under costly images (render.imageMemoryMb $
       JSON.stringify({
         render: { imageMemoryMb, maxAttempts: 1 },
         createDevOrganization: false,
-        pluginOptions: { db: { pollIntervalMs: 50 } },
+        pluginOptions: { 'queue-db': { pollIntervalMs: 50 } },
         widgets: {
           generationsPerIp: { perSecond: 100, burst: 100 },
           generationsPerVisitor: { perSecond: 100, burst: 100 },

@@ -21,7 +21,7 @@ describe('the app on the pgboss queue', () => {
     g = await startGenerationApp({
       env: { DATABASE_URL: await postgres.createDatabase(), VISUALIZER_QUEUE: 'pgboss' },
       // A poll far longer than a render: the job must start on the wake-up after the create commits.
-      config: { pluginOptions: { pgboss: { pollIntervalMs: 10_000 } } },
+      config: { pluginOptions: { 'queue-pgboss': { pollIntervalMs: 10_000 } } },
     });
     key = (await g.app.tenants.createOrganization({ name: 'Boss', credits: 100 })).apiKey.key;
   });

@@ -42,6 +42,62 @@ describe('kernel and plugins', () => {
     await container.dispose();
   });
 
+  it('hands a plugin only its options, with the shared settings it asks for filled in', async () => {
+    let seen: Record<string, unknown> | undefined;
+    const recording = definePlugin<{ dir: string; publicBaseUrl: string; databaseUrl?: string; label: string }, 'cdn'>({
+      name: 'cdn-recording',
+      provides: ['cdn'],
+      sharedSettings: {
+        dir: { underDataDir: 'recorded' },
+        publicBaseUrl: { from: 'publicUrl' },
+        databaseUrl: { from: 'databaseUrl' },
+      },
+      async register(context) {
+        seen = { ...context };
+        const local = (await builtinPlugins['cdn-local']!()).default;
+        const { cdn } = await local.register({
+          ...context,
+          options: { dir: context.options.dir, publicBaseUrl: 'https://x.example' },
+        });
+        return { cdn: cdn! };
+      },
+    });
+    const container = await kernel(
+      {
+        publicUrl: 'https://viz.example/',
+        plugins: { cdn: 'recording' },
+        pluginOptions: { 'cdn-recording': { label: 'a' } },
+      },
+      { 'cdn-recording': recording },
+    );
+    assert.deepEqual(Object.keys(seen!).sort(), ['logger', 'options', 'outbound', 'port'], 'no config');
+    assert.deepEqual(seen!.options, {
+      label: 'a',
+      dir: path.join(dataDir, 'recorded'),
+      publicBaseUrl: 'https://viz.example',
+    });
+    await container.dispose();
+
+    await assert.rejects(
+      kernel(
+        {
+          plugins: { cdn: 'recording' },
+          pluginOptions: { 'cdn-recording': { publicBaseUrl: 'https://other.example' } },
+        },
+        { 'cdn-recording': recording },
+      ),
+      /pluginOptions\.cdn-recording\.publicBaseUrl: set from publicUrl, VISUALIZER_PUBLIC_URL/,
+    );
+    // A built-in's are in config/plugin-settings.ts: the store's URL is DATABASE_URL, and only that.
+    await assert.rejects(
+      kernel({
+        databaseUrl: 'postgres://127.0.0.1:9/visualizer',
+        pluginOptions: { 'store-postgres': { url: 'postgres://127.0.0.1:9/other' } },
+      }),
+      /pluginOptions\.store-postgres\.url: set from databaseUrl, DATABASE_URL for the whole service; set that instead/,
+    );
+  });
+
   it('names the field when a plugin cannot be used', async () => {
     await assert.rejects(kernel({ plugins: { clock: './fixtures/missing.ts' } }), /plugins\.clock: cannot load plugin/);
     await assert.rejects(
@@ -63,17 +119,17 @@ describe('kernel and plugins', () => {
   });
 
   it('refuses a plugin whose register() does not return a port it provides', async () => {
-    const forgetful = { name: 'forgetful', provides: ['clock'], register: () => ({}) } as AnyPlugin;
+    const forgetful = { name: 'clock-forgetful', provides: ['clock'], register: () => ({}) } as AnyPlugin;
     await assert.rejects(
-      kernel({ plugins: { clock: 'forgetful' } }, { forgetful }),
-      /plugins\.clock: plugin 'forgetful' says it provides clock but its register\(\) returned no clock/,
+      kernel({ plugins: { clock: 'forgetful' } }, { 'clock-forgetful': forgetful }),
+      /plugins\.clock: plugin 'clock-forgetful' says it provides clock but its register\(\) returned no clock/,
     );
   });
 
   it('gives a plugin the ports before its own, and refuses a later one by name', async () => {
     let seen: Clock | undefined;
     const counting = definePlugin({
-      name: 'counting-ids',
+      name: 'ids-counting',
       provides: ['ids'],
       register({ port }) {
         seen = port('clock');
@@ -86,13 +142,13 @@ describe('kernel and plugins', () => {
         };
       },
     });
-    const container = await kernel({ plugins: { ids: 'counting-ids' } }, { 'counting-ids': counting });
+    const container = await kernel({ plugins: { ids: 'counting' } }, { 'ids-counting': counting });
     assert.equal(seen, container.cradle.clock, 'the clock registered before it');
     assert.match(container.cradle.ids.id('agen_'), /^agen_0{20}\d{4}$/, "the container resolves the plugin's ids");
     await container.dispose();
 
     const early = definePlugin({
-      name: 'early',
+      name: 'clock-early',
       provides: ['clock'],
       register({ port }) {
         port('queue');
@@ -100,8 +156,8 @@ describe('kernel and plugins', () => {
       },
     });
     await assert.rejects(
-      kernel({ plugins: { clock: 'early' } }, { early }),
-      /plugins\.clock: plugin 'early' asked for the queue port, which is not registered yet/,
+      kernel({ plugins: { clock: 'early' } }, { 'clock-early': early }),
+      /plugins\.clock: plugin 'clock-early' asked for the queue port, which is not registered yet/,
     );
   });
 
@@ -121,16 +177,16 @@ describe('kernel and plugins', () => {
         };
       },
     });
-    const clock = (await builtinPlugins.system!()).default;
-    const ids = (await builtinPlugins.random!()).default;
+    const clock = (await builtinPlugins['clock-system']!()).default;
+    const ids = (await builtinPlugins['ids-random']!()).default;
     const container = await kernel(
-      { plugins: { clock: 'tracked-clock', ids: 'tracked-ids' } },
-      { 'tracked-clock': tracked('tracked-clock', clock), 'tracked-ids': tracked('tracked-ids', ids) },
+      { plugins: { clock: 'tracked', ids: 'tracked' } },
+      { 'clock-tracked': tracked('clock-tracked', clock), 'ids-tracked': tracked('ids-tracked', ids) },
     );
     assert.deepEqual(disposed, []);
     await Promise.all([container.dispose(), container.dispose()]);
     await container.dispose();
-    assert.deepEqual(disposed, ['tracked-ids', 'tracked-clock']);
+    assert.deepEqual(disposed, ['ids-tracked', 'clock-tracked']);
   });
 
   it('disposes the plugins already started when a later one cannot start', async () => {
@@ -141,15 +197,15 @@ describe('kernel and plugins', () => {
       register: () => ({ clock: { now: () => 0 }, dispose: () => void disposed.push('clock-once') }),
     });
     const broken = definePlugin({
-      name: 'broken',
+      name: 'cdn-broken',
       provides: ['cdn'],
       register: (): never => {
         throw new Error('no disk');
       },
     });
     await assert.rejects(
-      kernel({ plugins: { clock: 'clock-once', cdn: 'broken' } }, { 'clock-once': clock, broken }),
-      /plugins\.cdn: plugin 'broken' could not start: no disk/,
+      kernel({ plugins: { clock: 'once', cdn: 'broken' } }, { 'clock-once': clock, 'cdn-broken': broken }),
+      /plugins\.cdn: plugin 'cdn-broken' could not start: no disk/,
     );
     assert.deepEqual(disposed, ['clock-once']);
   });

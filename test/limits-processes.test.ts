@@ -157,7 +157,7 @@ describe('limits shared by two API processes', () => {
         JSON.stringify({
           rateLimits: { create: generous, read: generous },
           webhooks: { maxConcurrentPerEndpoint: perEndpoint },
-          pluginOptions: { db: { pollIntervalMs: 200 } },
+          pluginOptions: { 'queue-db': { pollIntervalMs: 200 } },
         }),
       );
       const env = {

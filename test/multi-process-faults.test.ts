@@ -91,14 +91,14 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
         },
         webhooks: { retrySchedule: [0, 250, 500, 1_000, 2_000, 4_000] },
         pluginOptions: {
-          s3: {
+          'cdn-s3': {
             bucket,
             endpoint: s3!.endpoint,
             forcePathStyle: true,
             accessKeyId: 'S3RVER',
             secretAccessKey: 'S3RVER',
           },
-          mock: { latencyMs: engineLatencyMs },
+          'renderer-mock': { latencyMs: engineLatencyMs },
           // A killed worker's jobs return after the lease; idle workers also poll, in case a wake-up is missed.
           db: { leaseMs: 2_000, pollIntervalMs: 200 },
           pgboss: { leaseMs: 2_000, pollIntervalMs: 200 },

@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import * as v from 'valibot';
-import type { Config } from '../config/schema.ts';
 import type { AnyPlugin } from '../kit/plugin.ts';
 import type { RenderError, RenderEngine, RenderRequest } from '../core/ports/render-engine.ts';
 import geminiPlugin from '../plugins/renderer-gemini/index.ts';
@@ -695,9 +694,8 @@ describe('mock renderer', () => {
 });
 
 describe('renderer plugins', () => {
-  const config = {} as Config;
   const register = async (plugin: AnyPlugin, raw: unknown) => {
-    const { renderer } = await plugin.register(pluginContext(v.parse(plugin.configSchema!, raw), { config }));
+    const { renderer } = await plugin.register(pluginContext(v.parse(plugin.configSchema!, raw)));
     assert.ok(renderer);
     return renderer;
   };

@@ -11,7 +11,6 @@ import {
   rejectsWithRenderError,
   renderEngineContract,
 } from 'visualizer/testing';
-import type { Config } from '../config/schema.ts';
 import { createGuardedClient } from '../core/outbound/guarded-client.ts';
 import type { RenderError, RenderEngine, RenderErrorCode, RenderRequest } from '../core/ports/render-engine.ts';
 import fashnPlugin from '../plugins/renderer-fashn/index.ts';
@@ -411,9 +410,7 @@ describe('fashn renderer', () => {
 
 describe('fashn plugin', () => {
   const register = async (raw: unknown) => {
-    const { renderer } = await fashnPlugin.register(
-      pluginContext(v.parse(fashnPlugin.configSchema!, raw), { config: {} as Config }),
-    );
+    const { renderer } = await fashnPlugin.register(pluginContext(v.parse(fashnPlugin.configSchema!, raw)));
     assert.ok(renderer);
     return renderer;
   };

@@ -57,8 +57,8 @@ describe('an unavailable image store (s3rver behind a cut relay)', () => {
         render: { maxAttempts, retryBaseDelayMs: 20 },
         plugins: { cdn: 's3' },
         pluginOptions: {
-          db: { pollIntervalMs: 50 },
-          s3: {
+          'queue-db': { pollIntervalMs: 50 },
+          'cdn-s3': {
             bucket,
             endpoint: `http://127.0.0.1:${relay.port}`,
             accessKeyId: 'S3RVER',

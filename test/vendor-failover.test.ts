@@ -29,15 +29,15 @@ describe('FASHN for try-on with fal as its fallback, Replicate for rooms (the ve
           engines: { 'virtual-try-on': ['fashn', 'fal'], 'room-visualizer': ['replicate'] },
         },
         pluginOptions: {
-          db: { pollIntervalMs: 50 },
-          fashn: { apiKey: FASHN_KEY, baseUrl: fashn.baseUrl, pollIntervalMs: 5, outputFormat: 'jpeg' },
-          fal: {
+          'queue-db': { pollIntervalMs: 50 },
+          'renderer-fashn': { apiKey: FASHN_KEY, baseUrl: fashn.baseUrl, pollIntervalMs: 5, outputFormat: 'jpeg' },
+          'renderer-fal': {
             apiKey: FAL_KEY,
             baseUrl: fal.baseUrl,
             pollIntervalMs: 10,
             models: { 'virtual-try-on': 'fal-ai/fashn/tryon/v1.6' },
           },
-          replicate: {
+          'renderer-replicate': {
             apiKey: REPLICATE_TOKEN,
             baseUrl: replicate.baseUrl,
             pollIntervalMs: 50,

@@ -1,4 +1,3 @@
-import type { Config } from '../../config/schema.ts';
 import { silentLogger } from '../../core/logger.ts';
 import type { GuardedClient, Logger, PluginContext, PortName, Ports } from '../plugin.ts';
 
@@ -9,8 +8,6 @@ const noOutbound: GuardedClient = {
 };
 
 export interface PluginContextOptions {
-  /** Settings the plugin reads (`dataDir`, `publicUrl`, …); the rest are absent. */
-  config?: Partial<Config>;
   /** The guarded client the kernel would hand in; without it every outbound call rejects. */
   outbound?: GuardedClient;
   /** Other ports the plugin asks for with `context.port(name)`; asking for one not given throws. */
@@ -21,12 +18,12 @@ export interface PluginContextOptions {
 
 /**
  * What the kernel hands a plugin's `register`, for calling it directly in a test:
- * `await plugin.register(pluginContext({ apiKey: 'test' }, { config: { dataDir } }))`.
+ * `await plugin.register(pluginContext({ apiKey: 'test', dir }))`. The options are passed as
+ * given: the shared settings the kernel would fill in (a data dir, the public URL) are the test's to give.
  */
 export function pluginContext<Options>(options: Options, given: PluginContextOptions = {}): PluginContext<Options> {
   return {
     options,
-    config: (given.config ?? {}) as Config,
     logger: given.logger ?? silentLogger,
     outbound: given.outbound ?? noOutbound,
     port<K extends PortName>(name: K): Ports[K] {

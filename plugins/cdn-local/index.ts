@@ -1,4 +1,3 @@
-import path from 'node:path';
 import * as v from 'valibot';
 import { definePlugin } from '../../kit/plugin.ts';
 import { createLocalCdn, defaultStaleTempMs } from './local-cdn.ts';
@@ -6,18 +5,20 @@ import { createLocalCdn, defaultStaleTempMs } from './local-cdn.ts';
 export { createLocalCdn } from './local-cdn.ts';
 
 export default definePlugin({
-  name: 'local',
+  name: 'cdn-local',
   provides: ['cdn'],
   configSchema: v.object({
-    /** Directory for the objects, relative to the data dir; defaults to `<dataDir>/cdn`. */
-    dir: v.optional(v.pipe(v.string(), v.minLength(1))),
+    /** Directory for the objects; config gives it relative to the data dir (`<dataDir>/cdn` by default), resolved before it arrives. */
+    dir: v.pipe(v.string(), v.minLength(1)),
+    /** The service's public URL (`publicUrl`), under whose `/cdn/` the app serves the objects. */
+    publicBaseUrl: v.pipe(v.string(), v.url('must be an absolute URL')),
     /** A write's temp file this old is the remains of a process that died mid-write; listing removes it. */
     staleTempMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), defaultStaleTempMs),
   }),
-  register({ options, config }) {
+  register({ options }) {
     const cdn = createLocalCdn({
-      root: path.resolve(config.dataDir, options.dir ?? 'cdn'),
-      publicBaseUrl: config.publicUrl,
+      root: options.dir,
+      publicBaseUrl: options.publicBaseUrl,
       staleTempMs: options.staleTempMs,
     });
     // Nothing to dispose: every operation opens and closes its own files.

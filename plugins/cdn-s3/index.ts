@@ -12,7 +12,7 @@ const prefix = v.pipe(
 );
 
 export default definePlugin({
-  name: 's3',
+  name: 'cdn-s3',
   provides: ['cdn'],
   configSchema: v.object({
     bucket: nonEmpty,
@@ -37,7 +37,7 @@ export default definePlugin({
     const secretAccessKey = options.secretAccessKey ?? env.AWS_SECRET_ACCESS_KEY;
     if (!accessKeyId || !secretAccessKey) {
       throw new Error(
-        'the s3 CDN needs credentials: pluginOptions.s3.accessKeyId and secretAccessKey, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.',
+        'the s3 CDN needs credentials: pluginOptions.cdn-s3.accessKeyId and secretAccessKey, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.',
       );
     }
     // A session token only makes sense with the environment's own keys (temporary credentials).

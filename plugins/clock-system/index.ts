@@ -1,7 +1,7 @@
 import { definePlugin } from '../../kit/plugin.ts';
 
 export default definePlugin({
-  name: 'system',
+  name: 'clock-system',
   provides: ['clock'],
   register() {
     return { clock: { now: () => Date.now() } };

@@ -47,7 +47,7 @@ export const randomIds: IdGenerator = {
 };
 
 export default definePlugin({
-  name: 'random',
+  name: 'ids-random',
   provides: ['ids'],
   register() {
     return { ids: randomIds };

@@ -5,7 +5,7 @@ import { createRedisLimits } from './redis-limits.ts';
 export { createRedisLimits, type RedisLimitsOptions } from './redis-limits.ts';
 
 export default definePlugin({
-  name: 'redis',
+  name: 'limits-redis',
   provides: ['limits'],
   configSchema: v.object({
     /** `redis://…` or `rediss://…`; env REDIS_URL. */
@@ -15,7 +15,7 @@ export default definePlugin({
   }),
   async register({ options, logger }) {
     if (!options.url)
-      throw new Error('the redis limits need the Redis URL: set REDIS_URL (or pluginOptions.redis.url).');
+      throw new Error('the redis limits need the Redis URL: set REDIS_URL (or pluginOptions.limits-redis.url).');
     const limits = await createRedisLimits({ ...options, url: options.url }, logger);
     return { limits, dispose: () => limits.close() };
   },

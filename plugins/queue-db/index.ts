@@ -5,7 +5,7 @@ import { createDbQueue } from './db-queue.ts';
 const millis = v.pipe(v.number(), v.integer(), v.minValue(1));
 
 export default definePlugin({
-  name: 'db',
+  name: 'queue-db',
   provides: ['queue'],
   configSchema: v.object({
     leaseMs: v.optional(millis, 60_000),

@@ -5,11 +5,11 @@ import { createPgBossQueue } from './pgboss-queue.ts';
 const positive = v.pipe(v.number(), v.integer(), v.minValue(1));
 
 /**
- * The job queue on pg-boss, in the Postgres database of the `postgres` persistence plugin (its
+ * The job queue on pg-boss, in the Postgres database of the `store-postgres` plugin (its
  * jobs are sent through the domain write's own transaction, so that store is required).
  */
 export default definePlugin({
-  name: 'pgboss',
+  name: 'queue-pgboss',
   provides: ['queue'],
   configSchema: v.object({
     schema: v.optional(

@@ -25,7 +25,7 @@ const mapping = v.strictObject({
 const choice = v.union([modelId, mapping]);
 
 export default definePlugin({
-  name: 'fal',
+  name: 'renderer-fal',
   provides: ['renderer'],
   configSchema: v.object({
     /** Falls back to the FAL_KEY environment variable, so the key need not sit in a config file. */
@@ -49,7 +49,8 @@ export default definePlugin({
   }),
   register({ options, outbound }) {
     const apiKey = options.apiKey ?? process.env.FAL_KEY;
-    if (!apiKey) throw new Error('the fal renderer needs an API key: set FAL_KEY or pluginOptions.fal.apiKey.');
+    if (!apiKey)
+      throw new Error('the fal renderer needs an API key: set FAL_KEY or pluginOptions.renderer-fal.apiKey.');
     return { renderer: createFalRenderer({ ...options, apiKey, outbound }) };
   },
 });

@@ -11,7 +11,7 @@ import {
 export { createFashnRenderer } from './fashn-renderer.ts';
 
 export default definePlugin({
-  name: 'fashn',
+  name: 'renderer-fashn',
   provides: ['renderer'],
   configSchema: v.object({
     /** Falls back to the FASHN_API_KEY environment variable (as FASHN's SDK does), so the key need not sit in a config file. */
@@ -30,7 +30,7 @@ export default definePlugin({
   register({ options, outbound }) {
     const apiKey = options.apiKey ?? process.env.FASHN_API_KEY;
     if (!apiKey)
-      throw new Error('the FASHN renderer needs an API key: set FASHN_API_KEY or pluginOptions.fashn.apiKey.');
+      throw new Error('the FASHN renderer needs an API key: set FASHN_API_KEY or pluginOptions.renderer-fashn.apiKey.');
     return { renderer: createFashnRenderer({ ...options, apiKey, outbound }) };
   },
 });

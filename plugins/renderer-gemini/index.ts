@@ -5,7 +5,7 @@ import { createGeminiRenderer } from './gemini-renderer.ts';
 export { createGeminiRenderer } from './gemini-renderer.ts';
 
 export default definePlugin({
-  name: 'gemini',
+  name: 'renderer-gemini',
   provides: ['renderer'],
   configSchema: v.object({
     /** Falls back to the GEMINI_API_KEY environment variable, so the key need not sit in a config file. */
@@ -20,7 +20,9 @@ export default definePlugin({
   register({ options }) {
     const apiKey = options.apiKey ?? process.env.GEMINI_API_KEY;
     if (!apiKey) {
-      throw new Error('the Gemini renderer needs an API key: set GEMINI_API_KEY or pluginOptions.gemini.apiKey.');
+      throw new Error(
+        'the Gemini renderer needs an API key: set GEMINI_API_KEY or pluginOptions.renderer-gemini.apiKey.',
+      );
     }
     return { renderer: createGeminiRenderer({ ...options, apiKey }) };
   },

@@ -5,7 +5,7 @@ import { createMockRenderer } from './mock-renderer.ts';
 export { createMockRenderer } from './mock-renderer.ts';
 
 export default definePlugin({
-  name: 'mock',
+  name: 'renderer-mock',
   provides: ['renderer'],
   configSchema: v.object({
     /** Simulated engine time per render, in ms. */

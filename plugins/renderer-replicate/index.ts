@@ -18,7 +18,7 @@ const perMode = <T extends v.GenericSchema>(schema: T) =>
   v.object({ 'virtual-try-on': v.optional(schema), 'room-visualizer': v.optional(schema) });
 
 export default definePlugin({
-  name: 'replicate',
+  name: 'renderer-replicate',
   provides: ['renderer'],
   configSchema: v.object({
     /** Falls back to the REPLICATE_API_TOKEN environment variable (the SDK's), so the token need not sit in a config file. */
@@ -44,7 +44,7 @@ export default definePlugin({
     const apiKey = options.apiKey ?? process.env.REPLICATE_API_TOKEN;
     if (!apiKey) {
       throw new Error(
-        'the Replicate renderer needs an API token: set REPLICATE_API_TOKEN or pluginOptions.replicate.apiKey.',
+        'the Replicate renderer needs an API token: set REPLICATE_API_TOKEN or pluginOptions.renderer-replicate.apiKey.',
       );
     }
     return { renderer: createReplicateRenderer({ ...options, apiKey, outbound }) };

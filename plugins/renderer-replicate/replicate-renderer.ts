@@ -110,7 +110,7 @@ export function planModes(
     const mapping = mappingFor(ref, inputs[mode]);
     if (!mapping)
       throw new Error(
-        `the Replicate renderer has no input mapping for ${ref.owner}/${ref.name}: set pluginOptions.replicate.inputs["${mode}"].`,
+        `the Replicate renderer has no input mapping for ${ref.owner}/${ref.name}: set pluginOptions.renderer-replicate.inputs["${mode}"].`,
       );
     plans[mode] = { ref, mapping };
   }
@@ -152,7 +152,9 @@ export function createReplicateRenderer(options: ReplicateRendererOptions): Rend
   const plans = planModes(options.models, options.inputs);
   const modes = Object.keys(plans) as Mode[];
   if (modes.length === 0)
-    throw new Error('the Replicate renderer needs a model for at least one mode: set pluginOptions.replicate.models.');
+    throw new Error(
+      'the Replicate renderer needs a model for at least one mode: set pluginOptions.renderer-replicate.models.',
+    );
   // A vendor may echo what it was sent; no message of ours carries the token to logs or shops.
   const redact = (message: string) => message.split(apiKey).join('[redacted]');
 

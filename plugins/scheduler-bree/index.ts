@@ -2,7 +2,7 @@ import { definePlugin } from '../../kit/plugin.ts';
 import { createBreeScheduler } from './bree-scheduler.ts';
 
 export default definePlugin({
-  name: 'bree',
+  name: 'scheduler-bree',
   provides: ['scheduler'],
   register({ logger }) {
     const scheduler = createBreeScheduler({ logger });

@@ -1,7 +1,6 @@
 import { Kysely, PostgresDialect } from './kysely.ts';
 import pg from 'pg';
-import * as v from 'valibot';
-import { definePlugin, jobsChannel, type Persistence } from '../../kit/plugin.ts';
+import { jobsChannel, type Persistence } from '../../kit/plugin.ts';
 import type { Database } from './database.ts';
 import { kyselyPersistence } from './kysely-persistence.ts';
 
@@ -183,18 +182,3 @@ export function openPostgres(
     ],
   };
 }
-
-export default definePlugin({
-  name: 'postgres',
-  provides: ['persistence'],
-  configSchema: v.object({
-    poolSize: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500)), 10),
-    /** How long a query waits for a connection before failing as unavailable (503 over HTTP). */
-    connectTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 5_000),
-  }),
-  register({ options, config }) {
-    if (!config.databaseUrl) throw new Error('The postgres plugin needs DATABASE_URL (config databaseUrl).');
-    const persistence = openPostgres(config.databaseUrl, { ...options, ...config.database });
-    return { persistence, dispose: () => persistence.close() };
-  },
-});

@@ -3,8 +3,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { DatabaseConnection } from 'kysely';
 import { CompiledQuery, Kysely, SqliteAdapter, SqliteDialect, SqliteDriver } from './kysely.ts';
-import * as v from 'valibot';
-import { definePlugin, type Logger, type Persistence } from '../../kit/plugin.ts';
+import type { Logger, Persistence } from '../../kit/plugin.ts';
 import type { Database } from './database.ts';
 import { groupCommit } from './group-commit.ts';
 import { kyselyPersistence } from './kysely-persistence.ts';
@@ -157,19 +156,3 @@ export function openSqlite(file: string, options: SqliteOptions = {}): Persisten
     },
   };
 }
-
-export default definePlugin({
-  name: 'sqlite',
-  provides: ['persistence'],
-  configSchema: v.object({
-    /** Database file; defaults to `visualizer.db` in the data dir. */
-    file: v.optional(v.pipe(v.string(), v.minLength(1))),
-    /** How long a write waits for another process's lock before failing as unavailable (503 over HTTP). */
-    busyTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 10_000),
-  }),
-  register({ options, config, logger }) {
-    const file = options.file ? path.resolve(config.dataDir, options.file) : path.join(config.dataDir, 'visualizer.db');
-    const persistence = openSqlite(file, { ...options, logger });
-    return { persistence, dispose: () => persistence.close() };
-  },
-});

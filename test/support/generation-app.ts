@@ -82,7 +82,7 @@ export async function startGenerationApp(
     env: { VISUALIZER_OUTBOUND_ALLOW: 'localhost', ...options.env },
     config: {
       render: { maxAttempts: 3, retryBaseDelayMs: 20 },
-      pluginOptions: { db: { pollIntervalMs: 50 } },
+      pluginOptions: { 'queue-db': { pollIntervalMs: 50 } },
       // Tests fire bursts on purpose; the rate limit has a suite of its own.
       rateLimits: { create: { perSecond: 1_000, burst: 1_000 }, read: { perSecond: 10_000, burst: 10_000 } },
       ...options.config,

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs'
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Config, Logger } from 'visualizer/plugin';
+import type { Logger } from 'visualizer/plugin';
 import { imageCdnContract, productImage } from 'visualizer/testing';
 import dedupPlugin, { collectGarbage, createDedupCdn } from '../index.ts';
 
@@ -65,20 +65,25 @@ describe('dedup cdn', () => {
     assert.ok(await store.get('dedup/a/detail.png', 'public'), 'linked blobs stay');
   });
 
-  it('registers as the cdn plugin, under the data dir, refusing options it does not know', async () => {
+  it('registers as the cdn plugin, in the folder the service gives it, refusing options it does not know', async () => {
     const dataDir = tempDir();
     const logger: Logger = { info() {}, warn() {}, error() {} };
-    const config = { dataDir, publicUrl: 'https://viz.example' } as Config;
-    const context = { config, logger, outbound: undefined as never, port: () => assert.fail('needs no other port') };
+    const context = { logger, outbound: undefined as never, port: () => assert.fail('needs no other port') };
+    // What the service fills in for `{ "dir": "images" }`: the folder under its data dir, its public URL.
+    const options = { dir: path.join(dataDir, 'images'), publicBaseUrl: 'https://viz.example' };
     try {
       assert.deepEqual(dedupPlugin.provides, ['cdn']);
-      const { cdn: registered } = await dedupPlugin.register({ ...context, options: { dir: 'images' } });
+      assert.deepEqual(dedupPlugin.sharedSettings, {
+        dir: { underDataDir: 'cdn-dedup' },
+        publicBaseUrl: { from: 'publicUrl' },
+      });
+      const { cdn: registered } = await dedupPlugin.register({ ...context, options });
       assert.equal(registered.publicUrl('a/b.png'), 'https://viz.example/cdn/a/b.png');
       assert.equal(registered.servedByApp, true);
       await registered.put('a/b.png', red, { contentType: 'image/png', visibility: 'public' });
       assert.ok(statSync(path.join(dataDir, 'images/public/a/b.png')).isFile());
       await assert.rejects(
-        async () => dedupPlugin.register({ ...context, options: { directory: 'x' } as never }),
+        async () => dedupPlugin.register({ ...context, options: { ...options, directory: 'x' } as never }),
         /unknown settings: directory/,
       );
     } finally {
