@@ -100,8 +100,8 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
           },
           'renderer-mock': { latencyMs: engineLatencyMs },
           // A killed worker's jobs return after the lease; idle workers also poll, in case a wake-up is missed.
-          db: { leaseMs: 2_000, pollIntervalMs: 200 },
-          pgboss: { leaseMs: 2_000, pollIntervalMs: 200 },
+          'queue-db': { leaseMs: 2_000, pollIntervalMs: 200 },
+          'queue-pgboss': { leaseMs: 2_000, pollIntervalMs: 200 },
         },
       }),
     );
