@@ -829,6 +829,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Not offered: the MCP server is stateless
+         * @description The server keeps no sessions (each POST stands alone), so there is no stream to open and no session to end: 405, as the Streamable HTTP transport allows.
+         */
+        get: operations["mcpStream"];
+        put?: never;
+        /**
+         * Model Context Protocol (Streamable HTTP)
+         * @description The tools `create_generation`, `get_generation`, `list_generations` and `get_credit_balance` for AI assistants, over MCP's Streamable HTTP transport in stateless mode with JSON answers. Authenticated and rate limited like `/v1`: a tool call takes the `create` budget (create_generation) or the `read` budget (the others); any other message takes one `read`. A tool's error comes back as a tool result with `isError: true` carrying the error envelope; the errors below answer the HTTP request itself. The body is limited like `POST /v1/generations`'s. See docs/mcp.md.
+         */
+        post: operations["mcp"];
+        /**
+         * Not offered: the MCP server is stateless
+         * @description The server keeps no sessions (each POST stands alone), so there is no stream to open and no session to end: 405, as the Streamable HTTP transport allows.
+         */
+        delete: operations["mcpEndSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -6027,6 +6055,184 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    mcpStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The method is not allowed on this route. */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "method_not_allowed";
+                        };
+                    };
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    mcp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 1,
+                 *       "method": "tools/call",
+                 *       "params": {
+                 *         "name": "get_generation",
+                 *         "arguments": {
+                 *           "id": "agen_4hVd0kQm3rT8yWz1bC6nE2pL"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                };
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                    };
+                };
+            };
+            /** @description Accepted: the body held only notifications or responses. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is invalid: `param` names the field at fault. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "invalid_json" | "parameter_invalid";
+                        };
+                    };
+                };
+            };
+            /** @description No valid key or session was sent. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description With a missing or bad API key: `Bearer realm="visualizer"`. */
+                    "www-authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "api_key_revoked" | "invalid_api_key" | "malformed_authorization" | "missing_api_key" | "session_expired";
+                        };
+                    };
+                };
+            };
+            /** @description The key or session may not do this. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "csrf_token_invalid" | "insufficient_role";
+                        };
+                    };
+                };
+            };
+            /** @description The `Accept` header does not list both `application/json` and `text/event-stream`, as the transport requires: a JSON-RPC error. */
+            406: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                    };
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    mcpEndSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The method is not allowed on this route. */
+            405: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error: {
+                            /** @enum {unknown} */
+                            code: "method_not_allowed";
+                        };
+                    };
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
             default: components["responses"]["UnexpectedError"];
         };
     };

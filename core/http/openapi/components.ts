@@ -72,13 +72,8 @@ const listed = [
 ] as const;
 export type ListedResource = (typeof listed)[number];
 
-const config: ConversionConfig = {
-  target: 'draft-2020-12',
-  // Requests are documented as callers send them: before defaults are applied and values transformed.
-  typeMode: 'input',
-  // Checks JSON Schema cannot say (a data URI's shape, a sum of item totals) stay the server's to enforce.
-  errorMode: 'ignore',
-  overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+/** What valibot checks with code, said as JSON Schema: shared with the MCP tools' input schemas. */
+export const jsonSchemaOverrides = {
   // A length limit in characters (text.ts's `maxCharacters`) is a check JSON Schema cannot read; its tag says the limit.
   overrideAction: ({ valibotAction, jsonSchema }) =>
     'maxCharacters' in valibotAction
@@ -87,6 +82,16 @@ const config: ConversionConfig = {
   overrideSchema: ({ valibotSchema }) =>
     // Metadata is checked by a custom schema (see generation-input.ts): string values under string keys.
     valibotSchema.type === 'custom' ? { type: 'object', additionalProperties: { type: 'string' } } : undefined,
+} satisfies Pick<ConversionConfig, 'overrideAction' | 'overrideSchema'>;
+
+const config: ConversionConfig = {
+  target: 'draft-2020-12',
+  // Requests are documented as callers send them: before defaults are applied and values transformed.
+  typeMode: 'input',
+  // Checks JSON Schema cannot say (a data URI's shape, a sum of item totals) stay the server's to enforce.
+  errorMode: 'ignore',
+  overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+  ...jsonSchemaOverrides,
 };
 
 /** Every component schema: the resources and `requests` (as callers send them), converted together so nesting becomes `$ref`s. */

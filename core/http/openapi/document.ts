@@ -48,6 +48,7 @@ const tags = [
   { name: 'Dashboard', description: 'Signing in to the dashboard: the session cookie the `/v1` routes also accept.' },
   { name: 'API keys', description: 'Secret and conversion keys, managed from a dashboard session only.' },
   { name: 'Team', description: 'Dashboard users, invitations and sessions: session-only, mostly admins only.' },
+  { name: 'MCP', description: 'The Model Context Protocol server: the API as tools for AI assistants (docs/mcp.md).' },
   { name: 'Browser', description: 'Keyless routes the browser SDK calls from shop pages.' },
   { name: 'Browser SDK', description: 'The SDK scripts shop pages include.' },
   { name: 'Images', description: 'Generated images, when the service serves them itself.' },

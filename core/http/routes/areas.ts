@@ -10,6 +10,7 @@ import { eventStreamPaths, eventStreamRoutes } from './event-stream.ts';
 import { eventPaths, eventRoutes } from './events.ts';
 import { generationPaths, generationRoutes } from './generations.ts';
 import { healthPaths, healthRoutes } from './health.ts';
+import { mcpPaths, mcpRoutes } from './mcp.ts';
 import { metricsPaths, metricsRoutes } from './metrics.ts';
 import { organizationPaths, organizationRoutes } from './organization.ts';
 import { referencePagePaths, referencePageRoutes } from './reference-page.ts';
@@ -45,6 +46,7 @@ export const apiAreas: readonly ApiArea[] = [
   { paths: sessionPaths, routes: sessionRoutes },
   { paths: userPaths, routes: userRoutes },
   { paths: apiKeyPaths, routes: apiKeyRoutes },
+  { paths: mcpPaths, routes: (app, limits) => mcpRoutes(app, limits) },
   { paths: healthPaths, routes: healthRoutes },
   // Documented even where `metrics.enabled` is false (the route then answers 404): the document is one for every deployment.
   { paths: metricsPaths, routes: (app, _limits, config) => metricsRoutes(app, config) },

@@ -26,7 +26,7 @@ import { queryParameters } from '../openapi/query-parameters.ts';
 import type { PathFragment } from '../openapi/types.ts';
 
 /** A 10 MB photo as base64 is 13.4 MB; the rest of the body is small. */
-const createBodyLimit = Math.ceil((maxImageBytes * 4) / 3) + 512 * 1024;
+export const createBodyLimit = Math.ceil((maxImageBytes * 4) / 3) + 512 * 1024;
 
 const listQuerySchema = v.pipe(
   v.object({
