@@ -4,6 +4,7 @@ import { creditsAdd } from './commands/credits.ts';
 import { jobsDead, jobsRetry } from './commands/jobs.ts';
 import { keysCreate, keysList, keysRevoke } from './commands/keys.ts';
 import { listen } from './commands/listen.ts';
+import { mcp } from './commands/mcp.ts';
 import { migrate } from './commands/migrate.ts';
 import { orgsCreate, orgsList, orgsUpdate } from './commands/orgs.ts';
 import { serve } from './commands/serve.ts';
@@ -30,6 +31,7 @@ const commands: Command[] = [
   widgetsList,
   usersInvite,
   listen,
+  mcp,
   jobsDead,
   jobsRetry,
 ];

@@ -11,23 +11,8 @@ import { eventTypes } from '../../core/domain/generation.ts';
 import { generateWebhookSecret, signWebhook } from '../../core/domain/webhook-signature.ts';
 import { UsageError, type Command } from '../command.ts';
 import { forwardWebhook } from '../forward-webhook.ts';
+import { defaultBaseUrl, httpUrl } from '../service-address.ts';
 import { stopSignal } from '../stop-signal.ts';
-
-/** Where `npm start` in the same environment listens: `PORT`, else the config's default port. */
-const defaultBaseUrl = (env: NodeJS.ProcessEnv) =>
-  `http://localhost:${/^\d+$/.test(env.PORT ?? '') && env.PORT !== '0' ? env.PORT : 3000}`;
-
-function httpUrl(text: string, option: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new UsageError(`${option} must be an http:// or https:// URL, not '${text}'.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(`${option} must be an http:// or https:// URL, not '${text}'.`);
-  return url;
-}
 
 function eventFilter(text: string | undefined): WebhookEventType[] | undefined {
   if (text === undefined) return undefined;
