@@ -59,7 +59,7 @@ describe('@visualizer/client types', () => {
   it('has a method for every keyed operation of the document', () => {
     const document = JSON.parse(readFileSync(documentPath, 'utf8')) as {
       security: object[];
-      paths: Record<string, Record<string, { operationId?: string; security?: object[] }>>;
+      paths: Record<string, Record<string, { operationId?: string; security?: object[]; tags?: string[] }>>;
     };
     const client = createClient({ apiKey: 'visualizer_x', baseUrl: 'http://127.0.0.1:9' }) as unknown as Record<
       string,
@@ -71,6 +71,8 @@ describe('@visualizer/client types', () => {
       .filter(
         (operation) =>
           operation.operationId &&
+          // MCP is a protocol of its own, spoken by MCP clients (docs/mcp.md), not a REST operation to wrap.
+          !operation.tags?.includes('MCP') &&
           (operation.security ?? document.security).some((requirement) => !('sessionCookie' in requirement)),
       )
       .map((operation) => operation.operationId!);

@@ -6089,7 +6089,12 @@ export interface operations {
     mcp: {
         parameters: {
             query?: never;
-            header?: {
+            header: {
+                /**
+                 * @description Must list both `application/json` and `text/event-stream`, as the Streamable HTTP transport requires (the answer is JSON); otherwise 406. MCP clients send it.
+                 * @example application/json, text/event-stream
+                 */
+                Accept: string;
                 /** @description With the session cookie: the `csrfToken` of `GET /v1/session`; required on this method. Ignored with an API key. */
                 "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
             };

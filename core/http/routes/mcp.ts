@@ -42,6 +42,17 @@ export const mcpPaths: PathFragment = {
       description:
         "The tools `create_generation`, `get_generation`, `list_generations` and `get_credit_balance` for AI assistants, over MCP's Streamable HTTP transport in stateless mode with JSON answers. Authenticated and rate limited like `/v1`: a tool call takes the `create` budget (create_generation) or the `read` budget (the others); any other message takes one `read`. A tool's error comes back as a tool result with `isError: true` carrying the error envelope; the errors below answer the HTTP request itself. The body is limited like `POST /v1/generations`'s. See docs/mcp.md.",
       tags: ['MCP'],
+      parameters: [
+        {
+          name: 'Accept',
+          in: 'header',
+          required: true,
+          description:
+            'Must list both `application/json` and `text/event-stream`, as the Streamable HTTP transport requires (the answer is JSON); otherwise 406. MCP clients send it.',
+          schema: { type: 'string' },
+          example: 'application/json, text/event-stream',
+        },
+      ],
       requestBody: {
         required: true,
         content: jsonContent(jsonRpcMessage, {
