@@ -197,4 +197,21 @@ describe('MCP over Streamable HTTP', () => {
     assert.equal(answer.status, 400);
     assert.equal((await answer.json()).error.code, 'parameter_invalid');
   });
+
+  it('refuses a body over the create limit with 413 before the MCP transport reads it', async () => {
+    const key = await organization(1);
+    const image = `data:image/jpeg;base64,${'A'.repeat(15 * 1024 * 1024)}`;
+    const answer = await fetch(`${g.app.url}/mcp`, {
+      method: 'POST',
+      headers: { ...bearer(key), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'create_generation', arguments: { ...g.validBody(), image } },
+      }),
+    });
+    assert.equal(answer.status, 413);
+    assert.equal((await answer.json()).error.code, 'body_too_large');
+  });
 });
