@@ -41,17 +41,21 @@ async function toolError(thrown: unknown, context: ToolContext, requestId: strin
  * One server for one caller, made per HTTP request (stateless mode). The caller is fixed when it
  * is made, so no tool can act for another organization.
  */
-export function createMcpServer(context: Omit<ToolContext, 'signal'>, requestId: string): Server {
+export function createMcpServer(
+  context: Omit<ToolContext, 'signal'>,
+  http: { requestId: string; signal: AbortSignal },
+): Server {
   const server = new Server({ name: 'visualizer', version: '1' }, { capabilities: { tools: {} }, instructions });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
     if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `No tool named '${name}'.`);
-    const tool = { ...context, signal: extra.signal };
+    // A wait ends when the client cancels or when its HTTP request goes away (nobody would read the answer).
+    const tool = { ...context, signal: AbortSignal.any([extra.signal, http.signal]) };
     try {
       return await runTool(tool, name, args);
     } catch (error) {
-      return toolError(error, tool, requestId);
+      return toolError(error, tool, http.requestId);
     }
   });
   return server;

@@ -111,7 +111,7 @@ export function mcpRoutes(app: H3, limits: RouteLimits) {
     const { body, messages } = await readMessages(event);
     if (!onlyToolCalls(messages)) await limits.read.take(caller.id);
     const { requestId, services } = requestState(event);
-    const server = createMcpServer({ caller, services, limits }, requestId);
+    const server = createMcpServer({ caller, services, limits }, { requestId, signal: event.req.signal });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
