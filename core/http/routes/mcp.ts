@@ -95,7 +95,7 @@ async function readMessages(event: H3Event): Promise<{ body: unknown; messages: 
     throw new ApiError(
       'invalid_request_error',
       'parameter_invalid',
-      `The body must be a JSON-RPC 2.0 message of the Model Context Protocol${invalid > 0 ? ` (item ${invalid} is not)` : ''}.`,
+      `The body must be a JSON-RPC 2.0 message of the Model Context Protocol${Array.isArray(body) && invalid >= 0 ? ` (item ${invalid} of the batch is not)` : ''}.`,
     );
   return { body, messages };
 }
