@@ -1,10 +1,7 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { H3, H3Event } from 'h3';
 import { ApiError } from '../../domain/errors.ts';
 import { parseJson, readText, requireJsonContentType } from '../body.ts';
 import { requestState, requireKey } from '../context.ts';
-import { createMcpServer } from '../mcp/server.ts';
 import {
   errorResponses,
   jsonContent,
@@ -78,6 +75,10 @@ export const mcpPaths: PathFragment = {
   },
 };
 
+let exchange: Promise<typeof import('../mcp/exchange.ts')> | undefined;
+/** The SDK, loaded on the first request for /mcp rather than at every start (exchange.ts says why). */
+const loadExchange = () => (exchange ??= import('../mcp/exchange.ts'));
+
 /** Whether every message is a tool call, which takes its own tool's budget rather than one `read`. */
 const onlyToolCalls = (messages: readonly unknown[]) =>
   messages.every((message) => (message as { method?: unknown }).method === 'tools/call');
@@ -90,7 +91,8 @@ async function readMessages(event: H3Event): Promise<{ body: unknown; messages: 
   requireJsonContentType(event);
   const body = parseJson(await readText(event, createBodyLimit));
   const messages = Array.isArray(body) ? body : [body];
-  const invalid = messages.findIndex((message) => !JSONRPCMessageSchema.safeParse(message).success);
+  const { isJsonRpcMessage } = await loadExchange();
+  const invalid = messages.findIndex((message) => !isJsonRpcMessage(message));
   if (messages.length === 0 || invalid >= 0)
     throw new ApiError(
       'invalid_request_error',
@@ -111,17 +113,8 @@ export function mcpRoutes(app: H3, limits: RouteLimits) {
     const { body, messages } = await readMessages(event);
     if (!onlyToolCalls(messages)) await limits.read.take(caller.id);
     const { requestId, services } = requestState(event);
-    const server = createMcpServer({ caller, services, limits }, { requestId, signal: event.req.signal });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(event.req, { parsedBody: body });
-    } finally {
-      await server.close();
-    }
+    const { answerMcp } = await loadExchange();
+    return answerMcp(event.req, body, { caller, services, limits }, { requestId, signal: event.req.signal });
   });
 
   const refuse = () => {
