@@ -101,6 +101,14 @@ export interface ClaimedJob {
 const clock: Clock = { now: () => Date.now() };
 const silentLogger: Logger = { info() {}, warn() {}, error() {} };
 
+/** The queue's warnings and errors, kept for a failure's message: a claim that keeps failing is logged, not thrown. */
+const queueLog: string[] = [];
+const recordingLogger: Logger = {
+  info() {},
+  warn: (message, fields) => void queueLog.push(`warn ${message} ${JSON.stringify(fields ?? {})}`),
+  error: (message, fields) => void queueLog.push(`error ${message} ${JSON.stringify(fields ?? {})}`),
+};
+
 /**
  * A clock that runs `factor` times faster than the wall clock, so a queue's backoff (1 s, 2 s,
  * 4 s …) passes in milliseconds. Only the queue's own bookkeeping (run times, leases) uses it.
@@ -173,7 +181,7 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
       const queue = options.createQueue(persistence, {
         clock: queueClock,
         ids: testIds,
-        logger: silentLogger,
+        logger: recordingLogger,
         ...defaults,
         ...settings,
       });
@@ -990,7 +998,13 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
         },
         { concurrency: 2 },
       );
-      await waitFor('two handlers to start', () => started.length === 2);
+      // A claim the database refused is retried with a growing delay, so the bound leaves room for a few.
+      await waitFor('two handlers to start', () => started.length >= 2, 50_000).catch((error: Error) => {
+        throw new Error(
+          `${error.message}; ${started.length} started; the queue logged: ${queueLog.slice(-5).join(' | ')}`,
+        );
+      });
+      assert.equal(started.length, 2, 'no more handlers than the concurrency');
       let finishedWhenStopped: number | undefined;
       const stopping = queue.stop().then(() => void (finishedWhenStopped = finished.length));
       await sleep(300);
