@@ -1,5 +1,5 @@
 import { Fragment } from 'preact';
-import { api, baseUrl, unwrap } from '../api.ts';
+import { api, baseUrl, unwrap, type Generation } from '../api.ts';
 import { EventDeliveries } from '../components/event-deliveries.tsx';
 import { useNotify } from '../components/notices.tsx';
 import {
@@ -13,6 +13,7 @@ import {
   useAction,
 } from '../components/ui.tsx';
 import { useLoad } from '../hooks.ts';
+import { creditsFor, modeLabel, productNames } from '../labels.ts';
 import { href, navigate } from '../router.ts';
 import { useIsAdmin } from '../session.ts';
 
@@ -58,6 +59,69 @@ async function renderEngineOf(id: string): Promise<string | null> {
   return (await response.text()) || null;
 }
 
+/**
+ * The image once, large (the `detail` variant), then every size as a link: the three variants are
+ * the same picture scaled, so showing each would only repeat it. A failed generation says why, and
+ * that it made no image and gave its credits back (the service refunds every failed render).
+ */
+function GenerationImages({ generation }: { generation: Generation }) {
+  if (generation.status === 'failed') {
+    const credits = creditsFor(generation.imageSize);
+    return (
+      <section aria-labelledby="images-heading" class="generation-failed">
+        <h2 id="images-heading">This generation failed</h2>
+        <p>
+          {generation.error ? (
+            <>
+              {generation.error.message}{' '}
+              <span class="muted">
+                (<code>{generation.error.code}</code>)
+              </span>
+            </>
+          ) : (
+            'The service recorded no reason.'
+          )}
+        </p>
+        <p>
+          No image was made, and its {credits} {credits === 1 ? 'credit was' : 'credits were'} refunded (see{' '}
+          <a href={href('/credits')}>Credits</a>). Fix the cause and create a new generation.
+        </p>
+      </section>
+    );
+  }
+  const variants = generation.imageVariants;
+  return (
+    <section aria-labelledby="images-heading">
+      <h2 id="images-heading">Image</h2>
+      {!generation.imageUrl || !variants ? (
+        <p class="muted">No image yet: it is still rendering. This page shows it once the generation completes.</p>
+      ) : (
+        <>
+          <div class="generation-image">
+            <GeneratedImage
+              src={variants.detail.url}
+              width={variants.detail.width}
+              alt={`The generated image of ${productNames(generation)}`}
+            />
+          </div>
+          <p class="image-sizes">
+            Sizes:{' '}
+            {(['list', 'card', 'detail'] as const).map((name) => (
+              <Fragment key={name}>
+                <a href={variants[name].url}>
+                  {name} ({variants[name].width} px)
+                </a>
+                {' · '}
+              </Fragment>
+            ))}
+            <a href={generation.imageUrl}>original (full size)</a>
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
+
 /** One generation: every image variant, its products, hint, metadata, error, the engine that rendered it, and its events' deliveries. */
 export function GenerationDetailPage({ id }: { id: string }) {
   const generation = useLoad(() => unwrap(api.GET('/v1/generations/{id}', { params: { path: { id } } })), id);
@@ -74,6 +138,11 @@ export function GenerationDetailPage({ id }: { id: string }) {
         <a href={href('/generations')}>← All generations</a>
       </p>
       <PageTitle>Generation {id}</PageTitle>
+      {value && (
+        <p class="lead">
+          {modeLabel(value.mode)} of <strong>{productNames(value)}</strong>
+        </p>
+      )}
       <ErrorText error={generation.error} />
       {value && (
         <>
@@ -83,7 +152,7 @@ export function GenerationDetailPage({ id }: { id: string }) {
               <StatusBadge status={value.status} />
             </dd>
             <dt>Mode</dt>
-            <dd>{value.mode}</dd>
+            <dd>{modeLabel(value.mode)}</dd>
             <dt>Image size</dt>
             <dd>{value.imageSize}</dd>
             <dt>Created</dt>
@@ -99,42 +168,7 @@ export function GenerationDetailPage({ id }: { id: string }) {
             <dt>Rendered by</dt>
             <dd>{engine.value ? <code>{engine.value}</code> : '—'}</dd>
           </dl>
-          {value.error && (
-            <section aria-labelledby="error-heading">
-              <h2 id="error-heading">Error</h2>
-              <p>
-                <code>{value.error.code}</code>: {value.error.message}
-              </p>
-            </section>
-          )}
-          <section aria-labelledby="images-heading">
-            <h2 id="images-heading">Images</h2>
-            {!value.imageUrl ? (
-              <p class="muted">No image {value.status === 'processing' ? 'yet' : ''}.</p>
-            ) : (
-              <ul class="variants">
-                {value.imageVariants &&
-                  (['list', 'card', 'detail'] as const).map((name) => (
-                    <li key={name}>
-                      <GeneratedImage
-                        src={value.imageVariants![name].url}
-                        width={value.imageVariants![name].width}
-                        alt={`${name} variant, ${value.imageVariants![name].width} px wide`}
-                      />
-                      <p>
-                        {name} ({value.imageVariants![name].width} px) —{' '}
-                        <a href={value.imageVariants![name].url}>open</a>
-                      </p>
-                    </li>
-                  ))}
-                <li>
-                  <p>
-                    Full size: <a href={value.imageUrl}>open the original</a>
-                  </p>
-                </li>
-              </ul>
-            )}
-          </section>
+          <GenerationImages generation={value} />
           <section aria-labelledby="products-heading">
             <h2 id="products-heading">Products</h2>
             <ScrollTable label="Products table">
@@ -186,7 +220,10 @@ export function GenerationDetailPage({ id }: { id: string }) {
                 ))}
               </dl>
             ) : (
-              <p class="muted">None.</p>
+              <p class="muted">
+                None. A server attaches its own keys (an order id, say) with <code>metadata</code> on{' '}
+                <code>POST /v1/generations</code>: see the <a href="../docs">API reference</a>.
+              </p>
             )}
           </section>
           {admin && <DeleteGeneration id={id} processing={value.status === 'processing'} />}
@@ -196,7 +233,10 @@ export function GenerationDetailPage({ id }: { id: string }) {
         <h2 id="events-heading">Webhook events</h2>
         <ErrorText error={events.error} />
         {events.value && events.value.data.length === 0 && (
-          <p class="muted">No events yet (one is made when the generation completes or fails).</p>
+          <p class="muted">
+            No events yet: one is made when the generation completes or fails, and delivered to every webhook endpoint
+            subscribed to it. Add an endpoint on the <a href={href('/developers')}>Developers</a> page.
+          </p>
         )}
         {events.value?.data.map((event) => (
           <article key={event.id} class="event">

@@ -2,6 +2,7 @@ import { api, unwrap, type Generation } from '../api.ts';
 import { ErrorText, GeneratedImage, LoadMore, PageTitle, StatusBadge, Time } from '../components/ui.tsx';
 import { dayAfter, dayStart } from '../format.ts';
 import { usePaged } from '../hooks.ts';
+import { modeLabel, productNames } from '../labels.ts';
 import { href, navigate } from '../router.ts';
 
 const statuses = ['processing', 'complete', 'failed'] as const;
@@ -78,7 +79,19 @@ export function GenerationsPage({ query }: { query: URLSearchParams }) {
         </label>
       </form>
       <ErrorText error={list.error} />
-      {!list.loading && !list.error && list.items.length === 0 && <p class="muted">No generations match.</p>}
+      {!list.loading && !list.error && list.items.length === 0 && (
+        <p class="muted">
+          {query.toString()
+            ? 'No generations match these filters: set a filter back to “Any” or widen the days.'
+            : 'No generations match: none yet. They appear here once a widget or a server makes one (see the '}
+          {!query.toString() && (
+            <>
+              <a href={href('/stores')}>Stores &amp; widgets</a> page for the embed snippet, or{' '}
+              <code>POST /v1/generations</code> in the <a href="../docs">API reference</a>).
+            </>
+          )}
+        </p>
+      )}
       <ul class="gallery">
         {list.items.map((generation) => (
           <li key={generation.id}>
@@ -87,7 +100,7 @@ export function GenerationsPage({ query }: { query: URLSearchParams }) {
                 <GeneratedImage
                   src={generation.imageVariants.list.url}
                   width={generation.imageVariants.list.width}
-                  alt={`Result of ${generation.id}`}
+                  alt={`Result of ${generation.id}: ${productNames(generation)}`}
                 />
               ) : (
                 <span class="placeholder" aria-hidden="true">
@@ -95,10 +108,14 @@ export function GenerationsPage({ query }: { query: URLSearchParams }) {
                 </span>
               )}
               <span class="card-text">
-                <code>{generation.id}</code>
+                <strong class="card-title">{productNames(generation)}</strong>
+                <span>
+                  {modeLabel(generation.mode)} · <Time iso={generation.createdAt} />
+                </span>
                 <StatusBadge status={generation.status} />
-                <span>{generation.mode}</span>
-                <Time iso={generation.createdAt} />
+                <code class="card-id" title={generation.id}>
+                  {generation.id}
+                </code>
               </span>
             </a>
           </li>
