@@ -119,6 +119,12 @@ export function ApiKeys() {
           </tbody>
         </table>
       </ScrollTable>
+      {!keys.loading && !keys.error && keys.items.length === 0 && (
+        <p class="muted">
+          No keys yet. {admin ? 'Create' : 'An admin creates'} a secret key for your server to call the API (see the{' '}
+          <a href="../docs">API reference</a>), or a conversion key for your shop's order webhook.
+        </p>
+      )}
       <LoadMore hasMore={keys.hasMore} loading={keys.loading} onClick={keys.loadMore} />
     </section>
   );

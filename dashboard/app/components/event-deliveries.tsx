@@ -1,8 +1,24 @@
 import { api, unwrap } from '../api.ts';
+import { endpointUrls } from '../endpoint-urls.ts';
 import { useLoad } from '../hooks.ts';
+import { href } from '../router.ts';
 import { useIsAdmin } from '../session.ts';
 import { useNotify } from './notices.tsx';
 import { ErrorText, StatusBadge, Time, useAction, ScrollTable } from './ui.tsx';
+
+/** An endpoint by its URL (its id in the tooltip), or by its id once it has been deleted. */
+function EndpointName({ id, urls }: { id: string; urls: ReadonlyMap<string, string> }) {
+  const url = urls.get(id);
+  return url ? (
+    <span class="url" title={id}>
+      {url}
+    </span>
+  ) : (
+    <span>
+      <code>{id}</code> <span class="muted">(deleted)</span>
+    </span>
+  );
+}
 
 /**
  * An event's deliveries (one per endpoint) and every attempt of them: when, the status code, how
@@ -12,21 +28,25 @@ export function EventDeliveries({ eventId }: { eventId: string }) {
   const admin = useIsAdmin();
   const notify = useNotify();
   const resend = useAction();
-  const details = useLoad(
-    () =>
-      Promise.all([
-        unwrap(api.GET('/v1/events/{id}', { params: { path: { id: eventId } } })),
-        unwrap(api.GET('/v1/events/{id}/attempts', { params: { path: { id: eventId } } })),
-      ]),
-    eventId,
-  );
+  const details = useLoad(async () => {
+    const [event, attempts] = await Promise.all([
+      unwrap(api.GET('/v1/events/{id}', { params: { path: { id: eventId } } })),
+      unwrap(api.GET('/v1/events/{id}/attempts', { params: { path: { id: eventId } } })),
+    ]);
+    const ids = [...event.deliveries, ...attempts.data].map((item) => item.endpointId);
+    return [event, attempts, ids.length ? await endpointUrls(ids) : new Map<string, string>()] as const;
+  }, eventId);
   if (details.error) return <ErrorText error={details.error} />;
   if (!details.value) return <p class="muted">Loading deliveries…</p>;
-  const [event, attempts] = details.value;
+  const [event, attempts, urls] = details.value;
   return (
     <div class="deliveries">
       {event.deliveries.length === 0 ? (
-        <p class="muted">No deliveries: no enabled endpoint was subscribed to this event.</p>
+        <p class="muted">
+          No deliveries: no enabled endpoint was subscribed to this event. Add one under{' '}
+          <a href={href('/developers')}>Developers → Webhook endpoints</a>, or receive events on your own machine with{' '}
+          <code>npx visualizer listen</code> (see <code>docs/webhooks.md</code>).
+        </p>
       ) : (
         <ScrollTable label={`Deliveries of ${eventId}`}>
           <table>
@@ -44,7 +64,7 @@ export function EventDeliveries({ eventId }: { eventId: string }) {
               {event.deliveries.map((delivery) => (
                 <tr key={delivery.id}>
                   <th scope="row">
-                    <code>{delivery.endpointId}</code>
+                    <EndpointName id={delivery.endpointId} urls={urls} />
                   </th>
                   <td>
                     <StatusBadge status={delivery.status} />
@@ -81,7 +101,7 @@ export function EventDeliveries({ eventId }: { eventId: string }) {
                     <Time iso={attempt.attemptedAt} />
                   </th>
                   <td>
-                    <code>{attempt.endpointId}</code>
+                    <EndpointName id={attempt.endpointId} urls={urls} />
                   </td>
                   <td class="number">{attempt.statusCode ?? '—'}</td>
                   <td class="number">{attempt.durationMs} ms</td>

@@ -17,7 +17,12 @@ export function EventsList() {
     <section aria-labelledby="events-heading">
       <h2 id="events-heading">Events and deliveries</h2>
       <ErrorText error={events.error} />
-      {!events.loading && events.items.length === 0 && <p class="muted">No events yet.</p>}
+      {!events.loading && events.items.length === 0 && (
+        <p class="muted">
+          No events yet: one is recorded each time a generation completes or fails (see{' '}
+          <a href={href('/generations')}>Generations</a>), then delivered to the endpoints above.
+        </p>
+      )}
       <ul class="rows">
         {events.items.map((event) => (
           <li key={event.id} class="row">

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, unwrap, type Schemas } from '../api.ts';
+import { api, ApiFailure, unwrap, type Schemas } from '../api.ts';
+import { forgetEndpointUrls } from '../endpoint-urls.ts';
 import { dateTime } from '../format.ts';
 import { usePaged } from '../hooks.ts';
 import { useIsAdmin } from '../session.ts';
@@ -16,6 +17,28 @@ interface Draft {
   events: EventName[];
 }
 
+/** How to receive events on a development machine, which endpoints cannot reach (see docs/webhooks.md). */
+const listenCommand =
+  'VISUALIZER_API_KEY=visualizer_… npx visualizer listen --forward-to http://localhost:4000/webhooks';
+
+/** A URL only a local receiver answers: plain http, or a loopback, private or `.localhost` host. */
+function looksLocal(text: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return (
+    url.protocol === 'http:' ||
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '::1' ||
+    /^(127|10)\.|^192\.168\.|^172\.(1[6-9]|2\d|3[01])\.|^0\.0\.0\.0$/.test(host)
+  );
+}
+
 /** The endpoint form, for creating and for editing: URL, description, the events it receives. */
 function EndpointForm({
   initial,
@@ -30,6 +53,8 @@ function EndpointForm({
 }) {
   const [draft, setDraft] = useState(initial);
   const action = useAction();
+  // The URL the server last refused, when it was one only `visualizer listen` can reach.
+  const [refusedLocal, setRefusedLocal] = useState(false);
   const all = draft.events.includes('*');
   const toggle = (name: EventName, on: boolean) =>
     setDraft({
@@ -43,7 +68,15 @@ function EndpointForm({
       class="stacked-form"
       onSubmit={(event) => {
         event.preventDefault();
-        void action.run(() => onSubmit(draft));
+        setRefusedLocal(false);
+        void action.run(async () => {
+          try {
+            await onSubmit(draft);
+          } catch (error) {
+            setRefusedLocal(error instanceof ApiFailure && error.param === 'url' && looksLocal(draft.url));
+            throw error;
+          }
+        });
       }}
     >
       <label>
@@ -52,10 +85,15 @@ function EndpointForm({
           type="url"
           required
           placeholder="https://shop.example/webhooks/visualizer"
+          aria-describedby="endpoint-url-hint"
           value={draft.url}
           onInput={(event) => setDraft({ ...draft, url: event.currentTarget.value })}
         />
       </label>
+      <p class="muted field-hint" id="endpoint-url-hint">
+        A public <code>https://</code> URL. To receive events on this machine (<code>http://localhost</code>), run{' '}
+        <code>{listenCommand}</code> instead of adding an endpoint.
+      </p>
       <label>
         Description <span class="muted">(optional)</span>
         <input
@@ -84,6 +122,14 @@ function EndpointForm({
         ))}
       </fieldset>
       <ErrorText error={action.error} />
+      {action.error && refusedLocal && (
+        <p class="listen-hint">
+          The service delivers only to public <code>https://</code> addresses. To receive events locally, run{' '}
+          <code>{listenCommand}</code>: it forwards each event, signed, to your local URL (step by step in{' '}
+          <code>docs/webhooks.md</code>, “Receiving webhooks on your own machine”; the API's endpoints are in the{' '}
+          <a href="../docs">API reference</a>).
+        </p>
+      )}
       <div class="buttons">
         <button type="submit" disabled={action.busy}>
           {submitLabel}
@@ -112,10 +158,11 @@ export function WebhookEndpoints() {
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
   const row = useAction();
 
-  const patch = (id: string, body: Schemas['UpdateWebhookEndpointRequest']) =>
-    unwrap(api.PATCH('/v1/webhook-endpoints/{id}', { params: { path: { id } }, body })).then((updated) =>
-      endpoints.replace((item) => item.id === id, updated),
-    );
+  const patch = async (id: string, body: Schemas['UpdateWebhookEndpointRequest']) => {
+    const updated = await unwrap(api.PATCH('/v1/webhook-endpoints/{id}', { params: { path: { id } }, body }));
+    forgetEndpointUrls();
+    endpoints.replace((item) => item.id === id, updated);
+  };
 
   return (
     <section aria-labelledby="endpoints-heading">
@@ -136,6 +183,7 @@ export function WebhookEndpoints() {
                 body: { url: draft.url, description: draft.description || null, enabledEvents: draft.events },
               }),
             );
+            forgetEndpointUrls();
             setSecret({ label: `Signing secret of ${made.url}`, value: made.secret });
             setCreating(false);
             endpoints.reload();
@@ -216,6 +264,7 @@ export function WebhookEndpoints() {
                           await unwrap(
                             api.DELETE('/v1/webhook-endpoints/{id}', { params: { path: { id: endpoint.id } } }),
                           );
+                          forgetEndpointUrls();
                           endpoints.replace((item) => item.id === endpoint.id, null);
                           notify('Endpoint deleted.');
                         })
@@ -228,7 +277,13 @@ export function WebhookEndpoints() {
           </li>
         ))}
       </ul>
-      {!endpoints.loading && endpoints.items.length === 0 && <p class="muted">No endpoints yet.</p>}
+      {!endpoints.loading && endpoints.items.length === 0 && (
+        <p class="muted">
+          No endpoints yet. {admin ? 'Add one' : 'An admin adds one'} with the public <code>https://</code> URL of your
+          server to have it told when a generation completes or fails (signed as described in{' '}
+          <code>docs/webhooks.md</code>); on your own machine, use <code>npx visualizer listen</code>.
+        </p>
+      )}
       <LoadMore hasMore={endpoints.hasMore} loading={endpoints.loading} onClick={endpoints.loadMore} />
     </section>
   );
