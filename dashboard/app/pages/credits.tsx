@@ -1,6 +1,7 @@
 import { api, unwrap, type Schemas } from '../api.ts';
 import { ErrorText, LoadMore, PageTitle, Time, ScrollTable } from '../components/ui.tsx';
 import { useLoad, usePaged } from '../hooks.ts';
+import { ledgerReason } from '../labels.ts';
 import { href } from '../router.ts';
 
 /** The balance, and the ledger behind it page by page. */
@@ -41,7 +42,7 @@ export function CreditsPage() {
                   </th>
                   <td class="number">{entry.delta > 0 ? `+${entry.delta}` : entry.delta}</td>
                   <td class="number">{entry.balanceAfter}</td>
-                  <td>{entry.reason}</td>
+                  <td title={entry.reason}>{ledgerReason(entry.reason)}</td>
                   <td>
                     {entry.reference?.startsWith('agen_') ? (
                       <a href={href(`/generations/${encodeURIComponent(entry.reference)}`)}>{entry.reference}</a>
@@ -54,6 +55,12 @@ export function CreditsPage() {
             </tbody>
           </table>
         </ScrollTable>
+        {!ledger.loading && !ledger.error && ledger.items.length === 0 && (
+          <p class="muted">
+            No entries yet: every credit added and every generation charged or refunded is listed here. The operator
+            adds credits with <code>npx visualizer credits add --org ORG_ID --amount N</code>.
+          </p>
+        )}
         <LoadMore hasMore={ledger.hasMore} loading={ledger.loading} onClick={ledger.loadMore} />
       </section>
     </>

@@ -110,7 +110,13 @@ function Held({ visitor, onErasing, onErased }: { visitor: Visitor; onErasing: (
         </div>
       </dl>
       {nothing ? (
-        <p>Nothing is held about this visitor.</p>
+        <p>
+          Nothing is held about this visitor.{' '}
+          <span class="muted">
+            Check that the id is the one the SDK gave their browser (<code>Visualizer.getIdentity().visitorId</code>); a
+            visitor already erased is listed under Erasures below, without their id.
+          </span>
+        </p>
       ) : (
         <p class="buttons">
           <a
@@ -362,7 +368,12 @@ function Erasures({ list }: { list: Paged<Erasure> }) {
         Every erasure requested, newest first: who asked, when, and how much it erased. They name no visitor.
       </p>
       <ErrorText error={list.error} />
-      {!list.loading && !list.error && list.items.length === 0 && <p class="muted">No erasure requested yet.</p>}
+      {!list.loading && !list.error && list.items.length === 0 && (
+        <p class="muted">
+          No erasure requested yet. To answer an erasure request, look the visitor up above and erase them (admins), or
+          call <code>DELETE /v1/visitors/{'{visitorId}'}</code> (see the <a href="../docs">API reference</a>).
+        </p>
+      )}
       {list.items.length > 0 && (
         <ScrollTable label="Erasures table">
           <table>

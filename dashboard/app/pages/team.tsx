@@ -12,7 +12,9 @@ import {
   useAction,
   ScrollTable,
 } from '../components/ui.tsx';
+import { dateTime } from '../format.ts';
 import { useLoad, usePaged } from '../hooks.ts';
+import { browserLabel } from '../user-agent.ts';
 import { useIsAdmin, useSession } from '../session.ts';
 
 type TeamUser = Schemas['User'];
@@ -45,6 +47,12 @@ function Users() {
   const [sessionsOf, setSessionsOf] = useState<string | null>(null);
   const invite = useAction();
   const row = useAction();
+  // The server refuses to demote or remove the last active admin (409 `last_admin`): leave those
+  // controls off your own row when the whole list shows no other active admin.
+  const lastAdmin =
+    self.role === 'admin' &&
+    !users.hasMore &&
+    !users.items.some((user) => user.id !== self.id && user.role === 'admin' && user.status === 'active');
   return (
     <>
       <section aria-labelledby="invite-heading">
@@ -78,7 +86,7 @@ function Users() {
         <ErrorText error={invite.error} />
         {link && (
           <ShownOnce
-            label={`Invitation link for ${link.email} (send it to them; valid until ${new Date(link.expiresAt).toLocaleString()})`}
+            label={`Invitation link for ${link.email} (send it to them; valid until ${dateTime(link.expiresAt)})`}
             value={link.url}
             onDone={() => setLink(null)}
           />
@@ -108,66 +116,92 @@ function Users() {
                     {user.id === self.id ? ' (you)' : ''}
                   </th>
                   <td>
-                    <label class="visually-hidden" for={`role-${user.id}`}>
-                      Role of {user.email}
-                    </label>
-                    <select
-                      id={`role-${user.id}`}
-                      value={user.role}
-                      onChange={(event) => {
-                        const next = event.currentTarget.value as Role;
-                        void row.run(async () => {
-                          try {
-                            const saved = await unwrap(
-                              api.PATCH('/v1/users/{id}', { params: { path: { id: user.id } }, body: { role: next } }),
-                            );
-                            users.replace((item) => item.id === user.id, saved);
-                            notify(`${user.email} is now ${next}.`);
-                          } catch (error) {
-                            users.replace((item) => item.id === user.id, { ...user });
-                            throw error;
-                          }
-                        });
-                      }}
-                    >
-                      <option value="admin">admin</option>
-                      <option value="viewer">viewer</option>
-                    </select>
+                    {user.id === self.id && lastAdmin ? (
+                      <>
+                        {user.role} <span class="muted">(the only admin: make someone else admin first)</span>
+                      </>
+                    ) : (
+                      <>
+                        <label class="visually-hidden" for={`role-${user.id}`}>
+                          Role of {user.email}
+                        </label>
+                        <select
+                          id={`role-${user.id}`}
+                          value={user.role}
+                          onChange={(event) => {
+                            const next = event.currentTarget.value as Role;
+                            void row.run(async () => {
+                              try {
+                                const saved = await unwrap(
+                                  api.PATCH('/v1/users/{id}', {
+                                    params: { path: { id: user.id } },
+                                    body: { role: next },
+                                  }),
+                                );
+                                users.replace((item) => item.id === user.id, saved);
+                                notify(`${user.email} is now ${next}.`);
+                              } catch (error) {
+                                users.replace((item) => item.id === user.id, { ...user });
+                                throw error;
+                              }
+                            });
+                          }}
+                        >
+                          <option value="admin">admin</option>
+                          <option value="viewer">viewer</option>
+                        </select>
+                      </>
+                    )}
                   </td>
                   <td>
                     <StatusBadge status={user.status} />
-                    {user.status === 'invited' && user.invitationExpiresAt && (
-                      <span class="muted">
-                        {' '}
-                        until <Time iso={user.invitationExpiresAt} />
-                      </span>
-                    )}
+                    {user.status === 'invited' &&
+                      (user.invitationExpiresAt ? (
+                        <span class="muted">
+                          {' '}
+                          until <Time iso={user.invitationExpiresAt} />
+                        </span>
+                      ) : (
+                        <span class="muted"> no password set: signs in with a link</span>
+                      ))}
                   </td>
                   <td>
                     <Time iso={user.createdAt} />
                   </td>
                   <td class="actions">
-                    {user.status === 'active' && (
-                      <button
-                        type="button"
-                        class="secondary small"
-                        aria-expanded={sessionsOf === user.id}
-                        onClick={() => setSessionsOf(sessionsOf === user.id ? null : user.id)}
-                      >
-                        Sessions
-                      </button>
+                    {/* Anyone who may have signed in: not a user whose only way in is a pending invitation. */}
+                    {(user.status === 'active' || !user.invitationExpiresAt) &&
+                      (user.id === self.id ? (
+                        <button
+                          type="button"
+                          class="secondary small"
+                          onClick={() => document.getElementById(`sessions-${self.id}`)?.scrollIntoView()}
+                        >
+                          Sessions
+                        </button>
+                      ) : (
+                        <button
+                          type="button"
+                          class="secondary small"
+                          aria-expanded={sessionsOf === user.id}
+                          onClick={() => setSessionsOf(sessionsOf === user.id ? null : user.id)}
+                        >
+                          Sessions
+                        </button>
+                      ))}
+                    {!(user.id === self.id && lastAdmin) && (
+                      <ConfirmButton
+                        label="Remove"
+                        confirmLabel={`Remove ${user.email}`}
+                        onConfirm={() =>
+                          row.run(async () => {
+                            await unwrap(api.DELETE('/v1/users/{id}', { params: { path: { id: user.id } } }));
+                            users.replace((item) => item.id === user.id, null);
+                            notify(`${user.email} removed.`);
+                          })
+                        }
+                      />
                     )}
-                    <ConfirmButton
-                      label="Remove"
-                      confirmLabel={`Remove ${user.email}`}
-                      onConfirm={() =>
-                        row.run(async () => {
-                          await unwrap(api.DELETE('/v1/users/{id}', { params: { path: { id: user.id } } }));
-                          users.replace((item) => item.id === user.id, null);
-                          notify(`${user.email} removed.`);
-                        })
-                      }
-                    />
                   </td>
                 </tr>
               ))}
@@ -216,7 +250,7 @@ function Sessions({ userId, title, other = false }: { userId: string; title: str
             {(sessions.value?.data ?? []).map((item) => (
               <tr key={item.id}>
                 <th scope="row">
-                  {item.userAgent ?? 'unknown'}
+                  <span title={item.userAgent ?? undefined}>{browserLabel(item.userAgent)}</span>
                   {item.current ? ' (this browser)' : ''}
                 </th>
                 <td>{item.ipAddress ?? '—'}</td>
@@ -249,6 +283,12 @@ function Sessions({ userId, title, other = false }: { userId: string; title: str
           </tbody>
         </table>
       </ScrollTable>
+      {sessions.value?.data.length === 0 && (
+        <p class="muted">
+          No sessions: {other ? 'this user is' : 'you are'} not signed in in any browser. A session starts at each
+          sign-in and ends on signing out, on revoking it here, or after 7 days unused.
+        </p>
+      )}
     </section>
   );
 }
