@@ -44,6 +44,11 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (session: SessionResour
         </button>
       </form>
       <p class="muted">
+        For accounts with a password. An account without one, like the development admin (
+        <code>admin@development.localhost</code>), signs in with the <em>Dashboard sign-in</em> link{' '}
+        <code>npm start</code> prints: restart it for a new link.
+      </p>
+      <p class="muted">
         No account yet? An admin of your organization invites you from the Team page, or the operator with{' '}
         <code>visualizer users invite</code>.
       </p>
