@@ -91,8 +91,8 @@ function EndpointForm({
         />
       </label>
       <p class="muted field-hint" id="endpoint-url-hint">
-        A public <code>https://</code> URL. To receive events on this machine (<code>http://localhost</code>), run{' '}
-        <code>{listenCommand}</code> instead of adding an endpoint.
+        A public <code>https://</code> URL. For a receiver on this machine (<code>http://localhost</code>), run{' '}
+        <code>npx visualizer listen --forward-to http://localhost:PORT/…</code> instead.
       </p>
       <label>
         Description <span class="muted">(optional)</span>

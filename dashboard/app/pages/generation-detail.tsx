@@ -21,7 +21,7 @@ import { useIsAdmin } from '../session.ts';
  * Admins: deletes the generation with its images and uploaded photo (a processing one is
  * discarded and refunded), then goes back to the list.
  */
-function DeleteGeneration({ id, processing }: { id: string; processing: boolean }) {
+function DeleteGeneration({ id, status }: { id: string; status: Generation['status'] }) {
   const remove = useAction();
   const notify = useNotify();
   return (
@@ -29,7 +29,11 @@ function DeleteGeneration({ id, processing }: { id: string; processing: boolean 
       <h2 id="delete-heading">Delete</h2>
       <p class="muted">
         Deletes the images (the original and every variant) and the uploaded photo for good; their URLs stop working.{' '}
-        {processing ? 'The render in progress is discarded and its credits are refunded.' : 'Credits are not refunded.'}
+        {status === 'processing'
+          ? 'The render in progress is discarded and its credits are refunded.'
+          : status === 'failed'
+            ? 'Its credits were already refunded when it failed.'
+            : 'Credits are not refunded.'}
       </p>
       <ConfirmButton
         label="Delete generation"
@@ -226,7 +230,7 @@ export function GenerationDetailPage({ id }: { id: string }) {
               </p>
             )}
           </section>
-          {admin && <DeleteGeneration id={id} processing={value.status === 'processing'} />}
+          {admin && <DeleteGeneration id={id} status={value.status} />}
         </>
       )}
       <section aria-labelledby="events-heading">
