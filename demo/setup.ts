@@ -59,7 +59,7 @@ async function writeState(file: string, state: DemoState) {
 }
 
 /** The organization `serve` created on a new database, found by its first admin; null without one. */
-export async function developmentOrganization({ persistence }: Pick<DemoCradle, 'persistence'>) {
+async function developmentOrganization({ persistence }: Pick<DemoCradle, 'persistence'>) {
   const admin = await persistence.users.findByEmail(developmentAdminEmail);
   return admin ? persistence.organizations.get(admin.organizationId) : null;
 }

@@ -114,7 +114,7 @@ const lastAdmin = () =>
   new ApiError(
     'conflict_error',
     'last_admin',
-    'The organization must keep at least one admin who can sign in (has signed in before, by password or by sign-in link). Make another such user admin first.',
+    'The organization must keep at least one admin who can sign in: one who has signed in before, with a password or a sign-in link. Make another such user admin first.',
     'role',
   );
 
@@ -241,9 +241,9 @@ export function accountService({
 
   /**
    * Makes `change` to `user`, then throws `last_admin` (rolling the transaction back) if the user was
-   * an active admin (one who has signed in, whether by password or by sign-in link) and the
-   * organization is left without one. The team is locked first, so two
-   * admins demoting each other at once cannot both succeed.
+   * an active admin (one who has signed in, with a password or a sign-in link) and the organization
+   * is left without one. The team is locked first, so two admins demoting each other at once cannot
+   * both succeed.
    */
   async function keepAnAdmin(repos: Repositories, user: User, change: () => Promise<unknown>) {
     await change();
