@@ -8,6 +8,7 @@ import {
   ApiError,
   type AppModule,
 } from '../core/http/app-module-api.ts';
+import { developmentAdminEmail } from '../cli/development-sign-in.ts';
 import { dashboardAssets, type DashboardAssets } from './build.ts';
 import { dashboardCsp, shellHtml } from './shell.ts';
 import { renderEngineRoute } from './render-engine-route.ts';
@@ -103,7 +104,13 @@ async function shell(event: H3Event): Promise<Response> {
 export const dashboardModule: AppModule = {
   name: 'dashboard',
   routes: dashboardRoutes,
-  banner: (config) => [
-    `Dashboard: ${config.publicUrl.replace(/\/+$/, '')}/dashboard/ (for shops' teams; invite someone with \`visualizer users invite\`)`,
-  ],
+  banner: async (config, { persistence }) => {
+    // The development organization's id makes the command runnable as printed; elsewhere, say where ids are.
+    const developer = await persistence.users.findByEmail(developmentAdminEmail);
+    const org = developer?.organizationId ?? 'ORG_ID';
+    const ids = developer ? '' : ' (organization ids: npx visualizer orgs list)';
+    return [
+      `Dashboard: ${config.publicUrl.replace(/\/+$/, '')}/dashboard/ (for shops' teams). To invite someone: npx visualizer users invite --org ${org} --email you@example.com --role admin${ids}`,
+    ];
+  },
 };

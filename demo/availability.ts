@@ -34,14 +34,14 @@ export function demoAvailability(
   const publicHost = new URL(config.publicUrl).hostname;
   if (!isLoopbackHost(publicHost)) return off(`the public URL ${config.publicUrl} is not on this machine`);
   if (config.trustProxy) return off('trustProxy is set (a proxy forwards other machines to it)');
-  return { enabled: true, reason: `listening on ${config.host}, loopback alone` };
+  return { enabled: true, reason: `this server listens on ${config.host}, loopback only` };
 }
 
 /** The startup banner's line: the demo's address and why it is on, or why it is off and how to turn it on. */
 export function demoBannerLine(config: DemoConfig, env: Record<string, string | undefined> = process.env): string {
   const { enabled, reason } = demoAvailability(config, env);
   // The demo's widget allows the public URL's origin, so that is the address to open it at.
-  if (enabled) return `Demo shop: ${config.publicUrl}/demo (on: ${reason})`;
+  if (enabled) return `Demo shop: ${config.publicUrl}/demo (served because ${reason})`;
   if (config.demo.enabled === false) return `Demo shop: off, because ${reason}.`;
   return `Demo shop: off, because ${reason}. To serve it anyway: VISUALIZER_DEMO=true, or "demo": { "enabled": true } in the config file.`;
 }

@@ -2,7 +2,7 @@ import { assertBodySize, type H3, type H3Event } from 'h3';
 import { services, bodyTooLarge, ApiError, type Config, type AppModule } from '../core/http/app-module-api.ts';
 import { demoAvailability, demoBannerLine } from './availability.ts';
 import { demoProducts, findDemoProduct, publishDemoImages } from './catalogue.ts';
-import { pricedItems, reportOrder, type DemoOrder } from './order.ts';
+import { linesOfOrder, orderLines, pricedItems, rememberOrder, reportOrder, type DemoOrder } from './order.ts';
 import {
   checkoutPage,
   confirmationPage,
@@ -11,7 +11,7 @@ import {
   productPage,
   type PageContext,
 } from './pages.ts';
-import { demoState } from './setup.ts';
+import { demoDashboardLine, demoState } from './setup.ts';
 
 const html = (body: string, status = 200) =>
   new Response(body, {
@@ -95,6 +95,7 @@ function demoRoutes(app: H3, config: Config) {
     };
     const { ok, status, answer } = await reportOrder(current.publicUrl, context.state.conversionKey, order);
     if (!ok) return html(orderNotPlacedPage(context, { status, request: order, answer }), 502);
+    rememberOrder(order.orderId, orderLines(form.get('items')));
     return new Response(null, {
       status: 303,
       headers: {
@@ -111,7 +112,8 @@ function demoRoutes(app: H3, config: Config) {
     const order = orderId
       ? await services(event).persistence.conversions.findByOrder(context.state.storeId, orderId)
       : null;
-    return html(confirmationPage(context, order, demoProducts), order ? 200 : 404);
+    const lines = order ? linesOfOrder(order.orderId) : null;
+    return html(confirmationPage(context, order, demoProducts, lines), order ? 200 : 404);
   });
 }
 
@@ -126,5 +128,8 @@ export const demoShopModule: AppModule = {
   async start({ config, cdn }) {
     if (demoAvailability(config).enabled) await publishDemoImages(cdn);
   },
-  banner: (config) => [demoBannerLine(config)],
+  banner: async (config, services) =>
+    demoAvailability(config).enabled
+      ? [demoBannerLine(config), await demoDashboardLine(services)]
+      : [demoBannerLine(config)],
 };

@@ -16,24 +16,43 @@ export interface DemoOrder {
   items: ConversionItem[];
 }
 
-/**
- * The cart the checkout form posts (`[{ productId, quantity }]` as JSON), priced from the catalogue
- * as a shop's server does, never from the browser's prices; unknown products and odd quantities are dropped.
- */
-export function pricedItems(json: string | null): ConversionItem[] {
+/** A line of what was bought, as the shop shows it: the product in one colour. */
+export interface OrderLine {
+  productId: string;
+  title: string;
+  /** The colour's name, or null when the cart did not say (or named none of the product's). */
+  colorName: string | null;
+  quantity: number;
+  totalCents: number;
+}
+
+type RequestedLine = { productId?: unknown; colorId?: unknown; quantity?: unknown } | null;
+
+/** The cart's lines that name a product of the catalogue in a sensible quantity (1 to 100). */
+function requestedLines(json: string | null) {
   let requested: unknown;
   try {
     requested = JSON.parse(json || '[]');
   } catch {
     requested = [];
   }
-  const items = new Map<string, ConversionItem>();
-  for (const entry of Array.isArray(requested)
-    ? (requested as Array<{ productId?: unknown; quantity?: unknown } | null>)
-    : []) {
+  return (Array.isArray(requested) ? (requested as RequestedLine[]) : []).flatMap((entry) => {
     const product = findDemoProduct(String(entry?.productId));
     const quantity = Number(entry?.quantity);
-    if (!product || !Number.isInteger(quantity) || quantity < 1 || quantity > 100) continue;
+    if (!product || !Number.isInteger(quantity) || quantity < 1 || quantity > 100) return [];
+    const color = product.colors.find((each) => each.id === entry?.colorId) ?? null;
+    return [{ product, color, quantity }];
+  });
+}
+
+/**
+ * The cart the checkout form posts (`[{ productId, colorId, quantity }]` as JSON), priced from the
+ * catalogue as a shop's server does, never from the browser's prices, one item per product (what
+ * the order webhook records); unknown products and odd quantities are dropped.
+ */
+export function pricedItems(json: string | null): ConversionItem[] {
+  const items = new Map<string, ConversionItem>();
+  for (const { product, quantity } of requestedLines(json)) {
     const item = items.get(product.id) ?? {
       productId: product.id,
       quantity: 0,
@@ -46,6 +65,40 @@ export function pricedItems(json: string | null): ConversionItem[] {
   }
   return [...items.values()];
 }
+
+/** The same cart as the shop shows it: a line per product and colour, priced from the catalogue. */
+export function orderLines(json: string | null): OrderLine[] {
+  const lines = new Map<string, OrderLine>();
+  for (const { product, color, quantity } of requestedLines(json)) {
+    const key = `${product.id}:${color?.id ?? ''}`;
+    const line = lines.get(key) ?? {
+      productId: product.id,
+      title: product.title,
+      colorName: color?.name ?? null,
+      quantity: 0,
+      totalCents: 0,
+    };
+    line.quantity += quantity;
+    line.totalCents = product.priceCents * line.quantity;
+    lines.set(key, line);
+  }
+  return [...lines.values()];
+}
+
+const rememberedOrders = 1_000;
+const ordersPlaced = new Map<string, OrderLine[]>();
+
+/**
+ * The shop's own record of what each order contained, colours included: the order webhook records
+ * products, not their variants. Kept in memory for the latest orders, as the demo has no database;
+ * after a restart an older confirmation shows its products without their colours.
+ */
+export function rememberOrder(orderId: string, lines: OrderLine[]) {
+  ordersPlaced.set(orderId, lines);
+  if (ordersPlaced.size > rememberedOrders) ordersPlaced.delete(ordersPlaced.keys().next().value!);
+}
+
+export const linesOfOrder = (orderId: string) => ordersPlaced.get(orderId) ?? null;
 
 /** Reports the order as a shop's server would: the order webhook, with the shop's conversion key. */
 export async function reportOrder(

@@ -1,6 +1,7 @@
 import { stubSnippet } from '../sdk/snippet.ts';
 import type { ConversionRecord } from '../core/http/app-module-api.ts';
 import type { DemoProduct } from './catalogue.ts';
+import type { OrderLine } from './order.ts';
 
 /** Text for HTML content and attributes. */
 export function escapeHtml(text: string): string {
@@ -299,9 +300,8 @@ var identified = false;
 function show() {
   var lines = window.demoCart.read();
   cartTable(lines, document.getElementById('checkout-lines'), document.getElementById('checkout-total'));
-  var quantities = {};
-  lines.forEach(function (line) { quantities[line.productId] = (quantities[line.productId] || 0) + line.quantity; });
-  form.elements.items.value = JSON.stringify(Object.keys(quantities).map(function (id) { return { productId: id, quantity: quantities[id] }; }));
+  // The colour is the part of the line's key after the product id.
+  form.elements.items.value = JSON.stringify(lines.map(function (line) { return { productId: line.productId, colorId: String(line.key).split(':')[1], quantity: line.quantity }; }));
   document.getElementById('checkout-empty').hidden = lines.length > 0;
   button.disabled = !lines.length || !identified;
 }
@@ -327,6 +327,7 @@ export function confirmationPage(
   context: PageContext,
   order: ConversionRecord | null,
   products: DemoProduct[],
+  lines: OrderLine[] | null = null,
 ): string {
   if (!order) {
     return layout(
@@ -336,10 +337,13 @@ export function confirmationPage(
     );
   }
   const titles = Object.fromEntries(products.map((product) => [product.id, product.title]));
-  const rows = order.items
+  // What was bought, colours included, when this process placed the order; else the recorded products.
+  const shown =
+    lines?.map((line) => ({ ...line, name: line.colorName ? `${line.title} — ${line.colorName}` : line.title })) ??
+    order.items.map((item) => ({ ...item, name: titles[item.productId] ?? item.productId }));
+  const rows = shown
     .map(
-      (item) =>
-        `<tr><td>${escapeHtml(titles[item.productId] ?? item.productId)}</td><td>${item.quantity}</td><td>${money(item.totalCents)}</td></tr>`,
+      (line) => `<tr><td>${escapeHtml(line.name)}</td><td>${line.quantity}</td><td>${money(line.totalCents)}</td></tr>`,
     )
     .join('');
   const items = order.items.map(({ productId, quantity, priceCents, totalCents }) => ({

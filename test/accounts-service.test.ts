@@ -416,6 +416,41 @@ for (const database of databases)
       );
     });
 
+    it('counts an admin who signs in by link alone (the development admin) as the last admin', async () => {
+      const org = await organization('Development');
+      const developer = await accounts.ensureAdmin(org, 'admin@development.localhost');
+      assert.equal(developer.activatedAt, null, 'not activated before the first sign-in');
+      assert.equal((await accounts.listUsers(org, { limit: 10 })).data[0]?.activatedAt, null);
+
+      const link = await accounts.issueSignInLink(org, developer.id);
+      now += 1000;
+      const signedIn = await accounts.redeemSignInLink(tokenOf(link.url), client);
+      assert.equal(signedIn.user.activatedAt, now);
+      assert.equal(signedIn.user.passwordSetAt, null, 'never set a password');
+      const { user: me } = await accounts.authenticate(signedIn.token);
+      assert.equal(me.activatedAt, now);
+
+      await assert.rejects(accounts.setRole(org, me, me.id, 'viewer'), code('last_admin', 409));
+      await assert.rejects(accounts.removeUser(org, me, me.id), code('last_admin', 409));
+      assert.equal((await persistence.users.get(org, me.id))?.role, 'admin', 'still an admin');
+      assert.equal(await persistence.users.countActiveAdmins(org), 1);
+
+      // A later link keeps the first sign-in's time; an invitation to the address is refused.
+      const again = await accounts.issueSignInLink(org, developer.id);
+      now += 1000;
+      await accounts.redeemSignInLink(tokenOf(again.url), client);
+      assert.equal((await persistence.users.get(org, me.id))?.activatedAt, now - 1000);
+      await assert.rejects(
+        accounts.invite(org, { email: 'admin@development.localhost', role: 'viewer' }),
+        code('email_taken', 409),
+      );
+
+      // With another admin who has signed in, the development admin may step down.
+      const colleague = (await member(org, 'colleague@example.com')).user;
+      assert.equal((await accounts.setRole(org, me, me.id, 'viewer')).role, 'viewer');
+      await assert.rejects(accounts.removeUser(org, colleague, colleague.id), code('last_admin', 409));
+    });
+
     it('keeps one admin when the last two demote or remove each other at the same instant', async () => {
       for (const race of ['demote', 'remove'] as const) {
         const org = await organization(`Race ${race}`);

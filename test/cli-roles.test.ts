@@ -95,7 +95,10 @@ describe('serve --api-only', () => {
     const api = start(['serve'], { ...env, VISUALIZER_WORKER_CONCURRENCY: '0' });
     children.push(api.child);
     await waitFor('the banner', () => /listening on/.test(api.output.stdout), 60_000);
-    assert.match(api.output.stdout, /listening on http:\S+ \(public URL \S+; 0 render workers\)/);
+    assert.match(
+      api.output.stdout,
+      /listening on http:\S+ \(public URL \S+; renders nothing itself: no render workers, `visualizer worker` processes render\)/,
+    );
     assert.doesNotMatch(api.output.stdout, /API only/);
     api.child.kill('SIGTERM');
     assert.equal(await api.exited, 0);

@@ -327,7 +327,7 @@ describe('CLI', () => {
       try {
         assert.match(
           local.banner,
-          /^Demo shop: http:\/\/localhost:\d+\/demo \(on: listening on 127\.0\.0\.1, loopback alone\)$/,
+          /^Demo shop: http:\/\/localhost:\d+\/demo \(served because this server listens on 127\.0\.0\.1, loopback only\)$/,
         );
         assert.equal((await local.get('/demo')).status, 200);
       } finally {
@@ -337,10 +337,42 @@ describe('CLI', () => {
       writeFileSync(config, JSON.stringify({ demo: { enabled: true } }));
       const askedFor = await serveDemo('0.0.0.0', { VISUALIZER_CONFIG: config });
       try {
-        assert.match(askedFor.banner, /^Demo shop: http:\/\/localhost:\d+\/demo \(on: demo\.enabled is true\)$/);
+        assert.match(
+          askedFor.banner,
+          /^Demo shop: http:\/\/localhost:\d+\/demo \(served because demo\.enabled is true\)$/,
+        );
         assert.equal((await askedFor.get('/demo')).status, 200);
       } finally {
         await askedFor.stop();
+      }
+    });
+
+    it('says in plain words what the workers do, where the demo’s orders show, and a runnable invite command', async () => {
+      const local = await serveDemo('127.0.0.1');
+      try {
+        await waitFor('the sign-in line', () => /Dashboard sign-in: .*\n/.test(local.stdout()));
+        const stdout = local.stdout();
+        const org = /organizationId\s+(org_\w+)/.exec(stdout)?.[1];
+        assert.ok(org, 'the development organization was created');
+        assert.match(
+          stdout,
+          /^Visualizer listening on \S+ \(public URL \S+; renders up to \d+ generations? at once\)$/m,
+        );
+        assert.ok(
+          stdout.includes(
+            `Demo shop's try-ons and orders: on the dashboard of the organization Development (${org}), which the sign-in link below opens.`,
+          ),
+          stdout,
+        );
+        assert.match(
+          stdout,
+          new RegExp(
+            `^Dashboard: http://localhost:\\d+/dashboard/ \\(for shops' teams\\)\\. To invite someone: npx visualizer users invite --org ${org} --email you@example\\.com --role admin$`,
+            'm',
+          ),
+        );
+      } finally {
+        await local.stop();
       }
     });
 

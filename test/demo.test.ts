@@ -4,7 +4,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../config/load.ts';
 import { demoAvailability, demoBannerLine } from '../demo/availability.ts';
-import type { DemoState } from '../demo/setup.ts';
+import { ensureDevelopmentAdmin } from '../cli/development-sign-in.ts';
+import { demoDashboardLine, type DemoState } from '../demo/setup.ts';
 import { bearer, startTestApp, type TestApp } from './support/app.ts';
 
 describe('demo shop', () => {
@@ -71,6 +72,47 @@ describe('demo shop', () => {
     }
   });
 
+  it('keeps an organization of its own without a development one, and moves into the development one once there is', async () => {
+    const app = await startTestApp();
+    try {
+      const { cradle } = app.container;
+      assert.equal((await fetch(`${app.url}/demo`)).status, 200);
+      const alone: DemoState = JSON.parse(readFileSync(path.join(cradle.config.dataDir, 'demo.json'), 'utf8'));
+      assert.equal((await cradle.persistence.organizations.get(alone.organizationId))?.name, 'Demo shop');
+      assert.equal(
+        await demoDashboardLine(cradle),
+        `Demo shop's try-ons and orders: in an organization of its own, "Demo shop" (${alone.organizationId}). To see them on the dashboard: npx visualizer users invite --org ${alone.organizationId} --email you@example.com --role admin`,
+      );
+
+      // An older data dir's demo, then a development organization: the next process moves the demo there.
+      const created = await app.tenants.createOrganization({ name: 'Development', credits: 100 });
+      await ensureDevelopmentAdmin(cradle, created.organization.id);
+      const { createKernel } = await import('../core/kernel.ts');
+      const { builtinPlugins } = await import('../plugins/catalogue.ts');
+      const { silentLogger } = await import('../core/logger.ts');
+      const { demoState } = await import('../demo/setup.ts');
+      const next = await createKernel(loadConfig({ VISUALIZER_DATA_DIR: cradle.config.dataDir }), {
+        catalogue: builtinPlugins,
+        logger: silentLogger,
+      });
+      try {
+        const moved = await demoState(next.cradle);
+        assert.equal(moved.organizationId, created.organization.id);
+        assert.notEqual(moved.storeId, alone.storeId);
+        assert.equal(
+          (await next.cradle.persistence.widgets.get(moved.organizationId, moved.widgetId))?.storeId,
+          moved.storeId,
+        );
+        const saved = JSON.parse(readFileSync(path.join(cradle.config.dataDir, 'demo.json'), 'utf8'));
+        assert.equal(saved.organizationId, created.organization.id);
+      } finally {
+        await next.dispose();
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
   it('is off when demo.enabled is false, and by default when NODE_ENV is production', async () => {
     const disabled = await startTestApp({ config: { demo: { enabled: false } } });
     try {
@@ -109,7 +151,7 @@ describe('demo shop', () => {
     for (const host of ['127.0.0.1', '127.0.0.2', '::1', '[::1]', 'localhost', 'LOCALHOST', '::ffff:127.0.0.1']) {
       assert.deepEqual(
         demoAvailability(config({ HOST: host }), development),
-        { enabled: true, reason: `listening on ${host}, loopback alone` },
+        { enabled: true, reason: `this server listens on ${host}, loopback only` },
         host,
       );
     }
@@ -140,7 +182,7 @@ describe('demo shop', () => {
     );
     assert.equal(
       demoBannerLine(config({ PORT: '3000' }), development),
-      'Demo shop: http://localhost:3000/demo (on: listening on 127.0.0.1, loopback alone)',
+      'Demo shop: http://localhost:3000/demo (served because this server listens on 127.0.0.1, loopback only)',
     );
     assert.equal(
       demoBannerLine(config({ VISUALIZER_DEMO: 'false' }), development),
@@ -168,10 +210,27 @@ describe('demo shop', () => {
       return (await response.json()).data;
     };
 
+    let development: { organizationId: string; apiKey: string };
+
     before(async () => {
       app = await startTestApp();
+      // As `npm start` makes on a new database: the Development organization and its admin.
+      const created = await app.tenants.createOrganization({ name: 'Development', credits: 100 });
+      await ensureDevelopmentAdmin(app.container.cradle, created.organization.id);
+      development = { organizationId: created.organization.id, apiKey: created.apiKey.key };
       assert.equal((await fetch(`${app.url}/demo`)).status, 200);
       state = JSON.parse(readFileSync(path.join(app.container.cradle.config.dataDir, 'demo.json'), 'utf8'));
+    });
+
+    it('keeps its store in the development organization, whose dashboard the sign-in link opens', async () => {
+      assert.equal(state.organizationId, development.organizationId);
+      const stores = await app.tenants.listStores(development.organizationId);
+      assert.ok(stores.some((store) => store.id === state.storeId && store.name === 'Northwind Threads (demo)'));
+      assert.equal((await app.tenants.listOrganizations()).length, 1, 'no organization of its own');
+      assert.match(
+        await demoDashboardLine(app.container.cradle),
+        new RegExp(`on the dashboard of the organization Development \\(${development.organizationId}\\)`),
+      );
     });
     after(() => app.close());
 
@@ -249,10 +308,48 @@ describe('demo shop', () => {
       }
     });
 
+    it('names the colour of what was bought on the confirmation, and shows the order to the development organization', async () => {
+      const placed = await form({
+        visitorId: 'v-3',
+        sessionId: 's-3',
+        items: JSON.stringify([
+          { productId: 'hoodie-everyday', colorId: 'charcoal', quantity: 1 },
+          { productId: 'hoodie-everyday', colorId: 'mustard', quantity: 2 },
+          { productId: 'tee-classic', colorId: 'no-such-colour', quantity: 1 },
+        ]),
+      });
+      assert.equal(placed.status, 303);
+      const location = placed.headers.get('location')!;
+      const orderId = new URL(location, app.url).searchParams.get('order')!;
+      const html = await (await fetch(`${app.url}${location}`)).text();
+      assert.ok(html.includes('<tr><td>Everyday Hoodie — Charcoal</td><td>1</td><td>$69.00</td></tr>'), html);
+      assert.ok(html.includes('<tr><td>Everyday Hoodie — Mustard</td><td>2</td><td>$138.00</td></tr>'));
+      assert.ok(
+        html.includes('<tr><td>Classic Cotton Tee</td><td>1</td><td>$29.00</td></tr>'),
+        'an unknown colour is left out',
+      );
+      assert.ok(html.includes('<th id="order-total">$236.00</th>'));
+
+      // The development organization's own key (the one its dashboard's session stands for) sees the order.
+      const response = await fetch(`${app.url}/v1/conversions?limit=100`, { headers: bearer(development.apiKey) });
+      assert.equal(response.status, 200);
+      const order = (await response.json()).data.find((each: { orderId: string }) => each.orderId === orderId);
+      assert.ok(order, 'the order is among the development organization’s conversions');
+      assert.deepEqual(
+        order.items.map(({ productId, quantity }: { productId: string; quantity: number }) => [productId, quantity]),
+        [
+          ['hoodie-everyday', 3],
+          ['tee-classic', 1],
+        ],
+        'one item per product for the order webhook',
+      );
+    });
+
     it('shows what the order webhook answered when it refuses the order', async () => {
       const before = await conversions();
       const keys = await app.tenants.listKeys(state.organizationId);
-      await app.tenants.revokeKey(state.organizationId, keys.find((key) => key.kind === 'conversion')!.id);
+      const demoKey = keys.find((key) => key.kind === 'conversion' && key.name === 'demo shop');
+      await app.tenants.revokeKey(state.organizationId, demoKey!.id);
       const refused = await form({
         visitorId: 'v-2',
         sessionId: 's-2',

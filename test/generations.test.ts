@@ -217,7 +217,9 @@ for (const [database, environment] of databases) {
           }),
         )
       ).json();
-      assert.equal((await g.api.settled(key, missing.id)).error.code, 'image_fetch_failed');
+      const failed = (await g.api.settled(key, missing.id)).error;
+      assert.equal(failed.code, 'image_fetch_failed');
+      assert.equal(failed.message, 'products[0].imageUrl: No image at this CDN path: /cdn/catalog/none.png');
     });
 
     it('refuses what the spec forbids, naming the field', async () => {

@@ -322,6 +322,100 @@ describe('migration 0020 on widget generations made before it', () => {
 });
 
 /**
+ * Migration 0022 records when users first signed in, from what is known: the password's time, else
+ * the first sign-in link they used (the development admin's way in). An invited user stays null.
+ */
+describe('migration 0022 on users from before it', () => {
+  async function writeBefore0022(db: Kysely<any>) {
+    try {
+      const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo(
+        '0021-generation-render-engine',
+      );
+      if (error) throw error;
+      await db
+        .insertInto('organizations')
+        .values({ id: 'org_old', name: 'Old', credit_balance: 0, created_at: 0 })
+        .execute();
+      const users: Array<[string, number | null]> = [
+        ['usr_password', 50],
+        ['usr_link', null],
+        ['usr_invited', null],
+      ];
+      for (const [id, passwordSetAt] of users) {
+        await db
+          .insertInto('users')
+          .values({
+            id,
+            organization_id: 'org_old',
+            email: `${id}@example.com`,
+            role: 'admin',
+            password_hash: passwordSetAt === null ? null : 'scrypt$x',
+            password_set_at: passwordSetAt,
+            created_at: 0,
+          })
+          .execute();
+      }
+      const tokens: Array<[string, string, string, number | null]> = [
+        ['utk_1', 'usr_link', 'sign_in', 30],
+        ['utk_2', 'usr_link', 'sign_in', 20],
+        ['utk_3', 'usr_link', 'sign_in', null],
+        ['utk_4', 'usr_invited', 'set_password', null],
+        ['utk_5', 'usr_invited', 'sign_in', null],
+      ];
+      for (const [id, userId, purpose, usedAt] of tokens) {
+        await db
+          .insertInto('user_tokens')
+          .values({
+            id,
+            user_id: userId,
+            organization_id: 'org_old',
+            purpose,
+            token_hash: id,
+            created_at: 0,
+            expires_at: 100,
+            used_at: usedAt,
+          })
+          .execute();
+      }
+    } finally {
+      await db.destroy();
+    }
+  }
+  async function activationAfterMigrating(persistence: Persistence) {
+    try {
+      assert.ok((await persistence.migrate()).applied.includes('0022-user-activation'));
+      const activated = async (id: string) => (await persistence.users.get('org_old', id))?.activatedAt;
+      assert.equal(await activated('usr_password'), 50);
+      assert.equal(await activated('usr_link'), 20, 'the first sign-in link used');
+      assert.equal(await activated('usr_invited'), null);
+      assert.equal(await persistence.users.countActiveAdmins('org_old'), 2);
+    } finally {
+      await persistence.close();
+    }
+  }
+
+  it('on SQLite', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-0022-'));
+    try {
+      const file = path.join(dir, 'old.db');
+      await writeBefore0022(new Kysely({ dialect: new ImmediateSqliteDialect({ database: new BetterSqlite3(file) }) }));
+      await activationAfterMigrating(openSqlite(file));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('on Postgres', async () => {
+    postgres ??= await startPostgresTestServer();
+    const url = await postgres.createDatabase();
+    await writeBefore0022(
+      new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) }),
+    );
+    await activationAfterMigrating(openPostgres(url));
+  });
+});
+
+/**
  * A request for a visitor whose pending erasure completes at the same moment, on Postgres (SQLite
  * runs one transaction at a time): the insert finds the pending erasure's work, which the completion
  * then deletes before the request reads it. No erasure is pending any more, so the request records

@@ -266,6 +266,35 @@ for (const [database, environment] of matrix.databases) {
       assert.equal((await errorOf(again, 400)).code, 'invalid_link');
     });
 
+    it('keeps the development admin, who signs in by link alone, as active and as the last admin', async () => {
+      const { accounts } = app.container.cradle;
+      const development = (await app.tenants.createOrganization({ name: 'Development', credits: 0 })).organization.id;
+      const developer = await accounts.ensureAdmin(development, 'admin@development.localhost');
+      const link = await accounts.issueSignInLink(development, developer.id);
+      const me = await sessionFrom(
+        await fetch(`${app.url}/v1/session`, jsonPost({ token: link.token }, { 'x-forwarded-for': freshAddress() })),
+        developer.email,
+      );
+      assert.equal((await (await get('/v1/session', { cookie: me.cookie })).json()).user.status, 'active');
+      const team = await (await get('/v1/users', { cookie: me.cookie })).json();
+      assert.deepEqual(
+        team.data.map((user: { email: string; status: string }) => [user.email, user.status]),
+        [['admin@development.localhost', 'active']],
+      );
+
+      const demoted = await fetch(`${app.url}/v1/users/${me.userId}`, {
+        method: 'PATCH',
+        headers: me.headers({ 'content-type': 'application/json' }),
+        body: JSON.stringify({ role: 'viewer' }),
+      });
+      const refused = await errorOf(demoted, 409);
+      assert.equal(refused.code, 'last_admin');
+      assert.match(refused.message, /at least one admin who can sign in/);
+      const removed = await fetch(`${app.url}/v1/users/${me.userId}`, { method: 'DELETE', headers: me.headers() });
+      assert.equal((await errorOf(removed, 409)).code, 'last_admin');
+      assert.equal((await (await get('/v1/session', { cookie: me.cookie })).json()).user.role, 'admin');
+    });
+
     it("lists a user's sessions and revokes one: its cookie stops working", async () => {
       const email = 'devices@sessions.example';
       const laptop = await invitedSession(app, organizationId, 'viewer', email, password);

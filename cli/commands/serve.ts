@@ -73,6 +73,12 @@ export function credentialsBannerLine(signer: CredentialsSigner): string | null 
   return `Content Credentials: signed with a development certificate (${signer.source}), which verifiers show as untrusted. For production, configure your own: VISUALIZER_C2PA_CERTIFICATE_FILE and VISUALIZER_C2PA_KEY_FILE (docs/operations.md, Content credentials).`;
 }
 
+/** What the number of render workers means to someone starting the server. */
+export const renderWorkersText = (workers: number) =>
+  workers === 0
+    ? 'renders nothing itself: no render workers, `visualizer worker` processes render'
+    : `renders up to ${workers} generation${workers === 1 ? '' : 's'} at once`;
+
 export const apiOnlyBannerLine =
   'API only (--api-only): no workers and no scheduler in this process. Webhooks are delivered and renders run only by `visualizer worker` processes on the same database.';
 
@@ -100,7 +106,7 @@ export const serve: Command = {
       const workers = apiOnly ? 0 : await startWorkers(container.cradle);
       if (!apiOnly) await startScheduler(container.cradle);
       output.out(
-        `Visualizer listening on ${server.url} (public URL ${config.publicUrl}; ${apiOnly ? 'API only' : `${workers} render workers`})`,
+        `Visualizer listening on ${server.url} (public URL ${config.publicUrl}; ${apiOnly ? 'API only' : renderWorkersText(workers)})`,
       );
       if (apiOnly) output.out(apiOnlyBannerLine);
       for (const line of renderBannerLines(container.cradle.renderRoutes)) output.out(line);
@@ -108,7 +114,8 @@ export const serve: Command = {
       const credentialsLine = apiOnly ? null : credentialsBannerLine(container.cradle.credentials.signer);
       if (credentialsLine) output.out(credentialsLine);
       output.out(`API reference: ${config.publicUrl}/docs (OpenAPI document: ${config.publicUrl}/openapi.json)`);
-      for (const module of appModules) for (const line of module.banner?.(config) ?? []) output.out(line);
+      for (const module of appModules)
+        for (const line of (await module.banner?.(config, container.cradle)) ?? []) output.out(line);
       const signInLine = await developmentSignInLine(container.cradle);
       if (signInLine) output.out(signInLine);
 

@@ -14,8 +14,14 @@ export interface User {
   /** Lower-cased and trimmed. */
   email: string;
   role: UserRole;
-  /** Null until the user has set a password through an invitation: such a user is "invited". */
+  /** Null until the user has set a password through an invitation (or a reset link). */
   passwordSetAt: number | null;
+  /**
+   * When the user first signed in, by setting a password through an invitation or by a sign-in
+   * link (the development admin's). Null until then: such a user is "invited" and cannot sign in
+   * yet, so does not count as one of the organization's admins (`last_admin`).
+   */
+  activatedAt: number | null;
   createdAt: number;
 }
 

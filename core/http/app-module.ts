@@ -19,8 +19,11 @@ export interface AppModule {
    * not to run.
    */
   start?(services: Cradle): Promise<void>;
-  /** Lines for the startup banner of `visualizer serve`, after the line with the address. */
-  banner?(config: Config): string[];
+  /**
+   * Lines for the startup banner of `visualizer serve`, after the line with the address; `services`
+   * lets a line name what is in the database (an organization's id, say).
+   */
+  banner?(config: Config, services: Cradle): string[] | Promise<string[]>;
 }
 
 /**

@@ -114,7 +114,7 @@ const lastAdmin = () =>
   new ApiError(
     'conflict_error',
     'last_admin',
-    'The organization must keep at least one admin who has set a password. Make another user admin first.',
+    'The organization must keep at least one admin who can sign in: one who has signed in before, with a password or a sign-in link. Make another such user admin first.',
     'role',
   );
 
@@ -241,12 +241,13 @@ export function accountService({
 
   /**
    * Makes `change` to `user`, then throws `last_admin` (rolling the transaction back) if the user was
-   * an active admin and the organization is left without one. The team is locked first, so two
-   * admins demoting each other at once cannot both succeed.
+   * an active admin (one who has signed in, with a password or a sign-in link) and the organization
+   * is left without one. The team is locked first, so two admins demoting each other at once cannot
+   * both succeed.
    */
   async function keepAnAdmin(repos: Repositories, user: User, change: () => Promise<unknown>) {
     await change();
-    const wasActiveAdmin = user.role === 'admin' && user.passwordSetAt !== null;
+    const wasActiveAdmin = user.role === 'admin' && user.activatedAt !== null;
     if (wasActiveAdmin && (await repos.users.countActiveAdmins(user.organizationId)) === 0) throw lastAdmin();
   }
 
@@ -274,7 +275,7 @@ export function accountService({
           await requireOrganization(repos, organizationId);
           const existing = await repos.users.findByEmail(email);
           if (existing) {
-            if (existing.organizationId !== organizationId || existing.passwordSetAt !== null) throw emailTaken();
+            if (existing.organizationId !== organizationId || existing.activatedAt !== null) throw emailTaken();
             const { passwordHash: _, ...current } = existing;
             const user =
               current.role === role
@@ -289,6 +290,7 @@ export function accountService({
             role,
             passwordHash: null,
             passwordSetAt: null,
+            activatedAt: null,
             createdAt: clock.now(),
           });
           return issueToken(repos, user, 'set_password', invitationLifetimeMs);
@@ -313,8 +315,9 @@ export function accountService({
         if (!(await repos.users.useToken(token.id, clock.now()))) throw invalidLink();
         const at = clock.now();
         await repos.users.setPassword(user.id, passwordHash, at);
+        await repos.users.markActivated(user.id, at);
         await repos.sessions.revokeAllForUser(user.id, at);
-        return startSession(repos, { ...user, passwordSetAt: at }, client);
+        return startSession(repos, { ...user, passwordSetAt: at, activatedAt: user.activatedAt ?? at }, client);
       });
     },
 
@@ -337,8 +340,10 @@ export function accountService({
     async redeemSignInLink(token: string, client: ClientInfo): Promise<SignedIn> {
       return persistence.transaction(async (repos) => {
         const link = await openLink(repos, token, 'sign_in');
-        if (!(await repos.users.useToken(link.token.id, clock.now()))) throw invalidLink();
-        return startSession(repos, link.user, client);
+        const at = clock.now();
+        if (!(await repos.users.useToken(link.token.id, at))) throw invalidLink();
+        await repos.users.markActivated(link.user.id, at);
+        return startSession(repos, { ...link.user, activatedAt: link.user.activatedAt ?? at }, client);
       });
     },
 
@@ -367,6 +372,7 @@ export function accountService({
           role: 'admin',
           passwordHash: null,
           passwordSetAt: null,
+          activatedAt: null,
           createdAt: clock.now(),
         });
       });
@@ -401,13 +407,13 @@ export function accountService({
       page: { limit: number; startingAfter?: string },
     ): Promise<{ data: ListedUser[]; hasMore: boolean }> {
       const { data, hasMore } = await persistence.users.list(organizationId, page);
-      const invited = data.filter((user) => user.passwordSetAt === null).map((user) => user.id);
+      const invited = data.filter((user) => user.activatedAt === null).map((user) => user.id);
       const pending = await persistence.users.pendingInvitations(organizationId, invited, clock.now());
       const expiry = new Map(pending.map((token) => [token.userId, token.expiresAt]));
       return { data: data.map((user) => ({ ...user, invitationExpiresAt: expiry.get(user.id) ?? null })), hasMore };
     },
 
-    /** Never leaves the organization without an active admin (`last_admin`). */
+    /** Never leaves the organization without an admin who has signed in (`last_admin`). */
     async setRole(organizationId: string, actor: User, userId: string, role: UserRole): Promise<User> {
       requireActor(organizationId, actor);
       const wanted = requireRole(role);
@@ -425,7 +431,7 @@ export function accountService({
       });
     },
 
-    /** Deletes the user with their links and sessions; never the organization's last active admin. */
+    /** Deletes the user with their links and sessions; never the organization's last admin who has signed in. */
     async removeUser(organizationId: string, actor: User, userId: string): Promise<void> {
       requireActor(organizationId, actor);
       await persistence.transaction(async (repos) => {

@@ -170,7 +170,9 @@ export function renderGeneration({
       const ownKey = ownCdnKey({ cdn, config }, url);
       if (ownKey) {
         const stored = await fromStorage(cdn.get(ownKey, 'public'));
-        if (!stored) throw new ImageFetchError('image_fetch_failed', 'The image is not on this service’s CDN.', false);
+        // The URL is this service's own: the file it names is what is missing.
+        if (!stored)
+          throw new ImageFetchError('image_fetch_failed', `No image at this CDN path: ${new URL(url).pathname}`, false);
         return await prepare(await inspectImage(stored.body), longSide, signal);
       }
       return await prepare(await fetchImage(outbound, url, { signal }), longSide, signal);

@@ -27,6 +27,7 @@ export function persistenceAccountsContract({ store, open }: PersistenceSuiteCon
         role: 'viewer' as UserRole,
         passwordHash: null,
         passwordSetAt: null,
+        activatedAt: null,
         createdAt: base,
         ...fields,
       };
@@ -64,7 +65,12 @@ export function persistenceAccountsContract({ store, open }: PersistenceSuiteCon
 
     it('stores a user and reads it back by id (in its organization) and by email (with the hash)', async () => {
       const org = await organization('Accounts');
-      const stored = user(org, { role: 'admin', passwordHash: 'scrypt$1$1$1$a$b', passwordSetAt: base + 1 });
+      const stored = user(org, {
+        role: 'admin',
+        passwordHash: 'scrypt$1$1$1$a$b',
+        passwordSetAt: base + 1,
+        activatedAt: base + 1,
+      });
       const { passwordHash: _, ...visible } = stored;
       assert.deepEqual(await store().users.create(stored), visible);
       assert.deepEqual(await store().users.get(org, stored.id), visible);
@@ -88,7 +94,7 @@ export function persistenceAccountsContract({ store, open }: PersistenceSuiteCon
     it("never returns another organization's user or session, nor changes them", async () => {
       const mine = await organization('Mine');
       const theirs = await organization('Theirs');
-      const stranger = user(theirs, { role: 'admin', passwordSetAt: base });
+      const stranger = user(theirs, { role: 'admin', passwordSetAt: base, activatedAt: base });
       await store().users.create(stranger);
       const strangerSession = session(stranger);
       await store().sessions.create(strangerSession);
@@ -132,20 +138,30 @@ export function persistenceAccountsContract({ store, open }: PersistenceSuiteCon
       );
     });
 
-    it('counts admins who have set a password, and changes roles and passwords', async () => {
+    it('counts admins who have signed in, and changes roles, passwords and activation', async () => {
       const org = await organization('Admins');
-      const active = user(org, { role: 'admin', passwordSetAt: base });
+      const active = user(org, { role: 'admin', passwordSetAt: base, activatedAt: base });
       const invited = user(org, { role: 'admin' });
-      const viewer = user(org, { role: 'viewer', passwordSetAt: base });
-      for (const each of [active, invited, viewer]) await store().users.create(each);
+      const byLink = user(org, { role: 'admin' });
+      const viewer = user(org, { role: 'viewer', passwordSetAt: base, activatedAt: base });
+      for (const each of [active, invited, byLink, viewer]) await store().users.create(each);
       assert.equal(await store().users.countActiveAdmins(org), 1);
       assert.equal((await store().users.setRole(org, viewer.id, 'admin'))?.role, 'admin');
       assert.equal(await store().users.countActiveAdmins(org), 2);
       await store().users.setPassword(invited.id, 'scrypt$x', base + 5);
+      assert.equal(await store().users.countActiveAdmins(org), 2, 'a password alone does not activate');
+      await store().users.markActivated(invited.id, base + 5);
       assert.equal(await store().users.countActiveAdmins(org), 3);
       const found = await store().users.findByEmail(invited.email);
       assert.equal(found?.passwordHash, 'scrypt$x');
       assert.equal(found?.passwordSetAt, base + 5);
+      assert.equal(found?.activatedAt, base + 5);
+      // A sign-in link's user activates without a password; the first sign-in is the one kept.
+      await store().users.markActivated(byLink.id, base + 6);
+      await store().users.markActivated(byLink.id, base + 9);
+      assert.equal((await store().users.get(org, byLink.id))?.activatedAt, base + 6);
+      assert.equal((await store().users.get(org, byLink.id))?.passwordSetAt, null);
+      assert.equal(await store().users.countActiveAdmins(org), 4);
       assert.equal(await store().users.countActiveAdmins(await organization('Empty')), 0);
       // Locking the team changes nothing visible.
       await store().transaction((tx) => tx.users.lockTeam(org));
@@ -193,7 +209,7 @@ export function persistenceAccountsContract({ store, open }: PersistenceSuiteCon
 
     it('removes a user with their tokens and sessions', async () => {
       const org = await organization('Removal');
-      const leaving = user(org, { role: 'admin', passwordSetAt: base });
+      const leaving = user(org, { role: 'admin', passwordSetAt: base, activatedAt: base });
       const staying = user(org);
       for (const each of [leaving, staying]) await store().users.create(each);
       const link = token(leaving);

@@ -159,6 +159,7 @@ export interface Database {
     role: string;
     password_hash: string | null;
     password_set_at: number | null;
+    activated_at: number | null;
     created_at: number;
   };
   user_tokens: {

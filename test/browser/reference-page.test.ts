@@ -67,6 +67,8 @@ describe('the API reference page', () => {
     try {
       assert.equal(await page.title(), 'Visualizer API reference');
       const create = await operation(page, 'post', '/v1/generations');
+      // The server selector names the address the document's relative server resolves to, not ".".
+      assert.deepEqual(await page.locator('.servers select option').allTextContents(), [`${base} - This service`]);
       const read = await operation(page, 'get', '/v1/generations/{id}');
       assert.match(
         (await read.locator('.opblock-summary-description').textContent()) ?? '',
@@ -186,6 +188,9 @@ describe('the API reference page', () => {
     const { context, page, errors, requested, elsewhere } = await openReference(`${origin}${prefix}/docs`, origin);
     try {
       await operation(page, 'post', '/v1/generations');
+      assert.deepEqual(await page.locator('.servers select option').allTextContents(), [
+        `${origin}${prefix} - This service`,
+      ]);
       // "Try it out" calls the service under the prefix too: the document's server is relative to it.
       const health = await operation(page, 'get', '/healthz');
       await health.locator('.opblock-summary').first().click();

@@ -151,12 +151,17 @@ describe('widget and demo shop', () => {
       assert.equal(await page.inputValue('input[name="visitorId"]'), identity.visitorId);
       assert.equal(await page.inputValue('input[name="sessionId"]'), identity.sessionId);
       assert.deepEqual(JSON.parse(await page.inputValue('input[name="items"]')), [
-        { productId: 'tee-classic', quantity: 2 },
+        { productId: 'tee-classic', colorId: 'red', quantity: 2 },
       ]);
       await page.click('#place-order');
       await page.waitForURL(/\/demo\/confirmation\?order=demo-/);
       const orderId = new URL(page.url()).searchParams.get('order')!;
       assert.equal(await page.textContent('#order-total'), '$58.00');
+      assert.deepEqual(await page.locator('#order-lines td').allTextContents(), [
+        'Classic Cotton Tee — Brick red',
+        '2',
+        '$58.00',
+      ]);
       assert.match(
         (await page.textContent('#order-attribution'))!,
         new RegExp(`attributed to the visualization ${generationId}`),

@@ -713,14 +713,14 @@ export interface paths {
         post?: never;
         /**
          * Remove a user
-         * @description Admins only. Deletes the user with their links and sessions; never the last admin who has set a password.
+         * @description Admins only. Deletes the user with their links and sessions; never the last `active` admin (one who has signed in, by password or by sign-in link): 409 `last_admin`.
          */
         delete: operations["deleteUser"];
         options?: never;
         head?: never;
         /**
          * Change a user's role
-         * @description Admins only. The organization always keeps an admin who has set a password (409 `last_admin`).
+         * @description Admins only. The organization always keeps an admin who can sign in, that is an `active` admin: one who has signed in, by password or by sign-in link (409 `last_admin`).
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -1532,7 +1532,7 @@ export interface components {
             /** @enum {string} */
             role: "admin" | "viewer";
             /**
-             * @description `invited` until the user has set a password through their invitation.
+             * @description `invited` until the user first signs in (by setting a password through their invitation, or by a sign-in link); `active` after.
              * @enum {string}
              */
             status: "active" | "invited";

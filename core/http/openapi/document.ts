@@ -143,7 +143,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
         "AI product visualizations for online shops: virtual try-on and room staging behind a REST API, signed webhooks and a browser SDK. Paths are relative to the service's public URL (e.g. `https://visualizer.example.com`). Errors are always `{ error: { type, code, message, param } }`; branch on `code`.",
     },
     // Relative to where the document is served, so a deployment under a path prefix keeps it.
-    servers: [{ url: '.', description: "The service's public URL." }],
+    servers: [{ url: '.', description: 'This service' }],
     security: security.secretKey.map((requirement) => ({ ...requirement })),
     tags,
     paths,

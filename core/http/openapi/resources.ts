@@ -328,7 +328,9 @@ export const userSchema = v.strictObject({
   role: userRole,
   status: v.pipe(
     v.picklist(['active', 'invited']),
-    v.description('`invited` until the user has set a password through their invitation.'),
+    v.description(
+      '`invited` until the user first signs in (by setting a password through their invitation, or by a sign-in link); `active` after.',
+    ),
   ),
   invitationExpiresAt: v.pipe(
     nullableTimestamp,

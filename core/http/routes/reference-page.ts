@@ -20,20 +20,30 @@ const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagge
 
 /**
  * Starts Swagger UI on the document the page names, resolved against the page (so a path prefix
- * is kept). No validator badge (it would call validator.swagger.io) and no top bar (whose URL box
- * would fetch any document the reader types).
+ * is kept). The document's server is relative (`.`), which holds behind any prefix but reads as
+ * ". - This service" in the server selector: the page shows the address it resolves to instead.
+ * No validator badge (it would call validator.swagger.io) and no top bar (whose URL box would
+ * fetch any document the reader types).
  */
 const initializer = `"use strict";
 (function () {
   var root = document.getElementById("swagger-ui");
-  window.ui = SwaggerUIBundle({
-    url: new URL(root.getAttribute("data-openapi-url"), document.baseURI).href,
-    domNode: root,
-    deepLinking: true,
-    validatorUrl: null,
-    defaultModelsExpandDepth: 0,
-    docExpansion: "list"
-  });
+  var documentUrl = new URL(root.getAttribute("data-openapi-url"), document.baseURI).href;
+  fetch(documentUrl)
+    .then(function (response) { return response.json(); })
+    .then(function (spec) {
+      (spec.servers || []).forEach(function (server) {
+        server.url = new URL(server.url, documentUrl).href.replace(/\\/$/, "");
+      });
+      window.ui = SwaggerUIBundle({
+        spec: spec,
+        domNode: root,
+        deepLinking: true,
+        validatorUrl: null,
+        defaultModelsExpandDepth: 0,
+        docExpansion: "list"
+      });
+    });
 })();
 `;
 

@@ -43,7 +43,7 @@ export const userResource = (user: User | ListedUser) => ({
   object: 'user' as const,
   email: user.email,
   role: user.role,
-  status: user.passwordSetAt === null ? ('invited' as const) : ('active' as const),
+  status: user.activatedAt === null ? ('invited' as const) : ('active' as const),
   invitationExpiresAt: isoTimeOrNull('invitationExpiresAt' in user ? user.invitationExpiresAt : null),
   createdAt: isoTime(user.createdAt),
 });

@@ -75,7 +75,8 @@ export const userPaths: PathFragment = {
     patch: {
       operationId: 'updateUser',
       summary: "Change a user's role",
-      description: 'Admins only. The organization always keeps an admin who has set a password (409 `last_admin`).',
+      description:
+        'Admins only. The organization always keeps an admin who can sign in, that is an `active` admin: one who has signed in, by password or by sign-in link (409 `last_admin`).',
       tags: ['Team'],
       security: security.session,
       parameters: [userId],
@@ -92,7 +93,7 @@ export const userPaths: PathFragment = {
       operationId: 'deleteUser',
       summary: 'Remove a user',
       description:
-        'Admins only. Deletes the user with their links and sessions; never the last admin who has set a password.',
+        'Admins only. Deletes the user with their links and sessions; never the last `active` admin (one who has signed in, by password or by sign-in link): 409 `last_admin`.',
       tags: ['Team'],
       security: security.session,
       parameters: [userId],

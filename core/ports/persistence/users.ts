@@ -11,7 +11,7 @@ export interface UserRepository {
     organizationId: string,
     options: { limit: number; startingAfter?: string },
   ): Promise<{ data: User[]; hasMore: boolean }>;
-  /** Admins of the organization who have set a password. */
+  /** Admins of the organization who have signed in (`activatedAt` set): those who can sign in again. */
   countActiveAdmins(organizationId: string): Promise<number>;
   /**
    * Inside a transaction: holds back every other transaction that locks the same organization's
@@ -20,6 +20,8 @@ export interface UserRepository {
   lockTeam(organizationId: string): Promise<void>;
   setRole(organizationId: string, id: string, role: UserRole): Promise<User | null>;
   setPassword(id: string, passwordHash: string, at: number): Promise<void>;
+  /** Sets `activatedAt` to `at` unless it is set already: the first sign-in is the one recorded. */
+  markActivated(id: string, at: number): Promise<void>;
   /** Deletes the user with their tokens and sessions; false when the organization has no such user. */
   remove(organizationId: string, id: string): Promise<boolean>;
 

@@ -19,6 +19,7 @@ import * as generationDeletion from './0018-generation-deletion.ts';
 import * as visitorErasures from './0019-visitor-erasures.ts';
 import * as widgetCreditCap from './0020-widget-credit-cap.ts';
 import * as generationRenderEngine from './0021-generation-render-engine.ts';
+import * as userActivation from './0022-user-activation.ts';
 
 /**
  * Migrations are imported statically rather than read from a folder, so they load the same
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0019-visitor-erasures': visitorErasures,
   '0020-widget-credit-cap': widgetCreditCap,
   '0021-generation-render-engine': generationRenderEngine,
+  '0022-user-activation': userActivation,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -7,6 +7,7 @@ const toStoredUser = (row: Database['users']): StoredUser => ({
   email: row.email,
   role: row.role as UserRole,
   passwordSetAt: row.password_set_at === null ? null : Number(row.password_set_at),
+  activatedAt: row.activated_at === null ? null : Number(row.activated_at),
   createdAt: Number(row.created_at),
   passwordHash: row.password_hash,
 });
@@ -47,6 +48,7 @@ export function userRepository(db: Executor): UserRepository {
         role: user.role,
         password_hash: user.passwordHash,
         password_set_at: user.passwordSetAt,
+        activated_at: user.activatedAt,
         created_at: user.createdAt,
       };
       await db.insertInto('users').values(row).execute();
@@ -88,7 +90,7 @@ export function userRepository(db: Executor): UserRepository {
         .select((eb) => eb.fn.countAll<number | string | bigint>().as('count'))
         .where('organization_id', '=', organizationId)
         .where('role', '=', 'admin')
-        .where('password_set_at', 'is not', null)
+        .where('activated_at', 'is not', null)
         .executeTakeFirstOrThrow();
       return Number(row.count);
     },
@@ -115,6 +117,14 @@ export function userRepository(db: Executor): UserRepository {
         .updateTable('users')
         .set({ password_hash: passwordHash, password_set_at: at })
         .where('id', '=', id)
+        .execute();
+    },
+    async markActivated(id, at) {
+      await db
+        .updateTable('users')
+        .set({ activated_at: at })
+        .where('id', '=', id)
+        .where('activated_at', 'is', null)
         .execute();
     },
     async remove(organizationId, id) {
