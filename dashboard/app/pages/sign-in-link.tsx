@@ -35,7 +35,7 @@ export function SignInLinkPage({
         </li>
         <li>
           <strong>Anyone else without a password:</strong> ask an admin of your organization for a new link (Team page,
-          or <code>npx visualizer users invite</code>).
+          or <code>npx visualizer users invite --org ORG_ID --email … --role …</code>).
         </li>
         <li>
           <strong>If you have set a password:</strong>{' '}

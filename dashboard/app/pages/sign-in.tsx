@@ -50,7 +50,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (session: SessionResour
       </p>
       <p class="muted">
         No account yet? An admin of your organization invites you from the Team page, or the operator with{' '}
-        <code>visualizer users invite</code>.
+        <code>npx visualizer users invite --org ORG_ID --email you@shop.example --role admin</code>.
       </p>
     </main>
   );

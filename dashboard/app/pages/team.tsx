@@ -162,15 +162,15 @@ function Users() {
                           until <Time iso={user.invitationExpiresAt} />
                         </span>
                       ) : (
-                        <span class="muted"> no password set: signs in with a link</span>
+                        <span class="muted"> (invitation expired: invite them again)</span>
                       ))}
                   </td>
                   <td>
                     <Time iso={user.createdAt} />
                   </td>
                   <td class="actions">
-                    {/* Anyone who may have signed in: not a user whose only way in is a pending invitation. */}
-                    {(user.status === 'active' || !user.invitationExpiresAt) &&
+                    {/* Only someone who has signed in (by password or link) can have sessions. */}
+                    {user.status === 'active' &&
                       (user.id === self.id ? (
                         <button
                           type="button"
