@@ -2,7 +2,7 @@ import { api, unwrap } from '../api.ts';
 import { useLoad } from '../hooks.ts';
 import { useIsAdmin } from '../session.ts';
 import { useNotify } from './notices.tsx';
-import { ErrorText, StatusBadge, Time, useAction, ScrollTable } from './ui.tsx';
+import { ErrorText, ScrollTable, ShortId, StatusBadge, Time, useAction } from './ui.tsx';
 
 /**
  * An event's deliveries (one per endpoint) and every attempt of them: when, the status code, how
@@ -44,7 +44,7 @@ export function EventDeliveries({ eventId }: { eventId: string }) {
               {event.deliveries.map((delivery) => (
                 <tr key={delivery.id}>
                   <th scope="row">
-                    <code>{delivery.endpointId}</code>
+                    <ShortId id={delivery.endpointId} />
                   </th>
                   <td>
                     <StatusBadge status={delivery.status} />
@@ -81,7 +81,7 @@ export function EventDeliveries({ eventId }: { eventId: string }) {
                     <Time iso={attempt.attemptedAt} />
                   </th>
                   <td>
-                    <code>{attempt.endpointId}</code>
+                    <ShortId id={attempt.endpointId} />
                   </td>
                   <td class="number">{attempt.statusCode ?? '—'}</td>
                   <td class="number">{attempt.durationMs} ms</td>

@@ -1,7 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf, unwrap, type Schemas } from '../api.ts';
 import { useNotify } from '../components/notices.tsx';
-import { ConfirmButton, ErrorText, LoadMore, PageTitle, ScrollTable, StatusBadge, Time } from '../components/ui.tsx';
+import {
+  ConfirmButton,
+  ErrorText,
+  LoadMore,
+  PageTitle,
+  ScrollTable,
+  ShortId,
+  StatusBadge,
+  Time,
+} from '../components/ui.tsx';
 import { money } from '../format.ts';
 import { usePaged, type Paged } from '../hooks.ts';
 import { href } from '../router.ts';
@@ -177,7 +186,7 @@ function Generations({ items }: { items: Visitor['generations'] }) {
             {items.data.map((generation) => (
               <tr key={generation.id}>
                 <th scope="row">
-                  <a href={href(`/generations/${encodeURIComponent(generation.id)}`)}>{generation.id}</a>
+                  <ShortId id={generation.id} href={href(`/generations/${encodeURIComponent(generation.id)}`)} />
                 </th>
                 <td>
                   <Time iso={generation.createdAt} />
