@@ -218,7 +218,7 @@ export async function seedLongRows(app: DashboardApp, shop: { organizationId: st
   const retired = await tenants.createKey(shop.organizationId, 'secret', 'Old staging server');
   await tenants.revokeKey(shop.organizationId, retired.record.id);
   const store = await app.v1(shop.apiKey, '/v1/stores', {
-    body: { name: 'Acme Outfitters — European storefront (EUR)' },
+    body: { name: 'European storefront (EUR)' },
   });
   assert.equal(store.status, 201, await store.clone().text());
   return ((await store.json()) as { id: string }).id;

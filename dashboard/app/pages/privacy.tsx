@@ -195,9 +195,7 @@ function Generations({ items }: { items: Visitor['generations'] }) {
                   <StatusBadge status={generation.status} />
                 </td>
                 <td>{generation.products.map((product) => product.productTitle).join(', ')}</td>
-                <td>
-                  <code>{generation.storeId ?? '—'}</code>
-                </td>
+                <td>{generation.storeId ? <ShortId id={generation.storeId} /> : '—'}</td>
                 <td>
                   <code>{generation.sessionId ?? '—'}</code>
                 </td>
@@ -236,7 +234,7 @@ function Identities({ items }: { items: Visitor['identities'] }) {
                   <code>{JSON.stringify(identity.traits)}</code>
                 </td>
                 <td>
-                  <code>{identity.storeId}</code>
+                  <ShortId id={identity.storeId} />
                 </td>
                 <td>
                   <code>{identity.sessionId ?? '—'}</code>
