@@ -206,3 +206,20 @@ export async function seedDashboard(
   );
   return { widgetId: widget.id, generations: [...generations, byApi.id], failedId: failed.id, viewer };
 }
+
+/**
+ * The long things a phone screen must fit: several keys (one revoked, one with a long name), and a
+ * second store with a long name for the store pickers. Returns the second store's id.
+ */
+export async function seedLongRows(app: DashboardApp, shop: { organizationId: string; apiKey: string }) {
+  const { tenants } = app.g.app.container.cradle;
+  await tenants.createKey(shop.organizationId, 'secret', 'Order system, production servers in Frankfurt');
+  await tenants.createKey(shop.organizationId, 'conversion', 'Shopify order webhook');
+  const retired = await tenants.createKey(shop.organizationId, 'secret', 'Old staging server');
+  await tenants.revokeKey(shop.organizationId, retired.record.id);
+  const store = await app.v1(shop.apiKey, '/v1/stores', {
+    body: { name: 'European storefront (EUR)' },
+  });
+  assert.equal(store.status, 201, await store.clone().text());
+  return ((await store.json()) as { id: string }).id;
+}

@@ -101,7 +101,7 @@ export function DailyChart({
       />
       <details>
         <summary>{title}: data table</summary>
-        <ScrollTable label={`${title}: data table`}>
+        <ScrollTable label={`${title}: data table`} grid>
           <table>
             <caption class="visually-hidden">{title}, per UTC day</caption>
             <thead>

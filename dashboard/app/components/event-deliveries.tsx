@@ -4,7 +4,7 @@ import { useLoad } from '../hooks.ts';
 import { href } from '../router.ts';
 import { useIsAdmin } from '../session.ts';
 import { useNotify } from './notices.tsx';
-import { ErrorText, StatusBadge, Time, useAction, ScrollTable } from './ui.tsx';
+import { ErrorText, ScrollTable, ShortId, StatusBadge, Time, useAction } from './ui.tsx';
 
 /** An endpoint by its URL (its id in the tooltip), or by its id once it has been deleted. */
 function EndpointName({ id, urls }: { id: string; urls: ReadonlyMap<string, string> }) {
@@ -15,7 +15,7 @@ function EndpointName({ id, urls }: { id: string; urls: ReadonlyMap<string, stri
     </span>
   ) : (
     <span>
-      <code>{id}</code> <span class="muted">(deleted)</span>
+      <ShortId id={id} /> <span class="muted">(deleted)</span>
     </span>
   );
 }

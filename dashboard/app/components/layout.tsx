@@ -74,6 +74,11 @@ export function Layout({
         </button>
       </header>
       <nav id="nav" class={menuOpen ? 'open' : ''} aria-label="Sections">
+        {/* The header has no room for who is signed in on a phone: the open menu says it instead. */}
+        <p class="menu-who">
+          Signed in as <strong>{session.user.email}</strong>
+          <span class="role">{session.user.role}</span>
+        </p>
         <ul>
           {sections
             .filter((section) => (section.admin === undefined ? true : section.admin === admin))

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { dateTime } from '../format.ts';
 import { useNotify } from './notices.tsx';
 
@@ -172,14 +172,93 @@ export function useAction() {
 }
 
 /**
- * A table that scrolls sideways on a narrow screen. The scrolling box is focusable and named, so
- * keyboard users can scroll it too.
+ * A table, inside a focusable, named box. On a narrow screen each row becomes a card and each cell
+ * shows its column's header before it (`data-label`, copied here from the `<thead>` so pages need
+ * not repeat it); `grid` keeps a table of figures a table, scrolling inside its box instead.
  */
-export function ScrollTable({ label, children }: { label: string; children: ComponentChildren }) {
+export function ScrollTable({
+  label,
+  grid = false,
+  children,
+}: {
+  label: string;
+  grid?: boolean;
+  children: ComponentChildren;
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    const element = box.current;
+    if (!element || grid) return;
+    const labelAll = () => {
+      for (const table of Array.from(element.querySelectorAll('table'))) labelCells(table);
+    };
+    labelAll();
+    // Rows arrive and change after this first render (loading, "Load more", an edited row).
+    const observer = new MutationObserver(labelAll);
+    observer.observe(element, { childList: true, subtree: true });
+    return () => observer.disconnect();
+  }, [grid]);
   return (
-    <div class="table-scroll" tabIndex={0} role="region" aria-label={label}>
+    <div ref={box} class={grid ? 'table-scroll grid' : 'table-scroll'} tabIndex={0} role="region" aria-label={label}>
       {children}
     </div>
+  );
+}
+
+/**
+ * Labels each body cell with its column's header (none for a column whose header is visually
+ * hidden, such as the actions), and states the table roles outright: rows shown as blocks lose
+ * them in some browsers.
+ */
+function labelCells(table: HTMLTableElement) {
+  table.setAttribute('role', 'table');
+  const headers = Array.from(table.tHead?.rows[0]?.cells ?? []).map((header) =>
+    header.querySelector('.visually-hidden') ? '' : (header.textContent ?? '').trim(),
+  );
+  for (const group of [table.tHead, ...Array.from(table.tBodies)]) group?.setAttribute('role', 'rowgroup');
+  for (const row of Array.from(table.rows)) {
+    row.setAttribute('role', 'row');
+    Array.from(row.cells).forEach((cell, index) => {
+      const inHead = row.parentElement === table.tHead;
+      cell.setAttribute('role', inHead ? 'columnheader' : cell.tagName === 'TH' ? 'rowheader' : 'cell');
+      const header = headers[index];
+      if (!inHead && header && cell.dataset.label !== header) cell.dataset.label = header;
+    });
+  }
+}
+
+/** An id longer than this shows as its start and end, `agen_0VcA…Z7rh`. */
+const shortIdLength = 16;
+
+/** `id` cut to its prefix, a few characters and its last four (unchanged if short already). */
+export function shortId(id: string): string {
+  if (id.length <= shortIdLength) return id;
+  const start = id.indexOf('_') + 5;
+  return `${id.slice(0, start)}…${id.slice(-4)}`;
+}
+
+/**
+ * A long id shown shortened, with its copy button; the whole id stays in the title (on hover) and
+ * for screen readers. With `href`, the shortened id is a link.
+ */
+export function ShortId({ id, href, label = 'Copy id' }: { id: string; href?: string; label?: string }) {
+  const text = (
+    <>
+      <span aria-hidden="true">{shortId(id)}</span>
+      <span class="visually-hidden">{id}</span>
+    </>
+  );
+  return (
+    <span class="short-id">
+      {href ? (
+        <a href={href} title={id}>
+          <code>{text}</code>
+        </a>
+      ) : (
+        <code title={id}>{text}</code>
+      )}
+      <CopyButton text={id} label={label} />
+    </span>
   );
 }
 

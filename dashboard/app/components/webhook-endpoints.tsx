@@ -5,7 +5,7 @@ import { dateTime } from '../format.ts';
 import { usePaged } from '../hooks.ts';
 import { useIsAdmin } from '../session.ts';
 import { useNotify } from './notices.tsx';
-import { ConfirmButton, ErrorText, LoadMore, ShownOnce, StatusBadge, useAction } from './ui.tsx';
+import { ConfirmButton, ErrorText, LoadMore, ShortId, ShownOnce, StatusBadge, useAction } from './ui.tsx';
 
 type Endpoint = Schemas['WebhookEndpoint'];
 type EventName = Endpoint['enabledEvents'][number];
@@ -216,7 +216,7 @@ export function WebhookEndpoints() {
                   <span class="url">{endpoint.url}</span> <StatusBadge status={endpoint.status} />
                 </h3>
                 <p class="muted">
-                  <code>{endpoint.id}</code> · events: {endpoint.enabledEvents.join(', ')} · updated{' '}
+                  <ShortId id={endpoint.id} /> · events: {endpoint.enabledEvents.join(', ')} · updated{' '}
                   {dateTime(endpoint.updatedAt)}
                   {endpoint.description ? ` · ${endpoint.description}` : ''}
                   {endpoint.disabledReason ? ` · disabled: ${endpoint.disabledReason}` : ''}

@@ -1,5 +1,5 @@
 import { api, unwrap, type Schemas } from '../api.ts';
-import { ErrorText, LoadMore, PageTitle, Time, ScrollTable } from '../components/ui.tsx';
+import { ErrorText, LoadMore, PageTitle, ScrollTable, ShortId, Time } from '../components/ui.tsx';
 import { money } from '../format.ts';
 import { usePaged } from '../hooks.ts';
 import { href } from '../router.ts';
@@ -40,16 +40,17 @@ export function ConversionsPage() {
                   <Time iso={conversion.orderCreatedAt} />
                 </td>
                 <td>
-                  <code>{conversion.storeId}</code>
+                  <ShortId id={conversion.storeId} />
                 </td>
                 <td class="number">{money(conversion.totalCents, conversion.currency)}</td>
                 <td>{conversion.status}</td>
                 <td>{conversion.source}</td>
                 <td>
                   {conversion.attribution ? (
-                    <a href={href(`/generations/${encodeURIComponent(conversion.attribution.generationId)}`)}>
-                      {conversion.attribution.generationId}
-                    </a>
+                    <ShortId
+                      id={conversion.attribution.generationId}
+                      href={href(`/generations/${encodeURIComponent(conversion.attribution.generationId)}`)}
+                    />
                   ) : (
                     'not attributed'
                   )}

@@ -1,5 +1,5 @@
 import { api, unwrap, type Schemas } from '../api.ts';
-import { ErrorText, LoadMore, PageTitle, Time, ScrollTable } from '../components/ui.tsx';
+import { ErrorText, LoadMore, PageTitle, ScrollTable, ShortId, Time } from '../components/ui.tsx';
 import { useLoad, usePaged } from '../hooks.ts';
 import { ledgerReason } from '../labels.ts';
 import { href } from '../router.ts';
@@ -45,7 +45,10 @@ export function CreditsPage() {
                   <td title={entry.reason}>{ledgerReason(entry.reason)}</td>
                   <td>
                     {entry.reference?.startsWith('agen_') ? (
-                      <a href={href(`/generations/${encodeURIComponent(entry.reference)}`)}>{entry.reference}</a>
+                      <ShortId
+                        id={entry.reference}
+                        href={href(`/generations/${encodeURIComponent(entry.reference)}`)}
+                      />
                     ) : (
                       (entry.reference ?? '—')
                     )}

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api, unwrap, type Schemas } from '../api.ts';
 import { DailyChart, type ChartSeries } from '../components/chart.tsx';
-import { ErrorText, PageTitle } from '../components/ui.tsx';
+import { ErrorText, PageTitle, shortId } from '../components/ui.tsx';
 import { amounts, dayAfter, dayStart, isoDay, money, percent } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 
@@ -47,7 +47,7 @@ export function OverviewPage() {
   );
   const storeOptions = (stores.value?.data ?? []).map((option) => (
     <option key={option.id} value={option.id}>
-      {option.name} ({option.id})
+      {option.name} · {shortId(option.id)}
     </option>
   ));
 

@@ -1,7 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf, unwrap, type Schemas } from '../api.ts';
 import { useNotify } from '../components/notices.tsx';
-import { ConfirmButton, ErrorText, LoadMore, PageTitle, ScrollTable, StatusBadge, Time } from '../components/ui.tsx';
+import {
+  ConfirmButton,
+  ErrorText,
+  LoadMore,
+  PageTitle,
+  ScrollTable,
+  ShortId,
+  StatusBadge,
+  Time,
+} from '../components/ui.tsx';
 import { money } from '../format.ts';
 import { usePaged, type Paged } from '../hooks.ts';
 import { href } from '../router.ts';
@@ -183,7 +192,7 @@ function Generations({ items }: { items: Visitor['generations'] }) {
             {items.data.map((generation) => (
               <tr key={generation.id}>
                 <th scope="row">
-                  <a href={href(`/generations/${encodeURIComponent(generation.id)}`)}>{generation.id}</a>
+                  <ShortId id={generation.id} href={href(`/generations/${encodeURIComponent(generation.id)}`)} />
                 </th>
                 <td>
                   <Time iso={generation.createdAt} />
@@ -192,9 +201,7 @@ function Generations({ items }: { items: Visitor['generations'] }) {
                   <StatusBadge status={generation.status} />
                 </td>
                 <td>{generation.products.map((product) => product.productTitle).join(', ')}</td>
-                <td>
-                  <code>{generation.storeId ?? '—'}</code>
-                </td>
+                <td>{generation.storeId ? <ShortId id={generation.storeId} /> : '—'}</td>
                 <td>
                   <code>{generation.sessionId ?? '—'}</code>
                 </td>
@@ -233,7 +240,7 @@ function Identities({ items }: { items: Visitor['identities'] }) {
                   <code>{JSON.stringify(identity.traits)}</code>
                 </td>
                 <td>
-                  <code>{identity.storeId}</code>
+                  <ShortId id={identity.storeId} />
                 </td>
                 <td>
                   <code>{identity.sessionId ?? '—'}</code>

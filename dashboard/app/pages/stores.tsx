@@ -2,7 +2,16 @@ import { useState } from 'preact/hooks';
 import { embedSnippet } from '../../../sdk/snippet.ts';
 import { api, baseUrl, unwrap, type Schemas } from '../api.ts';
 import { useNotify } from '../components/notices.tsx';
-import { CopyButton, ErrorText, LoadMore, PageTitle, Time, useAction, ScrollTable } from '../components/ui.tsx';
+import {
+  CopyButton,
+  ErrorText,
+  LoadMore,
+  PageTitle,
+  ScrollTable,
+  ShortId,
+  Time,
+  useAction,
+} from '../components/ui.tsx';
 import { usePaged } from '../hooks.ts';
 import { useIsAdmin, useSession } from '../session.ts';
 
@@ -28,7 +37,7 @@ export function StoresPage() {
         <dl class="facts">
           <dt>Organization id</dt>
           <dd>
-            <code>{session.organization.id}</code> <CopyButton text={session.organization.id} label="Copy id" />
+            <ShortId id={session.organization.id} />
           </dd>
           <dt>Name</dt>
           <dd>{session.organization.name}</dd>
@@ -52,7 +61,7 @@ export function StoresPage() {
                 <tr key={store.id}>
                   <th scope="row">{store.name}</th>
                   <td>
-                    <code>{store.id}</code> <CopyButton text={store.id} label="Copy id" />
+                    <ShortId id={store.id} />
                   </td>
                   <td>{store.attributionWindowDays} days</td>
                   <td>
@@ -105,7 +114,7 @@ function WidgetRow({ widget, onSaved }: { widget: Widget; onSaved: (widget: Widg
           <dl class="facts">
             <dt>Store</dt>
             <dd>
-              <code>{widget.storeId}</code>
+              <ShortId id={widget.storeId} />
             </dd>
             <dt>Mode</dt>
             <dd>{widget.mode}</dd>
