@@ -57,7 +57,7 @@ export function WidgetForm({
             ? await unwrap(api.PATCH('/v1/widgets/{id}', { params: { path: { id: widget.id } }, body: fields }))
             : await unwrap(api.POST('/v1/widgets', { body: { storeId, ...fields } }));
           onSaved(saved);
-          notify(widget ? 'Widget saved.' : `Widget ${saved.id} created: paste its embed snippet into your pages.`);
+          notify(widget ? 'Widget saved.' : `Widget ${saved.id} created: paste its code snippet into your pages.`);
         });
       }}
     >

@@ -27,7 +27,7 @@ export function Widgets({ stores }: { stores: Schemas['Store'][] }) {
       <p class="muted">
         A widget lets shoppers on your shop's pages see your products on their own photo, without a key: it belongs to a
         store, opens only on the origins you allow, and stops for the rest of the UTC day at its daily caps. Paste its
-        embed snippet into your product pages, then open it with the SDK's <code>Visualizer.open()</code> (
+        code snippet into your product pages, then open it with the SDK's <code>Visualizer.open()</code> (
         <DocsLink section="Browser SDK">the browser SDK in the API reference</DocsLink>).
       </p>
       <ErrorText error={widgets.error} />
@@ -35,7 +35,7 @@ export function Widgets({ stores }: { stores: Schemas['Store'][] }) {
         <p class="empty-state">
           No widgets yet.{' '}
           {admin
-            ? 'Create one for a store below, then paste its embed snippet into your product pages.'
+            ? 'Create one for a store below, then paste its code snippet into your product pages.'
             : 'Ask an admin of your organization to create one.'}
         </p>
       )}

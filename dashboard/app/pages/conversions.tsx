@@ -91,7 +91,7 @@ function NoOrdersYet() {
         </li>
         <li>
           <strong>From the order confirmation page:</strong> the browser SDK's{' '}
-          <code>Visualizer.track('$conversion', …)</code>, which needs no key (a widget's embed snippet loads the SDK).
+          <code>Visualizer.track('$conversion', …)</code>, which needs no key (a widget's code snippet loads the SDK).
         </li>
       </ul>
       <p>
