@@ -23,14 +23,22 @@ const styles = [
 
 const utc = (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC');
 
-/** A line chart of values per UTC day (uPlot, drawn on a canvas), followed by its data as a table. */
+const total = (values: number[]) => values.reduce((sum, value) => sum + value, 0);
+
+/**
+ * A line chart of values per UTC day (uPlot, drawn on a canvas), followed by its data as a table.
+ * `note` says what the lines count. Away from the cursor the legend shows the range's totals (uPlot
+ * asks for the values of no point then), so it never reads "—" while there is data.
+ */
 export function DailyChart({
   title,
+  note,
   days,
   series,
   id,
 }: {
   title: string;
+  note: string;
   days: string[];
   series: ChartSeries[];
   id: string;
@@ -61,7 +69,8 @@ export function DailyChart({
         series: [
           {
             label: 'Day',
-            value: (_self, value) => (value === null ? '—' : new Date(value * 1000).toISOString().slice(0, 10)),
+            value: (_self, value, _series, index) =>
+              index === null ? `total of ${days.length} days` : new Date(value * 1000).toISOString().slice(0, 10),
           },
           ...series.map((line, index) => {
             const style = styles[index % styles.length]!;
@@ -70,7 +79,8 @@ export function DailyChart({
               stroke: style.stroke,
               width: style.width,
               dash: style.dash,
-              value: (_self: uPlot, value: number | null) => (value === null ? '—' : (line.format ?? String)(value)),
+              value: (_self: uPlot, value: number | null, _series: number, index: number | null) =>
+                (line.format ?? String)(index === null ? total(line.values) : (value ?? 0)),
               points: { show: true, size: style.size, fill: style.fill, stroke: style.stroke, width: 2 },
             };
           }),
@@ -87,11 +97,11 @@ export function DailyChart({
     };
   }, [days, series]);
 
-  const total = (values: number[]) => values.reduce((sum, value) => sum + value, 0);
   return (
     <figure class="chart" aria-labelledby={`${id}-title`}>
-      <figcaption id={`${id}-title`}>
-        <h3>{title}</h3>
+      <figcaption>
+        <h3 id={`${id}-title`}>{title}</h3>
+        <p class="muted chart-note">{note}</p>
       </figcaption>
       <div
         ref={box}

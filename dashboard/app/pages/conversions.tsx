@@ -1,4 +1,5 @@
 import { api, unwrap, type Schemas } from '../api.ts';
+import { DocsLink } from '../components/docs-link.tsx';
 import { ErrorText, LoadMore, PageTitle, ScrollTable, ShortId, Time } from '../components/ui.tsx';
 import { money } from '../format.ts';
 import { usePaged } from '../hooks.ts';
@@ -14,8 +15,14 @@ export function ConversionsPage() {
   return (
     <>
       <PageTitle>Conversions</PageTitle>
+      <p class="muted">
+        Every order your shop reported, newest first. An order is attributed to the latest visualization the same
+        visitor made through the store's widgets within the store's attribution window before it; its attributed revenue
+        is the total of its items whose product was in that visualization. Refunded and cancelled orders stay listed but
+        no longer count on the Overview.
+      </p>
       <ErrorText error={list.error} />
-      {!list.loading && list.items.length === 0 && <p class="muted">No conversions reported yet.</p>}
+      {!list.loading && !list.error && list.items.length === 0 && <NoOrdersYet />}
       <ScrollTable label="Conversions table">
         <table>
           <thead>
@@ -23,11 +30,11 @@ export function ConversionsPage() {
               <th scope="col">Order</th>
               <th scope="col">Ordered</th>
               <th scope="col">Store</th>
-              <th scope="col">Total</th>
+              <th scope="col">Order total</th>
               <th scope="col">Status</th>
-              <th scope="col">Source</th>
-              <th scope="col">Attributed to</th>
-              <th scope="col">Attributed revenue</th>
+              <th scope="col">Reported by</th>
+              <th scope="col">Attributed to (generation)</th>
+              <th scope="col">Attributed revenue (visualized items)</th>
             </tr>
           </thead>
           <tbody>
@@ -67,5 +74,32 @@ export function ConversionsPage() {
       </ScrollTable>
       <LoadMore hasMore={list.hasMore} loading={list.loading} onClick={list.loadMore} />
     </>
+  );
+}
+
+/** How orders get here: the order webhook or the SDK's conversion call, both described in the docs. */
+function NoOrdersYet() {
+  return (
+    <section class="empty-state" aria-label="How orders get here">
+      <p>
+        <strong>No orders reported yet.</strong> Orders appear here once your shop reports them, in either or both ways
+        (the same order is stored once):
+      </p>
+      <ul>
+        <li>
+          <strong>From your server:</strong> the order webhook <code>POST /api/webhooks/orders</code>, with a conversion
+          key (create one under <a href={href('/developers')}>API keys on the Developers page</a>).
+        </li>
+        <li>
+          <strong>From the order confirmation page:</strong> the browser SDK's{' '}
+          <code>Visualizer.track('$conversion', …)</code>, which needs no key (a widget's code snippet loads the SDK).
+        </li>
+      </ul>
+      <p>
+        To attribute an order, the webhook needs the shopper's <code>visitorId</code> and <code>sessionId</code>: read
+        them with <code>Visualizer.getIdentity()</code> on your pages and pass them through your checkout form.{' '}
+        <DocsLink section="Conversions">Reporting orders in the API reference</DocsLink>.
+      </p>
+    </section>
   );
 }

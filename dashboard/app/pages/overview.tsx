@@ -99,10 +99,15 @@ export function OverviewPage() {
         )}
       </form>
       <ErrorText error={stores.error} />
-      <p class="muted">Days are UTC days.</p>
+      <p class="muted">Days are UTC days, from midnight to midnight UTC.</p>
 
       <section aria-labelledby="summary-heading">
-        <h2 id="summary-heading">Visualizer's effect</h2>
+        <h2 id="summary-heading">One store's widgets and orders</h2>
+        <p class="muted">
+          What shoppers did with one store's widgets in the range, and the orders the store reported. Generations
+          created through the API with a secret key belong to no store: the charts below count them (with “All stores
+          and API generations”), this summary does not.
+        </p>
         <div class="filters">
           <label>
             Store of the summary
@@ -118,6 +123,10 @@ export function OverviewPage() {
 
       <section aria-labelledby="charts-heading">
         <h2 id="charts-heading">Per day</h2>
+        <p class="muted">
+          The whole organization, API generations included, or one store (its widgets' generations and its orders). Away
+          from the pointer, each legend shows the range's totals; point at a day for its numbers.
+        </p>
         <div class="filters">
           <label>
             Store of the charts
@@ -135,24 +144,36 @@ export function OverviewPage() {
   );
 }
 
+/** A conversion rate; without visitors to divide by there is none (the API says null). */
+const rate = (fraction: number | null) => (fraction === null ? 'none (no visitors)' : percent(fraction));
+
 function Summary({ summary }: { summary: Schemas['AnalyticsSummary'] }) {
   const { visitors, conversionRate } = summary;
   return (
     <>
       <dl class="cards">
         <div>
-          <dt>Visualizations</dt>
+          <dt>Widget visualizations in this store</dt>
           <dd>{summary.visualizations}</dd>
+          <dd class="card-note">
+            complete generations made through the store's widgets, for {summary.uniqueVisitorsVisualized} visitor
+            {summary.uniqueVisitorsVisualized === 1 ? '' : 's'}
+          </dd>
         </div>
         <div>
-          <dt>Conversions</dt>
+          <dt>Orders placed</dt>
           <dd>
             {summary.conversions} <span class="muted">({summary.attributedConversions} attributed)</span>
+          </dd>
+          <dd class="card-note">
+            orders dated in the range, refunded and cancelled ones left out; attributed: following a visualization of
+            the same visitor within the store's attribution window
           </dd>
         </div>
         <div>
           <dt>Attributed revenue</dt>
-          <dd>{amounts(summary.attributedRevenue)}</dd>
+          <dd>{Object.keys(summary.attributedRevenue).length ? amounts(summary.attributedRevenue) : 'none'}</dd>
+          <dd class="card-note">the attributed orders' items whose product was visualized, not whole orders</dd>
         </div>
       </dl>
       <table class="rates">
@@ -160,8 +181,8 @@ function Summary({ summary }: { summary: Schemas['AnalyticsSummary'] }) {
         <thead>
           <tr>
             <th scope="col">Visitors</th>
-            <th scope="col">Seen</th>
-            <th scope="col">Converted</th>
+            <th scope="col">Seen in the range</th>
+            <th scope="col">Who ordered</th>
             <th scope="col">Conversion rate</th>
           </tr>
         </thead>
@@ -171,17 +192,22 @@ function Summary({ summary }: { summary: Schemas['AnalyticsSummary'] }) {
             <td class="number">{visitors.visualized}</td>
             <td class="number">{visitors.visualizedConverted}</td>
             <td class="number">
-              <strong>{percent(conversionRate.visualized)}</strong>
+              <strong>{rate(conversionRate.visualized)}</strong>
             </td>
           </tr>
           <tr>
             <th scope="row">Did not visualize</th>
             <td class="number">{visitors.notVisualized}</td>
             <td class="number">{visitors.notVisualizedConverted}</td>
-            <td class="number">{percent(conversionRate.notVisualized)}</td>
+            <td class="number">{rate(conversionRate.notVisualized)}</td>
           </tr>
         </tbody>
       </table>
+      <p class="muted">
+        Distinct visitors: who ordered ÷ seen. The service records no page views, so “seen” means visitors it heard of
+        (they visualized, reported an order or were identified); the rate of those who did not visualize is an upper
+        bound. Orders without a visitor id count above, not here.
+      </p>
     </>
   );
 }
@@ -197,7 +223,7 @@ function Charts({ days }: { days: DailyFigures[] }) {
     ];
     const credits: ChartSeries[] = [{ label: 'Credits spent', values: days.map((day) => day.creditsSpent) }];
     const conversions: ChartSeries[] = [
-      { label: 'Conversions', values: days.map((day) => day.conversions) },
+      { label: 'Orders', values: days.map((day) => day.conversions) },
       { label: 'Attributed', values: days.map((day) => day.attributedConversions) },
     ];
     const revenue: ChartSeries[] = (currencies.length ? currencies : ['USD']).map((currency) => ({
@@ -212,12 +238,31 @@ function Charts({ days }: { days: DailyFigures[] }) {
       <DailyChart
         id="chart-generations"
         title="Generations per day by status"
+        note="Generations created each day, by the status they have now."
         days={charts.dates}
         series={charts.generations}
       />
-      <DailyChart id="chart-credits" title="Credits spent per day" days={charts.dates} series={charts.credits} />
-      <DailyChart id="chart-conversions" title="Conversions per day" days={charts.dates} series={charts.conversions} />
-      <DailyChart id="chart-revenue" title="Attributed revenue per day" days={charts.dates} series={charts.revenue} />
+      <DailyChart
+        id="chart-credits"
+        title="Credits spent per day"
+        note="Credits charged for each day's generations; a failed one's are refunded, so not counted."
+        days={charts.dates}
+        series={charts.credits}
+      />
+      <DailyChart
+        id="chart-conversions"
+        title="Conversions per day"
+        note="Orders by the day they were placed, refunded and cancelled ones left out; attributed: following a visualization."
+        days={charts.dates}
+        series={charts.conversions}
+      />
+      <DailyChart
+        id="chart-revenue"
+        title="Attributed revenue per day"
+        note="The attributed orders' items whose product was visualized, by the day the order was placed."
+        days={charts.dates}
+        series={charts.revenue}
+      />
     </div>
   );
 }
