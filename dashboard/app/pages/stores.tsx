@@ -1,5 +1,5 @@
 import { api, unwrap, type Schemas } from '../api.ts';
-import { CopyButton, ErrorText, LoadMore, PageTitle, ScrollTable, ShortId, Time } from '../components/ui.tsx';
+import { ErrorText, LoadMore, PageTitle, ScrollTable, ShortId, Time } from '../components/ui.tsx';
 import { Widgets } from '../components/widgets.tsx';
 import { usePaged } from '../hooks.ts';
 import { useSession } from '../session.ts';
