@@ -89,7 +89,7 @@ describe('the dashboard in Chromium', () => {
     assert.match(shop.invitationUrl, new RegExp(`^${app.base}/dashboard/#/accept-invitation\\?token=\\w+$`));
     await acceptInvitation(admin.page, shop.invitationUrl);
     assert.equal(new URL(admin.page.url()).hash, '#/overview', 'the token left the address bar');
-    await admin.page.getByText('owner@acme.example').waitFor();
+    await admin.page.getByRole('banner').getByText('owner@acme.example').waitFor();
     const cookies = await admin.context.cookies();
     const session = cookies.find((cookie) => cookie.name === 'visualizer_session');
     assert.ok(session?.httpOnly, 'an HttpOnly session cookie');
