@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { embedSnippet } from '../../../sdk/snippet.ts';
 import { api, baseUrl, unwrap, type Schemas } from '../api.ts';
 import { usePaged } from '../hooks.ts';
+import { modeLabel } from '../labels.ts';
 import { useIsAdmin } from '../session.ts';
 import { DocsLink } from './docs-link.tsx';
 import { CopyButton, ErrorText, LoadMore, ShortId } from './ui.tsx';
@@ -55,7 +56,7 @@ export function Widgets({ stores }: { stores: Schemas['Store'][] }) {
             Create a widget
           </button>
         ))}
-      <ul class="rows">
+      <ul class="rows widget-list">
         {widgets.items.map((widget) => (
           <li key={widget.id} class="row">
             <WidgetRow
@@ -78,7 +79,7 @@ function WidgetRow({ widget, fresh, onSaved }: { widget: Widget; fresh: boolean;
   return (
     <>
       <h3 class="row-title">
-        <code>{widget.id}</code> <span class="muted">{widget.mode}</span>
+        <code>{widget.id}</code> <span class="muted">{modeLabel(widget.mode)}</span>
       </h3>
       {editing ? (
         <WidgetForm
@@ -97,7 +98,7 @@ function WidgetRow({ widget, fresh, onSaved }: { widget: Widget; fresh: boolean;
               <ShortId id={widget.storeId} />
             </dd>
             <dt>Mode</dt>
-            <dd>{widget.mode}</dd>
+            <dd>{modeLabel(widget.mode)}</dd>
             <dt>Image size</dt>
             <dd>{widget.imageSize}</dd>
             <dt>Daily caps (per UTC day)</dt>
