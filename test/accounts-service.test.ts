@@ -451,6 +451,18 @@ for (const database of databases)
       await assert.rejects(accounts.removeUser(org, colleague, colleague.id), code('last_admin', 409));
     });
 
+    it('a password sign-in activates a user whose password an older release set', async () => {
+      const org = await organization('Older release');
+      const user = await accounts.ensureAdmin(org, 'older@example.com');
+      await persistence.users.setPassword(user.id, await hashPassword(password), now);
+      assert.equal((await persistence.users.get(org, user.id))?.activatedAt, null);
+      now += 1000;
+      const signedIn = await accounts.signIn({ email: 'older@example.com', password }, client);
+      assert.equal(signedIn.user.activatedAt, now);
+      assert.equal((await persistence.users.get(org, user.id))?.activatedAt, now);
+      await assert.rejects(accounts.setRole(org, signedIn.user, user.id, 'viewer'), code('last_admin', 409));
+    });
+
     it('keeps one admin when the last two demote or remove each other at the same instant', async () => {
       for (const race of ['demote', 'remove'] as const) {
         const org = await organization(`Race ${race}`);

@@ -333,7 +333,13 @@ export function accountService({
       const matches = await verifyPassword(password ?? '', hash);
       if (!stored?.passwordHash || password === null || !matches) throw invalidCredentials();
       const { passwordHash: _, ...user } = stored;
-      return persistence.transaction((repos) => startSession(repos, user, client));
+      return persistence.transaction(async (repos) => {
+        // A password set by a release from before `activated_at` leaves it empty until a sign-in.
+        if (user.activatedAt !== null) return startSession(repos, user, client);
+        const at = clock.now();
+        await repos.users.markActivated(user.id, at);
+        return startSession(repos, { ...user, activatedAt: at }, client);
+      });
     },
 
     /** Signs in with a `sign_in` link: once, within 15 minutes of its issue. */
