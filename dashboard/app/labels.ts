@@ -30,4 +30,13 @@ export function productNames(generation: Pick<Generation, 'products'>): string {
 }
 
 /** What a generation of this image size costs (and gives back when it fails). */
-export const creditsFor = (imageSize: Generation['imageSize']) => ({ '1K': 1, '2K': 2, '4K': 3 })[imageSize] ?? 1;
+/**
+ * What each image size costs (the spec's 1K = 1, 2K = 2, 4K = 3), kept once for the dashboard: app
+ * modules reach the core only through core/http/app-module-api.ts, which is server code.
+ */
+const creditCost = { '1K': 1, '2K': 2, '4K': 3 } as const satisfies Record<Generation['imageSize'], number>;
+
+/** The image sizes a widget or generation may have, smallest first. */
+export const imageSizes = Object.keys(creditCost) as Generation['imageSize'][];
+
+export const creditsFor = (imageSize: Generation['imageSize']): number => creditCost[imageSize];

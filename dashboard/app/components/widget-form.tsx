@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, unwrap, type Schemas } from '../api.ts';
 import { useNotify } from './notices.tsx';
 import { ErrorText, useAction } from './ui.tsx';
+import { creditsFor, imageSizes } from '../labels.ts';
 
 type Widget = Schemas['Widget'];
 
@@ -83,9 +84,11 @@ export function WidgetForm({
       <label>
         Image size
         <select value={size} onChange={(event) => setSize(event.currentTarget.value as Widget['imageSize'])}>
-          <option value="1K">1K (1 credit a generation)</option>
-          <option value="2K">2K (2 credits a generation)</option>
-          <option value="4K">4K (3 credits a generation)</option>
+          {imageSizes.map((imageSize) => (
+            <option key={imageSize} value={imageSize}>
+              {imageSize} ({creditsFor(imageSize)} credit{creditsFor(imageSize) === 1 ? '' : 's'} a generation)
+            </option>
+          ))}
         </select>
       </label>
       <label>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { embedSnippet } from '../../../sdk/snippet.ts';
 import { api, baseUrl, unwrap, type Schemas } from '../api.ts';
 import { usePaged } from '../hooks.ts';
-import { modeLabel } from '../labels.ts';
+import { creditsFor, modeLabel } from '../labels.ts';
 import { useIsAdmin } from '../session.ts';
 import { DocsLink } from './docs-link.tsx';
 import { CopyButton, ErrorText, LoadMore, ShortId } from './ui.tsx';
@@ -138,8 +138,8 @@ function WidgetRow({ widget, fresh, onSaved }: { widget: Widget; fresh: boolean;
 /** Today's use against each cap; past a cap, shoppers are told visualizations are unavailable until midnight UTC. */
 function UsageToday({ widget }: { widget: Widget }) {
   const { generations, credits } = widget.usageToday;
-  // Full once the next generation would pass a cap (as the form's sizes say, 1K costs 1 credit, 2K 2, 4K 3).
-  const cost = { '1K': 1, '2K': 2, '4K': 3 }[widget.imageSize];
+  // Full once the next generation would pass a cap.
+  const cost = creditsFor(widget.imageSize);
   const full =
     generations >= widget.dailyGenerationCap ||
     (widget.dailyCreditCap !== null && credits + cost > widget.dailyCreditCap);
