@@ -42,6 +42,34 @@ persistenceContract({
 });
 after(async () => postgres?.stop());
 
+/**
+ * A database of each engine as a release before a migration left it: `write` fills it through a
+ * bare Kysely of the old schema, then `check` gets it opened (and migrated) as the service opens it.
+ */
+async function withOldSqlite<T>(
+  write: (db: Kysely<any>) => Promise<void>,
+  check: (persistence: Persistence) => Promise<T>,
+): Promise<T> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-old-'));
+  try {
+    const file = path.join(dir, 'old.db');
+    await write(new Kysely({ dialect: new ImmediateSqliteDialect({ database: new BetterSqlite3(file) }) }));
+    return await check(openSqlite(file));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function withOldPostgres<T>(
+  write: (db: Kysely<any>) => Promise<void>,
+  check: (persistence: Persistence) => Promise<T>,
+): Promise<T> {
+  postgres ??= await startPostgresTestServer();
+  const url = await postgres.createDatabase();
+  await write(new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) }));
+  return check(openPostgres(url));
+}
+
 describe('sqlite file', () => {
   let dir: string;
   before(() => {
@@ -181,25 +209,13 @@ describe('migration 0010 on a ledger written before it', () => {
   }
 
   it('on SQLite, numbers them in the order they were written', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-0010-'));
-    const file = path.join(dir, 'old.db');
-    try {
-      await writeBefore0010(new Kysely({ dialect: new ImmediateSqliteDialect({ database: new BetterSqlite3(file) }) }));
-      const { before, after } = await balancesAfterMigrating(openSqlite(file));
-      assert.deepEqual(before, [6, 7, 10]);
-      assert.deepEqual(after, [4, 6, 7, 10]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const { before, after } = await withOldSqlite(writeBefore0010, balancesAfterMigrating);
+    assert.deepEqual(before, [6, 7, 10]);
+    assert.deepEqual(after, [4, 6, 7, 10]);
   });
 
   it('on Postgres, numbers them as they were listed before, by time', async () => {
-    postgres ??= await startPostgresTestServer();
-    const url = await postgres.createDatabase();
-    await writeBefore0010(
-      new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) }),
-    );
-    const { before, after } = await balancesAfterMigrating(openPostgres(url));
+    const { before, after } = await withOldPostgres(writeBefore0010, balancesAfterMigrating);
     assert.deepEqual(before, [10, 6, 7]);
     assert.deepEqual(after, [4, 10, 6, 7]);
   });
@@ -300,25 +316,9 @@ describe('migration 0020 on widget generations made before it', () => {
     }
   }
 
-  it('on SQLite', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-0020-'));
-    try {
-      const file = path.join(dir, 'old.db');
-      await writeBefore0020(new Kysely({ dialect: new ImmediateSqliteDialect({ database: new BetterSqlite3(file) }) }));
-      await usageAfterMigrating(openSqlite(file));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it('on SQLite', () => withOldSqlite(writeBefore0020, usageAfterMigrating));
 
-  it('on Postgres', async () => {
-    postgres ??= await startPostgresTestServer();
-    const url = await postgres.createDatabase();
-    await writeBefore0020(
-      new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) }),
-    );
-    await usageAfterMigrating(openPostgres(url));
-  });
+  it('on Postgres', () => withOldPostgres(writeBefore0020, usageAfterMigrating));
 });
 
 /**
@@ -394,25 +394,9 @@ describe('migration 0022 on users from before it', () => {
     }
   }
 
-  it('on SQLite', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-0022-'));
-    try {
-      const file = path.join(dir, 'old.db');
-      await writeBefore0022(new Kysely({ dialect: new ImmediateSqliteDialect({ database: new BetterSqlite3(file) }) }));
-      await activationAfterMigrating(openSqlite(file));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it('on SQLite', () => withOldSqlite(writeBefore0022, activationAfterMigrating));
 
-  it('on Postgres', async () => {
-    postgres ??= await startPostgresTestServer();
-    const url = await postgres.createDatabase();
-    await writeBefore0022(
-      new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) }),
-    );
-    await activationAfterMigrating(openPostgres(url));
-  });
+  it('on Postgres', () => withOldPostgres(writeBefore0022, activationAfterMigrating));
 });
 
 /**
