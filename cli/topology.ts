@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { Cradle } from '../core/cradle.ts';
 import type { ProcessRecord, ProcessRole } from '../core/ports/queue-tables/index.ts';
 import { registerProcess, type RegisteredProcess } from '../core/services/process-registry.ts';
+import { connectionBudgetWarning, connectionsOf } from './connection-budget.ts';
 import type { Output } from './output.ts';
 
 /**
@@ -81,6 +82,7 @@ export async function joinTopology(
 ): Promise<RegisteredProcess> {
   const { config, persistence } = cradle;
   const limits = (config.plugins as Record<string, string | undefined>).limits ?? 'memory';
+  const workers = role === 'serve-api-only' ? 0 : config.workers.concurrency;
   const registered = await registerProcess(cradle, {
     role,
     hostname: hostnameOf(env),
@@ -89,20 +91,23 @@ export async function joinTopology(
       cdn: config.plugins.cdn,
       queue: config.plugins.queue,
       limits,
-      workers: role === 'serve-api-only' ? 0 : config.workers.concurrency,
+      workers,
+      connections: connectionsOf(cradle, { runsWorkers: workers > 0 }),
     },
   });
   try {
+    const live = await registered.live();
     const findings = topologyFindings({
       role,
       hostname: registered.record.hostname,
       database: persistence.capabilities.embedded ? 'sqlite' : 'postgres',
       cdn: config.plugins.cdn,
       limits,
-      live: await registered.live(),
+      live,
     });
     if (findings.refusal) throw new TopologyError(findings.refusal);
-    for (const warning of findings.warnings) output.err(`Warning: ${warning}`);
+    const budget = connectionBudgetWarning(live, await persistence.connectionLimit?.());
+    for (const warning of [...findings.warnings, ...(budget ? [budget] : [])]) output.err(`Warning: ${warning}`);
     return registered;
   } catch (error) {
     await registered.stop();

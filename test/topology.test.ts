@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { connectionBudgetWarning } from '../cli/connection-budget.ts';
 import { topologyFindings, type TopologyInput } from '../cli/topology.ts';
 import type { ProcessRecord, ProcessRole } from '../core/ports/queue-tables/index.ts';
 import { bin, startCli as start } from './support/cli.ts';
@@ -62,6 +63,77 @@ describe('topology findings', () => {
     const live = [record('serve-api-only', 'a'), record('serve', 'a', { workers: 0 })];
     const { warnings } = topologyFindings({ ...base, role: 'serve-api-only', live });
     assert.match(warnings.join('\n'), /No worker is running on this database/);
+  });
+});
+
+describe('the connection budget', () => {
+  const withConnections = (connections: number) => record('worker', 'a', { connections });
+
+  it("warns when the live processes' pools together may open more than the server accepts, and says what to change", () => {
+    const warning = connectionBudgetWarning([withConnections(10), withConnections(11), record('serve', 'b')], 20);
+    assert.match(
+      warning ?? '',
+      /^The 2 processes on this database may open 21 connections together .* but the server accepts 20 from this role on this database: .* Lower pluginOptions\.store-postgres\.poolSize, .* PgBouncer in transaction mode/,
+    );
+  });
+
+  it('says nothing when they fit, or behind a pooler (whose own limits the server cannot tell)', () => {
+    assert.equal(connectionBudgetWarning([withConnections(10), withConnections(11)], 21), undefined);
+    assert.equal(connectionBudgetWarning([withConnections(500)], undefined), undefined);
+  });
+});
+
+describe('a role that Postgres allows 15 connections', () => {
+  let postgres: PostgresTestServer;
+  let dir = '';
+  const role = `visualizer_budget_${process.pid}`;
+  const children: ChildProcess[] = [];
+
+  before(async () => {
+    postgres = await startPostgresTestServer();
+    dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-budget-'));
+  });
+  after(async () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await postgres.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('starts an API process (10 connections) quietly, then warns a worker that would bring the total to 21', async () => {
+    const adminUrl = new URL(await postgres.createDatabase());
+    const admin = new pg.Client({ connectionString: adminUrl.href });
+    await admin.connect();
+    try {
+      // Superusers are held to no role limit: the processes connect as a role of their own.
+      await admin.query(`DROP ROLE IF EXISTS ${role}`);
+      await admin.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 15`);
+      await admin.query(`ALTER DATABASE ${adminUrl.pathname.slice(1)} OWNER TO ${role}`);
+      await admin.query(`ALTER SCHEMA public OWNER TO ${role}`);
+    } finally {
+      await admin.end();
+    }
+    const roleUrl = new URL(adminUrl);
+    roleUrl.username = role;
+    roleUrl.password = '';
+    const env = { DATABASE_URL: roleUrl.href, VISUALIZER_DATA_DIR: dir, PORT: '0' };
+    await run(bin, ['migrate'], { env: { ...process.env, ...env } });
+
+    const api = start(['serve', '--api-only'], env);
+    children.push(api.child);
+    await api.printed(/listening on/);
+    assert.doesNotMatch(api.output.stderr, /connections together/);
+
+    const worker = start(['worker'], env);
+    children.push(worker.child);
+    await worker.printed(/worker running/);
+    assert.match(
+      worker.output.stderr,
+      /Warning: The 2 processes on this database may open 21 connections together .* but the server accepts 15 from this role on this database/,
+    );
+    for (const child of [worker, api]) {
+      child.child.kill('SIGTERM');
+      assert.equal(await child.exited, 0);
+    }
   });
 });
 

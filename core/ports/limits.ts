@@ -3,6 +3,7 @@
  * `webhook-endpoint` …). Adapters: `memory` (one process), `redis` and `postgres` (shared).
  * The guarantees an adapter gives are on `Limits` (what an editor shows on hover).
  */
+import type { PoolStats } from './persistence/index.ts';
 
 /** A rate: `burst` requests at once, `perSecond` on average (see rateWindow). */
 export interface RateRule {
@@ -55,6 +56,8 @@ export interface ConcurrencyCap {
 export interface Limits {
   rateLimiter(name: string, rule: RateRule): RateLimiter;
   concurrency(name: string, limit: number, leaseMs: number): ConcurrencyCap;
+  /** The connection pool an adapter keeps to the deployment's database, if any (startup counts its connections). */
+  poolStats?(): PoolStats[];
 }
 
 /**

@@ -30,7 +30,13 @@ const fitKey = (key: string) =>
  */
 export function createPostgresLimits(connectionString: string, logger: Logger): Limits & { close(): Promise<void> } {
   // A few connections: each take is one short statement.
-  const pool = new pg.Pool({ connectionString, max: 4, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 10_000 });
+  const poolSize = 4;
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    connectionTimeoutMillis: 2_000,
+    idleTimeoutMillis: 10_000,
+  });
   pool.on('error', (error) => logger.warn('limits: a Postgres connection failed', { error: error.message }));
   const unnamed = {
     query: (query: { text: string; values?: unknown[] }) => pool.query({ text: query.text, values: query.values }),
@@ -109,6 +115,9 @@ export function createPostgresLimits(connectionString: string, logger: Logger): 
   return {
     rateLimiter: rateLimiterPerRule(rateLimiter),
     concurrency,
+    poolStats: () => [
+      { name: 'limits', total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolSize },
+    ],
     close: async () => {
       clearInterval(sweep);
       await pool.end();

@@ -104,6 +104,31 @@ async function listenForJobs(
   };
 }
 
+/**
+ * The connections this role may open on this database. A superuser may take the reserved slots and
+ * is held to no role or database limit; a negative limit means none; `reserved_connections` is
+ * Postgres 16's (unset before it).
+ */
+async function serverConnectionLimit(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{
+    max: number;
+    reserved: number;
+    superuser: boolean;
+    role: number;
+    database: number;
+  }>(
+    `select current_setting('max_connections')::int as max,
+            current_setting('superuser_reserved_connections')::int
+              + coalesce(nullif(current_setting('reserved_connections', true), '')::int, 0) as reserved,
+            r.rolsuper as superuser, r.rolconnlimit as role, d.datconnlimit as database
+       from pg_roles r, pg_database d
+      where r.rolname = current_user and d.datname = current_database()`,
+  );
+  const { max, reserved, superuser, role, database } = rows[0]!;
+  if (superuser) return max;
+  return Math.min(max - reserved, ...[role, database].filter((limit) => limit >= 0));
+}
+
 /** Why `migrate` refuses behind a transaction-mode pooler without a direct URL. */
 export const migrateNeedsDirectUrl =
   'DATABASE_URL points at a transaction-mode connection pooler (DATABASE_POOLED=true), through which migrations cannot hold their session lock: ' +
@@ -180,5 +205,6 @@ export function openPostgres(
     poolStats: () => [
       { name: 'main', total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolSize },
     ],
+    connectionLimit: async () => (pooled ? undefined : await serverConnectionLimit(pool)),
   };
 }

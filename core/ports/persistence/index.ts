@@ -195,6 +195,14 @@ export interface Persistence extends Repositories {
   listenForJobs?(listener: (kind?: string) => void): Promise<() => Promise<void>>;
   /** The connection pools' usage now, for metrics; absent where there is no pool (SQLite). */
   poolStats?(): PoolStats[];
+  /**
+   * How many more connections the database server accepts from this role on this database: the
+   * least of `max_connections` less its reserved slots, the role's and the database's connection
+   * limits. Undefined behind a transaction-mode pooler (the pooler, not the server, counts our
+   * connections) and absent where there is no server (SQLite). Startup compares it with what the
+   * processes' pools may open together.
+   */
+  connectionLimit?(): Promise<number | undefined>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   /**
