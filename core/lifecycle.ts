@@ -19,6 +19,15 @@ const schedules = declarations.flatMap(
 );
 
 /**
+ * Readies the queue for every declared job kind before this process reports ready (its HTTP
+ * server listens, its workers claim): a first burst of requests, each holding a pooled connection
+ * in its transaction, then enqueues without waiting for a connection of its own.
+ */
+export async function prepareQueue(cradle: Cradle): Promise<void> {
+  await cradle.queue.prepare(jobs.map(({ kind }) => kind));
+}
+
+/**
  * Starts this process's workers (none when `workers.concurrency` is 0): one per lane, each
  * running the job kinds declared in it (see core/cradle.ts), every run counted and timed by kind
  * and outcome (see instrumentHandlers).

@@ -84,8 +84,9 @@ jobQueueContract({
   create: async () => {
     postgres ??= await startPostgresTestServer();
     const url = await postgres.createDatabase();
-    return { open: () => openPostgres(url) };
+    return { url, open: () => openPostgres(url) };
   },
+  openSingleConnection: ({ url }) => openPostgres(url, { poolSize: 1, connectTimeoutMs: 2_000 }),
   ...common,
 });
 
@@ -98,8 +99,10 @@ jobQueueContract({
     pgbouncer ??= await startPgBouncer(url);
     const pooled = pgbouncer.url(url);
     // The store's own migrations need a session (a direct URL); pg-boss's take transaction-scoped locks.
-    return { open: () => openPostgres(pooled, { pooled: true, directUrl: url }) };
+    return { url, pooled, open: () => openPostgres(pooled, { pooled: true, directUrl: url }) };
   },
+  openSingleConnection: ({ url, pooled }) =>
+    openPostgres(pooled, { pooled: true, directUrl: url, poolSize: 1, connectTimeoutMs: 2_000 }),
   ...common,
 });
 

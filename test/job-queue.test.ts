@@ -34,8 +34,9 @@ jobQueueContract({
   create: async () => {
     postgres ??= await startPostgresTestServer();
     const url = await postgres.createDatabase();
-    return { open: () => openPostgres(url) };
+    return { url, open: () => openPostgres(url) };
   },
+  openSingleConnection: ({ url }) => openPostgres(url, { poolSize: 1, connectTimeoutMs: 2_000 }),
   createQueue: dbQueue,
   ...dbQueueHooks,
   unavailableError: () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),

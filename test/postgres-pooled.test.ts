@@ -69,8 +69,10 @@ jobQueueContract({
   name: 'db on postgres through PgBouncer (transaction mode) with a direct URL',
   create: async () => {
     const { direct, pooled } = await pooledDatabase();
-    return { open: () => openPostgres(pooled, { pooled: true, directUrl: direct }) };
+    return { direct, pooled, open: () => openPostgres(pooled, { pooled: true, directUrl: direct }) };
   },
+  openSingleConnection: ({ direct, pooled }) =>
+    openPostgres(pooled, { pooled: true, directUrl: direct, poolSize: 1, connectTimeoutMs: 2_000 }),
   createQueue: (persistence: Persistence, { clock, ids, logger, ...settings }: JobQueueDeps) =>
     createDbQueue({ persistence, clock, ids, logger }, settings),
   ...dbQueueHooks,

@@ -1,4 +1,4 @@
-import { shutdown, startScheduler, startWorkers } from '../../core/lifecycle.ts';
+import { prepareQueue, shutdown, startScheduler, startWorkers } from '../../core/lifecycle.ts';
 import type { Cradle } from '../../core/cradle.ts';
 import type { CredentialsSigner } from '../../core/ports/content-credentials.ts';
 import type { RenderRoutes } from '../../core/services/engine-routes.ts';
@@ -99,6 +99,7 @@ export const serve: Command = {
     try {
       const { isNew } = await prepareDatabase(container.cradle);
       registration = await joinTopology(container.cradle, { role: apiOnly ? 'serve-api-only' : 'serve', env, output });
+      await prepareQueue(container.cradle);
       if (isNew && config.createDevOrganization) await createDevelopmentOrganization(container.cradle, output);
       await startAppModules(appModules, container.cradle);
       const server = await startHttpServer(container, { port: config.port, host: config.host, modules: appModules });

@@ -1,4 +1,4 @@
-import { shutdown, startScheduler, startWorkers } from '../../core/lifecycle.ts';
+import { prepareQueue, shutdown, startScheduler, startWorkers } from '../../core/lifecycle.ts';
 import { startMetricsServer, type MetricsServer } from '../../core/metrics/server.ts';
 import { boot } from '../boot.ts';
 import { UsageError, type Command } from '../command.ts';
@@ -25,6 +25,7 @@ export const worker: Command = {
       if (config.workers.concurrency === 0)
         throw new UsageError('workers.concurrency is 0: this worker would do nothing.');
       registration = await joinTopology(container.cradle, { role: 'worker', env, output });
+      await prepareQueue(container.cradle);
       await startWorkers(container.cradle);
       // Safe in every worker: each sweep runs once per interval in the whole cluster.
       await startScheduler(container.cradle);

@@ -109,6 +109,14 @@ export interface DeadLetters {
  */
 export interface JobQueue {
   /**
+   * Readies the queue for jobs of `kinds` (an engine's schema, its per-kind storage), once per
+   * process, before it reports ready. After it resolves, `enqueue` and `hasUnfinished` of those
+   * kinds use no connection but their transaction's: a burst of requests holding every pooled
+   * connection in their transactions never waits for one of its own. Other kinds may still be
+   * readied on their first enqueue (fine for a one-shot command), with a connection of their own.
+   */
+  prepare(kinds: string[]): Promise<void>;
+  /**
    * Enqueues a job inside `tx`, the transaction of the domain write it belongs to: it exists if
    * and only if that transaction commits. Call `notify()` after the commit.
    */

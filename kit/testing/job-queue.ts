@@ -70,6 +70,13 @@ export interface JobQueueContractOptions<Database extends PersistenceDatabase = 
    * completion still lands; the job has run at least once either way.
    */
   fencesLostLeases?: boolean;
+  /**
+   * A handle on `database` with a single connection (a pool of one), whose wait for a connection
+   * fails within a few seconds: the suite checks that a prepared queue enqueues on its
+   * transaction's connection alone. Not needed where `sharedConnection`; without either, that
+   * test is skipped.
+   */
+  openSingleConnection?(database: Database): Persistence;
   /** The shortest lease the queue can keep (pg-boss: whole seconds); default 200 ms. */
   minLeaseMs?: number;
   /**
@@ -424,6 +431,42 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
       assert.deepEqual(ran, ['real']);
       assert.equal(await pending(kind), 0, 'nothing of the rolled-back transaction is left');
     });
+
+    it(
+      'after prepare(), enqueues on its transaction’s connection alone: a pool of one connection does not stall',
+      testTimeout,
+      async (t) => {
+        // A server's requests may hold every pooled connection in their transactions at once.
+        let single: Persistence;
+        if (options.openSingleConnection) {
+          single = options.openSingleConnection(database!);
+          handles.push(single);
+        } else if (options.sharedConnection) single = store;
+        else return t.skip('no handle with a single connection on this database');
+        const kind = newKind('prepared');
+        const queue = queueOn(single);
+        await queue.prepare([kind]);
+        const marker = testIds.id('prep_');
+        const enqueued = single.transaction(async (tx) => {
+          await queue.enqueue(tx, { kind, payload: { marker }, runAt: clock.now(), createdAt: clock.now() });
+          return queue.hasUnfinished(tx, kind, { marker });
+        });
+        // A bound on a hang: an enqueue that waits for a second connection waits forever or fails.
+        let timer: NodeJS.Timeout | undefined;
+        const stalled = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('the enqueue waited 20 s for another connection')), 20_000);
+        });
+        try {
+          assert.equal(await Promise.race([enqueued, stalled]), true, 'the job is seen inside its transaction');
+        } finally {
+          clearTimeout(timer);
+        }
+        assert.equal(await pending(kind), 1, 'and committed with it');
+        const job = await claimAs(store, kind, 'test', 1_000);
+        assert.ok(job, 'the prepared kind’s job is claimable');
+        assert.equal(await job.complete(), true);
+      },
+    );
 
     it(
       "finishes a job inside the handler's own transaction, and retries it when that transaction rolls back",

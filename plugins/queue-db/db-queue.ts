@@ -58,6 +58,8 @@ export function createDbQueue(
   return {
     ...runner,
     ...queueTables(persistence),
+    // The jobs table is the store's, made by its migrations: nothing is left to ready per kind.
+    prepare: async () => {},
     // The job is a row of the transaction's own database, so it commits or rolls back with it.
     enqueue: (tx, job) => jobsOf(tx).enqueue({ id: deps.ids.id('job_'), ...job }),
     pending: (kinds) => jobsOf(persistence).pending(kinds),

@@ -114,6 +114,8 @@ export function createPgBossQueue(
     creating = created.catch(() => {});
     return created;
   };
+  /** Set once `prepare` ran: this process is a server, whose requests must not ready a kind themselves. */
+  let prepared = false;
   /** pg-boss 10 keeps each queue in its own partition, which must exist before a job is sent to it. */
   const queueFor = (kind: string) => {
     let ready = queues.get(kind);
@@ -246,8 +248,18 @@ export function createPgBossQueue(
   return {
     ...runner,
     ...queueTables(persistence),
+    async prepare(kinds) {
+      await start();
+      // One kind after another, as a lane's start readies its kinds: queue creations are serial anyway.
+      for (const kind of new Set(kinds)) await queueFor(kind);
+      prepared = true;
+    },
     async enqueue(tx, job) {
       const db = inTransaction(tx);
+      // Readying a kind here takes pooled connections while `tx` holds one: harmless in a one-shot
+      // command, a stall under a burst of requests, so a server names every kind to `prepare`.
+      if (prepared && !queues.has(job.kind))
+        logger.warn('pg-boss queue readied inside a transaction: its kind was not prepared', { kind: job.kind });
       await queueFor(job.kind);
       await send(db, job.kind, { payload: job.payload, attempts: 0, failures: 0 }, job.runAt - job.createdAt);
     },
