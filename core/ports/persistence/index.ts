@@ -196,9 +196,9 @@ export interface Persistence extends Repositories {
   /** The connection pools' usage now, for metrics; absent where there is no pool (SQLite). */
   poolStats?(): PoolStats[];
   /**
-   * How many more connections the database server accepts from this role on this database: the
+   * How many connections the database server accepts from this role on this database in all: the
    * least of `max_connections` less its reserved slots, the role's and the database's connection
-   * limits. Undefined behind a transaction-mode pooler (the pooler, not the server, counts our
+   * limits (a superuser's: `max_connections`). Undefined behind a transaction-mode pooler (the pooler, not the server, counts our
    * connections) and absent where there is no server (SQLite). Startup compares it with what the
    * processes' pools may open together.
    */
