@@ -3,7 +3,10 @@ import type { Logger } from '../logger.ts';
 import { outageRetryDelay, PostponeJob } from '../ports/job-queue.ts';
 import type { ConcurrencyCap, Slot } from '../ports/limits.ts';
 
-/** How long a slot stays held without renewal: a process that died holding one frees it after this. */
+/**
+ * How long a slot stays held without renewal: a process that died holding one frees it after this
+ * at the latest (the live processes free it sooner, once the process registry finds it gone).
+ */
 export const slotLeaseMs = 30_000;
 
 /** ±50 %, so jobs that found the cap full do not all come back at the same moment. */
