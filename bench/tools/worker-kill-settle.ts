@@ -128,6 +128,8 @@ try {
 
   const metricsPort = await freePort();
   const survivor: ClusterProcess = await cluster.worker('worker-1', { VISUALIZER_METRICS_PORT: String(metricsPort) });
+  // The metrics server starts after the ready line.
+  await until('the survivor serves its metrics', () => survivor.output().includes('Metrics:'));
   const postponed = async () => {
     const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     return sampleValue(parsePrometheus(text), 'job_runs_total', { kind: 'deliver_webhook', outcome: 'postponed' }) ?? 0;
