@@ -417,6 +417,11 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
         ...dataDir('worker-1'),
         VISUALIZER_METRICS_PORT: String(metricsPort),
       });
+      // Its metrics server starts after the ready line.
+      while (!survivor.output().includes('Metrics:')) {
+        assert.ok(Date.now() < deadline, 'the survivor serves its metrics');
+        await sleep(100);
+      }
       const postponed = async () =>
         sampleValue(
           parsePrometheus(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()),
