@@ -73,11 +73,17 @@ export async function registerProcess(
   const timer = setInterval(() => void beat(), heartbeatIntervalMs);
   timer.unref();
   let sweeping: Promise<unknown> | undefined;
+  let failing = false;
   const sweep = () => {
     // One sweep at a time: a slow database must not pile them up.
     sweeping ??= sweepGoneProcesses({ queue, limits, clock, logger }, { self: record, liveWindowMs })
-      .catch((error: unknown) =>
-        logger.warn('sweep for gone processes failed; retrying at the next one', { error: String(error) }),
+      .then(
+        () => (failing = false),
+        (error: unknown) => {
+          // Once per outage: the sweep runs every few seconds.
+          if (!failing) logger.warn('sweep for gone processes failed; retrying', { error: String(error) });
+          failing = true;
+        },
       )
       .finally(() => (sweeping = undefined));
     return sweeping;
