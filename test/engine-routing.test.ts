@@ -435,7 +435,7 @@ describe('the engine router on its own', () => {
     engine.render({ mode: 'virtual-try-on', imageSize: '4K', photo: image, products: [], hint: null, signal });
 
   it('passes over an engine that does not render the size, saying why', async () => {
-    const run = await router.begin({ mode: 'virtual-try-on', imageSize: '4K' }, { attempts: 1 });
+    const run = await router.begin({ mode: 'virtual-try-on', imageSize: '4K' }, { attempts: 1, failures: 0 });
     const { engine } = await run.render(call);
     await run.release();
     assert.equal(engine.name, 'any');
@@ -455,7 +455,7 @@ describe('the engine router on its own', () => {
   });
 
   it('fails the render, finally, when no engine of the mode renders its size', async () => {
-    const run = await router.begin({ mode: 'room-visualizer', imageSize: '4K' }, { attempts: 1 });
+    const run = await router.begin({ mode: 'room-visualizer', imageSize: '4K' }, { attempts: 1, failures: 0 });
     await assert.rejects(
       run.render(call),
       (error: unknown) => error instanceof RenderError && error.code === 'render_failed' && !error.transient,

@@ -1,7 +1,7 @@
 /**
  * The cluster-wide caps as the workers meet them: a render or a webhook delivery that finds every
  * slot of its cap taken is postponed (it waits in the queue, not in a worker, and spends none of
- * its retries or attempts), and runs once a slot is free. The slots here are taken through the
+ * its retries or attempts), for longer each time it is, and runs once a slot is free. The slots here are taken through the
  * same `limits` port another process would take them through.
  */
 import assert from 'node:assert/strict';
@@ -119,7 +119,27 @@ describe('cluster-wide caps postpone work rather than block a worker', () => {
     const context = { signal: new AbortController().signal, completeIn: async () => {} };
 
     const slots = await hold('webhook-endpoint', 2, endpoint.id, 2);
-    await assert.rejects(cradle().deliverWebhook(job, context), (error: unknown) => error instanceof PostponeJob);
+    /** The delay a run of the job is postponed by, the slots being taken. */
+    const postponedBy = async (run: Pick<QueuedJob, 'attempts' | 'failures'>) => {
+      const error = await cradle()
+        .deliverWebhook({ ...job, ...run }, context)
+        .then(
+          () => assert.fail('not postponed'),
+          (error: unknown) => error,
+        );
+      assert.ok(error instanceof PostponeJob, String(error));
+      return error.delayMs;
+    };
+    // About a second after its first run (±50 %), doubling with each postponement, then a few seconds at most.
+    const first = await postponedBy(job);
+    assert.ok(first >= 500 && first <= 1_500, `first postponement ${first} ms`);
+    const third = await postponedBy({ attempts: 3, failures: 0 });
+    assert.ok(third >= 2_000 && third <= 6_000, `third postponement ${third} ms`);
+    const late = await postponedBy({ attempts: 40, failures: 0 });
+    assert.ok(late >= 2_000 && late <= 6_000, `40th postponement ${late} ms`);
+    // Runs that failed (attempts that reached the receiver) are not postponements.
+    const afterFailures = await postponedBy({ attempts: 4, failures: 3 });
+    assert.ok(afterFailures >= 500 && afterFailures <= 1_500, `first postponement after failures ${afterFailures} ms`);
     assert.equal(receiver.requests.length, 0, 'nothing was sent');
     assert.equal(
       (await cradle().persistence.deliveries.forAttempt(delivery.id))!.delivery.attemptCount,

@@ -8,6 +8,9 @@
  * end every accepted generation is complete, one per key, charged once, and its
  * `generation.completed` webhook arrived, correctly signed, at least once; and with the limits in
  * Redis, one shopper's widget creates spread over both API processes are admitted up to one limit.
+ * Apart, a worker SIGKILLed while it holds every delivery slot of an endpoint: the live processes
+ * free its slots before their leases end, and the deliveries waiting on them are postponed a few
+ * times each, not once a second.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +18,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import pg from 'pg';
 import { freePort } from '../core/http/free-port.ts';
 import { verifyWebhook } from '../webhooks/verify.ts';
 import { shopOrigin } from './support/browser-app.ts';
@@ -22,6 +27,7 @@ import { Cluster, type ClusterProcess } from './support/cluster.ts';
 import { startImageHost } from './support/generation-app.ts';
 import { startHttpsServer, testCertificates, type TestHttpsServer } from './support/https-server.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
+import { parsePrometheus, sampleValue } from './support/prometheus.ts';
 import { startRedisServer, type RedisTestServer } from './support/redis-server.ts';
 import { createResponseValidator } from './support/response-validator.ts';
 import { startS3rver } from './support/s3-server.ts';
@@ -318,6 +324,166 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
     for (const api of apis) assert.equal(await api.stop('SIGTERM'), 0);
     assert.equal(await workers[1]!.stop('SIGTERM'), 0);
   });
+  // A bound for a hung run, not a speed check.
+  it("frees a killed worker's webhook slots before their leases end, and its deliveries wait a few postponements", {
+    timeout: 240_000,
+  }, async () => {
+    /** Slots of the receiver's endpoint, across the cluster. */
+    const limit = 2;
+    const deliveries = 12;
+    // The receiver holds the first `limit` deliveries unanswered until the kill: the doomed worker then holds every slot.
+    let killed = false;
+    let held = 0;
+    const slow = await startHttpsServer((_req, res) => {
+      if (!killed && held < limit) {
+        held += 1;
+        return;
+      }
+      res.writeHead(204).end();
+    });
+    const config = path.join(dir!, 'slots-config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        plugins: { cdn: 's3' },
+        webhooks: { maxConcurrentPerEndpoint: limit, timeoutMs: 200_000 },
+        pluginOptions: {
+          'cdn-s3': {
+            bucket,
+            endpoint: s3!.endpoint,
+            forcePathStyle: true,
+            accessKeyId: 'S3RVER',
+            secretAccessKey: 'S3RVER',
+          },
+          'renderer-mock': { latencyMs: 50 },
+          // The killed worker's two running deliveries return to the queue soon: its slots are what is tested.
+          'queue-db': { leaseMs: 2_000, pollIntervalMs: 200 },
+        },
+      }),
+    );
+    const databaseUrl = await postgres!.createDatabase();
+    const slots = new Cluster({
+      DATABASE_URL: databaseUrl,
+      VISUALIZER_CONFIG: config,
+      VISUALIZER_OUTBOUND_ALLOW: `127.0.0.1:${slow.port},127.0.0.1:${images!.port}`,
+      NODE_EXTRA_CA_CERTS: (await testCertificates()).caFile,
+      VISUALIZER_LIMITS: 'redis',
+      REDIS_URL: redis!.url,
+      LOG_LEVEL: 'warn',
+    });
+    const store = new Redis(redis!.url);
+    const database = new pg.Client({ connectionString: databaseUrl });
+    try {
+      const dataDir = (name: string) => ({ VISUALIZER_DATA_DIR: path.join(dir!, `slots-${name}`) });
+      await slots.run(['migrate'], dataDir('cli'));
+      await database.connect();
+      const org = JSON.parse(
+        await slots.run(['orgs', 'create', '--name', 'slots', '--credits', '100', '--json'], dataDir('cli')),
+      ) as { apiKey: string };
+      const headers = { authorization: `Bearer ${org.apiKey}`, 'content-type': 'application/json' };
+      const api = await slots.api('api', dataDir('api'));
+      const endpointResponse = await fetch(`${api.url}/v1/webhook-endpoints`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ url: `https://127.0.0.1:${slow.port}/hook`, enabledEvents: ['generation.completed'] }),
+      });
+      assert.equal(endpointResponse.status, 201, await endpointResponse.clone().text());
+      const endpoint = (await endpointResponse.json()) as { id: string };
+
+      // The doomed worker alone renders every generation and takes every slot of the endpoint.
+      const doomed = await slots.worker('worker-0', dataDir('worker-0'));
+      const imageOrigin = `https://127.0.0.1:${images!.port}`;
+      for (let i = 0; i < deliveries; i++) {
+        const response = await fetch(`${api.url}/v1/generations`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({
+            mode: 'virtual-try-on',
+            image: `${imageOrigin}/photo.jpg`,
+            products: [{ productId: `sku-${i}`, productTitle: `Item ${i}`, imageUrl: `${imageOrigin}/product.png` }],
+          }),
+        });
+        assert.equal(response.status, 202, await response.clone().text());
+      }
+      const deadline = Date.now() + 120_000;
+      while (held < limit) {
+        assert.ok(Date.now() < deadline, `the doomed worker took ${held} of ${limit} slots`);
+        await sleep(100);
+      }
+
+      // The survivor starts while the doomed worker holds the slots; from the kill on, its postponements are counted.
+      const metricsPort = await freePort();
+      const survivor = await slots.worker('worker-1', {
+        ...dataDir('worker-1'),
+        VISUALIZER_METRICS_PORT: String(metricsPort),
+      });
+      // Its metrics server starts after the ready line.
+      while (!survivor.output().includes('Metrics:')) {
+        assert.ok(Date.now() < deadline, 'the survivor serves its metrics');
+        await sleep(100);
+      }
+      const postponed = async () =>
+        sampleValue(
+          parsePrometheus(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()),
+          'job_runs_total',
+          { kind: 'deliver_webhook', outcome: 'postponed' },
+        ) ?? 0;
+
+      // The registry records the instance the doomed worker's slots are held under.
+      const { rows } = await database.query<{ details: string }>('select details from processes where pid = $1', [
+        doomed.child.pid,
+      ]);
+      assert.equal(rows.length, 1);
+      const instance = (JSON.parse(rows[0]!.details) as { limitsInstance: string }).limitsInstance;
+      const slotKey = `visualizer:limits:slots:webhook-endpoint:${endpoint.id}`;
+      const doomedSlots = await store.zrange(slotKey, 0, -1);
+      assert.equal(doomedSlots.length, limit);
+      assert.ok(
+        doomedSlots.every((holder) => holder.startsWith(`${instance}:`)),
+        'held under its instance',
+      );
+      /** When the first of its leases would end, on the store's clock. */
+      const leaseEnds = Math.min(...(await store.zmscore(slotKey, ...doomedSlots)).map(Number));
+
+      const postponedBefore = await postponed();
+      killed = true;
+      await doomed.stop('SIGKILL');
+
+      // Freed by the survivors' sweep, not by expiry: gone while the store's clock is still before their leases end.
+      for (;;) {
+        const still = await store.zmscore(slotKey, ...doomedSlots);
+        if (still.every((score) => score === null)) break;
+        assert.ok(Date.now() < deadline, "the dead worker's slots are freed");
+        await sleep(100);
+      }
+      const [seconds, micros] = await store.time();
+      assert.ok(
+        Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) < leaseEnds,
+        'freed before the leases would have ended',
+      );
+      assert.deepEqual(
+        (await database.query('select id from processes where pid = $1', [doomed.child.pid])).rows,
+        [],
+        "the dead worker's registration is removed",
+      );
+
+      // Every delivery arrives, each having waited a few postponements at most, not one a second for the lease.
+      for (let succeeded = 0; succeeded < deliveries; succeeded = await succeededDeliveries(database)) {
+        assert.ok(Date.now() < deadline, `${succeeded} of ${deliveries} deliveries arrived`);
+        await sleep(100);
+      }
+      const count = (await postponed()) - postponedBefore;
+      assert.ok(count <= 5 * deliveries, `${count} postponements for ${deliveries} deliveries after the kill`);
+
+      assert.equal(await survivor.stop('SIGTERM'), 0);
+      assert.equal(await api.stop('SIGTERM'), 0);
+    } finally {
+      await slots.stopAll();
+      await store.quit();
+      await database.end();
+      await slow.close();
+    }
+  });
 });
 
 /** Every item of a list route, page by page. */
@@ -330,4 +496,12 @@ async function pages<T>(get: (url: string) => Promise<unknown>, route: string): 
     if (!page.has_more) return items;
     after = `&starting_after=${page.data.at(-1)!.id}`;
   }
+}
+
+/** Deliveries that succeeded (a receiver's log also holds attempts whose answers were lost with their worker). */
+async function succeededDeliveries(database: pg.Client): Promise<number> {
+  const { rows } = await database.query<{ count: string }>(
+    "select count(*) from event_deliveries where status = 'succeeded'",
+  );
+  return Number(rows[0]!.count);
 }

@@ -47,7 +47,8 @@ export interface ConcurrencyCap {
  *   when what they held went unspent. A key found spent may be refused from memory until its
  *   window ends.
  * - Concurrency: at most `limit` slots per key are held at once; a slot is held until released
- *   or until `leaseMs` passes without a renewal (a process that died holding one loses it).
+ *   or until `leaseMs` passes without a renewal (a process that died holding one loses it), or
+ *   until `releaseInstance` frees it with every other slot its adapter instance holds.
  * - Keys are independent, and so are names.
  * A store that cannot be reached makes `take` fall back to this process's own memory (limits hold
  * per process until it is back, beside the points it already held) and `tryAcquire` reject: work
@@ -56,6 +57,17 @@ export interface ConcurrencyCap {
 export interface Limits {
   rateLimiter(name: string, rule: RateRule): RateLimiter;
   concurrency(name: string, limit: number, leaseMs: number): ConcurrencyCap;
+  /**
+   * The id every slot this adapter instance takes is held under, unique to it (one per process).
+   * A process records it in the process registry, so that others can free its slots when it dies.
+   */
+  readonly instance: string;
+  /**
+   * Frees every slot of every cap held under `instance` (another process's, found dead), without
+   * waiting for their leases to end, and resolves with how many; an unknown instance frees none.
+   * Their holders' renewals then fail, and their releases free nothing of anyone else's.
+   */
+  releaseInstance(instance: string): Promise<number>;
   /** The connection pool an adapter keeps to the deployment's database, if any (startup counts its connections). */
   poolStats?(): PoolStats[];
 }

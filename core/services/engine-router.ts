@@ -4,11 +4,12 @@ import type { Metrics } from '../metrics/registry.ts';
 import type { RenderRoutes } from './engine-routes.ts';
 import type { Limits } from '../ports/limits.ts';
 import type { GenerationMode, ImageSize } from '../domain/generation.ts';
+import type { QueuedJob } from '../domain/job.ts';
 import type { Logger } from '../logger.ts';
 import { outageRetryDelay, PostponeJob } from '../ports/job-queue.ts';
 import { RenderError, type RenderEngine, type RenderResult } from '../ports/render-engine.ts';
 import { CircuitBreaker, type CircuitPass, type CircuitState } from './circuit-breaker.ts';
-import { heldSlot, jittered, slotLeaseMs } from './cluster-slots.ts';
+import { busyWait, heldSlot, slotLeaseMs } from './cluster-slots.ts';
 import type { RoutedEngine } from './engine-routes.ts';
 
 /** The circuit states as the `render_engine_circuit_state` gauge shows them. */
@@ -38,7 +39,7 @@ export interface EngineRouter {
    */
   begin(
     target: { mode: GenerationMode; imageSize: ImageSize },
-    job: { attempts: number },
+    job: Pick<QueuedJob, 'attempts' | 'failures'>,
     logger?: Logger,
   ): Promise<EngineRun>;
   /** Each routed engine's circuit state in this process. */
@@ -139,7 +140,7 @@ export function engineRouter({
 
   async function begin(
     target: { mode: GenerationMode; imageSize: ImageSize },
-    job: { attempts: number },
+    job: Pick<QueuedJob, 'attempts' | 'failures'>,
     log: Logger = baseLogger,
   ): Promise<EngineRun> {
     const route = renderRoutes[target.mode].map((routed) => lanes.get(routed.engine)!);
@@ -189,7 +190,7 @@ export function engineRouter({
       if (waits.storeFailed) throw new PostponeJob(outageRetryDelay(job.attempts), 'render: the limits store failed');
       const waitMs = config.render.retryBaseDelayMs;
       // Only open circuits: come back about when the first lets a probe through.
-      const delay = waits.busy ? jittered(waitMs) : Math.max(waitMs, Math.min(waits.reopensInMs, 60_000));
+      const delay = waits.busy ? busyWait(job, waitMs) : Math.max(waitMs, Math.min(waits.reopensInMs, 60_000));
       throw new PostponeJob(delay, `render: every engine for ${target.mode} is busy or its circuit open`);
     }
 

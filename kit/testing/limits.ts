@@ -159,7 +159,42 @@ export function limitsContract<L extends Limits>(options: LimitsContractOptions<
       // A second past the first lease's end, the slot is still held.
       assert.equal(await cap.tryAcquire('key'), null);
       await slot.release();
-      assert.ok(await cap.tryAcquire('key'));
+      const again = await cap.tryAcquire('key');
+      assert.ok(again);
+      await again.release();
+    });
+
+    it('frees every slot an instance holds when asked (its process died), before their leases end', async () => {
+      // A shared store frees one instance's slots from another, as a live process frees a dead one's.
+      const doomed = options.shared ? await make() : limits;
+      if (options.shared) assert.notEqual(doomed.instance, limits.instance, 'each instance holds under its own id');
+      const name = freshName('instance');
+      const otherName = freshName('instance-other');
+      const held = [
+        await doomed.concurrency(name, 1, 30_000).tryAcquire('a'),
+        await doomed.concurrency(name, 1, 30_000).tryAcquire('b'),
+        await doomed.concurrency(otherName, 1, 30_000).tryAcquire('a'),
+      ];
+      assert.ok(held.every(Boolean));
+      const kept = options.shared ? await limits.concurrency(name, 1, 30_000).tryAcquire('c') : null;
+      assert.equal(await limits.concurrency(name, 1, 30_000).tryAcquire('a'), null);
+      assert.equal(await limits.releaseInstance(`gone-${randomUUID()}`), 0, 'an unknown instance frees nothing');
+      assert.equal(await limits.concurrency(name, 1, 30_000).tryAcquire('a'), null);
+
+      assert.equal(await limits.releaseInstance(doomed.instance), 3);
+      const taken = [
+        await limits.concurrency(name, 1, 30_000).tryAcquire('a'),
+        await limits.concurrency(name, 1, 30_000).tryAcquire('b'),
+        await limits.concurrency(otherName, 1, 30_000).tryAcquire('a'),
+      ];
+      assert.ok(taken.every(Boolean), 'every slot of the instance is free again');
+      if (kept)
+        assert.equal(await limits.concurrency(name, 1, 30_000).tryAcquire('c'), null, "others' slots stay held");
+      // The freed holders learn it at their next renewal; their late releases free nothing of their successors'.
+      assert.equal(await held[0]!.renew(), false);
+      await held[0]!.release();
+      assert.equal(await limits.concurrency(name, 1, 30_000).tryAcquire('a'), null);
+      for (const slot of [...taken, kept]) await slot?.release();
     });
 
     it('never admits more than the budget of a hot key whose takes race, and hands out all of it to those who ask', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import {
   flexibleRateLimiter,
@@ -15,7 +16,11 @@ export function memoryRateLimiter(name: string, rule: RateRule): RateLimiter {
 }
 
 /** Slots as expiry times per key; expired ones are dropped whenever the key is looked at. */
-function memoryConcurrency(limit: number, leaseMs: number, now: () => number): ConcurrencyCap {
+function memoryConcurrency(
+  limit: number,
+  leaseMs: number,
+  now: () => number,
+): ConcurrencyCap & { releaseAll(): number } {
   const held = new Map<string, Map<symbol, number>>();
   const live = (key: string) => {
     const slots = held.get(key) ?? new Map<symbol, number>();
@@ -43,18 +48,35 @@ function memoryConcurrency(limit: number, leaseMs: number, now: () => number): C
         },
       };
     },
+    releaseAll() {
+      let freed = 0;
+      for (const key of [...held.keys()]) freed += live(key).size;
+      held.clear();
+      return freed;
+    },
   };
 }
 
-/** One budget per name in this process, as the shared stores keep one per name in theirs. */
+/**
+ * One budget per name in this process, as the shared stores keep one per name in theirs. Every
+ * slot is held under this instance: another process's slots are never here (they died with it).
+ */
 export function createMemoryLimits(now: () => number = Date.now): Limits {
-  const caps = new Map<string, ConcurrencyCap>();
+  const caps = new Map<string, ReturnType<typeof memoryConcurrency>>();
+  const instance = randomUUID();
   return {
     rateLimiter: rateLimiterPerRule(memoryRateLimiter),
     concurrency(name, limit, leaseMs) {
       const id = `${name}:${limit}:${leaseMs}`;
       if (!caps.has(id)) caps.set(id, memoryConcurrency(limit, leaseMs, now));
       return caps.get(id)!;
+    },
+    instance,
+    async releaseInstance(of) {
+      if (of !== instance) return 0;
+      let freed = 0;
+      for (const cap of caps.values()) freed += cap.releaseAll();
+      return freed;
     },
   };
 }

@@ -61,10 +61,12 @@ export function createPostgresLimits(connectionString: string, logger: Logger): 
     return reservingRateLimiter(limiter, rule, fitKey);
   };
 
+  // Holders are `<instance>:<uuid>`, so that one statement frees a dead instance's slots.
+  const instance = randomUUID();
   const concurrency = (name: string, limit: number, leaseMs: number): ConcurrencyCap => ({
     async tryAcquire(key) {
       const slotKey = `${name}:${key}`;
-      const holder = randomUUID();
+      const holder = `${instance}:${randomUUID()}`;
       const client = await pool.connect();
       let acquired: boolean;
       try {
@@ -115,6 +117,13 @@ export function createPostgresLimits(connectionString: string, logger: Logger): 
   return {
     rateLimiter: rateLimiterPerRule(rateLimiter),
     concurrency,
+    instance,
+    // The primary key leads with slot_key, so this scans the table: it runs only for a dead process,
+    // over the slots held now and expired ones not yet swept (at most an hour of them).
+    async releaseInstance(of) {
+      const freed = await pool.query(`delete from ${slotsTable} where starts_with(holder, $1)`, [`${of}:`]);
+      return freed.rowCount ?? 0;
+    },
     poolStats: () => [
       { name: 'limits', total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolSize },
     ],
