@@ -12,8 +12,8 @@ export interface DomainCounter {
 
 /**
  * Wraps each handler so that its runs are counted and timed by outcome, as the queue reads them:
- * resolved is `completed`; `RetryJob` is `retried`; `PostponeJob` or a database outage is
- * `postponed`; a run a stopping worker took back is `released`; anything else is `failed` (the
+ * resolved is `completed`; `RetryJob` is `retried`; `PostponeJob` (an outage of ours, or a
+ * cap with every slot taken) or a database outage is `postponed`; a run a stopping worker took back is `released`; anything else is `failed` (the
  * queue retries it, or gives the job up after its last attempt). A kind in `counters` (renders,
  * deliveries) also counts in its own metric, by the outcome its handler resolved with. Each run's
  * context gets a logger whose lines carry the job's id and kind.
