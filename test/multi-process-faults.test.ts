@@ -1,10 +1,11 @@
 /**
  * The multi-host deployment under faults, with real processes: two `serve --api-only` processes,
- * two `worker` processes, one Postgres, s3rver as the image store and a real HTTPS webhook
+ * two `worker` processes, one Postgres with the pg-boss queue, s3rver as the image store and a real HTTPS webhook
  * receiver that the outbound guard allows by its address and port alone. A bounded load of
  * creates, each idempotency key sent to both API processes (some at once), plus widget creates,
  * while one worker is SIGKILLed (not replaced: the survivor must take over its leased jobs) and one
- * API process is restarted on its port (clients retry connection errors with the same key). In the
+ * API process is restarted on its port (clients retry connection errors with the same key); no
+ * create answers 503, the first burst of a fresh or restarted process included. In the
  * end every accepted generation is complete, one per key, charged once, and its
  * `generation.completed` webhook arrived, correctly signed, at least once; and with the limits in
  * Redis, one shopper's widget creates spread over both API processes are admitted up to one limit.
@@ -119,6 +120,10 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
       VISUALIZER_WORKER_CONCURRENCY: '4',
       VISUALIZER_LIMITS: 'redis',
       REDIS_URL: redis!.url,
+      // pg-boss: a fresh or restarted API process must ready it before it listens, or its first
+      // burst of creates waits on connections the burst holds (test/first-burst-processes.test.ts
+      // covers PgBouncer; the second test here runs the db queue).
+      VISUALIZER_QUEUE: 'pgboss',
       LOG_LEVEL: 'warn',
     });
     // Each process gets a data dir of its own: nothing may depend on files another process wrote.
@@ -159,6 +164,8 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
     const body = (i: number) =>
       JSON.stringify({ mode: 'virtual-try-on', image: `${imageOrigin}/photo.jpg`, products: product(i) });
     const deadline = Date.now() + 60_000;
+    /** 503 answers to creates: a client retries them, but nothing in this test makes the database unavailable. */
+    const unavailable: string[] = [];
     /** One client's create with its key: connection errors (a process restarting) and 503s are retried with the same key. */
     async function create(api: number, key: string, i: number): Promise<{ status: number; id: string }> {
       for (;;) {
@@ -168,6 +175,7 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
           body: body(i),
         }).catch(() => null);
         const text = response ? await response.text().catch(() => null) : null;
+        if (response?.status === 503) unavailable.push(`${key} on api-${api}: ${text}`);
         if (response && text !== null && response.status !== 503) {
           assert.ok(
             response.status === 202 || response.status === 200,
@@ -198,8 +206,10 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
 
     const byKey = new Map<string, Array<{ status: number; id: string }>>();
     let next = 0;
+    // 16 clients at once, some sending a key to both processes: the fresh API processes' first
+    // creates come as a burst of about 20, more than a process's pool of 10 connections.
     const keyedLoad = Promise.all(
-      Array.from({ length: 8 }, async () => {
+      Array.from({ length: 16 }, async () => {
         while (next < keyedCreates) {
           const i = next++;
           const key = `order-${i}`;
@@ -237,6 +247,11 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
     const [, widgetIds] = await Promise.all([keyedLoad, widgetLoad]);
     await faults;
     assert.notEqual(workers[0]!.child.signalCode, null, 'the first worker was killed');
+    assert.deepEqual(
+      unavailable,
+      [],
+      'no create, not even the first burst of a fresh or restarted process, answered 503',
+    );
 
     // One generation per key, whichever process answered, created once.
     for (const [key, answers] of byKey) {
