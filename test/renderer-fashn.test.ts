@@ -437,7 +437,7 @@ describe('fashn plugin', () => {
     assert.deepEqual(v.parse(fashnPlugin.configSchema!, {}), {
       baseUrl: 'https://api.fashn.ai',
       model: 'tryon-max',
-      timeoutMs: 300_000,
+      timeoutMs: 120_000,
       pollIntervalMs: 1_000,
       outputFormat: 'png',
     });
