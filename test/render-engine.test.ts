@@ -208,6 +208,8 @@ renderEngineContract({
     contractFake = await startFakeGemini();
     return createGeminiRenderer({ apiKey: API_KEY, baseUrl: contractFake.baseUrl, model: MODEL, timeoutMs: 60_000 });
   },
+  createWithTimeout: (timeoutMs) =>
+    createGeminiRenderer({ apiKey: API_KEY, baseUrl: contractFake!.baseUrl, model: MODEL, timeoutMs }),
   dispose: () => contractFake?.close(),
   injectFault: (fault) => {
     contractFake!.fault = fault;

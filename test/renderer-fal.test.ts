@@ -42,20 +42,23 @@ const renderError = (engine: RenderEngine, request: RenderRequest): Promise<Rend
 
 let contractFake: FakeFal | undefined;
 let contractClient: GuardedClient | undefined;
+const contractEngine = (timeoutMs: number) =>
+  createFalRenderer({
+    apiKey: FAL_KEY,
+    baseUrl: contractFake!.baseUrl,
+    models: MODELS,
+    timeoutMs,
+    pollIntervalMs: 10,
+    outbound: contractClient!,
+  });
 renderEngineContract({
   name: 'fal (fake queue API on loopback)',
   create: async () => {
     contractFake = await startFakeFal();
     contractClient = guarded(contractFake);
-    return createFalRenderer({
-      apiKey: FAL_KEY,
-      baseUrl: contractFake.baseUrl,
-      models: MODELS,
-      timeoutMs: 60_000,
-      pollIntervalMs: 10,
-      outbound: contractClient,
-    });
+    return contractEngine(60_000);
   },
+  createWithTimeout: contractEngine,
   dispose: async () => {
     contractClient?.close();
     await contractFake?.close();

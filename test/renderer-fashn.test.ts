@@ -45,21 +45,24 @@ const longSide = async (bytes: Uint8Array) => {
 // The port's contract, against the fake.
 
 let contractFake: FakeFashn | undefined;
+const contractEngine = async (timeoutMs: number) =>
+  createFashnRenderer({
+    apiKey: API_KEY,
+    outbound: await outboundClient(),
+    baseUrl: contractFake!.baseUrl,
+    timeoutMs,
+    pollIntervalMs: 5,
+    outputFormat: 'jpeg',
+  });
 renderEngineContract({
   name: 'fashn (fake API on loopback)',
   create: async () => {
     contractFake = await startFakeFashn(API_KEY);
     // The contract's photo is 1200×1600; JPEG outputs keep the 4K download small.
     await prepareOutputs(1200, 1600, 'jpeg');
-    return createFashnRenderer({
-      apiKey: API_KEY,
-      outbound: await outboundClient(),
-      baseUrl: contractFake.baseUrl,
-      timeoutMs: 60_000,
-      pollIntervalMs: 5,
-      outputFormat: 'jpeg',
-    });
+    return contractEngine(60_000);
   },
+  createWithTimeout: contractEngine,
   dispose: () => contractFake?.close(),
   injectFault: (fault) => {
     contractFake!.fault = fault;
@@ -434,7 +437,7 @@ describe('fashn plugin', () => {
     assert.deepEqual(v.parse(fashnPlugin.configSchema!, {}), {
       baseUrl: 'https://api.fashn.ai',
       model: 'tryon-max',
-      timeoutMs: 300_000,
+      timeoutMs: 120_000,
       pollIntervalMs: 1_000,
       outputFormat: 'png',
     });

@@ -55,20 +55,23 @@ const waitFor = async (condition: () => boolean, what: string, ms = 3_000) => {
 
 let contractFake: FakeReplicate | undefined;
 let contractClient: GuardedClient | undefined;
+const contractEngine = (timeoutMs: number) =>
+  createReplicateRenderer({
+    apiKey: FAKE_TOKEN,
+    baseUrl: contractFake!.baseUrl,
+    models,
+    timeoutMs,
+    pollIntervalMs: 20,
+    outbound: contractClient!,
+  });
 renderEngineContract({
   name: 'replicate (fake API on loopback)',
   create: async () => {
     contractFake = await startFakeReplicate();
     contractClient = await guardedClient();
-    return createReplicateRenderer({
-      apiKey: FAKE_TOKEN,
-      baseUrl: contractFake.baseUrl,
-      models,
-      timeoutMs: 60_000,
-      pollIntervalMs: 20,
-      outbound: contractClient,
-    });
+    return contractEngine(60_000);
   },
+  createWithTimeout: contractEngine,
   dispose: async () => {
     contractClient?.close();
     await contractFake?.close();

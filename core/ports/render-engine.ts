@@ -1,6 +1,7 @@
 /**
  * Render engine port: turns one customer photo and 1–3 product images into a visualization.
- * Adapters: `mock` (deterministic, no network) and `gemini` (Google's image API).
+ * Adapters (plugins/renderer-*): `mock` (deterministic, no network), `gemini` (Google's image API),
+ * `fashn` (FASHN's try-on API), `fal` (fal.ai's queue API) and `replicate` (Replicate's predictions API).
  * The guarantees an adapter gives are on `RenderEngine` (what an editor shows on hover).
  */
 import type { GenerationMode, ImageSize } from '../domain/generation.ts';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout } from 'node:timers/promises';
 import sharp from 'sharp';
 import {
   RenderError,
@@ -15,7 +16,8 @@ import {
  * A failure of a remote engine's vendor, as the suite asks a fake of that vendor to answer:
  * - `rate_limited`: 429 with `Retry-After: 7`, as the vendor sends it;
  * - `unavailable`: 503 (or the vendor's documented overload answer);
- * - `timeout`: no answer at all (the request hangs; the suite's render is aborted after a second);
+ * - `timeout`: no answer at all (the request hangs): the suite renders once with the engine's own
+ *   timeout short (`createWithTimeout`) and no signal, and once with its signal aborted after a second;
  * - `moderation`: the vendor's documented moderation or safety refusal;
  * - `malformed`: a 200 whose body is not the vendor's documented shape (not JSON at all).
  */
@@ -43,7 +45,19 @@ export interface RenderEngineContractOptions<Engine extends RenderEngine = Rende
    * mock) has no faults to inject and leaves it out.
    */
   injectFault?(fault: RenderFault | null, engine: Engine): void | Promise<void>;
+  /**
+   * With `injectFault`: an engine like `create`'s, on the same remote, whose own timeout (the
+   * adapter's option for a vendor that never answers) is `timeoutMs`. The `timeout` fault renders
+   * through it with no signal, so only the adapter's own timeout can end the render, and checks
+   * that it ends as `render_timeout`. Required with `injectFault`: the case fails without it.
+   */
+  createWithTimeout?(timeoutMs: number): Engine | Promise<Engine>;
 }
+
+/** The adapter's own timeout in the `timeout` fault case: short, so the case is quick. */
+const OWN_TIMEOUT_MS = 500;
+/** How long the `timeout` fault case waits for an engine to give up by itself before failing it as hung. */
+const HANG_BOUND_MS = 30_000;
 
 const LONG_SIDE: Record<ImageSize, number> = { '1K': 1024, '2K': 2048, '4K': 4096 };
 
@@ -297,6 +311,29 @@ export function renderEngineContract<Engine extends RenderEngine>(options: Rende
             }
           });
         }
+        it(`timeout, by the engine's own timeout (no signal): ${faultClassification.timeout.code}, transient`, async () => {
+          assert.ok(
+            options.createWithTimeout,
+            'createWithTimeout is required with injectFault: the suite checks how the adapter classifies its own timeout',
+          );
+          const shortEngine = await options.createWithTimeout(OWN_TIMEOUT_MS);
+          await inject('timeout', engine);
+          const bound = new AbortController();
+          try {
+            // No signal: only the adapter's own timeout can end this render. The bound only fails a hang.
+            const hung = setTimeout(HANG_BOUND_MS, undefined, { signal: bound.signal }).then(() => {
+              throw new Error(
+                `the engine, its own timeout set to ${OWN_TIMEOUT_MS} ms, was still waiting for its vendor after ${HANG_BOUND_MS} ms`,
+              );
+            });
+            const error = await rejectsWithRenderError(Promise.race([shortEngine.render(request()), hung]));
+            assert.equal(error.code, faultClassification.timeout.code, error.message);
+            assert.equal(error.transient, true, error.message);
+          } finally {
+            bound.abort();
+            await inject(null, engine);
+          }
+        });
         it('renders again once its vendor answers normally', async () => {
           const result = await engine.render(request());
           assert.ok(result.image.byteLength > 0);

@@ -52,7 +52,11 @@ export interface FashnRendererOptions {
 }
 
 export const DEFAULT_BASE_URL = 'https://api.fashn.ai';
-export const DEFAULT_TIMEOUT_MS = 300_000;
+/**
+ * The router's default engine timeout (`render.engineDefaults.timeoutMs`): past it the router abandons
+ * the render anyway, so a longer own timeout (the SDK's 5 minutes) would only mislead. Raise both together.
+ */
+export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_POLL_INTERVAL_MS = 1_000;
 /** As the SDK's `subscribe`: a status poll answered 408, 429 or 5xx, or not answered, is asked again this many times in a row. */
 const POLL_RETRIES = 3;

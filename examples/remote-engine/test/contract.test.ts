@@ -14,9 +14,10 @@ renderEngineContract({
   name: 'remote-engine',
   async create() {
     contractRemote = await startFakeRemote({ apiKey });
-    // Short, for the `timeout` fault: the fake never answers and the engine must give up by itself.
-    return createRemoteEngine({ baseUrl: contractRemote.url, apiKey, timeoutMs: 1_500 });
+    return createRemoteEngine({ baseUrl: contractRemote.url, apiKey });
   },
+  // For the `timeout` fault: the fake never answers and the engine must give up by itself.
+  createWithTimeout: (timeoutMs) => createRemoteEngine({ baseUrl: contractRemote.url, apiKey, timeoutMs }),
   dispose: () => contractRemote.close(),
   injectFault(fault) {
     contractRemote.fault = fault;
