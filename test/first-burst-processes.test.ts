@@ -1,5 +1,5 @@
 /**
- * The first burst of fresh processes on the pg-boss queue (issue 35), with real processes on
+ * The first burst of fresh processes on the pg-boss queue, with real processes on
  * default pool sizes: two `serve --api-only` processes and a `worker` on a migrated database, with
  * Redis limits. 40 concurrent creates (four API keys, 20 to each API process) are the first
  * requests either API process answers: every one is accepted (202), every generation completes
