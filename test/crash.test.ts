@@ -86,6 +86,25 @@ function crashSandbox(database: 'sqlite' | 'postgres', config: Record<string, un
   return sandbox;
 }
 
+/** Accepts `count` try-ons through the API at `url`, one product each, from the image host; their ids. */
+async function createGenerations(url: string, headers: Record<string, string>, hostUrl: string, count: number) {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const response = await fetch(`${url}/v1/generations`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        mode: 'virtual-try-on',
+        image: `${hostUrl}/photo.jpg`,
+        products: [{ productId: i, productTitle: `Item ${i}`, imageUrl: `${hostUrl}/product.png` }],
+      }),
+    });
+    assert.equal(response.status, 202);
+    ids.push((await response.json()).id as string);
+  }
+  return ids;
+}
+
 for (const database of ['sqlite', 'postgres'] as const) {
   describe(`a worker killed with renders in flight (${database})`, () => {
     // Slow renders keep jobs in flight; a short lease lets the next worker reclaim them soon.
@@ -111,20 +130,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       sandbox.children.push(doomed.child);
 
       const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-      const ids: string[] = [];
-      for (let i = 0; i < 6; i++) {
-        const response = await fetch(`${url}/v1/generations`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({
-            mode: 'virtual-try-on',
-            image: `${sandbox.host.url}/photo.jpg`,
-            products: [{ productId: i, productTitle: `Item ${i}`, imageUrl: `${sandbox.host.url}/product.png` }],
-          }),
-        });
-        assert.equal(response.status, 202);
-        ids.push((await response.json()).id);
-      }
+      const ids = await createGenerations(url, headers, sandbox.host.url, 6);
       const get = async (id: string) => (await fetch(`${url}/v1/generations/${id}`, { headers })).json();
 
       // Wait until the worker has claimed renders (they take 3 s), then kill it without warning.
@@ -673,20 +679,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const renderer = await start(['worker'], workerEnv, /worker running/);
       sandbox.children.push(renderer.child);
 
-      const ids: string[] = [];
-      for (let i = 0; i < 2; i++) {
-        const response = await fetch(`${url}/v1/generations`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({
-            mode: 'virtual-try-on',
-            image: `${sandbox.host.url}/photo.jpg`,
-            products: [{ productId: i, productTitle: `Item ${i}`, imageUrl: `${sandbox.host.url}/product.png` }],
-          }),
-        });
-        assert.equal(response.status, 202);
-        ids.push((await response.json()).id);
-      }
+      const ids = await createGenerations(url, headers, sandbox.host.url, 2);
       const images: string[] = [];
       for (const id of ids) {
         let generation = { status: 'processing', imageUrl: '', imageVariants: {} as Record<string, { url: string }> };

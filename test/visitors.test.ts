@@ -5,6 +5,7 @@ import { generationRecord } from '../kit/testing/records.ts';
 import type { VisitorErasure } from '../core/domain/visitor-erasure.ts';
 import { databaseMatrix, errorOf, shopOrigin, startBrowserApp, type BrowserApp } from './support/browser-app.ts';
 import { invitedSession, type TestSession } from './support/sessions.ts';
+import { startS3rver } from './support/s3-server.ts';
 import { waitFor } from './support/wait-for.ts';
 import { jobsOf } from '../plugins/queue-db/tables.ts';
 
@@ -646,6 +647,67 @@ for (const [database, environment] of matrix.databases) {
       });
       assert.equal((await erase('v-waiting', shop4.apiKey)).id, waiting.id);
       assert.equal(await jobsOf(persistence).pending(['erase_visitor']), 1, 'its own job only');
+    });
+  });
+}
+
+/** The keys s3rver holds under `prefix`, read from it directly (it answers anonymous listings). */
+async function s3Keys(endpoint: string, bucket: string, prefix: string): Promise<string[]> {
+  const response = await fetch(`${endpoint}/${bucket}?list-type=2&prefix=${encodeURIComponent(prefix)}`);
+  assert.equal(response.status, 200);
+  return [...(await response.text()).matchAll(/<Key>([^<]+)<\/Key>/g)].map((match) => match[1]!);
+}
+
+for (const [database, environment] of matrix.databases) {
+  describe(`a visitor's erasure with images on S3 (s3rver, ${database})`, () => {
+    const bucket = 'erasure';
+    let s3: Awaited<ReturnType<typeof startS3rver>>;
+    let b: BrowserApp;
+    before(async () => {
+      s3 = await startS3rver(bucket);
+      b = await startBrowserApp({
+        env: await environment(),
+        config: {
+          plugins: { cdn: 's3' },
+          pluginOptions: {
+            'queue-db': { pollIntervalMs: 50 },
+            'cdn-s3': { bucket, endpoint: s3.endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+          },
+        },
+      });
+    });
+    after(async () => {
+      await b?.close();
+      await s3?.close();
+    });
+
+    it("deletes the visitor's originals and variants from the bucket, and leaves another's", async () => {
+      const shop = await b.organization('S3 privacy shop', 20);
+      const widgetId = (await b.createWidget(shop.apiKey, { storeId: shop.storeId })).id;
+      const hers = [
+        await b.visualize(widgetId, 'v-s3-ana', 's-s3-1', ['sku-1']),
+        await b.visualize(widgetId, 'v-s3-ana', 's-s3-2', ['sku-2']),
+      ];
+      const his = await b.visualize(widgetId, 'v-s3-ben', 's-s3-3', ['sku-3']);
+      const objectsOf = (id: string) => s3Keys(s3.endpoint, bucket, `public/gen/${id}/`);
+      for (const { id } of [...hers, his])
+        assert.ok((await objectsOf(id)).length > 1, `${id}'s images are in the bucket`);
+
+      const response = await b.v1(shop.apiKey, '/v1/visitors/v-s3-ana', { method: 'DELETE' });
+      assert.equal(response.status, 202, await response.clone().text());
+      const { id } = (await response.json()) as Erasure;
+      await waitFor(
+        'erasure complete',
+        async () =>
+          ((await (await b.v1(shop.apiKey, `/v1/visitor-erasures/${id}`)).json()) as Erasure).status === 'complete',
+        30_000,
+      );
+      await waitFor(
+        'her objects gone from s3rver',
+        async () => (await Promise.all(hers.map(({ id }) => objectsOf(id)))).every((keys) => keys.length === 0),
+        30_000,
+      );
+      assert.ok((await objectsOf(his.id)).length > 1, "another visitor's images stay");
     });
   });
 }

@@ -1,4 +1,4 @@
-import type { UpdateQueryBuilder, UpdateResult } from 'kysely';
+import type { SelectQueryBuilder, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import type {
   ErasureProgress,
   VisitorDataRepository,
@@ -100,77 +100,55 @@ async function unlink(
 const conversionIds = (db: Executor, organizationId: string) =>
   db.selectFrom('conversions').select('id').where('organization_id', '=', organizationId);
 
+/**
+ * One page of a visitor's rows, newest `sort` first, ties broken by `tie`. The page continues after
+ * its cursor, found among the visitor's own rows (another's gives an empty page, as an unknown id
+ * does in the other lists). Untyped inside: the three kinds share the shape, not the columns.
+ */
+async function keysetPage<T>(
+  rows: SelectQueryBuilder<Database, any, object>,
+  keys: { sort: string; tie: string; tieOrder: 'asc' | 'desc' },
+  { limit, startingAfter }: { limit: number; startingAfter?: string | undefined },
+  map: (row: any) => T,
+): Promise<{ data: T[]; hasMore: boolean }> {
+  const { sort, tie, tieOrder } = keys;
+  let query = rows.selectAll();
+  if (startingAfter) {
+    const cursor: Record<string, unknown> | undefined = await rows
+      .select([sort, tie] as any)
+      .where(tie as any, '=', startingAfter)
+      .executeTakeFirst();
+    if (!cursor) return { data: [], hasMore: false };
+    query = query.where((eb: any) =>
+      eb.or([
+        eb(sort, '<', cursor[sort]),
+        eb.and([eb(sort, '=', cursor[sort]), eb(tie, tieOrder === 'desc' ? '<' : '>', cursor[tie])]),
+      ]),
+    );
+  }
+  const found = await query
+    .orderBy(sort as any, 'desc')
+    .orderBy(tie as any, tieOrder)
+    .limit(limit + 1)
+    .execute();
+  return { data: found.slice(0, limit).map(map), hasMore: found.length > limit };
+}
+
 export function visitorDataRepository(db: Executor, dialect: Dialect): VisitorDataRepository {
   return {
-    // Each page continues after its cursor, found among the visitor's own rows (another's gives an
-    // empty page, as an unknown id does in the other lists), in the page's order.
-    async generations(organizationId, visitorId, { limit, startingAfter }) {
-      let query = visitorGenerations(db, organizationId, visitorId).selectAll();
-      if (startingAfter) {
-        const cursor = await visitorGenerations(db, organizationId, visitorId)
-          .select(['created_at', 'id'])
-          .where('id', '=', startingAfter)
-          .executeTakeFirst();
-        if (!cursor) return { data: [], hasMore: false };
-        query = query.where((eb) =>
-          eb.or([
-            eb('created_at', '<', cursor.created_at),
-            eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)]),
-          ]),
-        );
-      }
-      const rows = await query
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
-        .execute();
-      return { data: rows.slice(0, limit).map(toGeneration), hasMore: rows.length > limit };
+    async generations(organizationId, visitorId, page) {
+      const rows = visitorGenerations(db, organizationId, visitorId);
+      return keysetPage(rows, { sort: 'created_at', tie: 'id', tieOrder: 'desc' }, page, toGeneration);
     },
 
-    async identities(organizationId, visitorId, { limit, startingAfter }) {
-      let query = visitorIdentities(db, organizationId, visitorId).selectAll();
-      if (startingAfter) {
-        const cursor = await visitorIdentities(db, organizationId, visitorId)
-          .select(['updated_at', 'store_id'])
-          .where('store_id', '=', startingAfter)
-          .executeTakeFirst();
-        if (!cursor) return { data: [], hasMore: false };
-        query = query.where((eb) =>
-          eb.or([
-            eb('updated_at', '<', cursor.updated_at),
-            eb.and([eb('updated_at', '=', cursor.updated_at), eb('store_id', '>', cursor.store_id)]),
-          ]),
-        );
-      }
-      const rows = await query
-        .orderBy('updated_at', 'desc')
-        .orderBy('store_id')
-        .limit(limit + 1)
-        .execute();
-      return { data: rows.slice(0, limit).map(toIdentity), hasMore: rows.length > limit };
+    async identities(organizationId, visitorId, page) {
+      const rows = visitorIdentities(db, organizationId, visitorId);
+      return keysetPage(rows, { sort: 'updated_at', tie: 'store_id', tieOrder: 'asc' }, page, toIdentity);
     },
 
-    async conversions(organizationId, visitorId, { limit, startingAfter }) {
-      let query = visitorConversions(db, organizationId, visitorId).selectAll();
-      if (startingAfter) {
-        const cursor = await visitorConversions(db, organizationId, visitorId)
-          .select(['order_created_at', 'id'])
-          .where('id', '=', startingAfter)
-          .executeTakeFirst();
-        if (!cursor) return { data: [], hasMore: false };
-        query = query.where((eb) =>
-          eb.or([
-            eb('order_created_at', '<', cursor.order_created_at),
-            eb.and([eb('order_created_at', '=', cursor.order_created_at), eb('id', '<', cursor.id)]),
-          ]),
-        );
-      }
-      const rows = await query
-        .orderBy('order_created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
-        .execute();
-      return { data: rows.slice(0, limit).map(toConversion), hasMore: rows.length > limit };
+    async conversions(organizationId, visitorId, page) {
+      const rows = visitorConversions(db, organizationId, visitorId);
+      return keysetPage(rows, { sort: 'order_created_at', tie: 'id', tieOrder: 'desc' }, page, toConversion);
     },
 
     async counts(organizationId, visitorId) {
