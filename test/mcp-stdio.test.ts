@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { bin, cli } from './support/cli.ts';
 import { startGenerationApp, type GenerationApp } from './support/generation-app.ts';
+import { mcpToolNames } from './support/mcp-tools.ts';
 
 const resultJson = (result: CallToolResult): Record<string, any> => {
   const text = result.content.find((item) => item.type === 'text' && item.text.startsWith('{'));
@@ -53,12 +54,7 @@ describe('visualizer mcp (stdio)', () => {
   it('lists the tools and completes a try-on through them, image included', async () => {
     const client = await connect(await organization(3));
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name).sort(), [
-      'create_generation',
-      'get_credit_balance',
-      'get_generation',
-      'list_generations',
-    ]);
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), mcpToolNames);
     assert.ok(tools.every((tool) => tool.inputSchema.type === 'object'));
 
     const args = { ...g.validBody(), idempotency_key: 'stdio-1', wait_seconds: 60 };

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { bearer } from './support/app.ts';
 import { startGenerationApp, type GenerationApp } from './support/generation-app.ts';
+import { mcpToolNames } from './support/mcp-tools.ts';
 
 /** The text items of a tool result, and the one that is JSON parsed. */
 function resultJson(result: CallToolResult): Record<string, any> {
@@ -57,12 +58,7 @@ describe('MCP over Streamable HTTP', () => {
   it('lists the four tools with their input schemas', async () => {
     const client = await connect(await organization(5));
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name).sort(), [
-      'create_generation',
-      'get_credit_balance',
-      'get_generation',
-      'list_generations',
-    ]);
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), mcpToolNames);
     const create = tools.find((tool) => tool.name === 'create_generation')!;
     assert.equal(create.inputSchema.type, 'object');
     for (const field of ['mode', 'image', 'products', 'imageSize', 'idempotency_key', 'wait_seconds'])

@@ -56,6 +56,14 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
   let redis: RedisTestServer | undefined;
   let cluster: Cluster | undefined;
   let dir: string | undefined;
+  /** The S3 CDN's options for the s3rver both tests store images on. */
+  const s3Options = () => ({
+    bucket,
+    endpoint: s3!.endpoint,
+    forcePathStyle: true,
+    accessKeyId: 'S3RVER',
+    secretAccessKey: 'S3RVER',
+  });
 
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-faults-'));
@@ -98,13 +106,7 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
         },
         webhooks: { retrySchedule: [0, 250, 500, 1_000, 2_000, 4_000] },
         pluginOptions: {
-          'cdn-s3': {
-            bucket,
-            endpoint: s3!.endpoint,
-            forcePathStyle: true,
-            accessKeyId: 'S3RVER',
-            secretAccessKey: 'S3RVER',
-          },
+          'cdn-s3': s3Options(),
           'renderer-mock': { latencyMs: engineLatencyMs },
           // A killed worker's jobs return after the lease; idle workers also poll, in case a wake-up is missed.
           'queue-db': { leaseMs: 2_000, pollIntervalMs: 200 },
@@ -363,13 +365,7 @@ describe('two API processes and two workers on Postgres and s3rver, under faults
         plugins: { cdn: 's3' },
         webhooks: { maxConcurrentPerEndpoint: limit, timeoutMs: 200_000 },
         pluginOptions: {
-          'cdn-s3': {
-            bucket,
-            endpoint: s3!.endpoint,
-            forcePathStyle: true,
-            accessKeyId: 'S3RVER',
-            secretAccessKey: 'S3RVER',
-          },
+          'cdn-s3': s3Options(),
           'renderer-mock': { latencyMs: 50 },
           // The killed worker's two running deliveries return to the queue soon: its slots are what is tested.
           'queue-db': { leaseMs: 2_000, pollIntervalMs: 200 },

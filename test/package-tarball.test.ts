@@ -11,6 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cleanEnv, installPackage, packPackage } from '../scripts/packed-package.ts';
 import { waitFor } from '../kit/testing/wait-for.ts';
+import { mcpToolNames } from './support/mcp-tools.ts';
 
 const run = promisify(execFile);
 
@@ -333,12 +334,7 @@ describe('the packed package installed in an empty folder', { timeout: 900_000 }
       );
       try {
         const { tools } = await client.listTools();
-        assert.deepEqual(tools.map((tool) => tool.name).sort(), [
-          'create_generation',
-          'get_credit_balance',
-          'get_generation',
-          'list_generations',
-        ]);
+        assert.deepEqual(tools.map((tool) => tool.name).sort(), mcpToolNames);
         const result = (await client.callTool({ name: 'get_credit_balance', arguments: {} })) as CallToolResult;
         assert.notEqual(result.isError, true, JSON.stringify(result.content));
         const text = result.content.find((item) => item.type === 'text' && item.text.startsWith('{'));
