@@ -50,20 +50,17 @@ describe('the packed package installed in an empty folder', { timeout: 900_000 }
   /** A command's `--json` output, parsed. */
   const npxJson = async <T = any>(args: string[]): Promise<T> =>
     JSON.parse((await npx([...args, '--json'])).stdout) as T;
-  /** The installed bin itself, in its own process group (npx would stand between a signal and it). */
-  const spawnBin = (args: string[]) => {
-    ran.push(args.join(' '));
-    const child = spawn(path.join(app, 'node_modules/.bin/visualizer'), args, {
-      cwd: app,
-      env: env(),
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  /** `file` run in the app's folder, in its own process group, its output kept; `command` is what it counts as run. */
+  const spawnIn = (file: string, args: string[], command: string) => {
+    ran.push(command);
+    const child = spawn(file, args, { cwd: app, env: env(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let printed = '';
     child.stdout!.on('data', (chunk) => (printed += chunk));
     child.stderr!.on('data', (chunk) => (printed += chunk));
     return { child, printed: () => printed };
   };
+  /** The installed bin itself (npx would stand between a signal and it). */
+  const spawnBin = (args: string[]) => spawnIn(path.join(app, 'node_modules/.bin/visualizer'), args, args.join(' '));
 
   before(async () => {
     temp = mkdtempSync(path.join(os.tmpdir(), 'visualizer-package-'));
@@ -250,27 +247,18 @@ describe('the packed package installed in an empty folder', { timeout: 900_000 }
     it('streams events to `npx visualizer listen`, whose API client comes with the package', async () => {
       const { key } = await npxJson<{ key: string }>(['keys', 'create', '--org', organizationId]);
       secretKey = key;
-      ran.push('listen');
-      const listen = spawn(
+      const { child: listen, printed } = spawnIn(
         'npx',
         ['visualizer', 'listen', '--forward-to', 'http://127.0.0.1:9/hooks', '--api-key', key, '--base-url', baseUrl],
-        {
-          cwd: app,
-          env: env(),
-          detached: true,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
+        'listen',
       );
-      let printed = '';
-      listen.stdout!.on('data', (chunk) => (printed += chunk));
-      listen.stderr!.on('data', (chunk) => (printed += chunk));
       try {
         await waitFor(
           'listen to connect',
-          () => /Webhook signing secret of this session: whsec_/.test(printed) || listen.exitCode !== null,
+          () => /Webhook signing secret of this session: whsec_/.test(printed()) || listen.exitCode !== null,
           { timeoutMs: 60_000, intervalMs: 100 },
         );
-        assert.match(printed, /whsec_/, printed);
+        assert.match(printed(), /whsec_/, printed());
       } finally {
         if (listen.exitCode === null) process.kill(-listen.pid!, 'SIGTERM');
         await once(listen, 'exit');
