@@ -15,7 +15,7 @@ import {
 } from '../plugin.ts';
 import type { PersistenceDatabase } from './database.ts';
 import { testIds } from './ids.ts';
-import { waitFor } from './wait-for.ts';
+import { waitFor, withinHangBound } from './wait-for.ts';
 
 /** The knobs every queue has, which the suite turns to make leases expire and backoffs pass within a test. */
 export interface JobQueueSettings {
@@ -451,16 +451,9 @@ export function jobQueueContract<Database extends PersistenceDatabase>(options: 
           await queue.enqueue(tx, { kind, payload: { marker }, runAt: clock.now(), createdAt: clock.now() });
           return queue.hasUnfinished(tx, kind, { marker });
         });
-        // A bound on a hang: an enqueue that waits for a second connection waits forever or fails.
-        let timer: NodeJS.Timeout | undefined;
-        const stalled = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error('the enqueue waited 20 s for another connection')), 20_000);
-        });
-        try {
-          assert.equal(await Promise.race([enqueued, stalled]), true, 'the job is seen inside its transaction');
-        } finally {
-          clearTimeout(timer);
-        }
+        // An enqueue that waits for a second connection waits forever or fails.
+        const seen = await withinHangBound(enqueued, 20_000, 'the enqueue waited 20 s for another connection');
+        assert.equal(seen, true, 'the job is seen inside its transaction');
         assert.equal(await pending(kind), 1, 'and committed with it');
         const job = await claimAs(store, kind, 'test', 1_000);
         assert.ok(job, 'the prepared kind’s job is claimable');

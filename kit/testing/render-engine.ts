@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout } from 'node:timers/promises';
 import sharp from 'sharp';
 import {
   RenderError,
@@ -11,6 +10,7 @@ import {
   type RenderProduct,
   type RenderRequest,
 } from '../plugin.ts';
+import { withinHangBound } from './wait-for.ts';
 
 /**
  * A failure of a remote engine's vendor, as the suite asks a fake of that vendor to answer:
@@ -318,19 +318,17 @@ export function renderEngineContract<Engine extends RenderEngine>(options: Rende
           );
           const shortEngine = await options.createWithTimeout(OWN_TIMEOUT_MS);
           await inject('timeout', engine);
-          const bound = new AbortController();
           try {
             // No signal: only the adapter's own timeout can end this render. The bound only fails a hang.
-            const hung = setTimeout(HANG_BOUND_MS, undefined, { signal: bound.signal }).then(() => {
-              throw new Error(
-                `the engine, its own timeout set to ${OWN_TIMEOUT_MS} ms, was still waiting for its vendor after ${HANG_BOUND_MS} ms`,
-              );
-            });
-            const error = await rejectsWithRenderError(Promise.race([shortEngine.render(request()), hung]));
+            const rendered = withinHangBound(
+              shortEngine.render(request()),
+              HANG_BOUND_MS,
+              `the engine, its own timeout set to ${OWN_TIMEOUT_MS} ms, was still waiting for its vendor after ${HANG_BOUND_MS} ms`,
+            );
+            const error = await rejectsWithRenderError(rendered);
             assert.equal(error.code, faultClassification.timeout.code, error.message);
             assert.equal(error.transient, true, error.message);
           } finally {
-            bound.abort();
             await inject(null, engine);
           }
         });

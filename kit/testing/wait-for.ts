@@ -8,6 +8,22 @@ export interface WaitForOptions {
 }
 
 /**
+ * What `promise` settles to, or a rejection with `message` once it has not settled within `ms`: a
+ * bound on a hang (an await that may never end), not a speed check.
+ */
+export async function withinHangBound<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([promise, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Polls `predicate` (every 10 ms unless `intervalMs` says otherwise) until it holds; throws,
  * naming `what`, after the timeout (20 s unless told). A number as the third argument is the
  * timeout, as before the options existed.
