@@ -12,6 +12,7 @@ import { migrationProvider } from '../plugins/store-kysely/migrations/index.ts';
 import { openPostgres } from '../plugins/store-kysely/postgres.ts';
 import { openSqlite } from '../plugins/store-kysely/sqlite.ts';
 import { startPostgresTestServer, type PostgresTestServer } from './support/postgres-server.ts';
+import { postgresPlansOf, sqlitePlansOf } from './support/statement-plans.ts';
 
 /**
  * The dashboard's overview and generation filters must stay fast on lists of any length: each
@@ -409,6 +410,55 @@ describe('the dashboard queries use indexes', () => {
     } finally {
       await client.end();
     }
+  });
+});
+
+/**
+ * A generation read by id (every GET, a render's engine, a deletion) must find it by primary key
+ * whatever the statistics say: on a table not yet analyzed (a young database, or one that just
+ * grew), Postgres once planned the read on generations_live_by_age, which matched more of its
+ * conditions, and read every live generation of the organization for each GET.
+ */
+describe('a generation read by id uses the primary key, before any ANALYZE', () => {
+  // The GET's read, a render's engine, and a deletion's lock of the rows it deletes (asked of
+  // another organization's generation: nothing changes, and the seed stays as it is).
+  const readsById = async (p: Persistence) => {
+    await p.generations.get(orgA, generationId(400));
+    await p.generations.renderEngineOf(orgA, generationId(400));
+    await p.transaction((tx) => tx.generations.markDeleted(orgA, [generationId(3)], { at: base, reason: 'deleted' }));
+  };
+  const byId = (sql: string) => /^select .* from "generations" where .*"id" (=|in) /.test(sql);
+
+  it('on SQLite', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-plans-by-id-'));
+    const file = path.join(dir, 'plans.db');
+    try {
+      const setup = openSqlite(file);
+      await setup.migrate();
+      await setup.close();
+      const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(file) }) });
+      await seed(db);
+      await db.destroy();
+      const plans = await sqlitePlansOf(file, readsById, byId);
+      assert.equal(plans.length, 3, 'every read was captured');
+      for (const plan of plans) assert.match(plan, /USING INDEX sqlite_autoindex_generations_1 \(id=\?\)/, plan);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('on Postgres', async () => {
+    postgres ??= await startPostgresTestServer();
+    const url = await postgres.createDatabase();
+    const setup = openPostgres(url);
+    await setup.migrate();
+    await setup.close();
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) });
+    await seed(db);
+    await db.destroy();
+    const plans = await postgresPlansOf(url, readsById, byId);
+    assert.equal(plans.length, 3, 'every read was captured');
+    for (const plan of plans) assert.match(plan, /Index Scan using generations_pkey/, plan);
   });
 });
 

@@ -6,13 +6,17 @@ import { dayOf } from './day.ts';
 import { afterCursor } from './paginate.ts';
 
 const insertGeneration = preparedInsert('generations');
+/**
+ * By primary key only; a tombstone is told apart from the row. With `deleted_at is null` in the
+ * query, Postgres may plan it on generations_live_by_age (organization, time) where deleted_at is
+ * null, which matches more of its conditions, and read every live generation of the organization.
+ */
 const byId = prepared((db, values: { id: string; organizationId: string }) =>
   db
     .selectFrom('generations')
     .selectAll()
     .where('id', '=', values.id)
-    .where('organization_id', '=', values.organizationId)
-    .where('deleted_at', 'is', null),
+    .where('organization_id', '=', values.organizationId),
 );
 
 type Row = Database['generations'];
@@ -94,7 +98,7 @@ export function generationRepository(db: Executor, dialect: Dialect): Generation
     },
     async get(organizationId, id) {
       const [row] = (await byId(db, dialect, { id, organizationId })).rows;
-      return row ? toRecord(row) : null;
+      return row && row.deleted_at === null ? toRecord(row) : null;
     },
     async statusOf(id) {
       const row = await db.selectFrom('generations').select('status').where('id', '=', id).executeTakeFirst();
@@ -166,14 +170,14 @@ export function generationRepository(db: Executor, dialect: Dialect): Generation
       return Number(outcome.numUpdatedRows) === 1;
     },
     async renderEngineOf(organizationId, id) {
+      // By primary key only, as byId and for the same reason.
       const row = await db
         .selectFrom('generations')
-        .select('render_engine')
+        .select(['render_engine', 'deleted_at'])
         .where('id', '=', id)
         .where('organization_id', '=', organizationId)
-        .where('deleted_at', 'is', null)
         .executeTakeFirst();
-      return row?.render_engine ?? null;
+      return row && row.deleted_at === null ? (row.render_engine ?? null) : null;
     },
     async fail(id, error) {
       const outcome = await db
@@ -191,17 +195,17 @@ export function generationRepository(db: Executor, dialect: Dialect): Generation
     },
     async markDeleted(organizationId, ids, { at, reason }) {
       if (ids.length === 0) return [];
-      let live = db
+      // By primary key, tombstones told apart here (as byId, and for the same reason).
+      let named = db
         .selectFrom('generations')
-        .select(['id', 'status', 'credits_charged', 'widget_id', 'created_at'])
+        .select(['id', 'status', 'credits_charged', 'widget_id', 'created_at', 'deleted_at'])
         .where('organization_id', '=', organizationId)
         .where('id', 'in', ids)
-        .where('deleted_at', 'is', null)
         // Locked in one order, so two deletions of overlapping sets (the retention sweep and an erasure) never deadlock.
         .orderBy('id');
       // A render's `complete` waits for these locks, then finds the row no longer `processing`.
-      if (dialect === 'postgres') live = live.forUpdate();
-      const rows = await live.execute();
+      if (dialect === 'postgres') named = named.forUpdate();
+      const rows = (await named.execute()).filter((row) => row.deleted_at === null);
       if (rows.length === 0) return [];
       const found = rows.map((row) => row.id);
       // The ones still processing end as failed (their render is discarded); the others keep their status.
