@@ -146,6 +146,31 @@ async function seed(db: Kysely<Database>) {
   );
 }
 
+/** A migrated SQLite store at `file` holding the seed, its statistics gathered or not. */
+async function seededSqlite(file: string, { analyze }: { analyze: boolean }) {
+  const setup = openSqlite(file);
+  await setup.migrate();
+  await setup.close();
+  const raw = new BetterSqlite3(file);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  await seed(db);
+  if (analyze) raw.exec('analyze');
+  await db.destroy();
+}
+
+/** A migrated Postgres database holding the seed, not yet analyzed; its URL. */
+async function seededPostgres() {
+  postgres ??= await startPostgresTestServer();
+  const url = await postgres.createDatabase();
+  const setup = openPostgres(url);
+  await setup.migrate();
+  await setup.close();
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) });
+  await seed(db);
+  await db.destroy();
+  return url;
+}
+
 /** Each read the overview and the generation filters make, with the index it must use. */
 const reads: Array<{ name: string; index: RegExp; run: (persistence: Persistence) => Promise<unknown> }> = [
   {
@@ -315,14 +340,7 @@ describe('the dashboard queries use indexes', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-query-plans-'));
     const file = path.join(dir, 'plans.db');
     try {
-      const setup = openSqlite(file);
-      await setup.migrate();
-      await setup.close();
-      const raw = new BetterSqlite3(file);
-      const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
-      await seed(db);
-      raw.exec('analyze');
-      await db.destroy();
+      await seededSqlite(file, { analyze: true });
 
       // Before the store opens: it binds `prepare` to its connection.
       const prepare = mock.method(BetterSqlite3.prototype, 'prepare');
@@ -367,14 +385,7 @@ describe('the dashboard queries use indexes', () => {
   });
 
   it('on Postgres (EXPLAIN, after ANALYZE, sequential scans disabled)', async (t) => {
-    postgres ??= await startPostgresTestServer();
-    const url = await postgres.createDatabase();
-    const setup = openPostgres(url);
-    await setup.migrate();
-    await setup.close();
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) });
-    await seed(db);
-    await db.destroy();
+    const url = await seededPostgres();
 
     const persistence = openPostgres(url);
     const query = mock.method(pg.Client.prototype, 'query');
@@ -433,12 +444,7 @@ describe('a generation read by id uses the primary key, before any ANALYZE', () 
     const dir = mkdtempSync(path.join(os.tmpdir(), 'visualizer-plans-by-id-'));
     const file = path.join(dir, 'plans.db');
     try {
-      const setup = openSqlite(file);
-      await setup.migrate();
-      await setup.close();
-      const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(file) }) });
-      await seed(db);
-      await db.destroy();
+      await seededSqlite(file, { analyze: false });
       const plans = await sqlitePlansOf(file, readsById, byId);
       assert.equal(plans.length, 3, 'every read was captured');
       for (const plan of plans) assert.match(plan, /USING INDEX sqlite_autoindex_generations_1 \(id=\?\)/, plan);
@@ -448,14 +454,7 @@ describe('a generation read by id uses the primary key, before any ANALYZE', () 
   });
 
   it('on Postgres', async () => {
-    postgres ??= await startPostgresTestServer();
-    const url = await postgres.createDatabase();
-    const setup = openPostgres(url);
-    await setup.migrate();
-    await setup.close();
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) });
-    await seed(db);
-    await db.destroy();
+    const url = await seededPostgres();
     const plans = await postgresPlansOf(url, readsById, byId);
     assert.equal(plans.length, 3, 'every read was captured');
     for (const plan of plans) assert.match(plan, /Index Scan using generations_pkey/, plan);
