@@ -651,11 +651,22 @@ for (const [database, environment] of matrix.databases) {
   });
 }
 
-/** The keys s3rver holds under `prefix`, read from it directly (it answers anonymous listings). */
+/**
+ * The keys s3rver holds under `prefix`, read from it directly (it answers anonymous listings).
+ * s3rver lists a folder, then reads each object's metadata file: an object deleted in between (the
+ * erasure's own deletes) makes it answer 500, so a 500 is asked again, a few times.
+ */
 async function s3Keys(endpoint: string, bucket: string, prefix: string): Promise<string[]> {
-  const response = await fetch(`${endpoint}/${bucket}?list-type=2&prefix=${encodeURIComponent(prefix)}`);
-  assert.equal(response.status, 200);
-  return [...(await response.text()).matchAll(/<Key>([^<]+)<\/Key>/g)].map((match) => match[1]!);
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(`${endpoint}/${bucket}?list-type=2&prefix=${encodeURIComponent(prefix)}`);
+    if (response.status === 500 && attempt < 5) {
+      await response.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      continue;
+    }
+    assert.equal(response.status, 200, await response.clone().text());
+    return [...(await response.text()).matchAll(/<Key>([^<]+)<\/Key>/g)].map((match) => match[1]!);
+  }
 }
 
 for (const [database, environment] of matrix.databases) {
