@@ -664,8 +664,9 @@ async function s3Keys(endpoint: string, bucket: string, prefix: string): Promise
       await new Promise((resolve) => setTimeout(resolve, 50));
       continue;
     }
-    assert.equal(response.status, 200, await response.clone().text());
-    return [...(await response.text()).matchAll(/<Key>([^<]+)<\/Key>/g)].map((match) => match[1]!);
+    const listing = await response.text();
+    assert.equal(response.status, 200, listing);
+    return [...listing.matchAll(/<Key>([^<]+)<\/Key>/g)].map((match) => match[1]!);
   }
 }
 

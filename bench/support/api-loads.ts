@@ -105,13 +105,23 @@ export async function readLoad(bench: BenchApp, count = 200): Promise<ApiLoad> {
     },
     // The key lookup and the generation read, the row made into the resource.
     sameWorkRoutes: (app, db) => {
-      const authenticate = keyLookup(db);
-      const byId = db.prepare('select * from generations where id = ? and organization_id = ?');
-      app.get('/v1/generations/:id', (event) => {
-        const row = byId.get(getRouterParam(event, 'id'), authenticate(event).organization_id) as Row | undefined;
-        if (!row) throw new HTTPError({ status: 404 });
-        return generationResourceFromRow(row);
-      });
+      const work = readWork(db);
+      app.get('/v1/generations/:id', (event) =>
+        generationResourceFromRow(work.read(getRouterParam(event, 'id'), work.key(event).organization_id)),
+      );
+    },
+  };
+}
+
+/** The get ceiling's statements as plain functions: its key lookup and its generation read (tools/get-gap.ts reuses them). */
+export function readWork(db: BetterSqlite3.Database) {
+  const byId = db.prepare('select * from generations where id = ? and organization_id = ?');
+  return {
+    key: keyLookup(db),
+    read(id: string | undefined, organizationId: unknown): Row {
+      const row = byId.get(id, organizationId) as Row | undefined;
+      if (!row) throw new HTTPError({ status: 404 });
+      return row;
     },
   };
 }

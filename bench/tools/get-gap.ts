@@ -12,17 +12,14 @@
  */
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { getRouterParam, HTTPError, type H3, type H3Event } from 'h3';
+import { getRouterParam, type H3 } from 'h3';
 import { FastResponse } from 'srvx';
-import { hashKey } from '../../core/domain/api-keys.ts';
-import { readLoad } from '../support/api-loads.ts';
+import { readLoad, readWork } from '../support/api-loads.ts';
 import { startBenchApp } from '../support/app.ts';
 import { generationResourceFromRow } from '../support/generation-resource.ts';
 import { fixed, table } from '../support/report.ts';
 import { startSameWork } from '../support/same-work.ts';
 import { compareThroughput, setupLine, sliceRatio, throughputTable } from '../support/throughput.ts';
-
-type Row = Record<string, unknown>;
 
 /**
  * The async functions our GET awaits its three steps through (core/http/routes/generations.ts):
@@ -48,26 +45,6 @@ const ourHeaders = (body: unknown, requestId: string) =>
     },
   });
 
-/** The ceiling's statements (support/api-loads.ts `readLoad`), as plain functions the variants share. */
-function ceilingWork(db: BetterSqlite3.Database) {
-  const byHash = db.prepare('select * from api_keys where key_hash = ?');
-  const byId = db.prepare('select * from generations where id = ? and organization_id = ?');
-  return {
-    key(event: H3Event): Row {
-      const key = byHash.get(hashKey(event.req.headers.get('authorization')?.slice('Bearer '.length) ?? '')) as
-        | Row
-        | undefined;
-      if (!key || key.revoked_at !== null) throw new HTTPError({ status: 401 });
-      return key;
-    },
-    read(id: string | undefined, organizationId: unknown): Row {
-      const row = byId.get(id, organizationId) as Row | undefined;
-      if (!row) throw new HTTPError({ status: 404 });
-      return row;
-    },
-  };
-}
-
 const bench = await startBenchApp();
 const opened: Array<{ close(): Promise<void> }> = [];
 try {
@@ -83,14 +60,14 @@ try {
   const urls = {
     ceiling: await start(sameWorkRoutes),
     headers: await start((app, db) => {
-      const work = ceilingWork(db);
+      const work = readWork(db);
       app.get('/v1/generations/:id', (event) => {
         const row = work.read(getRouterParam(event, 'id'), work.key(event).organization_id);
         return ourHeaders(generationResourceFromRow(row), ids.id('req_'));
       });
     }),
     oneAwait: await start((app, db) => {
-      const work = ceilingWork(db);
+      const work = readWork(db);
       app.get('/v1/generations/:id', async (event) => {
         const key = await through(0, () => work.key(event));
         const row = work.read(getRouterParam(event, 'id'), key.organization_id);
@@ -98,7 +75,7 @@ try {
       });
     }),
     shaped: await start((app, db) => {
-      const work = ceilingWork(db);
+      const work = readWork(db);
       app.use(async (event, next) => {
         const requestId = ids.id('req_');
         const answer = await next();
